@@ -1,0 +1,57 @@
+"""Refusals: one policy for every game.
+
+A refused command raises :class:`RuleError` with a stable machine code, a gRPC-style category and
+a message a person can act on. A refusal changes nothing: ``decide`` raises before any event.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class Category(Enum):
+    """How the shell should report a refusal (maps one-to-one onto gRPC status codes)."""
+
+    INVALID_ARGUMENT = "INVALID_ARGUMENT"
+    FAILED_PRECONDITION = "FAILED_PRECONDITION"
+    PERMISSION_DENIED = "PERMISSION_DENIED"
+    RESOURCE_EXHAUSTED = "RESOURCE_EXHAUSTED"
+
+
+class Code(Enum):
+    """Every reason a command can be refused, across games. Values are stable on the wire."""
+
+    INVALID_SETUP = ("invalid_setup", Category.INVALID_ARGUMENT)
+    TILE_OUT_OF_RANGE = ("tile_out_of_range", Category.INVALID_ARGUMENT)
+    STALE_TIME = ("stale_time", Category.INVALID_ARGUMENT)
+    NOT_SEATED = ("not_seated", Category.PERMISSION_DENIED)
+    GAME_NOT_STARTED = ("game_not_started", Category.FAILED_PRECONDITION)
+    GAME_ALREADY_STARTED = ("game_already_started", Category.FAILED_PRECONDITION)
+    GAME_OVER = ("game_over", Category.FAILED_PRECONDITION)
+    PLAYER_OUT = ("player_out", Category.FAILED_PRECONDITION)
+    READY_NOT_OPEN = ("ready_not_open", Category.FAILED_PRECONDITION)
+    ALREADY_READY = ("already_ready", Category.FAILED_PRECONDITION)
+    BOARD_NOT_STARTED = ("board_not_started", Category.FAILED_PRECONDITION)
+    BOARD_OVER = ("board_over", Category.FAILED_PRECONDITION)
+    PAUSED = ("paused", Category.FAILED_PRECONDITION)
+    TILE_FACE_UP = ("tile_face_up", Category.FAILED_PRECONDITION)
+    HINT_NO_BOT = ("hint_no_bot", Category.FAILED_PRECONDITION)
+    HINT_NEEDS_ONE_TILE = ("hint_needs_one_tile", Category.FAILED_PRECONDITION)
+    HINT_LIMIT_REACHED = ("hint_limit_reached", Category.RESOURCE_EXHAUSTED)
+
+    @property
+    def slug(self) -> str:
+        return self.value[0]
+
+    @property
+    def category(self) -> Category:
+        return self.value[1]
+
+
+class RuleError(Exception):
+    """A command the rules refuse. ``code`` is stable; ``message`` is for a person."""
+
+    def __init__(self, code: Code, message: str) -> None:
+        super().__init__(f"{code.slug}: {message}")
+        self.code = code
+        self.message = message

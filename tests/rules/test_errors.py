@@ -1,0 +1,24 @@
+"""One refusal policy across games: stable slugs, a status category each, a readable message."""
+
+from __future__ import annotations
+
+from match_rules.errors import Category, Code, RuleError
+
+
+def test_every_refusal_code_has_a_unique_slug_and_a_category() -> None:
+    slugs = [c.slug for c in Code]
+    assert len(slugs) == len(set(slugs))
+    assert all(isinstance(c.category, Category) for c in Code)
+    assert Code.TILE_OUT_OF_RANGE.category is Category.INVALID_ARGUMENT
+    assert Code.NOT_SEATED.category is Category.PERMISSION_DENIED
+    assert Code.HINT_LIMIT_REACHED.category is Category.RESOURCE_EXHAUSTED
+    assert Code.PAUSED.category is Category.FAILED_PRECONDITION
+
+
+def test_a_rule_error_carries_its_code_and_message() -> None:
+    error = RuleError(Code.PAUSED, "wait a moment")
+    assert (error.code, error.message, str(error)) == (
+        Code.PAUSED,
+        "wait a moment",
+        "paused: wait a moment",
+    )
