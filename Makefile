@@ -1,0 +1,76 @@
+# Match: make help lists the targets.
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.ONESHELL:
+.DEFAULT_GOAL := help
+MAKEFLAGS += --warn-undefined-variables --no-builtin-rules
+
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: help
+help: ## List the targets
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk 'BEGIN {FS = ":.*## "}; {printf "  %-16s %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml
+	command -v $(PYTHON) >/dev/null || { echo "needs $(PYTHON) on PATH"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	# libs/ and services/ on the path as they are, whatever packages appear later
+	$(BIN)/python -c 'import site, pathlib; pathlib.Path(site.getsitepackages()[0], "match-src.pth").write_text("$(CURDIR)/libs\n$(CURDIR)\n")'
+	touch $(STAMP)
+
+.PHONY: install
+install: $(STAMP) ## Create .venv and install the pinned dependencies
+
+.PHONY: test
+test: $(STAMP) ## Run the whole test suite (installs first if needed)
+	$(BIN)/coverage erase
+	$(BIN)/coverage run -m pytest
+	$(BIN)/coverage report --fail-under=100 --include='libs/match_rules/*'
+
+# --- protobuf contract: proto/ -> libs/match/v1 (imported as `from match.v1 import race_pb2`) ---
+PROTO_DIR := proto
+PROTO_FILES = $(sort $(wildcard $(PROTO_DIR)/match/v1/*.proto))
+PROTO_SERVICE_FILES = $(sort $(shell grep -l '^service ' $(PROTO_FILES)))
+GEN_DIR := libs/match/v1
+
+# $(call protoc_python,OUT): write the modules of proto/ under OUT/match/v1 (messages and .pyi
+# for every file, gRPC stubs only for the files that declare a service). No __init__.py: match
+# and match.v1 are implicit namespace packages under libs/.
+define protoc_python
+$(BIN)/python -m grpc_tools.protoc -I$(PROTO_DIR) --python_out=$(1) --pyi_out=$(1) $(PROTO_FILES)
+$(BIN)/python -m grpc_tools.protoc -I$(PROTO_DIR) --grpc_python_out=$(1) $(PROTO_SERVICE_FILES)
+endef
+
+.PHONY: generate
+generate: $(STAMP) ## Generate Python code from proto/
+	tmp=$$(mktemp -d)
+	trap 'rm -rf "$$tmp"' EXIT
+	$(call protoc_python,$$tmp)
+	rm -rf $(GEN_DIR)
+	mkdir -p $(dir $(GEN_DIR))
+	cp -r "$$tmp/match/v1" $(GEN_DIR)
+	echo "generated $(GEN_DIR) from $(words $(PROTO_FILES)) proto files"
+
+.PHONY: checkgenerate
+checkgenerate: $(STAMP) ## Fail when committed generated code differs from proto/
+	tmp=$$(mktemp -d)
+	trap 'rm -rf "$$tmp"' EXIT
+	$(call protoc_python,$$tmp)
+	if ! diff -ru -x __pycache__ "$$tmp/match/v1" $(GEN_DIR); then
+		echo "$(GEN_DIR) differs from $(PROTO_DIR)/ (diff above): run 'make generate' and commit it" >&2
+		exit 1
+	fi
+	echo "$(GEN_DIR) matches $(PROTO_DIR)/"
+
+.PHONY: lint
+lint: $(STAMP) checkgenerate ## ruff, mypy strict on libs/, buf lint
+	$(BIN)/ruff check libs services tests
+	$(BIN)/ruff format --check libs services tests
+	$(BIN)/mypy
+	$(BIN)/buf lint
+	$(BIN)/buf format --diff --exit-code

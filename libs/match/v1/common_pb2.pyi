@@ -1,0 +1,129 @@
+from match.v1 import race_pb2 as _race_pb2
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class GameKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    GAME_KIND_UNSPECIFIED: _ClassVar[GameKind]
+    GAME_KIND_MATCH_RACE: _ClassVar[GameKind]
+    GAME_KIND_CONCENTRATION: _ClassVar[GameKind]
+    GAME_KIND_MATCH_CARDS: _ClassVar[GameKind]
+    GAME_KIND_NUMBER_MATCH: _ClassVar[GameKind]
+    GAME_KIND_MATCH_FIVE: _ClassVar[GameKind]
+
+class Visibility(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    VISIBILITY_UNSPECIFIED: _ClassVar[Visibility]
+    VISIBILITY_OPEN: _ClassVar[Visibility]
+    VISIBILITY_PRIVATE: _ClassVar[Visibility]
+GAME_KIND_UNSPECIFIED: GameKind
+GAME_KIND_MATCH_RACE: GameKind
+GAME_KIND_CONCENTRATION: GameKind
+GAME_KIND_MATCH_CARDS: GameKind
+GAME_KIND_NUMBER_MATCH: GameKind
+GAME_KIND_MATCH_FIVE: GameKind
+VISIBILITY_UNSPECIFIED: Visibility
+VISIBILITY_OPEN: Visibility
+VISIBILITY_PRIVATE: Visibility
+
+class Refusal(_message.Message):
+    __slots__ = ("code", "message", "category")
+    class Category(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        CATEGORY_UNSPECIFIED: _ClassVar[Refusal.Category]
+        CATEGORY_INVALID_ARGUMENT: _ClassVar[Refusal.Category]
+        CATEGORY_FAILED_PRECONDITION: _ClassVar[Refusal.Category]
+        CATEGORY_PERMISSION_DENIED: _ClassVar[Refusal.Category]
+        CATEGORY_RESOURCE_EXHAUSTED: _ClassVar[Refusal.Category]
+    CATEGORY_UNSPECIFIED: Refusal.Category
+    CATEGORY_INVALID_ARGUMENT: Refusal.Category
+    CATEGORY_FAILED_PRECONDITION: Refusal.Category
+    CATEGORY_PERMISSION_DENIED: Refusal.Category
+    CATEGORY_RESOURCE_EXHAUSTED: Refusal.Category
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    CATEGORY_FIELD_NUMBER: _ClassVar[int]
+    code: str
+    message: str
+    category: Refusal.Category
+    def __init__(self, code: _Optional[str] = ..., message: _Optional[str] = ..., category: _Optional[_Union[Refusal.Category, str]] = ...) -> None: ...
+
+class TableEvent(_message.Message):
+    __slots__ = ("table_created", "player_seated", "player_left", "seed_committed", "seed_revealed")
+    class TableCreated(_message.Message):
+        __slots__ = ("seats", "visibility", "creator", "race")
+        SEATS_FIELD_NUMBER: _ClassVar[int]
+        VISIBILITY_FIELD_NUMBER: _ClassVar[int]
+        CREATOR_FIELD_NUMBER: _ClassVar[int]
+        RACE_FIELD_NUMBER: _ClassVar[int]
+        seats: int
+        visibility: Visibility
+        creator: str
+        race: _race_pb2.RaceSettings
+        def __init__(self, seats: _Optional[int] = ..., visibility: _Optional[_Union[Visibility, str]] = ..., creator: _Optional[str] = ..., race: _Optional[_Union[_race_pb2.RaceSettings, _Mapping]] = ...) -> None: ...
+    class PlayerSeated(_message.Message):
+        __slots__ = ("seat", "player_id", "display_name", "is_bot")
+        SEAT_FIELD_NUMBER: _ClassVar[int]
+        PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+        DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+        IS_BOT_FIELD_NUMBER: _ClassVar[int]
+        seat: int
+        player_id: str
+        display_name: str
+        is_bot: bool
+        def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., is_bot: _Optional[bool] = ...) -> None: ...
+    class PlayerLeft(_message.Message):
+        __slots__ = ("seat", "player_id")
+        SEAT_FIELD_NUMBER: _ClassVar[int]
+        PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+        seat: int
+        player_id: str
+        def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ...) -> None: ...
+    class SeedCommitted(_message.Message):
+        __slots__ = ("deal_version", "commitment")
+        DEAL_VERSION_FIELD_NUMBER: _ClassVar[int]
+        COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+        deal_version: str
+        commitment: str
+        def __init__(self, deal_version: _Optional[str] = ..., commitment: _Optional[str] = ...) -> None: ...
+    class SeedRevealed(_message.Message):
+        __slots__ = ("seed", "deal_version")
+        SEED_FIELD_NUMBER: _ClassVar[int]
+        DEAL_VERSION_FIELD_NUMBER: _ClassVar[int]
+        seed: bytes
+        deal_version: str
+        def __init__(self, seed: _Optional[bytes] = ..., deal_version: _Optional[str] = ...) -> None: ...
+    TABLE_CREATED_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_SEATED_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_LEFT_FIELD_NUMBER: _ClassVar[int]
+    SEED_COMMITTED_FIELD_NUMBER: _ClassVar[int]
+    SEED_REVEALED_FIELD_NUMBER: _ClassVar[int]
+    table_created: TableEvent.TableCreated
+    player_seated: TableEvent.PlayerSeated
+    player_left: TableEvent.PlayerLeft
+    seed_committed: TableEvent.SeedCommitted
+    seed_revealed: TableEvent.SeedRevealed
+    def __init__(self, table_created: _Optional[_Union[TableEvent.TableCreated, _Mapping]] = ..., player_seated: _Optional[_Union[TableEvent.PlayerSeated, _Mapping]] = ..., player_left: _Optional[_Union[TableEvent.PlayerLeft, _Mapping]] = ..., seed_committed: _Optional[_Union[TableEvent.SeedCommitted, _Mapping]] = ..., seed_revealed: _Optional[_Union[TableEvent.SeedRevealed, _Mapping]] = ...) -> None: ...
+
+class EventEnvelope(_message.Message):
+    __slots__ = ("table_id", "game_id", "game_kind", "event_number", "server_time_ms", "table", "race")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_KIND_FIELD_NUMBER: _ClassVar[int]
+    EVENT_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    SERVER_TIME_MS_FIELD_NUMBER: _ClassVar[int]
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    RACE_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    game_id: str
+    game_kind: GameKind
+    event_number: int
+    server_time_ms: int
+    table: TableEvent
+    race: _race_pb2.RaceEvent
+    def __init__(self, table_id: _Optional[str] = ..., game_id: _Optional[str] = ..., game_kind: _Optional[_Union[GameKind, str]] = ..., event_number: _Optional[int] = ..., server_time_ms: _Optional[int] = ..., table: _Optional[_Union[TableEvent, _Mapping]] = ..., race: _Optional[_Union[_race_pb2.RaceEvent, _Mapping]] = ...) -> None: ...

@@ -1,0 +1,83 @@
+from match.v1 import common_pb2 as _common_pb2
+from match.v1 import views_pb2 as _views_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class PressReadyRequest(_message.Message):
+    __slots__ = ("table_id",)
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    def __init__(self, table_id: _Optional[str] = ...) -> None: ...
+
+class PressReadyResponse(_message.Message):
+    __slots__ = ("events", "counters")
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    COUNTERS_FIELD_NUMBER: _ClassVar[int]
+    events: _containers.RepeatedCompositeFieldContainer[_common_pb2.EventEnvelope]
+    counters: _views_pb2.RaceCounters
+    def __init__(self, events: _Optional[_Iterable[_Union[_common_pb2.EventEnvelope, _Mapping]]] = ..., counters: _Optional[_Union[_views_pb2.RaceCounters, _Mapping]] = ...) -> None: ...
+
+class TurnTileRequest(_message.Message):
+    __slots__ = ("table_id", "tile")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    TILE_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    tile: int
+    def __init__(self, table_id: _Optional[str] = ..., tile: _Optional[int] = ...) -> None: ...
+
+class TurnTileResponse(_message.Message):
+    __slots__ = ("events", "counters")
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    COUNTERS_FIELD_NUMBER: _ClassVar[int]
+    events: _containers.RepeatedCompositeFieldContainer[_common_pb2.EventEnvelope]
+    counters: _views_pb2.RaceCounters
+    def __init__(self, events: _Optional[_Iterable[_Union[_common_pb2.EventEnvelope, _Mapping]]] = ..., counters: _Optional[_Union[_views_pb2.RaceCounters, _Mapping]] = ...) -> None: ...
+
+class ResignRequest(_message.Message):
+    __slots__ = ("table_id",)
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    def __init__(self, table_id: _Optional[str] = ...) -> None: ...
+
+class ResignResponse(_message.Message):
+    __slots__ = ("events", "counters")
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    COUNTERS_FIELD_NUMBER: _ClassVar[int]
+    events: _containers.RepeatedCompositeFieldContainer[_common_pb2.EventEnvelope]
+    counters: _views_pb2.RaceCounters
+    def __init__(self, events: _Optional[_Iterable[_Union[_common_pb2.EventEnvelope, _Mapping]]] = ..., counters: _Optional[_Union[_views_pb2.RaceCounters, _Mapping]] = ...) -> None: ...
+
+class RequestHintRequest(_message.Message):
+    __slots__ = ("table_id",)
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    def __init__(self, table_id: _Optional[str] = ...) -> None: ...
+
+class RequestHintResponse(_message.Message):
+    __slots__ = ("events", "counters")
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    COUNTERS_FIELD_NUMBER: _ClassVar[int]
+    events: _containers.RepeatedCompositeFieldContainer[_common_pb2.EventEnvelope]
+    counters: _views_pb2.RaceCounters
+    def __init__(self, events: _Optional[_Iterable[_Union[_common_pb2.EventEnvelope, _Mapping]]] = ..., counters: _Optional[_Union[_views_pb2.RaceCounters, _Mapping]] = ...) -> None: ...
+
+class WatchRequest(_message.Message):
+    __slots__ = ("table_id", "after_event_number")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    AFTER_EVENT_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    after_event_number: int
+    def __init__(self, table_id: _Optional[str] = ..., after_event_number: _Optional[int] = ...) -> None: ...
+
+class WatchResponse(_message.Message):
+    __slots__ = ("snapshot", "event")
+    SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    snapshot: _views_pb2.RaceView
+    event: _common_pb2.EventEnvelope
+    def __init__(self, snapshot: _Optional[_Union[_views_pb2.RaceView, _Mapping]] = ..., event: _Optional[_Union[_common_pb2.EventEnvelope, _Mapping]] = ...) -> None: ...

@@ -1,0 +1,432 @@
+"""The protobuf contract (proto/match/v1) against the pure core (libs/match_rules).
+
+These tests read the generated descriptors, so the wire contract and the rules cannot drift
+apart unnoticed: every event and command of the race has a message with the same name and the
+same fields, every enum mirrors its domain enum, every refusal code is documented, and the
+views have no place where another player's tile could travel.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import typing
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+import pytest
+from google.protobuf import message_factory
+from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
+from google.protobuf.message import Message
+
+from match.v1 import (
+    common_pb2,
+    dealer_pb2,
+    lobby_pb2,
+    race_command_pb2,
+    race_pb2,
+    race_service_pb2,
+    views_pb2,
+)
+from match_rules import deal, errors
+from match_rules.race import commands, events, state, view
+
+REPO = Path(__file__).resolve().parents[2]
+CONTRACT_DOC = REPO / "docs" / "contract.md"
+
+RaceEvent = race_pb2.RaceEvent
+RaceCommand = race_command_pb2.RaceCommand
+RaceView = views_pb2.RaceView
+
+EVENT_CLASSES: tuple[type, ...] = typing.get_args(events.Event)
+COMMAND_CLASSES: tuple[type, ...] = tuple(
+    c for c in typing.get_args(commands.Command) if c is not commands.Tick
+)
+VALUE_CLASSES: tuple[type, ...] = (events.BoardResult, events.Standing)
+# What redaction puts in place of another player's private event (never in the log).
+REDACTED_CLASSES: tuple[type, ...] = (view.OpponentMoved,)
+
+# Command fields that the wire leaves out (the referee stamps `now`, RaceCommand names the
+# player, the referee takes the deal version from the dealer) or adds (the lobby names the game).
+COMMAND_FIELDS_NOT_ON_WIRE = {"now", "player"}
+COMMAND_FIELDS_NOT_ON_WIRE_BY_CLASS = {"StartGame": {"deal_version"}}
+COMMAND_FIELDS_ONLY_ON_WIRE_BY_CLASS = {"StartGame": {"game_id"}}
+
+
+def snake(name: str) -> str:
+    """``TileTurned`` -> ``tile_turned``: the oneof field name of a message."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def dataclass_fields(cls: type) -> list[str]:
+    return [f.name for f in dataclasses.fields(cls)]
+
+
+def proto_fields(descriptor: Descriptor) -> list[str]:
+    return [f.name for f in descriptor.fields]
+
+
+def enum_prefix(descriptor: EnumDescriptor) -> str:
+    return snake(descriptor.name).upper() + "_"
+
+
+# --- events, commands and enums mirror the core ------------------------------------------------
+
+
+def test_the_core_has_events_and_commands_to_compare() -> None:
+    assert len(EVENT_CLASSES) >= 19
+    assert {c.__name__ for c in COMMAND_CLASSES} >= {"StartGame", "TurnTile", "PressReady"}
+
+
+@pytest.mark.parametrize(
+    "cls", EVENT_CLASSES + VALUE_CLASSES + REDACTED_CLASSES, ids=lambda c: c.__name__
+)
+def test_every_event_has_a_message_with_the_same_name_and_fields(cls: type) -> None:
+    nested = RaceEvent.DESCRIPTOR.nested_types_by_name
+    assert cls.__name__ in nested, f"race.proto has no message RaceEvent.{cls.__name__}"
+    assert proto_fields(nested[cls.__name__]) == dataclass_fields(cls)
+
+
+def test_race_event_oneof_has_one_field_per_event_named_in_snake_case() -> None:
+    oneof = RaceEvent.DESCRIPTOR.oneofs_by_name["event"]
+    by_name = {f.name: f.message_type.name for f in oneof.fields}
+    assert by_name == {snake(c.__name__): c.__name__ for c in EVENT_CLASSES + REDACTED_CLASSES}
+    assert [f.name for f in RaceEvent.DESCRIPTOR.fields] == [f.name for f in oneof.fields]
+
+
+@pytest.mark.parametrize("cls", COMMAND_CLASSES, ids=lambda c: c.__name__)
+def test_every_command_has_a_message_with_the_same_name_and_fields(cls: type) -> None:
+    nested = RaceCommand.DESCRIPTOR.nested_types_by_name
+    assert cls.__name__ in nested, f"race_command.proto has no message RaceCommand.{cls.__name__}"
+    left_out = COMMAND_FIELDS_NOT_ON_WIRE | COMMAND_FIELDS_NOT_ON_WIRE_BY_CLASS.get(
+        cls.__name__, set()
+    )
+    expected = [f for f in dataclass_fields(cls) if f not in left_out]
+    added = COMMAND_FIELDS_ONLY_ON_WIRE_BY_CLASS.get(cls.__name__, set())
+    assert [f for f in proto_fields(nested[cls.__name__]) if f not in added] == expected
+
+
+def test_race_command_oneof_names_each_command_in_snake_case() -> None:
+    oneof = RaceCommand.DESCRIPTOR.oneofs_by_name["command"]
+    assert {f.name: f.message_type.name for f in oneof.fields} == {
+        snake(c.__name__): c.__name__ for c in COMMAND_CLASSES
+    }
+
+
+@pytest.mark.parametrize(
+    ("domain", "descriptor"),
+    [
+        (events.Outcome, RaceEvent.DESCRIPTOR.enum_types_by_name["Outcome"]),
+        (events.EndReason, RaceEvent.DESCRIPTOR.enum_types_by_name["EndReason"]),
+        (errors.Category, common_pb2.Refusal.DESCRIPTOR.enum_types_by_name["Category"]),
+        (deal.Strength, dealer_pb2.DESCRIPTOR.enum_types_by_name["BotStrength"]),
+        (view.Status, RaceView.DESCRIPTOR.enum_types_by_name["Status"]),
+        (view.TileState, RaceView.DESCRIPTOR.enum_types_by_name["TileState"]),
+    ],
+    ids=lambda x: getattr(x, "__name__", ""),
+)
+def test_every_enum_mirrors_its_domain_enum(domain: type[Enum], descriptor: EnumDescriptor) -> None:
+    prefix = enum_prefix(descriptor)
+    assert descriptor.values[0].name == prefix + "UNSPECIFIED"
+    assert descriptor.values[0].number == 0
+    assert [v.name for v in descriptor.values[1:]] == [prefix + m.name for m in domain]
+
+
+def test_times_are_int64_unix_ms_everywhere() -> None:
+    time_name = re.compile(r"^(at|deadline|starts_at|.*_until|.*_ms)$")
+    checked = 0
+    for descriptor in all_messages():
+        for field in descriptor.fields:
+            if time_name.match(field.name):
+                assert field.type == FieldDescriptor.TYPE_INT64, (
+                    f"{descriptor.full_name}.{field.name}"
+                )
+                checked += 1
+    assert checked > 30
+
+
+# --- refusals ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("code", list(errors.Code), ids=lambda c: c.slug)
+def test_every_refusal_code_is_documented_with_its_category(code: errors.Code) -> None:
+    row = re.compile(rf"^\| `{code.slug}` \| {code.category.name} \| \S.*\|$", re.MULTILINE)
+    assert row.search(CONTRACT_DOC.read_text(encoding="utf-8")), (
+        f"docs/contract.md has no refusal table row for {code.slug} ({code.category.name})"
+    )
+
+
+def test_a_refusal_round_trips_with_its_category() -> None:
+    code = errors.Code.TILE_FACE_UP
+    refusal = common_pb2.Refusal(
+        code=code.slug,
+        message="tile 7 is face up",
+        category=common_pb2.Refusal.Category.Value("CATEGORY_" + code.category.name),
+    )
+    reply = race_command_pb2.RaceCommandReply(refusal=refusal)
+    parsed = race_command_pb2.RaceCommandReply.FromString(reply.SerializeToString())
+    assert parsed.WhichOneof("result") == "refusal"
+    assert parsed.refusal.code == "tile_face_up"
+    assert common_pb2.Refusal.Category.Name(parsed.refusal.category) == (
+        "CATEGORY_FAILED_PRECONDITION"
+    )
+
+
+# --- what a client can see ------------------------------------------------------------------------
+
+FACE_OR_PLACE = re.compile(r"tile|symbol|layout|partner|face|seed|deal|strength")
+
+
+def field_paths(descriptor: Descriptor, prefix: str = "") -> list[str]:
+    """Every field reachable from ``descriptor``, as dotted paths."""
+    paths = []
+    for field in descriptor.fields:
+        path = prefix + field.name
+        paths.append(path)
+        if field.message_type is not None:
+            paths.extend(field_paths(field.message_type, path + "."))
+    return paths
+
+
+def test_opponent_view_has_no_place_for_a_tile_a_symbol_or_a_layout() -> None:
+    opponent = RaceView.DESCRIPTOR.nested_types_by_name["OpponentView"]
+    paths = field_paths(opponent)
+    assert "boards.pairs" in paths
+    assert [p for p in paths if FACE_OR_PLACE.search(p.split(".")[-1])] == []
+
+
+def test_race_view_holds_faces_only_on_the_viewers_own_board_and_after_reveals() -> None:
+    carrying = {p for p in field_paths(RaceView.DESCRIPTOR) if FACE_OR_PLACE.search(p)}
+    assert carrying == {
+        "tiles",  # the viewer's own board
+        "tiles.tile",
+        "tiles.state",
+        "tiles.symbol",  # only while up: see the next test
+        "revealed.layout",  # after the board's reveal, for everybody
+        "seed",  # after the game
+        "deal_version",  # the algorithm's name, no secret
+    }
+
+
+def test_a_tile_view_sends_a_symbol_only_when_set() -> None:
+    tile_view = RaceView.DESCRIPTOR.nested_types_by_name["TileView"]
+    assert tile_view.fields_by_name["symbol"].has_presence
+    assert RaceView.DESCRIPTOR.fields_by_name["seed"].has_presence
+    down = RaceView.TileView(tile=3, state=RaceView.TileState.TILE_STATE_DOWN)
+    assert not RaceView.TileView.FromString(down.SerializeToString()).HasField("symbol")
+
+
+def test_counters_have_no_place_for_a_face() -> None:
+    paths = field_paths(views_pb2.RaceCounters.DESCRIPTOR)
+    assert [p for p in paths if FACE_OR_PLACE.search(p)] == []
+
+
+def test_another_players_private_event_reaches_a_client_as_counts_only() -> None:
+    moved = RaceEvent.DESCRIPTOR.nested_types_by_name["OpponentMoved"]
+    assert [p for p in field_paths(moved) if FACE_OR_PLACE.search(p)] == []
+    private = {c.__name__ for c in events.PRIVATE_EVENTS}
+    assert private == {"TilesTurnedDown", "TileTurned", "PairFound", "AttemptMissed", "HintGiven"}
+
+
+# The view's wire names: times get a unit; the revealed layouts and their results travel together.
+VIEW_RENAMES = {
+    "ready_deadline": "ready_deadline_ms",
+    "starts_at": "starts_at_ms",
+    "ends_at": "ends_at_ms",
+    "paused_until": "paused_until_ms",
+    "results": "revealed",
+}
+PHASES = {
+    state.Phase.NOT_STARTED: "PHASE_WAITING_FOR_PLAYERS",
+    state.Phase.READY: "PHASE_READY",
+    state.Phase.COUNTDOWN: "PHASE_COUNTDOWN",
+    state.Phase.PLAYING: "PHASE_PLAYING",
+    state.Phase.OVER: "PHASE_GAME_OVER",
+}
+
+
+@pytest.mark.parametrize(
+    ("cls", "descriptor"),
+    [
+        (view.TileView, RaceView.TileView.DESCRIPTOR),
+        (view.Progress, RaceView.Progress.DESCRIPTOR),
+        (view.OpponentView, RaceView.OpponentView.DESCRIPTOR),
+        (view.RaceView, RaceView.DESCRIPTOR),
+    ],
+    ids=lambda x: getattr(x, "__name__", ""),
+)
+def test_every_view_field_of_the_core_has_a_place_on_the_wire(
+    cls: type, descriptor: Descriptor
+) -> None:
+    wire = proto_fields(descriptor)
+    missing = [f for f in dataclass_fields(cls) if VIEW_RENAMES.get(f, f) not in wire]
+    assert missing == []
+
+
+def test_every_phase_of_the_core_has_a_view_phase() -> None:
+    phases = RaceView.DESCRIPTOR.enum_types_by_name["Phase"].values_by_name
+    assert set(PHASES) == set(state.Phase)
+    assert all(name in phases for name in PHASES.values())
+
+
+# --- round trips --------------------------------------------------------------------------------
+
+T0 = 1_767_225_600_000  # 2026-01-01T00:00:00Z in unix ms: larger than any 32-bit field holds
+TIME_NAME = re.compile(r"^(at|deadline|starts_at|.*_until|.*_ms)$")
+
+
+def sample(hint: Any, name: str, n: int) -> Any:
+    """A value of type ``hint`` for field ``name``; times are real unix ms."""
+    origin = typing.get_origin(hint)
+    if hint is bool:
+        return n % 2 == 1
+    if hint is int:
+        return T0 + n if TIME_NAME.match(name) else 1 + n % 20
+    if hint is str:
+        return f"{name}-{n}"
+    if isinstance(hint, type) and issubclass(hint, Enum):
+        return list(hint)[n % len(hint)]
+    if dataclasses.is_dataclass(hint):
+        return build(hint, n)
+    if origin is frozenset:
+        (item,) = typing.get_args(hint)
+        return frozenset(sample(item, name, n + i) for i in range(2))
+    if origin is tuple:
+        args = typing.get_args(hint)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(sample(args[0], name, n + i) for i in range(3))
+        return tuple(sample(a, name, n + i) for i, a in enumerate(args))
+    raise AssertionError(f"no sample for {hint!r}")  # pragma: no cover
+
+
+def build(cls: Any, n: int = 0) -> Any:
+    hints = typing.get_type_hints(cls)
+    return cls(
+        **{
+            f.name: sample(hints[f.name], f.name, n + i)
+            for i, f in enumerate(dataclasses.fields(cls))
+        }
+    )
+
+
+def to_proto(value: Any, descriptor: Descriptor) -> Message:
+    """A test-local, name-driven codec: dataclass -> message (the real one lives in the bus)."""
+    kwargs: dict[str, Any] = {}
+    for f in dataclasses.fields(value):
+        field = descriptor.fields_by_name[f.name]
+        kwargs[f.name] = to_wire(getattr(value, f.name), field)
+    return message_factory.GetMessageClass(descriptor)(**kwargs)
+
+
+def to_wire(value: Any, field: FieldDescriptor) -> Any:
+    if isinstance(value, frozenset):
+        return [to_wire(v, field) for v in sorted(value)]
+    if isinstance(value, tuple):
+        return [to_wire(v, field) for v in value]
+    if isinstance(value, Enum):
+        return field.enum_type.values_by_name[enum_prefix(field.enum_type) + value.name].number
+    if dataclasses.is_dataclass(value):
+        return to_proto(value, field.message_type)
+    return value
+
+
+def from_proto(message: Message, cls: Any) -> Any:
+    """The way back: message -> dataclass, driven by the dataclass's type hints."""
+    hints = typing.get_type_hints(cls)
+    fields = message.DESCRIPTOR.fields_by_name
+    return cls(
+        **{
+            f.name: from_wire(getattr(message, f.name), hints[f.name], fields[f.name])
+            for f in dataclasses.fields(cls)
+        }
+    )
+
+
+def from_wire(value: Any, hint: Any, field: FieldDescriptor) -> Any:
+    origin = typing.get_origin(hint)
+    if origin is frozenset:
+        return frozenset(from_wire(v, typing.get_args(hint)[0], field) for v in value)
+    if origin is tuple:
+        return tuple(from_wire(v, typing.get_args(hint)[0], field) for v in value)
+    if isinstance(hint, type) and issubclass(hint, Enum):
+        name = field.enum_type.values_by_number[value].name
+        return hint[name.removeprefix(enum_prefix(field.enum_type))]
+    if dataclasses.is_dataclass(hint):
+        return from_proto(value, hint)
+    return value
+
+
+@pytest.mark.parametrize("cls", EVENT_CLASSES + REDACTED_CLASSES, ids=lambda c: c.__name__)
+def test_every_event_round_trips_through_an_envelope(cls: type) -> None:
+    event = build(cls, n=len(cls.__name__))
+    body = RaceEvent(
+        **{
+            snake(cls.__name__): to_proto(
+                event, RaceEvent.DESCRIPTOR.nested_types_by_name[cls.__name__]
+            )
+        }
+    )
+    envelope = common_pb2.EventEnvelope(
+        table_id="t-1",
+        game_id="g-1",
+        game_kind=common_pb2.GAME_KIND_MATCH_RACE,
+        event_number=42,
+        server_time_ms=T0,
+        race=body,
+    )
+    parsed = common_pb2.EventEnvelope.FromString(envelope.SerializeToString())
+    assert parsed == envelope
+    assert parsed.WhichOneof("body") == "race"
+    name = parsed.race.WhichOneof("event")
+    assert name == snake(cls.__name__)
+    assert from_proto(getattr(parsed.race, name), cls) == event
+
+
+def test_a_table_event_round_trips_through_an_envelope() -> None:
+    seeded = common_pb2.TableEvent(
+        player_seated=common_pb2.TableEvent.PlayerSeated(
+            seat=2, player_id="p-2", display_name="Ada", is_bot=False
+        )
+    )
+    envelope = common_pb2.EventEnvelope(
+        table_id="t-1", event_number=2, server_time_ms=T0, table=seeded
+    )
+    parsed = common_pb2.EventEnvelope.FromString(envelope.SerializeToString())
+    assert parsed.WhichOneof("body") == "table"
+    assert parsed.table.player_seated.display_name == "Ada"
+
+
+def test_a_command_and_its_reply_round_trip() -> None:
+    command = RaceCommand(
+        table_id="t-1", player_id="p-1", request_id="r-1", turn_tile=RaceCommand.TurnTile(tile=7)
+    )
+    assert RaceCommand.FromString(command.SerializeToString()).turn_tile.tile == 7
+    turned = RaceEvent(
+        tile_turned=RaceEvent.TileTurned(at=T0, board=1, player="p-1", tile=7, symbol=0, turn=1)
+    )
+    reply = race_command_pb2.RaceCommandReply(
+        accepted=race_command_pb2.RaceCommandReply.Accepted(
+            events=[common_pb2.EventEnvelope(table_id="t-1", event_number=9, race=turned)],
+            counters=views_pb2.RaceCounters(event_number=9, board=1, turns=1),
+        )
+    )
+    parsed = race_command_pb2.RaceCommandReply.FromString(reply.SerializeToString())
+    (envelope,) = parsed.accepted.events
+    assert (envelope.race.tile_turned.tile, envelope.race.tile_turned.symbol) == (7, 0)
+    assert parsed.accepted.counters.turns == 1
+
+
+def all_messages() -> list[Descriptor]:
+    found: list[Descriptor] = []
+
+    def walk(descriptor: Descriptor) -> None:
+        found.append(descriptor)
+        for nested in descriptor.nested_types:
+            walk(nested)
+
+    modules = (common_pb2, dealer_pb2, lobby_pb2, race_command_pb2, race_pb2, race_service_pb2)
+    for module in (*modules, views_pb2):
+        for descriptor in module.DESCRIPTOR.message_types_by_name.values():
+            walk(descriptor)
+    return found
