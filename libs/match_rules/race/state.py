@@ -30,6 +30,7 @@ class PlayerBoard:
     hints: int = 0
     outcome: ev.Outcome | None = None  # None while the player still plays this board
     last_pair_at: int | None = None
+    faces: Mapping[int, int] = field(default_factory=lambda: MappingProxyType({}))  # tile -> face
 
     @property
     def pairs(self) -> int:
@@ -50,9 +51,15 @@ class Board:
 
 @dataclass(frozen=True, slots=True)
 class RaceState:
-    """A game from the referee's side: it holds the deal, so it is never sent to a client."""
+    """A game folded from its events.
 
-    deal: tuple[tuple[int, ...], ...]
+    The referee's state holds the deal, which ``decide`` needs; a projection folded from the
+    events alone (``initial_state()`` with no deal, as the lobby keeps one) holds only what the
+    events say, and serves ``player_view`` and ``redact`` just as well. Neither is ever sent to a
+    client as it is.
+    """
+
+    deal: tuple[tuple[int, ...], ...] | None
     phase: Phase = Phase.NOT_STARTED
     now: int = 0  # the ``at`` of the latest event: time never runs backwards
     players: tuple[str, ...] = ()
@@ -63,9 +70,13 @@ class RaceState:
     out: frozenset[str] = frozenset()  # out of the game: missed a Ready, or resigned
     board: Board | None = None
     results: tuple[tuple[ev.BoardResult, ...], ...] = ()  # one entry per revealed board
+    revealed: tuple[tuple[int, ...], ...] = ()  # the layouts of the revealed boards
     standings: tuple[ev.Standing, ...] = field(default=())
 
     def layout(self, board: int) -> tuple[int, ...]:
+        """The deal of a board: only the referee's state has it."""
+        if self.deal is None:
+            raise ValueError("this state is a projection of the events: it holds no deal")
         return self.deal[board - 1]
 
     @property
@@ -88,8 +99,11 @@ def validate_deal(deal: tuple[tuple[int, ...], ...]) -> None:
             raise ValueError(f"board {number} has a symbol outside 0..{SYMBOLS - 1}")
 
 
-def initial_state(deal: tuple[tuple[int, ...], ...]) -> RaceState:
-    """The state before StartGame. The shell passes in the deal from the dealer."""
+def initial_state(deal: tuple[tuple[int, ...], ...] | None = None) -> RaceState:
+    """The state before StartGame. The referee passes in the deal from the dealer; a projection
+    that only folds events for ``player_view`` passes none."""
+    if deal is None:
+        return RaceState(deal=None)
     validate_deal(deal)
     return RaceState(deal=tuple(tuple(b) for b in deal))
 
@@ -141,11 +155,19 @@ def evolve(state: RaceState, event: ev.Event) -> RaceState:
         case ev.BoardStarted():
             return replace(state, phase=Phase.PLAYING, now=event.at)
         case ev.TilesTurnedDown():
-            return _set_board(state, _with_player(board, event.player, showing=()), event.at)
+            faces = dict(board.players[event.player].faces)
+            for tile in event.tiles:
+                del faces[tile]
+            board = _with_player(board, event.player, showing=(), faces=MappingProxyType(faces))
+            return _set_board(state, board, event.at)
         case ev.TileTurned():
             mine = board.players[event.player]
             board = _with_player(
-                board, event.player, turns=event.turn, showing=(*mine.showing, event.tile)
+                board,
+                event.player,
+                turns=event.turn,
+                showing=(*mine.showing, event.tile),
+                faces=MappingProxyType({**mine.faces, event.tile: event.symbol}),
             )
             return _set_board(state, board, event.at)
         case ev.PairFound():
@@ -189,5 +211,10 @@ def evolve(state: RaceState, event: ev.Event) -> RaceState:
             board = replace(board, ended_at=event.at, players=MappingProxyType(players))
             return _set_board(state, board, event.at)
         case ev.BoardRevealed():
-            return replace(state, results=(*state.results, event.results), now=event.at)
+            return replace(
+                state,
+                results=(*state.results, event.results),
+                revealed=(*state.revealed, event.layout),
+                now=event.at,
+            )
     raise TypeError(f"not an event of Match: {event!r}")  # pragma: no cover - exhaustive above

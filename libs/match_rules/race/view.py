@@ -124,13 +124,12 @@ def player_view(state: RaceState, player: str) -> RaceView:
     board = state.board
     live = board is not None and board.ended_at is None
     mine = board.players.get(player, _EMPTY) if board is not None and live else _EMPTY
-    layout = state.layout(board.number) if board is not None else ()
     tiles = []
     for t in range(1, TILES + 1):
         if t in mine.found:
-            tiles.append(TileView(t, TileState.FOUND, layout[t - 1]))
+            tiles.append(TileView(t, TileState.FOUND, mine.faces[t]))
         elif t in mine.showing:
-            tiles.append(TileView(t, TileState.SHOWING, layout[t - 1]))
+            tiles.append(TileView(t, TileState.SHOWING, mine.faces[t]))
         else:
             tiles.append(TileView(t, TileState.DOWN, None))
     ends_at = None
@@ -159,7 +158,7 @@ def player_view(state: RaceState, player: str) -> RaceView:
             for p in state.players
             if p != player
         ),
-        revealed=tuple(state.layout(n) for n in range(1, len(state.results) + 1)),
+        revealed=state.revealed,
         results=state.results,
         standings=state.standings,
     )

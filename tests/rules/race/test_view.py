@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
+from match_rules.decider import fold
+from match_rules.race import RACE, decide, evolve, initial_state, next_deadline, player_view, redact
 from match_rules.race import commands as cmd
 from match_rules.race import events as ev
-from match_rules.race import next_deadline, player_view, redact
 from match_rules.race.state import Phase
 from match_rules.race.view import OpponentMoved, Status, TileState
 from tests.rules.race.helpers import ANN, BOB, BOT, DEAL, PAIRS_1, Game
@@ -135,3 +138,19 @@ def test_after_the_game_everybodys_counts_for_every_board_are_shown() -> None:
     assert [p.board for p in view.opponents[0].boards] == [1, 2, 3]
     assert view.revealed == DEAL
     assert faces(g, ANN) == {}
+
+
+def test_a_projection_folded_from_the_events_alone_gives_every_player_the_same_view() -> None:
+    g = Game.playing()
+    g.turn(g.t0 + 100, ANN, 1, 2, 3, 5)
+    g.turn(g.t0 + 200, BOB, 7)
+    projection = initial_state()
+    for event in g.log:
+        projection = evolve(projection, event)
+    for player in (ANN, BOB):
+        assert player_view(projection, player) == player_view(g.state, player)
+    with pytest.raises(ValueError, match="no deal"):  # a projection cannot referee
+        decide(projection, cmd.TurnTile(g.t0 + 300, BOB, 9))
+    g.when(cmd.Tick(g.t0 + 120_000))
+    projection = fold(RACE, projection, g.log[-3:])
+    assert player_view(projection, BOB).revealed == (DEAL[0],)
