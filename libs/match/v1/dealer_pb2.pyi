@@ -89,3 +89,29 @@ class RevealSeedResponse(_message.Message):
     seed: RevealedSeed
     refusal: _common_pb2.Refusal
     def __init__(self, seed: _Optional[_Union[RevealedSeed, _Mapping]] = ..., refusal: _Optional[_Union[_common_pb2.Refusal, _Mapping]] = ...) -> None: ...
+
+class CommitSeedRequest(_message.Message):
+    __slots__ = ("table_id", "game_id")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    game_id: str
+    def __init__(self, table_id: _Optional[str] = ..., game_id: _Optional[str] = ...) -> None: ...
+
+class SeedCommitment(_message.Message):
+    __slots__ = ("game_id", "deal_version", "commitment")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    DEAL_VERSION_FIELD_NUMBER: _ClassVar[int]
+    COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    deal_version: str
+    commitment: str
+    def __init__(self, game_id: _Optional[str] = ..., deal_version: _Optional[str] = ..., commitment: _Optional[str] = ...) -> None: ...
+
+class CommitSeedResponse(_message.Message):
+    __slots__ = ("commitment", "refusal")
+    COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    REFUSAL_FIELD_NUMBER: _ClassVar[int]
+    commitment: SeedCommitment
+    refusal: _common_pb2.Refusal
+    def __init__(self, commitment: _Optional[_Union[SeedCommitment, _Mapping]] = ..., refusal: _Optional[_Union[_common_pb2.Refusal, _Mapping]] = ...) -> None: ...

@@ -1,0 +1,1 @@
+"""NATS and JetStream adapters shared by the services: subjects, streams, the fenced append."""

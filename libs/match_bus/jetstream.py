@@ -1,0 +1,130 @@
+"""The table log on JetStream: the stream, the fenced append, and reading a table back.
+
+Every table has one subject, ``match.events.<table_id>``, and one writer, the referee. Each
+append is fenced with ``Nats-Expected-Last-Subject-Sequence`` (a stale writer is refused) and
+carries a deterministic ``Nats-Msg-Id`` (a retry whose ack was lost is not applied twice).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from nats.aio.client import Client
+from nats.js import JetStreamContext
+from nats.js.api import DeliverPolicy, StorageType, StreamConfig
+from nats.js.errors import APIError, BadRequestError, NotFoundError
+
+from match_bus import subjects
+
+WRONG_LAST_SEQUENCE = 10071  # single replica; a three-replica stream answers 10164
+CLUSTER_WRONG_LAST_SEQUENCE = 10164
+
+
+class SequenceConflict(Exception):
+    """Somebody else appended to the table since we last read it: catch up, then decide again."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRecord:
+    sequence: int  # the stream sequence
+    data: bytes
+
+
+async def ensure_stream(js: JetStreamContext, replicas: int = 1) -> None:
+    """Create the events stream if it is missing (file storage, never expires)."""
+    config = StreamConfig(
+        name=subjects.EVENTS_STREAM,
+        subjects=[subjects.EVENTS_ALL],
+        storage=StorageType.FILE,
+        num_replicas=replicas,
+        duplicate_window=120.0,
+        allow_direct=True,
+    )
+    try:
+        await js.add_stream(config)
+    except BadRequestError:  # exists with another config: keep the operator's
+        await js.stream_info(subjects.EVENTS_STREAM)
+
+
+class TableLog:
+    def __init__(self, js: JetStreamContext, timeout: float = 5.0) -> None:
+        self._js = js
+        self._timeout = timeout
+
+    async def append(self, table_id: str, data: bytes, msg_id: str, expected_last: int) -> int:
+        """Append one record after stream sequence ``expected_last`` (0: the table is new).
+
+        Returns the record's stream sequence. Raises SequenceConflict when the table has moved
+        on. A retry of an append whose ack was lost returns the sequence it got the first time.
+        """
+        subject = subjects.events(table_id)
+        headers = {
+            "Nats-Msg-Id": msg_id,
+            "Nats-Expected-Last-Subject-Sequence": str(expected_last),
+        }
+        try:
+            ack = await self._js.publish(subject, data, timeout=self._timeout, headers=headers)
+        except APIError as error:
+            if error.err_code not in (WRONG_LAST_SEQUENCE, CLUSTER_WRONG_LAST_SEQUENCE):
+                raise
+            last = await self.last(table_id)
+            if last is not None and last[1] == msg_id:
+                return last[0]  # our earlier try landed; its ack was lost
+            raise SequenceConflict(
+                f"table {table_id} moved past sequence {expected_last}"
+            ) from error
+        return ack.seq
+
+    async def last(self, table_id: str) -> tuple[int, str] | None:
+        """The sequence and msg id of the table's last record, read from the stream leader."""
+        try:
+            msg = await self._js.get_last_msg(subjects.EVENTS_STREAM, subjects.events(table_id))
+        except NotFoundError:
+            return None
+        assert msg.seq is not None
+        msg_id = (msg.headers or {}).get("Nats-Msg-Id", "")
+        return msg.seq, msg_id
+
+    async def read(self, table_id: str) -> list[StoredRecord]:
+        """Every record of one table, in order."""
+        last = await self.last(table_id)
+        if last is None:
+            return []
+        return [r for _, r in await consume_until(self._js, subjects.events(table_id), last[0])]
+
+    async def read_all(self) -> list[tuple[str, StoredRecord]]:
+        """Every record of every table, in stream order: how the referee rebuilds at start."""
+        info = await self._js.stream_info(subjects.EVENTS_STREAM)
+        if info.state.messages == 0:
+            return []
+        return await consume_until(self._js, subjects.EVENTS_ALL, info.state.last_seq)
+
+
+async def consume_until(
+    js: JetStreamContext, subject: str, until: int, timeout: float = 10.0
+) -> list[tuple[str, StoredRecord]]:
+    """Read ``subject`` from the start up to stream sequence ``until`` with an ordered consumer."""
+    out: list[tuple[str, StoredRecord]] = []
+    sub = await js.subscribe(subject, ordered_consumer=True, deliver_policy=DeliverPolicy.ALL)
+    try:
+        while True:
+            msg = await sub.next_msg(timeout=timeout)
+            seq = msg.metadata.sequence.stream
+            out.append((subjects.table_of(msg.subject), StoredRecord(seq, msg.data)))
+            if seq >= until or msg.metadata.num_pending == 0:
+                return out
+    finally:
+        await sub.unsubscribe()
+
+
+async def connect(url: str, name: str) -> Client:
+    """Connect with reconnects forever: services ride out a NATS restart."""
+    import nats
+
+    return await nats.connect(
+        url,
+        name=name,
+        max_reconnect_attempts=-1,
+        reconnect_time_wait=0.5,
+        connect_timeout=5,
+    )
