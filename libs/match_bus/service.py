@@ -1,0 +1,90 @@
+"""The shape of every service's ``main``: configure, connect, serve until a signal, drain."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import structlog
+from nats.aio.client import Client
+from nats.aio.msg import Msg
+
+from match_bus.jetstream import connect
+from match_obs import configure_logging, serve_metrics
+
+
+@dataclass(frozen=True, slots=True)
+class BaseConfig:
+    """Read once at start-up; handlers never read the environment."""
+
+    nats_url: str
+    log_format: str
+    log_level: str
+    metrics_port: int
+
+    @classmethod
+    def from_env(cls, default_metrics_port: int) -> BaseConfig:
+        return cls(
+            nats_url=os.environ.get("NATS_URL", "nats://127.0.0.1:4222"),
+            log_format=os.environ.get("LOG_FORMAT", "auto"),
+            log_level=os.environ.get("LOG_LEVEL", "info"),
+            metrics_port=int(os.environ.get("METRICS_PORT", str(default_metrics_port))),
+        )
+
+
+def spawn(handler: Callable[[Msg], Awaitable[None]]) -> Callable[[Msg], Awaitable[None]]:
+    """A subscription callback that does each message's work in its own task (the callback
+    itself runs one message at a time), keeping a reference so the task is not collected."""
+    tasks: set[asyncio.Task[None]] = set()
+    log = structlog.get_logger()
+
+    async def callback(msg: Msg) -> None:
+        task = asyncio.create_task(handler(msg))
+        tasks.add(task)
+
+        def done(t: asyncio.Task[None]) -> None:
+            tasks.discard(t)
+            if not t.cancelled() and t.exception() is not None:
+                log.error("handler failed", subject=msg.subject, exc_info=t.exception())
+
+        task.add_done_callback(done)
+
+    return callback
+
+
+async def wait_for_signal() -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+
+
+def run(
+    name: str,
+    config: BaseConfig,
+    serve: Callable[[Client], Awaitable[Callable[[], Awaitable[None]] | None]],
+) -> None:
+    """Run a service: ``serve(nc)`` registers everything and may return a clean-up coroutine."""
+    configure_logging(name, config.log_format, config.log_level)
+    serve_metrics(config.metrics_port)
+    log = structlog.get_logger()
+
+    async def main() -> None:
+        nc = await connect(config.nats_url, name)
+        log.info("connected", nats=config.nats_url)
+        cleanup = await serve(nc)
+        log.info("serving")
+        await wait_for_signal()
+        log.info("stopping")
+        if cleanup is not None:
+            await cleanup()
+        with contextlib.suppress(Exception):
+            await nc.drain()
+        log.info("stopped")
+
+    asyncio.run(main())

@@ -1,0 +1,1 @@
+"""The five services of Match, each a process of its own: ``python -m services.<name>``."""
