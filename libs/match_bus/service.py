@@ -6,7 +6,8 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
 from dataclasses import dataclass
 
 import structlog
@@ -36,7 +37,7 @@ class BaseConfig:
         )
 
 
-def spawn(handler: Callable[[Msg], Awaitable[None]]) -> Callable[[Msg], Awaitable[None]]:
+def spawn(handler: Callable[[Msg], Coroutine[Any, Any, None]]) -> Callable[[Msg], Awaitable[None]]:
     """A subscription callback that does each message's work in its own task (the callback
     itself runs one message at a time), keeping a reference so the task is not collected."""
     tasks: set[asyncio.Task[None]] = set()
