@@ -74,3 +74,12 @@ lint: $(STAMP) checkgenerate ## ruff, mypy strict on libs/, buf lint
 	$(BIN)/mypy
 	$(BIN)/buf lint
 	$(BIN)/buf format --diff --exit-code
+
+# --- running the system --------------------------------------------------------------------------
+.PHONY: run
+run: $(STAMP) ## Start NATS (embedded unless NATS_URL is set) and the five services; Ctrl-C stops
+	exec $(BIN)/python -m services.stack
+
+.PHONY: demo
+demo: $(STAMP) ## Play a whole game with the bot against the running stack (make run first)
+	$(BIN)/python -m match_client.demo

@@ -7,8 +7,8 @@ import contextlib
 import os
 import signal
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any
 from dataclasses import dataclass
+from typing import Any
 
 import structlog
 from nats.aio.client import Client

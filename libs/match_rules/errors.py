@@ -16,6 +16,8 @@ class Category(Enum):
     FAILED_PRECONDITION = "FAILED_PRECONDITION"
     PERMISSION_DENIED = "PERMISSION_DENIED"
     RESOURCE_EXHAUSTED = "RESOURCE_EXHAUSTED"
+    NOT_FOUND = "NOT_FOUND"  # used by the shells (an unknown table), never by the rules
+    UNAVAILABLE = "UNAVAILABLE"  # a shell's dependency is down; try again
 
 
 class Code(Enum):

@@ -40,11 +40,15 @@ class Refusal(_message.Message):
         CATEGORY_FAILED_PRECONDITION: _ClassVar[Refusal.Category]
         CATEGORY_PERMISSION_DENIED: _ClassVar[Refusal.Category]
         CATEGORY_RESOURCE_EXHAUSTED: _ClassVar[Refusal.Category]
+        CATEGORY_NOT_FOUND: _ClassVar[Refusal.Category]
+        CATEGORY_UNAVAILABLE: _ClassVar[Refusal.Category]
     CATEGORY_UNSPECIFIED: Refusal.Category
     CATEGORY_INVALID_ARGUMENT: Refusal.Category
     CATEGORY_FAILED_PRECONDITION: Refusal.Category
     CATEGORY_PERMISSION_DENIED: Refusal.Category
     CATEGORY_RESOURCE_EXHAUSTED: Refusal.Category
+    CATEGORY_NOT_FOUND: Refusal.Category
+    CATEGORY_UNAVAILABLE: Refusal.Category
     CODE_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     CATEGORY_FIELD_NUMBER: _ClassVar[int]

@@ -27,7 +27,7 @@ from match.v1 import race_pb2 as match_dot_v1_dot_race__pb2
 from match.v1 import race_command_pb2 as match_dot_v1_dot_race__command__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16match/v1/referee.proto\x12\x08match.v1\x1a\x15match/v1/common.proto\x1a\x13match/v1/race.proto\x1a\x1bmatch/v1/race_command.proto\"\xd8\x04\n\x0cTableCommand\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x12\n\nrequest_id\x18\x03 \x01(\t\x12:\n\x0c\x63reate_table\x18\n \x01(\x0b\x32\".match.v1.TableCommand.CreateTableH\x00\x12\x36\n\njoin_table\x18\x0b \x01(\x0b\x32 .match.v1.TableCommand.JoinTableH\x00\x12\x38\n\x0bleave_table\x18\x0c \x01(\x0b\x32!.match.v1.TableCommand.LeaveTableH\x00\x12\x38\n\x0bstart_table\x18\r \x01(\x0b\x32!.match.v1.TableCommand.StartTableH\x00\x1a\xcc\x01\n\x0b\x43reateTable\x12%\n\tgame_kind\x18\x01 \x01(\x0e\x32\x12.match.v1.GameKind\x12\r\n\x05seats\x18\x02 \x01(\r\x12(\n\nvisibility\x18\x03 \x01(\x0e\x32\x14.match.v1.Visibility\x12\x13\n\x0binvite_code\x18\x04 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x05 \x01(\t\x12&\n\x04race\x18\n \x01(\x0b\x32\x16.match.v1.RaceSettingsH\x00\x42\n\n\x08settings\x1a\x31\n\tJoinTable\x12\x14\n\x0c\x64isplay_name\x18\x01 \x01(\t\x12\x0e\n\x06is_bot\x18\x02 \x01(\x08\x1a\x0c\n\nLeaveTable\x1a\x0c\n\nStartTableB\t\n\x07\x63ommand\"\xc0\x01\n\x11TableCommandReply\x12\x38\n\x08\x61\x63\x63\x65pted\x18\x01 \x01(\x0b\x32$.match.v1.TableCommandReply.AcceptedH\x00\x12$\n\x07refusal\x18\x02 \x01(\x0b\x32\x11.match.v1.RefusalH\x00\x1a\x41\n\x08\x41\x63\x63\x65pted\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\'\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x17.match.v1.EventEnvelopeB\x08\n\x06result\"\xba\x01\n\x0eStampedCommand\x12\x16\n\x0ereceived_at_ms\x18\x01 \x01(\x03\x12%\n\x04race\x18\n \x01(\x0b\x32\x15.match.v1.RaceCommandH\x00\x12\'\n\x05table\x18\x0b \x01(\x0b\x32\x16.match.v1.TableCommandH\x00\x12-\n\x04tick\x18\x0c \x01(\x0b\x32\x1d.match.v1.StampedCommand.TickH\x00\x1a\x06\n\x04TickB\t\n\x07\x63ommand\"\xb3\x01\n\x0bTableRecord\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x1a\n\x12\x66irst_event_number\x18\x02 \x01(\x04\x12\'\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x17.match.v1.EventEnvelope\x12)\n\x07\x63ommand\x18\x04 \x01(\x0b\x32\x18.match.v1.StampedCommand\x12\"\n\x07refusal\x18\x05 \x01(\x0b\x32\x11.match.v1.Refusal\"(\n\x14LedgerRecordsRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"\x81\x01\n\x15LedgerRecordsResponse\x12\x36\n\x07\x65ntries\x18\x01 \x03(\x0b\x32%.match.v1.LedgerRecordsResponse.Entry\x1a\x30\n\x05\x45ntry\x12\x17\n\x0fstream_sequence\x18\x01 \x01(\x04\x12\x0e\n\x06record\x18\x02 \x01(\x0c\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16match/v1/referee.proto\x12\x08match.v1\x1a\x15match/v1/common.proto\x1a\x13match/v1/race.proto\x1a\x1bmatch/v1/race_command.proto\"\xed\x04\n\x0cTableCommand\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x12\n\nrequest_id\x18\x03 \x01(\t\x12:\n\x0c\x63reate_table\x18\n \x01(\x0b\x32\".match.v1.TableCommand.CreateTableH\x00\x12\x36\n\njoin_table\x18\x0b \x01(\x0b\x32 .match.v1.TableCommand.JoinTableH\x00\x12\x38\n\x0bleave_table\x18\x0c \x01(\x0b\x32!.match.v1.TableCommand.LeaveTableH\x00\x12\x38\n\x0bstart_table\x18\r \x01(\x0b\x32!.match.v1.TableCommand.StartTableH\x00\x1a\xcc\x01\n\x0b\x43reateTable\x12%\n\tgame_kind\x18\x01 \x01(\x0e\x32\x12.match.v1.GameKind\x12\r\n\x05seats\x18\x02 \x01(\r\x12(\n\nvisibility\x18\x03 \x01(\x0e\x32\x14.match.v1.Visibility\x12\x13\n\x0binvite_code\x18\x04 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x05 \x01(\t\x12&\n\x04race\x18\n \x01(\x0b\x32\x16.match.v1.RaceSettingsH\x00\x42\n\n\x08settings\x1a\x46\n\tJoinTable\x12\x14\n\x0c\x64isplay_name\x18\x01 \x01(\t\x12\x0e\n\x06is_bot\x18\x02 \x01(\x08\x12\x13\n\x0binvite_code\x18\x03 \x01(\t\x1a\x0c\n\nLeaveTable\x1a\x0c\n\nStartTableB\t\n\x07\x63ommand\"\xc0\x01\n\x11TableCommandReply\x12\x38\n\x08\x61\x63\x63\x65pted\x18\x01 \x01(\x0b\x32$.match.v1.TableCommandReply.AcceptedH\x00\x12$\n\x07refusal\x18\x02 \x01(\x0b\x32\x11.match.v1.RefusalH\x00\x1a\x41\n\x08\x41\x63\x63\x65pted\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\'\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x17.match.v1.EventEnvelopeB\x08\n\x06result\"\xba\x01\n\x0eStampedCommand\x12\x16\n\x0ereceived_at_ms\x18\x01 \x01(\x03\x12%\n\x04race\x18\n \x01(\x0b\x32\x15.match.v1.RaceCommandH\x00\x12\'\n\x05table\x18\x0b \x01(\x0b\x32\x16.match.v1.TableCommandH\x00\x12-\n\x04tick\x18\x0c \x01(\x0b\x32\x1d.match.v1.StampedCommand.TickH\x00\x1a\x06\n\x04TickB\t\n\x07\x63ommand\"\xb3\x01\n\x0bTableRecord\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x1a\n\x12\x66irst_event_number\x18\x02 \x01(\x04\x12\'\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x17.match.v1.EventEnvelope\x12)\n\x07\x63ommand\x18\x04 \x01(\x0b\x32\x18.match.v1.StampedCommand\x12\"\n\x07refusal\x18\x05 \x01(\x0b\x32\x11.match.v1.Refusal\"(\n\x14LedgerRecordsRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"\x81\x01\n\x15LedgerRecordsResponse\x12\x36\n\x07\x65ntries\x18\x01 \x03(\x0b\x32%.match.v1.LedgerRecordsResponse.Entry\x1a\x30\n\x05\x45ntry\x12\x17\n\x0fstream_sequence\x18\x01 \x01(\x04\x12\x0e\n\x06record\x18\x02 \x01(\x0c\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,29 +35,29 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'match.v1.referee_pb2', _glo
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_TABLECOMMAND']._serialized_start=110
-  _globals['_TABLECOMMAND']._serialized_end=710
+  _globals['_TABLECOMMAND']._serialized_end=731
   _globals['_TABLECOMMAND_CREATETABLE']._serialized_start=416
   _globals['_TABLECOMMAND_CREATETABLE']._serialized_end=620
   _globals['_TABLECOMMAND_JOINTABLE']._serialized_start=622
-  _globals['_TABLECOMMAND_JOINTABLE']._serialized_end=671
-  _globals['_TABLECOMMAND_LEAVETABLE']._serialized_start=673
-  _globals['_TABLECOMMAND_LEAVETABLE']._serialized_end=685
-  _globals['_TABLECOMMAND_STARTTABLE']._serialized_start=687
-  _globals['_TABLECOMMAND_STARTTABLE']._serialized_end=699
-  _globals['_TABLECOMMANDREPLY']._serialized_start=713
-  _globals['_TABLECOMMANDREPLY']._serialized_end=905
-  _globals['_TABLECOMMANDREPLY_ACCEPTED']._serialized_start=830
-  _globals['_TABLECOMMANDREPLY_ACCEPTED']._serialized_end=895
-  _globals['_STAMPEDCOMMAND']._serialized_start=908
-  _globals['_STAMPEDCOMMAND']._serialized_end=1094
-  _globals['_STAMPEDCOMMAND_TICK']._serialized_start=1077
-  _globals['_STAMPEDCOMMAND_TICK']._serialized_end=1083
-  _globals['_TABLERECORD']._serialized_start=1097
-  _globals['_TABLERECORD']._serialized_end=1276
-  _globals['_LEDGERRECORDSREQUEST']._serialized_start=1278
-  _globals['_LEDGERRECORDSREQUEST']._serialized_end=1318
-  _globals['_LEDGERRECORDSRESPONSE']._serialized_start=1321
-  _globals['_LEDGERRECORDSRESPONSE']._serialized_end=1450
-  _globals['_LEDGERRECORDSRESPONSE_ENTRY']._serialized_start=1402
-  _globals['_LEDGERRECORDSRESPONSE_ENTRY']._serialized_end=1450
+  _globals['_TABLECOMMAND_JOINTABLE']._serialized_end=692
+  _globals['_TABLECOMMAND_LEAVETABLE']._serialized_start=694
+  _globals['_TABLECOMMAND_LEAVETABLE']._serialized_end=706
+  _globals['_TABLECOMMAND_STARTTABLE']._serialized_start=708
+  _globals['_TABLECOMMAND_STARTTABLE']._serialized_end=720
+  _globals['_TABLECOMMANDREPLY']._serialized_start=734
+  _globals['_TABLECOMMANDREPLY']._serialized_end=926
+  _globals['_TABLECOMMANDREPLY_ACCEPTED']._serialized_start=851
+  _globals['_TABLECOMMANDREPLY_ACCEPTED']._serialized_end=916
+  _globals['_STAMPEDCOMMAND']._serialized_start=929
+  _globals['_STAMPEDCOMMAND']._serialized_end=1115
+  _globals['_STAMPEDCOMMAND_TICK']._serialized_start=1098
+  _globals['_STAMPEDCOMMAND_TICK']._serialized_end=1104
+  _globals['_TABLERECORD']._serialized_start=1118
+  _globals['_TABLERECORD']._serialized_end=1297
+  _globals['_LEDGERRECORDSREQUEST']._serialized_start=1299
+  _globals['_LEDGERRECORDSREQUEST']._serialized_end=1339
+  _globals['_LEDGERRECORDSRESPONSE']._serialized_start=1342
+  _globals['_LEDGERRECORDSRESPONSE']._serialized_end=1471
+  _globals['_LEDGERRECORDSRESPONSE_ENTRY']._serialized_start=1423
+  _globals['_LEDGERRECORDSRESPONSE_ENTRY']._serialized_end=1471
 # @@protoc_insertion_point(module_scope)

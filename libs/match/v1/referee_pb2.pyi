@@ -27,12 +27,14 @@ class TableCommand(_message.Message):
         race: _race_pb2.RaceSettings
         def __init__(self, game_kind: _Optional[_Union[_common_pb2.GameKind, str]] = ..., seats: _Optional[int] = ..., visibility: _Optional[_Union[_common_pb2.Visibility, str]] = ..., invite_code: _Optional[str] = ..., display_name: _Optional[str] = ..., race: _Optional[_Union[_race_pb2.RaceSettings, _Mapping]] = ...) -> None: ...
     class JoinTable(_message.Message):
-        __slots__ = ("display_name", "is_bot")
+        __slots__ = ("display_name", "is_bot", "invite_code")
         DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
         IS_BOT_FIELD_NUMBER: _ClassVar[int]
+        INVITE_CODE_FIELD_NUMBER: _ClassVar[int]
         display_name: str
         is_bot: bool
-        def __init__(self, display_name: _Optional[str] = ..., is_bot: _Optional[bool] = ...) -> None: ...
+        invite_code: str
+        def __init__(self, display_name: _Optional[str] = ..., is_bot: _Optional[bool] = ..., invite_code: _Optional[str] = ...) -> None: ...
     class LeaveTable(_message.Message):
         __slots__ = ()
         def __init__(self) -> None: ...

@@ -1,0 +1,27 @@
+"""The referee's settings and its clock."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from match_bus.service import BaseConfig
+
+
+@dataclass(frozen=True, slots=True)
+class RefereeConfig:
+    base: BaseConfig
+    fill_wait_ms: int  # how long an open table waits for people before the bot may fill it
+    clock_rate: float  # 1.0 in play; tests may run the referee's clock faster
+    clock_anchor_ms: int
+    dealer_timeout_s: float
+
+    @classmethod
+    def from_env(cls) -> RefereeConfig:
+        return cls(
+            base=BaseConfig.from_env(default_metrics_port=9102),
+            fill_wait_ms=int(os.environ.get("REFEREE_FILL_WAIT_MS", "20000")),
+            clock_rate=float(os.environ.get("REFEREE_CLOCK_RATE", "1")),
+            clock_anchor_ms=int(os.environ.get("REFEREE_CLOCK_ANCHOR_MS", "0")),
+            dealer_timeout_s=float(os.environ.get("REFEREE_DEALER_TIMEOUT_S", "3")),
+        )

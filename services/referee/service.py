@@ -1,0 +1,577 @@
+"""The referee service: stamps every command on arrival, decides, appends (fenced), replies.
+
+A handler reads like the pattern: load -> decide -> append with the expected sequence ->
+evolve -> reply. Each table has a lock (its commands are judged one at a time, in arrival order)
+and at most one timer, armed from ``next_deadline``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import Any
+
+import structlog
+from google.protobuf.message import DecodeError
+from nats.aio.client import Client
+from nats.aio.msg import Msg
+from nats.errors import NoRespondersError
+from nats.errors import TimeoutError as NatsTimeout
+from prometheus_client import Counter, Gauge, Histogram
+
+from match.v1 import common_pb2, dealer_pb2, race_command_pb2, referee_pb2, views_pb2
+from match_bus import subjects
+from match_bus.clock import Clock
+from match_bus.jetstream import SequenceConflict, TableLog, ensure_stream
+from match_rules.errors import Category, RuleError
+from match_rules.race import commands as cmd
+from match_rules.race import decide, next_deadline, player_view
+from match_rules.race import events as ev
+from match_rules.race.view import Status
+from services.referee.config import RefereeConfig
+from services.referee.table import (
+    Seat,
+    Table,
+    TableRefusal,
+    check_create,
+    check_join,
+    check_leave,
+    check_start,
+    number_events,
+    redacted_for,
+    refusal,
+)
+
+log = structlog.get_logger()
+
+COMMANDS = Counter("match_referee_commands_total", "Commands judged", ["kind", "outcome"])
+APPEND_SECONDS = Histogram("match_referee_append_seconds", "JetStream append with ack")
+TIMER_LATE_MS = Histogram(
+    "match_referee_timer_late_ms",
+    "How late a timer fired (referee clock ms)",
+    buckets=(1, 2, 5, 10, 25, 50, 100, 250, 1000, 5000),
+)
+LIVE_TABLES = Gauge("match_referee_live_tables", "Tables whose game is not over")
+
+_STATUS = {s: views_pb2.RaceView.Status.Value(f"STATUS_{s.name}") for s in Status}
+
+
+class Unavailable(Exception):
+    """A dependency (the dealer, JetStream) did not answer: nothing changed."""
+
+
+class Referee:
+    def __init__(self, nc: Client, config: RefereeConfig, clock: Clock) -> None:
+        self._nc = nc
+        self._js = nc.jetstream()
+        self._log = TableLog(self._js)
+        self._config = config
+        self._clock = clock
+        self.tables: dict[str, Table] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # --- start and stop ---------------------------------------------------------------------
+
+    async def start(self) -> None:
+        await ensure_stream(self._js)
+        await self._rebuild()
+        await self._nc.subscribe(
+            subjects.REFEREE_ALL, queue=subjects.REFEREE_QUEUE, cb=self._on_message
+        )
+
+    async def stop(self) -> None:
+        for handle in self._timers.values():
+            handle.cancel()
+        for task in list(self._tasks):
+            task.cancel()
+
+    async def _rebuild(self) -> None:
+        """Live tables come back from the stream; every deadline is re-armed from it."""
+        for table_id, stored in await self._log.read_all():
+            table = self.tables.setdefault(table_id, Table(table_id))
+            table.apply(referee_pb2.TableRecord.FromString(stored.data), stored.sequence)
+        for table in self.tables.values():
+            if table.started and not table.game_over:
+                self._spawn(self._resume(table.table_id))
+            elif table.game_over and not table.seed_revealed:
+                self._spawn(self._reveal(table.table_id))
+        LIVE_TABLES.set(sum(1 for t in self.tables.values() if not t.game_over))
+        log.info("rebuilt", tables=len(self.tables))
+
+    async def _resume(self, table_id: str) -> None:
+        async with self._lock(table_id):
+            table = self.tables[table_id]
+            while table.race.deal is None:
+                try:
+                    await self._load_deal(table)
+                except Unavailable:
+                    await asyncio.sleep(1)
+            self._arm(table)
+
+    # --- NATS ---------------------------------------------------------------------------------
+
+    async def _on_message(self, msg: Msg) -> None:
+        stamp = self._clock.now_ms()  # the arrival, before anything else
+        self._spawn(self._handle(msg, stamp))
+
+    def _spawn(self, coro: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+
+        def done(t: asyncio.Task[Any]) -> None:
+            self._tasks.discard(t)
+            if not t.cancelled() and t.exception() is not None:
+                log.error("task failed", exc_info=t.exception())
+
+        task.add_done_callback(done)
+
+    async def _handle(self, msg: Msg, stamp: int) -> None:
+        parts = msg.subject.split(".")
+        table_id = parts[-1]
+        kind = parts[2] if len(parts) == 4 else "?"
+        reply: Any
+        if kind == "race":
+            reply = await self._race(table_id, msg.data, stamp)
+        elif kind == "table":
+            reply = await self._table(table_id, msg.data, stamp)
+        else:
+            reply = referee_pb2.TableCommandReply(
+                refusal=refusal("unknown_subject", Category.INVALID_ARGUMENT, msg.subject)
+            )
+        if msg.reply:
+            await msg.respond(reply.SerializeToString())
+
+    def _lock(self, table_id: str) -> asyncio.Lock:
+        return self._locks.setdefault(table_id, asyncio.Lock())
+
+    # --- race commands -----------------------------------------------------------------------
+
+    async def _race(
+        self, table_id: str, data: bytes, stamp: int
+    ) -> race_command_pb2.RaceCommandReply:
+        def refused(
+            code: str, category: Category, message: str
+        ) -> race_command_pb2.RaceCommandReply:
+            COMMANDS.labels("race", code).inc()
+            return race_command_pb2.RaceCommandReply(refusal=refusal(code, category, message))
+
+        try:
+            request = race_command_pb2.RaceCommand.FromString(data)
+        except DecodeError:
+            return refused("malformed_request", Category.INVALID_ARGUMENT, "not a RaceCommand")
+        which = request.WhichOneof("command")
+        if which is None or which == "start_game":
+            return refused(
+                "malformed_request",
+                Category.INVALID_ARGUMENT,
+                "send one of press_ready, turn_tile, resign, request_hint",
+            )
+        if not subjects.valid_table_id(table_id) or table_id not in self.tables:
+            return refused("unknown_table", Category.NOT_FOUND, f"no table {table_id!r}")
+        structlog.contextvars.bind_contextvars(table_id=table_id, player_id=request.player_id)
+        async with self._lock(table_id):
+            table = self.tables[table_id]
+            now = max(stamp, table.race.now)
+            try:
+                await self._pass_time(table, now)
+                command = _domain(request, now)
+                try:
+                    events = decide(table.race, command) if table.started else None
+                except RuleError as error:
+                    rejection = refusal(error.code.slug, error.code.category, error.message)
+                    await self._append(table, _record(table, request, now, [], rejection))
+                    COMMANDS.labels(which, error.code.slug).inc()
+                    return race_command_pb2.RaceCommandReply(refusal=rejection)
+                if events is None:
+                    return refused(
+                        "game_not_started",
+                        Category.FAILED_PRECONDITION,
+                        "the game starts when every seat is taken",
+                    )
+                envelopes = number_events(table, [(e.at, e) for e in events])
+                seen = redacted_for(table, envelopes, request.player_id)
+                await self._append(table, _record(table, request, now, envelopes, None))
+            except Unavailable as error:
+                return refused("unavailable", Category.UNAVAILABLE, str(error))
+            COMMANDS.labels(which, "accepted").inc()
+            self._after(table)
+            reply = race_command_pb2.RaceCommandReply()
+            reply.accepted.events.extend(seen)
+            reply.accepted.counters.CopyFrom(self._counters(table, request.player_id, now))
+            return reply
+
+    def _counters(self, table: Table, player: str, now: int) -> views_pb2.RaceCounters:
+        view = player_view(table.race, player)
+        return views_pb2.RaceCounters(
+            event_number=table.next_event - 1,
+            server_time_ms=now,
+            board=view.board,
+            status=_STATUS[view.status],  # type: ignore[arg-type]
+            turns=view.turns,
+            pairs=view.pairs,
+            hints_left=view.hints_left,
+            paused_until_ms=view.paused_until,
+        )
+
+    async def _pass_time(self, table: Table, now: int) -> None:
+        """Fire every deadline due by ``now`` as its own record (a Tick), before a command."""
+        if not table.started or table.game_over:
+            return
+        await self._ensure_deal(table)
+        events = decide(table.race, cmd.Tick(now))
+        if events:
+            envelopes = number_events(table, [(e.at, e) for e in events])
+            tick = referee_pb2.StampedCommand(received_at_ms=now)
+            tick.tick.SetInParent()
+            record = referee_pb2.TableRecord(
+                table_id=table.table_id, first_event_number=table.next_event, command=tick
+            )
+            record.events.extend(envelopes)
+            await self._append(table, record)
+            self._after(table)
+
+    # --- table commands -----------------------------------------------------------------------
+
+    async def _table(self, table_id: str, data: bytes, stamp: int) -> referee_pb2.TableCommandReply:
+        try:
+            request = referee_pb2.TableCommand.FromString(data)
+        except DecodeError:
+            request = None
+        which = request.WhichOneof("command") if request is not None else None
+        if request is None or which is None:
+            return _table_refused(
+                "malformed_request",
+                Category.INVALID_ARGUMENT,
+                "not a TableCommand with a command set",
+            )
+        if not subjects.valid_table_id(table_id):
+            return _table_refused(
+                "invalid_table_id",
+                Category.INVALID_ARGUMENT,
+                "table ids are 8 to 32 lowercase letters and digits",
+            )
+        if not request.player_id:
+            return _table_refused("malformed_request", Category.INVALID_ARGUMENT, "no player")
+        structlog.contextvars.bind_contextvars(table_id=table_id, player_id=request.player_id)
+        async with self._lock(table_id):
+            table = self.tables.get(table_id)
+            if which != "create_table" and table is None:
+                return _table_refused("unknown_table", Category.NOT_FOUND, f"no table {table_id!r}")
+            now = max(stamp, table.race.now) if table is not None else stamp
+            try:
+                if which == "create_table":
+                    return await self._create(table_id, request, now)
+                assert table is not None
+                await self._pass_time(table, now)
+                if which == "join_table":
+                    return await self._join(table, request, now)
+                if which == "leave_table":
+                    seat = check_leave(table, request.player_id)
+                    body = common_pb2.TableEvent()
+                    body.player_left.seat, body.player_left.player_id = seat.number, seat.player
+                    return await self._accept(table, request, now, [(now, body)], seat.number)
+                check_start(table, request.player_id)
+                body = common_pb2.TableEvent()
+                body.fill_requested.fill_at_ms = now
+                return await self._accept(table, request, now, [(now, body)], 0)
+            except TableRefusal as error:
+                COMMANDS.labels(which, error.code).inc()
+                return referee_pb2.TableCommandReply(refusal=error.to_proto())
+            except Unavailable as error:
+                COMMANDS.labels(which, "unavailable").inc()
+                return _table_refused("unavailable", Category.UNAVAILABLE, str(error))
+
+    async def _create(
+        self, table_id: str, request: referee_pb2.TableCommand, now: int
+    ) -> referee_pb2.TableCommandReply:
+        create = request.create_table
+        check_create(self.tables.get(table_id), create)
+        commitment = await self._dealer(
+            subjects.DEALER_COMMIT,
+            dealer_pb2.CommitSeedRequest(table_id=table_id, game_id=table_id),
+            dealer_pb2.CommitSeedResponse,
+        )
+        if commitment.WhichOneof("result") != "commitment":
+            raise Unavailable(f"the dealer refused: {commitment.refusal.message}")
+        created = common_pb2.TableEvent()
+        body = created.table_created
+        body.seats, body.visibility, body.creator = (
+            create.seats,
+            create.visibility,
+            request.player_id,
+        )
+        body.invite_code = create.invite_code
+        if create.visibility == common_pb2.VISIBILITY_OPEN:
+            body.fill_at_ms = now + self._config.fill_wait_ms
+        body.race.ready_window_ms = create.race.ready_window_ms
+        body.race.hints_per_board = (
+            create.race.hints_per_board if create.race.HasField("hints_per_board") else 3
+        )
+        committed = common_pb2.TableEvent()
+        committed.seed_committed.commitment = commitment.commitment.commitment
+        committed.seed_committed.deal_version = commitment.commitment.deal_version
+        seated = common_pb2.TableEvent()
+        seated.player_seated.seat, seated.player_seated.player_id = 1, request.player_id
+        seated.player_seated.display_name = create.display_name
+        table = Table(table_id)
+        try:
+            reply = await self._accept(
+                table, request, now, [(now, created), (now, committed), (now, seated)], 1
+            )
+        except SequenceConflict as error:
+            raise TableRefusal(
+                "table_exists", Category.FAILED_PRECONDITION, "that table id is taken"
+            ) from error
+        self.tables[table_id] = table
+        LIVE_TABLES.inc()
+        return reply
+
+    async def _join(
+        self, table: Table, request: referee_pb2.TableCommand, now: int
+    ) -> referee_pb2.TableCommandReply:
+        join = request.join_table
+        number = check_join(table, request.player_id, join)
+        seated = common_pb2.TableEvent()
+        body = seated.player_seated
+        body.seat, body.player_id = number, request.player_id
+        body.display_name, body.is_bot = join.display_name, join.is_bot
+        items: list[tuple[int, ev.Event | common_pb2.TableEvent]] = [(now, seated)]
+        if len(table.seated) + 1 < table.seats:
+            return await self._accept(table, request, now, items, number)
+        # The last seat: deal and start the game in the same record.
+        deal, strength = await self._fetch_deal(table.table_id)
+        seats = sorted([*table.seated, _seat(body)], key=lambda s: s.number)
+        bots = frozenset(s.player for s in seats if s.is_bot)
+        if bots:
+            assigned = common_pb2.TableEvent()
+            assigned.bots_assigned.strength = strength
+            items.append((now, assigned))
+        state = replace(table.race, deal=deal)
+        start = cmd.StartGame(
+            now,
+            tuple(s.player for s in seats),
+            bots,
+            table.ready_window_ms,
+            table.hints_per_board,
+            table.deal_version,
+        )
+        items.extend((e.at, e) for e in decide(state, start))
+        table.with_deal(deal)
+        return await self._accept(table, request, now, items, number)
+
+    async def _accept(
+        self,
+        table: Table,
+        request: referee_pb2.TableCommand,
+        now: int,
+        items: list[tuple[int, ev.Event | common_pb2.TableEvent]],
+        seat: int,
+    ) -> referee_pb2.TableCommandReply:
+        envelopes = number_events(table, items)
+        seen = redacted_for(table, envelopes, request.player_id)
+        stamped = referee_pb2.StampedCommand(received_at_ms=now)
+        stamped.table.CopyFrom(request)
+        record = referee_pb2.TableRecord(
+            table_id=table.table_id, first_event_number=table.next_event, command=stamped
+        )
+        record.events.extend(envelopes)
+        await self._append(table, record)
+        COMMANDS.labels(request.WhichOneof("command") or "?", "accepted").inc()
+        self._after(table)
+        reply = referee_pb2.TableCommandReply()
+        reply.accepted.seat = seat
+        reply.accepted.events.extend(seen)
+        return reply
+
+    # --- appending, timers, the dealer -----------------------------------------------------
+
+    async def _append(self, table: Table, record: referee_pb2.TableRecord) -> None:
+        """Append one record after the table's last, then fold it in. Nothing changes unless
+        the append is acknowledged; a retry after a lost ack is recognised by its msg id."""
+        data = record.SerializeToString()
+        msg_id = f"{table.table_id}:{table.last_sequence}"
+        for attempt in range(3):
+            try:
+                with APPEND_SECONDS.time():
+                    sequence = await self._log.append(
+                        table.table_id, data, msg_id, table.last_sequence
+                    )
+                break
+            except SequenceConflict:
+                if table.last_sequence == 0:
+                    raise
+                await self._reload(table)
+                raise Unavailable("the table changed under us; try again") from None
+            except (TimeoutError, NatsTimeout, NoRespondersError) as error:
+                log.warning("append failed", attempt=attempt, error=repr(error))
+                await asyncio.sleep(0.2 * (attempt + 1))
+        else:
+            raise Unavailable("the event store is not answering; try again")
+        table.apply(record, sequence)
+
+    async def _reload(self, table: Table) -> None:
+        fresh = Table(table.table_id)
+        for stored in await self._log.read(table.table_id):
+            fresh.apply(referee_pb2.TableRecord.FromString(stored.data), stored.sequence)
+        if fresh.started:
+            deal = table.race.deal
+            if deal is not None:
+                fresh.with_deal(deal)
+        self.tables[table.table_id] = fresh
+        log.warning("reloaded a table another writer touched", table_id=table.table_id)
+
+    def _after(self, table: Table) -> None:
+        """After every append: re-arm the timer; at the end of the game, reveal the seed."""
+        self._arm(table)
+        if table.game_over and not table.seed_revealed:
+            LIVE_TABLES.dec()
+            self._spawn(self._reveal(table.table_id))
+
+    def _arm(self, table: Table) -> None:
+        handle = self._timers.pop(table.table_id, None)
+        if handle is not None:
+            handle.cancel()
+        deadline = next_deadline(table.race) if table.started else None
+        if deadline is None:
+            return
+        delay = self._clock.wall_seconds(deadline - self._clock.now_ms())
+        loop = asyncio.get_running_loop()
+        self._timers[table.table_id] = loop.call_later(
+            delay, lambda: self._spawn(self._on_timer(table.table_id, deadline))
+        )
+
+    async def _on_timer(self, table_id: str, deadline: int) -> None:
+        async with self._lock(table_id):
+            table = self.tables[table_id]
+            now = max(self._clock.now_ms(), table.race.now)
+            due = next_deadline(table.race)
+            if due is None:
+                return
+            if due > now:  # woke early (clock rounding): sleep again
+                self._arm(table)
+                return
+            TIMER_LATE_MS.observe(now - due)
+            try:
+                await self._pass_time(table, now)
+            except Unavailable as error:
+                log.warning("timer could not fire; retrying", error=str(error))
+                loop = asyncio.get_running_loop()
+                self._timers[table_id] = loop.call_later(
+                    0.5, lambda: self._spawn(self._on_timer(table_id, deadline))
+                )
+
+    async def _reveal(self, table_id: str) -> None:
+        """Publish the seed once the game is over (the dealer checks the log says so)."""
+        delay = 0.2
+        while True:
+            async with self._lock(table_id):
+                table = self.tables[table_id]
+                if table.seed_revealed:
+                    return
+                try:
+                    answer = await self._dealer(
+                        subjects.DEALER_REVEAL,
+                        dealer_pb2.RevealSeedRequest(table_id=table_id, game_id=table_id),
+                        dealer_pb2.RevealSeedResponse,
+                    )
+                    if answer.WhichOneof("result") == "seed":
+                        now = max(self._clock.now_ms(), table.race.now)
+                        body = common_pb2.TableEvent()
+                        body.seed_revealed.seed = answer.seed.seed
+                        body.seed_revealed.deal_version = answer.seed.deal_version
+                        record = referee_pb2.TableRecord(
+                            table_id=table_id,
+                            first_event_number=table.next_event,
+                            command=referee_pb2.StampedCommand(received_at_ms=now),
+                        )
+                        record.events.extend(number_events(table, [(now, body)]))
+                        await self._append(table, record)
+                        log.info("seed revealed", table_id=table_id)
+                        return
+                    log.warning("dealer refused to reveal", refusal=answer.refusal.message)
+                except Unavailable as error:
+                    log.warning("reveal failed; retrying", error=str(error))
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 5.0)
+
+    async def _ensure_deal(self, table: Table) -> None:
+        if table.started and table.race.deal is None:
+            await self._load_deal(table)
+
+    async def _load_deal(self, table: Table) -> None:
+        deal, _ = await self._fetch_deal(table.table_id)
+        table.with_deal(deal)
+
+    async def _fetch_deal(self, table_id: str) -> tuple[tuple[tuple[int, ...], ...], str]:
+        answer = await self._dealer(
+            subjects.DEALER_DEAL,
+            dealer_pb2.DealRequest(
+                table_id=table_id, game_id=table_id, game_kind=common_pb2.GAME_KIND_MATCH_RACE
+            ),
+            dealer_pb2.DealResponse,
+        )
+        if answer.WhichOneof("result") != "deal":
+            raise Unavailable(f"the dealer refused the deal: {answer.refusal.message}")
+        race = answer.deal.race
+        boards = tuple(tuple(b.layout) for b in race.boards)
+        strength = dealer_pb2.BotStrength.Name(race.bot_strength).removeprefix("BOT_STRENGTH_")
+        return boards, strength.lower()
+
+    async def _dealer(self, subject: str, request: Any, response_type: Callable[[], Any]) -> Any:
+        try:
+            msg = await self._nc.request(
+                subject, request.SerializeToString(), timeout=self._config.dealer_timeout_s
+            )
+        except (TimeoutError, NatsTimeout, NoRespondersError) as error:
+            raise Unavailable("the dealer is not answering; try again") from error
+        answer = response_type()
+        answer.ParseFromString(msg.data)
+        return answer
+
+
+def _domain(request: race_command_pb2.RaceCommand, now: int) -> cmd.Command:
+    player = request.player_id
+    which = request.WhichOneof("command")
+    if which == "press_ready":
+        return cmd.PressReady(now, player)
+    if which == "turn_tile":
+        return cmd.TurnTile(now, player, request.turn_tile.tile)
+    if which == "resign":
+        return cmd.Resign(now, player)
+    return cmd.RequestHint(now, player)
+
+
+def _record(
+    table: Table,
+    request: race_command_pb2.RaceCommand,
+    now: int,
+    envelopes: list[common_pb2.EventEnvelope],
+    rejection: common_pb2.Refusal | None,
+) -> referee_pb2.TableRecord:
+    stamped = referee_pb2.StampedCommand(received_at_ms=now)
+    stamped.race.CopyFrom(request)
+    record = referee_pb2.TableRecord(
+        table_id=table.table_id, first_event_number=table.next_event, command=stamped
+    )
+    record.events.extend(envelopes)
+    if rejection is not None:
+        record.refusal.CopyFrom(rejection)
+    return record
+
+
+def _table_refused(code: str, category: Category, message: str) -> referee_pb2.TableCommandReply:
+    COMMANDS.labels("table", code).inc()
+    return referee_pb2.TableCommandReply(refusal=refusal(code, category, message))
+
+
+def _seat(body: common_pb2.TableEvent.PlayerSeated) -> Seat:
+    return Seat(body.seat, body.player_id, body.display_name, body.is_bot)
+
+
+async def serve(nc: Client, config: RefereeConfig) -> Callable[[], Awaitable[None]]:
+    referee = Referee(nc, config, Clock(config.clock_rate, config.clock_anchor_ms))
+    await referee.start()
+    return referee.stop

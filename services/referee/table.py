@@ -1,0 +1,291 @@
+"""One table as the referee holds it: its seats, its game, and how a record becomes state.
+
+Pure: no clock, no I/O. The service passes in ``now`` and the dealer's answers, and appends
+what this module decides. Seating rules live here; the game's rules live in match_rules.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field, replace
+
+from match.v1 import common_pb2, referee_pb2
+from match_bus.codec import from_proto, to_proto
+from match_rules.errors import Category
+from match_rules.race import Phase, RaceState, evolve, initial_state, redact
+from match_rules.race import events as ev
+from match_rules.race.constants import (
+    DEFAULT_HINTS_PER_BOARD,
+    MAX_HINTS_PER_BOARD,
+    MAX_PLAYERS,
+    MAX_READY_WINDOW_MS,
+    MIN_PLAYERS,
+    MIN_READY_WINDOW_MS,
+)
+from match_rules.race.state import validate_deal
+
+RACE = common_pb2.GAME_KIND_MATCH_RACE
+_CATEGORY = {
+    Category.INVALID_ARGUMENT: common_pb2.Refusal.CATEGORY_INVALID_ARGUMENT,
+    Category.FAILED_PRECONDITION: common_pb2.Refusal.CATEGORY_FAILED_PRECONDITION,
+    Category.PERMISSION_DENIED: common_pb2.Refusal.CATEGORY_PERMISSION_DENIED,
+    Category.RESOURCE_EXHAUSTED: common_pb2.Refusal.CATEGORY_RESOURCE_EXHAUSTED,
+    Category.NOT_FOUND: common_pb2.Refusal.CATEGORY_NOT_FOUND,
+    Category.UNAVAILABLE: common_pb2.Refusal.CATEGORY_UNAVAILABLE,
+}
+
+
+class TableRefusal(Exception):
+    """A table command the referee refuses; it changes nothing."""
+
+    def __init__(self, code: str, category: Category, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code, self.category, self.message = code, category, message
+
+    def to_proto(self) -> common_pb2.Refusal:
+        return refusal(self.code, self.category, self.message)
+
+
+def refusal(code: str, category: Category, message: str) -> common_pb2.Refusal:
+    return common_pb2.Refusal(code=code, category=_CATEGORY[category], message=message)
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    number: int
+    player: str
+    name: str
+    is_bot: bool
+
+
+@dataclass(slots=True)
+class Table:
+    """Everything the referee knows of a table, folded from its records."""
+
+    table_id: str
+    seats: int = 0
+    visibility: int = common_pb2.VISIBILITY_UNSPECIFIED
+    creator: str = ""
+    invite_code: str = ""
+    fill_at_ms: int = 0
+    ready_window_ms: int = 0
+    hints_per_board: int = DEFAULT_HINTS_PER_BOARD
+    commitment: str = ""
+    deal_version: str = ""
+    seated: list[Seat] = field(default_factory=list)
+    race: RaceState = field(default_factory=initial_state)
+    started: bool = False
+    seed_revealed: bool = False
+    last_sequence: int = 0  # the stream sequence of the table's last record
+    next_event: int = 1  # the number the next event takes
+
+    @property
+    def game_over(self) -> bool:
+        return self.race.phase is Phase.OVER
+
+    def seat_of(self, player: str) -> Seat | None:
+        return next((s for s in self.seated if s.player == player), None)
+
+    def apply(self, record: referee_pb2.TableRecord, sequence: int) -> None:
+        """Fold one record (as appended) into the table."""
+        for envelope in record.events:
+            self.apply_event(envelope)
+        self.last_sequence = sequence
+
+    def apply_event(self, envelope: common_pb2.EventEnvelope) -> None:
+        self.next_event = envelope.event_number + 1
+        if envelope.HasField("race"):
+            event = from_proto(envelope.race)
+            self.race = evolve(self.race, event)  # type: ignore[arg-type]
+            if isinstance(event, ev.GameStarted):
+                self.started = True
+            return
+        which = envelope.table.WhichOneof("event")
+        body = getattr(envelope.table, which)
+        if which == "table_created":
+            self.seats, self.visibility, self.creator = body.seats, body.visibility, body.creator
+            self.invite_code, self.fill_at_ms = body.invite_code, body.fill_at_ms
+            self.ready_window_ms = body.race.ready_window_ms
+            self.hints_per_board = body.race.hints_per_board
+        elif which == "player_seated":
+            self.seated.append(Seat(body.seat, body.player_id, body.display_name, body.is_bot))
+        elif which == "player_left":
+            self.seated = [s for s in self.seated if s.player != body.player_id]
+        elif which == "seed_committed":
+            self.commitment, self.deal_version = body.commitment, body.deal_version
+        elif which == "fill_requested":
+            self.fill_at_ms = body.fill_at_ms
+        elif which == "seed_revealed":
+            self.seed_revealed = True
+
+    def with_deal(self, deal: tuple[tuple[int, ...], ...]) -> None:
+        """Give the referee's state the dealer's deal (the events never carry it)."""
+        validate_deal(deal)
+        self.race = replace(self.race, deal=deal)
+
+
+# --- judging table commands --------------------------------------------------------------------
+
+
+def _name_problem(name: str) -> str | None:
+    if not 1 <= len(name) <= 32:
+        return "a display name is 1 to 32 characters"
+    if any(unicodedata.category(c).startswith("C") for c in name):
+        return "a display name may not hold control characters"
+    return None
+
+
+def check_create(table: Table | None, cmd: referee_pb2.TableCommand.CreateTable) -> None:
+    if table is not None:
+        raise TableRefusal("table_exists", Category.FAILED_PRECONDITION, "that table id is taken")
+    if cmd.game_kind != RACE:
+        raise TableRefusal(
+            "unsupported_game",
+            Category.INVALID_ARGUMENT,
+            "only Match, the race, is played here so far",
+        )
+    if not MIN_PLAYERS <= cmd.seats <= MAX_PLAYERS:
+        raise TableRefusal(
+            "invalid_seats",
+            Category.INVALID_ARGUMENT,
+            f"a table has {MIN_PLAYERS} to {MAX_PLAYERS} seats, not {cmd.seats}",
+        )
+    if cmd.visibility not in (common_pb2.VISIBILITY_OPEN, common_pb2.VISIBILITY_PRIVATE):
+        raise TableRefusal(
+            "invalid_visibility", Category.INVALID_ARGUMENT, "choose an open or a private table"
+        )
+    if cmd.visibility == common_pb2.VISIBILITY_PRIVATE and not cmd.invite_code:
+        raise TableRefusal(
+            "invalid_invite_code", Category.INVALID_ARGUMENT, "a private table needs an invite code"
+        )
+    problem = _name_problem(cmd.display_name)
+    if problem:
+        raise TableRefusal("invalid_name", Category.INVALID_ARGUMENT, problem)
+    window = cmd.race.ready_window_ms
+    if not MIN_READY_WINDOW_MS <= window <= MAX_READY_WINDOW_MS:
+        raise TableRefusal(
+            "invalid_ready_window",
+            Category.INVALID_ARGUMENT,
+            f"the Ready deadline is {MIN_READY_WINDOW_MS // 1000} to "
+            f"{MAX_READY_WINDOW_MS // 1000} s, not {window} ms",
+        )
+    hints = cmd.race.hints_per_board if cmd.race.HasField("hints_per_board") else None
+    if hints is not None and not 0 <= hints <= MAX_HINTS_PER_BOARD:
+        raise TableRefusal(
+            "invalid_hints",
+            Category.INVALID_ARGUMENT,
+            f"hints per board are 0 to {MAX_HINTS_PER_BOARD}, not {hints}",
+        )
+
+
+def check_join(table: Table, player: str, cmd: referee_pb2.TableCommand.JoinTable) -> int:
+    """The seat the player would take (1-based)."""
+    if table.started:
+        raise TableRefusal(
+            "table_started",
+            Category.FAILED_PRECONDITION,
+            "the game at this table has started; find another table",
+        )
+    if table.seat_of(player) is not None:
+        raise TableRefusal(
+            "already_seated", Category.FAILED_PRECONDITION, "you already have a seat at this table"
+        )
+    if len(table.seated) >= table.seats:
+        raise TableRefusal("table_full", Category.FAILED_PRECONDITION, "this table is full")
+    private = table.visibility == common_pb2.VISIBILITY_PRIVATE
+    if private and cmd.invite_code != table.invite_code:
+        raise TableRefusal(
+            "invite_required",
+            Category.PERMISSION_DENIED,
+            "this table is private: join it with its invite code",
+        )
+    if cmd.is_bot and (private or not any(not s.is_bot for s in table.seated)):
+        raise TableRefusal(
+            "no_bot_here",
+            Category.FAILED_PRECONDITION,
+            "bots fill only open tables with a person seated",
+        )
+    problem = _name_problem(cmd.display_name)
+    if problem:
+        raise TableRefusal("invalid_name", Category.INVALID_ARGUMENT, problem)
+    taken = {s.number for s in table.seated}
+    return min(n for n in range(1, table.seats + 1) if n not in taken)
+
+
+def check_leave(table: Table, player: str) -> Seat:
+    seat = table.seat_of(player)
+    if seat is None:
+        raise TableRefusal("not_seated", Category.PERMISSION_DENIED, "you have no seat here")
+    if table.started:
+        raise TableRefusal(
+            "table_started",
+            Category.FAILED_PRECONDITION,
+            "the game has started: resign instead of leaving",
+        )
+    return seat
+
+
+def check_start(table: Table, player: str) -> None:
+    if table.creator != player:
+        raise TableRefusal(
+            "not_host",
+            Category.PERMISSION_DENIED,
+            "only the host (who made the table) can start it",
+        )
+    if table.started:
+        raise TableRefusal("table_started", Category.FAILED_PRECONDITION, "already started")
+    if table.visibility != common_pb2.VISIBILITY_OPEN:
+        raise TableRefusal(
+            "no_bot_here",
+            Category.FAILED_PRECONDITION,
+            "a private table has no bot: wait for the players you invited",
+        )
+
+
+# --- building records --------------------------------------------------------------------------
+
+
+def envelope(
+    table: Table, number: int, at: int, body: ev.Event | common_pb2.TableEvent
+) -> common_pb2.EventEnvelope:
+    env = common_pb2.EventEnvelope(
+        table_id=table.table_id,
+        game_id=table.table_id,
+        game_kind=RACE,
+        event_number=number,
+        server_time_ms=at,
+    )
+    if isinstance(body, common_pb2.TableEvent):
+        env.table.CopyFrom(body)
+    else:
+        env.race.CopyFrom(to_proto(body))
+    return env
+
+
+def number_events(
+    table: Table, items: list[tuple[int, ev.Event | common_pb2.TableEvent]]
+) -> list[common_pb2.EventEnvelope]:
+    return [envelope(table, table.next_event + i, at, body) for i, (at, body) in enumerate(items)]
+
+
+def redacted_for(
+    table: Table, envelopes: list[common_pb2.EventEnvelope], player: str
+) -> list[common_pb2.EventEnvelope]:
+    """The envelopes as ``player`` may see them, given the table state *before* they applied."""
+    state = table.race
+    out = []
+    for env in envelopes:
+        if not env.HasField("race"):
+            out.append(env)
+            continue
+        event = from_proto(env.race)
+        state = evolve(state, event)  # type: ignore[arg-type]
+        seen = redact(state, event, player)  # type: ignore[arg-type]
+        if seen is event:
+            out.append(env)
+        else:
+            copy = common_pb2.EventEnvelope()
+            copy.CopyFrom(env)
+            copy.race.CopyFrom(to_proto(seen))
+            out.append(copy)
+    return out

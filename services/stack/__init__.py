@@ -1,0 +1,1 @@
+"""``python -m services.stack``: `make run`, the whole system on this machine."""
