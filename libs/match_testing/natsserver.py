@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import IO
 
 
 def free_port() -> int:
@@ -42,11 +43,12 @@ class NatsServer:
         )
         self._config = config
         self.process: subprocess.Popen[bytes] | None = None
+        self._log: IO[bytes] | None = None
 
     def start(self, timeout: float = 10.0) -> NatsServer:
-        log = open(self.store_dir / "nats.log", "ab")  # noqa: SIM115 - lives with the process
+        self._log = open(self.store_dir / "nats.log", "ab")  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(
-            [nats_server_binary(), "-c", str(self._config)], stdout=log, stderr=log
+            [nats_server_binary(), "-c", str(self._config)], stdout=self._log, stderr=self._log
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -67,3 +69,6 @@ class NatsServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        if self._log is not None:
+            self._log.close()
+            self._log = None

@@ -12,6 +12,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from match_testing.natsserver import NatsServer, free_port
 
@@ -28,6 +29,7 @@ class Stack:
     inherit_output: bool = False
     nats: NatsServer | None = None
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+    _logs: dict[str, IO[bytes]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -76,8 +78,10 @@ class Stack:
         return self
 
     def start_service(self, name: str) -> None:
-        log_file = self.workdir / "logs" / f"{name}.log"
-        out = None if self.inherit_output else open(log_file, "ab")  # noqa: SIM115
+        out = None
+        if not self.inherit_output:
+            self._close_log(name)
+            out = self._logs[name] = open(self.workdir / "logs" / f"{name}.log", "ab")  # noqa: SIM115
         self.processes[name] = subprocess.Popen(
             [sys.executable, "-m", f"services.{name}"],
             env=self.service_env(name),
@@ -113,16 +117,22 @@ class Stack:
         path = self.workdir / "logs" / f"{name}.log"
         return path.read_text(errors="replace")[-4000:] if path.exists() else "(no log)"
 
+    def _close_log(self, name: str) -> None:
+        handle = self._logs.pop(name, None)
+        if handle is not None:
+            handle.close()
+
     def stop_service(self, name: str, sig: int = signal.SIGTERM) -> None:
+        """Stop one service (SIGKILL to crash it) and wait for it to be gone."""
         proc = self.processes.pop(name, None)
-        if proc is None or proc.poll() is not None:
-            return
-        proc.send_signal(sig)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        if proc is not None and proc.poll() is None:
+            proc.send_signal(sig)
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        self._close_log(name)
 
     def stop(self) -> None:
         for name in reversed(list(self.processes)):

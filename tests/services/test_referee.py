@@ -1,0 +1,154 @@
+"""The referee over real NATS with the real dealer: commands in, fenced records out."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import nats
+import pytest
+from nats.aio.client import Client
+
+from match.v1 import common_pb2, race_command_pb2, referee_pb2
+from match_bus import subjects
+from match_bus.codec import from_proto
+from match_bus.jetstream import TableLog
+from match_rules.race import events as ev
+from match_testing.natsserver import NatsServer
+from match_testing.stack import Stack
+
+RATE = 10.0
+
+
+@pytest.fixture
+def stack(nats_server: NatsServer, tmp_path: Path) -> Any:
+    anchor = str(int(time.time() * 1000))
+    s = Stack(tmp_path / "stack", nats_url=nats_server.url, services=("dealer", "referee"),
+              env={"REFEREE_CLOCK_RATE": str(RATE), "REFEREE_CLOCK_ANCHOR_MS": anchor})
+    s.start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+async def nc(stack: Stack) -> AsyncIterator[Client]:
+    client = await nats.connect(stack.url)
+    for attempt in range(100):  # until the referee has subscribed
+        try:
+            await client.request(subjects.referee_race("ping0000"), b"", 1)
+            break
+        except nats.errors.NoRespondersError:
+            await asyncio.sleep(0.05 * attempt)
+    yield client
+    await client.close()
+
+
+async def table_cmd(nc: Client, table: str, player: str, **command: Any
+                    ) -> referee_pb2.TableCommandReply:
+    request = referee_pb2.TableCommand(table_id=table, player_id=player, **command)
+    for attempt in range(50):  # the referee may still be subscribing
+        try:
+            msg = await nc.request(subjects.referee_table(table), request.SerializeToString(), 5)
+            return referee_pb2.TableCommandReply.FromString(msg.data)
+        except nats.errors.NoRespondersError:
+            await asyncio.sleep(0.1 * attempt)
+    raise AssertionError("referee never answered")
+
+
+async def race_cmd(nc: Client, table: str, player: str, **command: Any
+                   ) -> race_command_pb2.RaceCommandReply:
+    request = race_command_pb2.RaceCommand(table_id=table, player_id=player, **command)
+    msg = await nc.request(subjects.referee_race(table), request.SerializeToString(), 5)
+    return race_command_pb2.RaceCommandReply.FromString(msg.data)
+
+
+def create(seats: int = 2, window: int = 10_000) -> dict[str, Any]:
+    return {"create_table": referee_pb2.TableCommand.CreateTable(
+        game_kind=common_pb2.GAME_KIND_MATCH_RACE, seats=seats,
+        visibility=common_pb2.VISIBILITY_OPEN, display_name="Ann",
+        race={"ready_window_ms": window},
+    )}
+
+
+def race_events(reply: Any) -> list[Any]:
+    return [from_proto(e.race) for e in reply.accepted.events if e.HasField("race")]
+
+
+async def test_a_table_fills_starts_and_takes_turns(nc: Client, stack: Stack) -> None:
+    table = "t1abcdef01"
+    created = await table_cmd(nc, table, "ann", **create())
+    assert created.WhichOneof("result") == "accepted", created
+    assert created.accepted.seat == 1
+    kinds = [e.table.WhichOneof("event") for e in created.accepted.events]
+    assert kinds == ["table_created", "seed_committed", "player_seated"]
+    again = await table_cmd(nc, table, "zed", **create())
+    assert again.refusal.code == "table_exists"
+    early = await race_cmd(nc, table, "ann", press_ready={})
+    assert early.refusal.code == "game_not_started"
+    joined = await table_cmd(nc, table, "bob", join_table={"display_name": "Bob"})
+    assert joined.accepted.seat == 2
+    started = race_events(joined)
+    assert [type(e) for e in started] == [ev.GameStarted, ev.ReadyOpened]
+    await race_cmd(nc, table, "ann", press_ready={})
+    ready = await race_cmd(nc, table, "bob", press_ready={})
+    (countdown,) = [e for e in race_events(ready) if isinstance(e, ev.CountdownStarted)]
+    await asyncio.sleep((countdown.starts_at - countdown.at) / RATE / 1000 + 0.05)
+    turned = await race_cmd(nc, table, "ann", turn_tile={"tile": 7})
+    assert turned.WhichOneof("result") == "accepted", turned
+    mine = race_events(turned)[-1]
+    assert isinstance(mine, ev.TileTurned) and mine.tile == 7
+    assert turned.accepted.counters.turns == 1
+    bad = await race_cmd(nc, table, "ann", turn_tile={"tile": 21})
+    assert (bad.refusal.code, bad.refusal.category) == (
+        "tile_out_of_range", common_pb2.Refusal.CATEGORY_INVALID_ARGUMENT)
+    stranger = await race_cmd(nc, table, "mallory", turn_tile={"tile": 1})
+    assert stranger.refusal.code == "not_seated"
+    # Bob sees Ann's turn only as counts; the log holds the face.
+    records = await TableLog(nc.jetstream()).read(table)
+    decoded = [referee_pb2.TableRecord.FromString(r.data) for r in records]
+    assert any(r.refusal.code == "tile_out_of_range" for r in decoded)
+    numbers = [e.event_number for r in decoded for e in r.events]
+    assert numbers == list(range(1, len(numbers) + 1))
+
+
+async def test_unknown_tables_and_garbage_are_refused(nc: Client, stack: Stack) -> None:
+    reply = await race_cmd(nc, "nosuchtable1", "ann", press_ready={})
+    assert reply.refusal.code == "unknown_table"
+    msg = await nc.request(subjects.referee_race("nosuchtable1"), b"\xff\xfe garbage", 5)
+    assert race_command_pb2.RaceCommandReply.FromString(msg.data).refusal.code == (
+        "malformed_request")
+    bad_id = await table_cmd(nc, "BAD", "ann", **create())
+    assert bad_id.refusal.code == "invalid_table_id"
+    seats = await table_cmd(nc, "t2abcdef01", "ann", **create(seats=5))
+    assert seats.refusal.code == "invalid_seats"
+
+
+async def test_a_restarted_referee_keeps_every_deadline(nc: Client, stack: Stack) -> None:
+    table = "t3abcdef01"
+    await table_cmd(nc, table, "ann", **create(window=10_000))
+    joined = await table_cmd(nc, table, "bob", join_table={"display_name": "Bob"})
+    (opened,) = [e for e in race_events(joined) if isinstance(e, ev.ReadyOpened)]
+    await race_cmd(nc, table, "ann", press_ready={})
+    stack.stop_service("referee")
+    await asyncio.sleep((opened.deadline - opened.at) / RATE / 1000 + 0.3)  # the deadline passes
+    stack.start_service("referee")
+    reply = await race_cmd_retry(nc, table, "bob", press_ready={})
+    assert reply.refusal.code == "player_out"  # bob missed it while the referee was down
+    records = await TableLog(nc.jetstream()).read(table)
+    events = [from_proto(e.race) for r in records
+              for e in referee_pb2.TableRecord.FromString(r.data).events if e.HasField("race")]
+    missed = [e for e in events if isinstance(e, ev.PlayerMissedReady)]
+    assert missed == [ev.PlayerMissedReady(opened.deadline, 1, "bob")]  # at the deadline itself
+
+
+async def race_cmd_retry(nc: Client, table: str, player: str, **command: Any
+                         ) -> race_command_pb2.RaceCommandReply:
+    for attempt in range(50):
+        try:
+            return await race_cmd(nc, table, player, **command)
+        except nats.errors.NoRespondersError:
+            await asyncio.sleep(0.1 * attempt)
+    raise AssertionError("referee never came back")
