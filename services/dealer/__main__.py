@@ -1,0 +1,3 @@
+from services.dealer.service import main
+
+main()

@@ -1,0 +1,50 @@
+"""The dealer process: answers ``match.dealer.{commit,deal,reveal}`` in queue group ``dealer``.
+
+``match.dealer.deal`` answers every face of a game: only the referee may publish to it. Restrict
+it (and the other two) with NATS permissions; see docs/ledger.md, "The dealer".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
+
+import structlog
+from nats.aio.client import Client
+from nats.aio.msg import Msg
+
+from match_bus import subjects
+from match_bus.service import BaseConfig, run, spawn
+from services.dealer.dealer import Dealer
+from services.dealer.stores import EventLog, KvSeedStore, open_seeds
+
+log = structlog.get_logger()
+
+
+def _replying(
+    handle: Callable[[bytes], Awaitable[bytes]],
+) -> Callable[[Msg], Coroutine[Any, Any, None]]:
+    async def on_request(msg: Msg) -> None:
+        if not msg.reply:
+            log.warning("request without a reply subject, dropped", subject=msg.subject)
+            return
+        await msg.respond(await handle(msg.data))
+
+    return on_request
+
+
+async def serve(nc: Client) -> None:
+    """Subscribe the three subjects; ``run`` drains them on SIGTERM."""
+    js = nc.jetstream()
+    dealer = Dealer(KvSeedStore(js, await open_seeds(js)), EventLog(js))
+    routes = (
+        (subjects.DEALER_COMMIT, dealer.commit),
+        (subjects.DEALER_DEAL, dealer.deal),
+        (subjects.DEALER_REVEAL, dealer.reveal),
+    )
+    for subject, handle in routes:
+        await nc.subscribe(subject, queue=subjects.DEALER_QUEUE, cb=spawn(_replying(handle)))
+
+
+def main() -> None:
+    run("dealer", BaseConfig.from_env(default_metrics_port=9103), serve)

@@ -1,0 +1,3 @@
+from services.ledger.service import main
+
+main()

@@ -1,0 +1,186 @@
+"""The durable pull consumer ``ledger`` on MATCH_EVENTS: fetch a batch, store it, then ack it.
+
+Acking only after the batch is committed means a ledger killed at any instant loses nothing:
+what it had not acked comes again, and the store ignores what it already holds.
+
+nats-py habits handled here: ``fetch`` raises TimeoutError when there is nothing to fetch; a pull
+subscription can go quiet after the server restarts, so the subscription is made again after a
+reconnect, after any error, and when the consumer reports pending records that never arrive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import structlog
+from nats.aio.client import Client
+from nats.aio.msg import Msg
+from nats.js import JetStreamContext
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+from nats.js.errors import APIError
+from prometheus_client import Counter, Gauge
+
+from match_bus import subjects
+from match_bus.jetstream import ensure_stream
+from services.ledger.store import Incoming, Outcome, Store
+
+RECORDS = Counter("match_ledger_records_total", "Records stored (redeliveries not counted)")
+EVENTS = Counter("match_ledger_events_total", "Events in the records stored")
+GAPS = Counter(
+    "match_ledger_gaps_total", "Records whose event numbers do not continue their table's"
+)
+REDELIVERED = Counter("match_ledger_redelivered_total", "Records delivered again, ignored")
+CONFLICTS = Counter(
+    "match_ledger_conflicts_total", "Records whose sequence is stored with other bytes (kept)"
+)
+MALFORMED = Counter("match_ledger_malformed_records_total", "Stored records that don't parse")
+LAG = Gauge("match_ledger_lag_records", "Records on the stream the ledger has not fetched yet")
+LAST_SEQUENCE = Gauge("match_ledger_last_stream_sequence", "Highest stream sequence stored")
+
+log = structlog.get_logger()
+
+
+def consumer_config() -> ConsumerConfig:
+    return ConsumerConfig(
+        durable_name=subjects.LEDGER_DURABLE,
+        filter_subject=subjects.EVENTS_ALL,
+        ack_policy=AckPolicy.EXPLICIT,
+        deliver_policy=DeliverPolicy.ALL,
+        ack_wait=30.0,
+        max_ack_pending=1024,
+    )
+
+
+class Ingest:
+    def __init__(
+        self,
+        nc: Client,
+        store: Store,
+        batch: int = 256,
+        fetch_timeout: float = 1.0,
+        check_every: int = 5,
+    ) -> None:
+        self._nc = nc
+        self._js: JetStreamContext = nc.jetstream()
+        self._store = store
+        self._batch = batch
+        self._fetch_timeout = fetch_timeout
+        self._check_every = check_every  # idle fetches between two looks at the consumer
+        self._last_sequence = 0
+
+    async def run(self) -> None:
+        """Consume forever; every failure ends in a fresh subscription a moment later."""
+        self._last_sequence = await asyncio.to_thread(self._store.last_sequence)
+        LAST_SEQUENCE.set(self._last_sequence)
+        while True:
+            subscription = None
+            try:
+                await ensure_stream(self._js)
+                subscription = await self._js.pull_subscribe(
+                    subjects.EVENTS_ALL,
+                    durable=subjects.LEDGER_DURABLE,
+                    stream=subjects.EVENTS_STREAM,
+                    config=consumer_config(),
+                )
+                await self._redeliver_unacked()
+                log.info("consuming", consumer=subjects.LEDGER_DURABLE)
+                await self._pull(subscription)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                log.warning("consumer failed; subscribing again", error=repr(error))
+                await asyncio.sleep(0.5)
+            finally:
+                if subscription is not None:
+                    with contextlib.suppress(Exception):
+                        await subscription.unsubscribe()
+
+    async def _redeliver_unacked(self) -> None:
+        """Have the records delivered but never acked (by a ledger killed mid-batch, or to a
+        subscription lost in a reconnect) delivered again now, not after ``ack_wait``.
+
+        ADR-60 consumer reset (nats-server >= 2.14): the consumer resumes just above its ack
+        floor. Only one ledger consumes ``ledger``, and it holds nothing unacked here, so the
+        only cost is a few records it already stored coming again (and ignored).
+        """
+        await self._nc.flush()  # acks still buffered go out first
+        try:
+            reset = await self._js.reset_consumer(subjects.EVENTS_STREAM, subjects.LEDGER_DURABLE)
+        except APIError as error:  # an older server: redelivery waits for ack_wait
+            log.warning("could not reset the consumer", error=repr(error))
+            return
+        log.info("consumer reset", next_sequence=reset.reset_seq)
+
+    async def _pull(self, subscription: JetStreamContext.PullSubscription) -> None:
+        """Fetch and store until the subscription needs making again."""
+        reconnects = self._nc.stats["reconnects"]
+        idle = 0
+        while True:
+            if self._nc.stats["reconnects"] != reconnects:
+                log.info("reconnected to NATS; subscribing again")
+                return
+            try:
+                messages = await subscription.fetch(self._batch, timeout=self._fetch_timeout)
+            except TimeoutError:  # nothing to fetch (nats-py raises instead of returning [])
+                messages = []
+            if messages:
+                idle = 0
+                await self._handle(messages)
+                continue
+            await asyncio.sleep(0.05)  # a status message (e.g. 409) can end a fetch at once
+            idle += 1
+            if idle % self._check_every == 0:
+                info = await subscription.consumer_info()
+                LAG.set(info.num_pending or 0)
+                if info.num_pending:
+                    log.warning("records pending but none fetched; subscribing again")
+                    return
+
+    async def _handle(self, messages: list[Msg]) -> None:
+        batch = [
+            Incoming(m.metadata.sequence.stream, subjects.table_of(m.subject), m.data)
+            for m in messages
+        ]
+        try:
+            outcomes = await asyncio.to_thread(self._store.append, batch)
+        except Exception:
+            for message in messages:  # deliver them again now rather than after ack_wait
+                with contextlib.suppress(Exception):
+                    await message.nak()
+            raise
+        for message in messages:
+            await message.ack()
+        for outcome in outcomes:
+            _account(outcome)
+        self._last_sequence = max(self._last_sequence, batch[-1].sequence)
+        LAST_SEQUENCE.set(self._last_sequence)
+        LAG.set(messages[-1].metadata.num_pending)
+
+
+def _account(outcome: Outcome) -> None:
+    if not outcome.inserted:
+        REDELIVERED.inc()
+        if outcome.conflict:
+            CONFLICTS.inc()
+            log.error(
+                "a stored sequence came again with other bytes; the stored record is kept",
+                sequence=outcome.sequence,
+                table_id=outcome.table_id,
+            )
+        return
+    RECORDS.inc()
+    if outcome.event_count is None:
+        MALFORMED.inc()
+        log.error("stored a record that is not a TableRecord", sequence=outcome.sequence)
+        return
+    EVENTS.inc(outcome.event_count)
+    if outcome.expected_first is not None:
+        GAPS.inc()
+        log.error(
+            "event numbers do not continue the table's",
+            table_id=outcome.table_id,
+            sequence=outcome.sequence,
+            first_event_number=outcome.first_event_number,
+            expected=outcome.expected_first,
+        )

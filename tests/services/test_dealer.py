@@ -1,0 +1,280 @@
+"""The dealer over a real nats-server: commit, deal and reveal, as a process and in-process."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import nats
+import pytest
+from nats.aio.client import Client
+from nats.errors import NoRespondersError
+from nats.errors import TimeoutError as NatsTimeoutError
+
+from match.v1 import common_pb2, dealer_pb2, race_pb2, referee_pb2
+from match_bus import subjects
+from match_bus.jetstream import ensure_stream
+from match_rules.deal import DEAL_VERSION, deal
+from match_testing.natsserver import NatsServer
+from services.dealer.dealer import Dealer
+from services.dealer.stores import EventLog, KvSeedStore, open_seeds
+
+ROOT = Path(__file__).resolve().parents[2]
+GAME = "game0000aaaa"
+Category = common_pb2.Refusal.Category
+
+
+def start_dealer(url: str, log_path: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "NATS_URL": url, "METRICS_PORT": "0", "LOG_FORMAT": "json"}
+    with log_path.open("ab") as log:
+        return subprocess.Popen(
+            [sys.executable, "-m", "services.dealer"], cwd=ROOT, env=env, stdout=log, stderr=log
+        )
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+async def request(nc: Client, subject: str, data: bytes, within: float = 10.0) -> bytes:
+    """A request, retried while nobody listens yet (nats-py does not retry no-responders)."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            return (await nc.request(subject, data, timeout=2.0)).data
+        except (NoRespondersError, NatsTimeoutError):
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.05)
+
+
+async def commit(nc: Client, game_id: str, table_id: str = "") -> dealer_pb2.CommitSeedResponse:
+    data = dealer_pb2.CommitSeedRequest(table_id=table_id, game_id=game_id).SerializeToString()
+    return dealer_pb2.CommitSeedResponse.FromString(await request(nc, subjects.DEALER_COMMIT, data))
+
+
+async def deal_of(nc: Client, game_id: str) -> dealer_pb2.DealResponse:
+    data = dealer_pb2.DealRequest(
+        table_id=game_id, game_id=game_id, game_kind=common_pb2.GAME_KIND_MATCH_RACE
+    ).SerializeToString()
+    return dealer_pb2.DealResponse.FromString(await request(nc, subjects.DEALER_DEAL, data))
+
+
+async def reveal(nc: Client, game_id: str) -> dealer_pb2.RevealSeedResponse:
+    data = dealer_pb2.RevealSeedRequest(table_id=game_id, game_id=game_id).SerializeToString()
+    return dealer_pb2.RevealSeedResponse.FromString(await request(nc, subjects.DEALER_REVEAL, data))
+
+
+def record(table_id: str, first: int, *bodies: race_pb2.RaceEvent) -> bytes:
+    events = [
+        common_pb2.EventEnvelope(
+            table_id=table_id,
+            game_id=table_id,
+            game_kind=common_pb2.GAME_KIND_MATCH_RACE,
+            event_number=first + i,
+            race=body,
+        )
+        for i, body in enumerate(bodies)
+    ]
+    return referee_pb2.TableRecord(
+        table_id=table_id, first_event_number=first, events=events
+    ).SerializeToString()
+
+
+def game_started() -> race_pb2.RaceEvent:
+    return race_pb2.RaceEvent(game_started=race_pb2.RaceEvent.GameStarted())
+
+
+def game_ended() -> race_pb2.RaceEvent:
+    return race_pb2.RaceEvent(game_ended=race_pb2.RaceEvent.GameEnded(at=1_000))
+
+
+@pytest.fixture
+def dealer_process(nats_server: NatsServer, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    process = start_dealer(nats_server.url, tmp_path / "dealer.log")
+    try:
+        yield process
+    finally:
+        stop(process)
+
+
+@pytest.fixture
+async def nc(nats_server: NatsServer) -> AsyncIterator[Client]:
+    client = await nats.connect(nats_server.url)
+    await ensure_stream(client.jetstream())
+    try:
+        yield client
+    finally:
+        await client.close()
+
+
+@pytest.fixture
+async def dealer(nc: Client) -> Dealer:
+    js = nc.jetstream()
+    return Dealer(KvSeedStore(js, await open_seeds(js)), EventLog(js))
+
+
+async def test_the_dealer_process_commits_deals_and_reveals_after_the_end(
+    dealer_process: subprocess.Popen[bytes], nc: Client
+) -> None:
+    first = await commit(nc, GAME, table_id=GAME)
+    again = await commit(nc, GAME)
+    assert first.WhichOneof("result") == "commitment", first
+    assert again.commitment == first.commitment
+    assert first.commitment.deal_version == DEAL_VERSION
+    assert len(first.commitment.commitment) == 64
+
+    dealt = await deal_of(nc, GAME)
+    assert dealt.WhichOneof("result") == "deal", dealt
+    assert dealt.deal.commitment == first.commitment.commitment
+    assert [len(board.layout) for board in dealt.deal.race.boards] == [20, 20, 20]
+
+    js = nc.jetstream()
+    await js.publish(subjects.events(GAME), record(GAME, 1, game_started()))
+    early = await reveal(nc, GAME)
+    assert early.refusal.code == "game_not_over"
+    assert early.refusal.category == Category.CATEGORY_FAILED_PRECONDITION
+
+    await js.publish(subjects.events(GAME), record(GAME, 2, game_ended()))
+    revealed = await reveal(nc, GAME)
+    assert revealed.WhichOneof("result") == "seed", revealed
+    seed = revealed.seed.seed
+    assert hashlib.sha256(seed).hexdigest() == first.commitment.commitment
+    assert revealed.seed.commitment == first.commitment.commitment
+
+    expected = deal(seed)
+    assert [tuple(board.layout) for board in dealt.deal.race.boards] == list(expected.boards)
+    strength = dealer_pb2.BotStrength.Name(dealt.deal.race.bot_strength)
+    assert strength == f"BOT_STRENGTH_{expected.bot_strength.name}"
+    assert (await deal_of(nc, GAME)).deal == dealt.deal  # the same deal every time
+
+
+async def test_the_dealer_process_refuses_garbage_and_keeps_answering(
+    dealer_process: subprocess.Popen[bytes], nc: Client
+) -> None:
+    Response = (
+        type[dealer_pb2.CommitSeedResponse]
+        | type[dealer_pb2.DealResponse]
+        | type[dealer_pb2.RevealSeedResponse]
+    )
+    responses: dict[str, Response] = {
+        subjects.DEALER_COMMIT: dealer_pb2.CommitSeedResponse,
+        subjects.DEALER_DEAL: dealer_pb2.DealResponse,
+        subjects.DEALER_REVEAL: dealer_pb2.RevealSeedResponse,
+    }
+    bad_utf8 = b"\x12\x02\xff\xfe"  # game_id (field 2) that is not UTF-8
+    for subject, kind in responses.items():
+        for garbage in (b"\xff\xff\xff", b"garbage", bad_utf8):
+            answer = kind.FromString(await request(nc, subject, garbage))
+            assert answer.refusal.code == "malformed_request", (subject, garbage)
+            assert answer.refusal.category == Category.CATEGORY_INVALID_ARGUMENT
+
+    assert (await commit(nc, "NOT-valid")).refusal.code == "invalid_game_id"
+    assert (await commit(nc, GAME)).WhichOneof("result") == "commitment"
+    assert dealer_process.poll() is None
+
+
+async def test_unknown_and_invalid_games_are_refused(dealer: Dealer) -> None:
+    unknown = dealer_pb2.DealResponse.FromString(
+        await dealer.deal(
+            dealer_pb2.DealRequest(
+                game_id="nosuchgame1", game_kind=common_pb2.GAME_KIND_MATCH_RACE
+            ).SerializeToString()
+        )
+    )
+    assert unknown.refusal.code == "unknown_game"
+    assert unknown.refusal.category == Category.CATEGORY_FAILED_PRECONDITION
+
+    not_revealed = dealer_pb2.RevealSeedResponse.FromString(
+        await dealer.reveal(dealer_pb2.RevealSeedRequest(game_id="nosuchgame1").SerializeToString())
+    )
+    assert not_revealed.refusal.code == "unknown_game"
+
+    for game_id in ("", "short", "UPPERCASE123", "a.b.c.d.e.f", "x" * 33):
+        answer = dealer_pb2.CommitSeedResponse.FromString(
+            await dealer.commit(dealer_pb2.CommitSeedRequest(game_id=game_id).SerializeToString())
+        )
+        assert answer.refusal.code == "invalid_game_id", game_id
+        assert answer.refusal.category == Category.CATEGORY_INVALID_ARGUMENT
+
+    other_table = dealer_pb2.CommitSeedResponse.FromString(
+        await dealer.commit(
+            dealer_pb2.CommitSeedRequest(table_id="table0001", game_id=GAME).SerializeToString()
+        )
+    )
+    assert other_table.refusal.code == "invalid_game_id"
+
+
+async def test_a_deal_needs_the_race_game_kind(dealer: Dealer) -> None:
+    await dealer.commit(dealer_pb2.CommitSeedRequest(game_id=GAME).SerializeToString())
+    answer = dealer_pb2.DealResponse.FromString(
+        await dealer.deal(dealer_pb2.DealRequest(game_id=GAME).SerializeToString())
+    )
+    assert answer.refusal.code == "unsupported_game_kind"
+
+
+async def test_concurrent_dealers_commit_to_one_seed(nc: Client) -> None:
+    js = nc.jetstream()
+    dealers = [Dealer(KvSeedStore(js, await open_seeds(js)), EventLog(js)) for _ in range(3)]
+    request_bytes = dealer_pb2.CommitSeedRequest(game_id=GAME).SerializeToString()
+    answers = await asyncio.gather(*(d.commit(request_bytes) for d in dealers * 5))
+    commitments = {
+        dealer_pb2.CommitSeedResponse.FromString(a).commitment.commitment for a in answers
+    }
+    assert len(commitments) == 1
+    assert "" not in commitments
+    stored = await (await js.key_value(subjects.SEEDS_BUCKET)).get(GAME)
+    assert stored.value is not None
+    assert hashlib.sha256(stored.value).hexdigest() in commitments
+
+
+async def test_the_seed_is_revealed_when_any_record_ended_the_game(
+    dealer: Dealer, nc: Client
+) -> None:
+    js = nc.jetstream()
+    await dealer.commit(dealer_pb2.CommitSeedRequest(game_id=GAME).SerializeToString())
+    await js.publish(subjects.events(GAME), record(GAME, 1, game_started(), game_ended()))
+    refused_later = referee_pb2.TableRecord(
+        table_id=GAME,
+        first_event_number=3,
+        refusal=common_pb2.Refusal(code="game_over"),
+    )
+    await js.publish(subjects.events(GAME), refused_later.SerializeToString())
+    await js.publish(subjects.events(GAME), b"not a record")
+
+    answer = dealer_pb2.RevealSeedResponse.FromString(
+        await dealer.reveal(dealer_pb2.RevealSeedRequest(game_id=GAME).SerializeToString())
+    )
+    assert answer.WhichOneof("result") == "seed", answer
+
+
+async def test_a_game_ended_at_another_table_reveals_nothing(dealer: Dealer, nc: Client) -> None:
+    other = "game0000bbbb"
+    await dealer.commit(dealer_pb2.CommitSeedRequest(game_id=GAME).SerializeToString())
+    await nc.jetstream().publish(subjects.events(other), record(other, 1, game_ended()))
+    answer = dealer_pb2.RevealSeedResponse.FromString(
+        await dealer.reveal(dealer_pb2.RevealSeedRequest(game_id=GAME).SerializeToString())
+    )
+    assert answer.refusal.code == "game_not_over"
+
+
+async def test_a_dealer_cut_off_from_nats_answers_unavailable(dealer: Dealer, nc: Client) -> None:
+    await nc.close()
+    answer = dealer_pb2.CommitSeedResponse.FromString(
+        await dealer.commit(dealer_pb2.CommitSeedRequest(game_id=GAME).SerializeToString())
+    )
+    assert answer.refusal.code == "dealer_unavailable"
+    assert answer.refusal.category == Category.CATEGORY_UNAVAILABLE
