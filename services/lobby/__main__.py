@@ -1,0 +1,3 @@
+from services.lobby.service import main
+
+main()

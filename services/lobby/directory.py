@@ -1,0 +1,223 @@
+"""The table listing: every table of the log folded into a ``match.v1.Table``, kept live by one
+ordered consumer on ``match.events.>``. It serves ListTables, GetTable and invite codes.
+
+It is a projection and lags the log by a moment; ``sync`` waits until it has read everything the
+stream held when it was called, for a caller that must see its own write (a table just made).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import nats.errors
+import structlog
+from google.protobuf.message import DecodeError
+from nats.aio.msg import Msg
+from nats.js import JetStreamContext
+from nats.js.api import ConsumerConfig, DeliverPolicy
+
+from match.v1 import common_pb2, lobby_pb2, referee_pb2
+from match_bus import subjects
+
+log = structlog.get_logger()
+
+IDLE_CHECK_S = 5.0  # after this long without a message, check the consumer is not stuck
+MAX_BACKOFF_S = 5.0
+
+
+class ConsumerStalled(Exception):
+    """The stream has records the consumer does not deliver: re-create it."""
+
+
+class TableDirectory:
+    def __init__(self, js: JetStreamContext) -> None:
+        self._js = js
+        self._tables: dict[str, lobby_pb2.Table] = {}
+        self._invites: dict[str, str] = {}  # invite code -> table id
+        self._left: dict[str, set[str]] = {}  # table id -> players who gave up their seat
+        self._last_seq = 0  # the last stream sequence folded
+        self._advanced = asyncio.Condition()
+
+    # --- reading ---------------------------------------------------------------------------
+
+    def get(self, table_id: str) -> lobby_pb2.Table | None:
+        """A copy of the table, invite code included (the caller decides who may see it)."""
+        table = self._tables.get(table_id)
+        if table is None:
+            return None
+        copy = lobby_pb2.Table()
+        copy.CopyFrom(table)
+        return copy
+
+    def table_of_invite(self, code: str) -> str | None:
+        return self._invites.get(code)
+
+    def has_left(self, table_id: str, player_id: str) -> bool:
+        return player_id in self._left.get(table_id, ())
+
+    def open_tables(self, game_kind: int) -> list[lobby_pb2.Table]:
+        """Open tables waiting for players with a free seat, newest first (no invite codes)."""
+        found = [
+            t
+            for t in self._tables.values()
+            if t.visibility == common_pb2.VISIBILITY_OPEN
+            and t.status == lobby_pb2.Table.STATUS_WAITING
+            and len(t.taken) < t.seats
+            and game_kind in (common_pb2.GAME_KIND_UNSPECIFIED, t.game_kind)
+        ]
+        found.sort(key=lambda t: (t.created_at_ms, t.table_id), reverse=True)
+        out = []
+        for table in found:
+            copy = lobby_pb2.Table()
+            copy.CopyFrom(table)
+            copy.invite_code = ""
+            out.append(copy)
+        return out
+
+    async def sync(self, timeout_s: float = 2.0) -> bool:
+        """Wait until every record the stream holds now is folded; False if that took too long."""
+        try:
+            info = await self._js.stream_info(subjects.EVENTS_STREAM)
+        except Exception as error:  # NATS down: answer from what we have
+            log.warning("cannot read the stream's position", error=repr(error))
+            return False
+        target = info.state.last_seq
+        async with self._advanced:
+            try:
+                await asyncio.wait_for(
+                    self._advanced.wait_for(lambda: self._last_seq >= target), timeout_s
+                )
+            except TimeoutError:
+                return False
+        return True
+
+    # --- folding ---------------------------------------------------------------------------
+
+    def apply(self, record: referee_pb2.TableRecord) -> None:
+        if record.HasField("refusal"):
+            return  # a refused command changed nothing
+        for envelope in record.events:
+            self._apply_event(envelope)
+
+    def _apply_event(self, env: common_pb2.EventEnvelope) -> None:
+        which = env.WhichOneof("body")
+        if which == "table":
+            self._apply_table_event(env)
+            return
+        table = self._tables.get(env.table_id)
+        if table is None or which != "race":
+            return
+        kind = env.race.WhichOneof("event")
+        if kind == "game_started":
+            table.status = lobby_pb2.Table.STATUS_PLAYING
+            table.game_id = env.game_id
+        elif kind == "game_ended":
+            table.status = lobby_pb2.Table.STATUS_FINISHED
+
+    def _apply_table_event(self, env: common_pb2.EventEnvelope) -> None:
+        event = env.table
+        kind = event.WhichOneof("event")
+        if kind == "table_created":
+            made = event.table_created
+            table = lobby_pb2.Table(
+                table_id=env.table_id,
+                game_kind=env.game_kind,
+                visibility=made.visibility,
+                seats=made.seats,
+                status=lobby_pb2.Table.STATUS_WAITING,
+                created_at_ms=env.server_time_ms,
+                invite_code=made.invite_code,
+                fill_at_ms=made.fill_at_ms,
+            )
+            if made.HasField("race"):
+                table.race.CopyFrom(made.race)
+            self._tables[env.table_id] = table
+            if made.invite_code:
+                self._invites[made.invite_code] = env.table_id
+            return
+        existing = self._tables.get(env.table_id)
+        if existing is None:
+            return
+        table = existing
+        if kind == "player_seated":
+            seated = event.player_seated
+            kept = [s for s in table.taken if s.seat != seated.seat]
+            kept.append(
+                lobby_pb2.Table.Seat(
+                    seat=seated.seat,
+                    player_id=seated.player_id,
+                    display_name=seated.display_name,
+                    is_bot=seated.is_bot,
+                )
+            )
+            del table.taken[:]
+            table.taken.extend(sorted(kept, key=lambda s: s.seat))
+        elif kind == "player_left":
+            gone = event.player_left.player_id
+            kept = [s for s in table.taken if s.player_id != gone]
+            del table.taken[:]
+            table.taken.extend(kept)
+            self._left.setdefault(env.table_id, set()).add(gone)
+        elif kind == "fill_requested":
+            table.fill_at_ms = event.fill_requested.fill_at_ms
+        elif kind == "seed_committed":
+            table.commitment = event.seed_committed.commitment
+
+    async def _ingest(self, msg: Msg) -> None:
+        seq = msg.metadata.sequence.stream
+        if seq <= self._last_seq:
+            return  # seen before the consumer was re-created
+        try:
+            self.apply(referee_pb2.TableRecord.FromString(msg.data))
+        except DecodeError:
+            log.error("a record of the table log cannot be read", subject=msg.subject, seq=seq)
+        async with self._advanced:
+            self._last_seq = seq
+            self._advanced.notify_all()
+
+    # --- following the log -----------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Follow the log forever, re-creating the consumer whenever it fails or goes quiet."""
+        backoff = 0.25
+        while True:
+            start = self._last_seq
+            try:
+                await self._follow()
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                log.warning(
+                    "table listing consumer failed; re-creating it",
+                    error=repr(error),
+                    after_seq=self._last_seq,
+                )
+            backoff = 0.25 if self._last_seq > start else min(backoff * 2, MAX_BACKOFF_S)
+            await asyncio.sleep(backoff)
+
+    async def _follow(self) -> None:
+        if self._last_seq:
+            config = ConsumerConfig(
+                deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=self._last_seq + 1
+            )
+        else:
+            config = ConsumerConfig(deliver_policy=DeliverPolicy.ALL)
+        sub = await self._js.subscribe(
+            subjects.EVENTS_ALL, ordered_consumer=True, config=config, idle_heartbeat=2.0
+        )
+        try:
+            while True:
+                try:
+                    msg = await sub.next_msg(timeout=IDLE_CHECK_S)
+                except nats.errors.TimeoutError:
+                    info = await self._js.stream_info(subjects.EVENTS_STREAM)
+                    if info.state.last_seq > self._last_seq:
+                        raise ConsumerStalled(
+                            f"stream at {info.state.last_seq}, folded {self._last_seq}"
+                        ) from None
+                    continue
+                await self._ingest(msg)
+        finally:
+            with contextlib.suppress(Exception):
+                await sub.unsubscribe()

@@ -1,0 +1,18 @@
+"""The lobby's Prometheus metrics."""
+
+from __future__ import annotations
+
+from prometheus_client import Counter, Gauge, Histogram
+
+REQUESTS = Counter(
+    "match_lobby_requests_total",
+    "gRPC calls handled by the lobby, by method and final status code.",
+    ["method", "code"],
+)
+LATENCY = Histogram(
+    "match_lobby_request_seconds",
+    "Time to answer a unary gRPC call, by method (Watch is not timed: it is a stream).",
+    ["method"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
+)
+WATCHES = Gauge("match_lobby_watch_streams", "Watch streams open now.")

@@ -1,0 +1,94 @@
+"""The referee, as the lobby reaches it: NATS request/reply, one subject per table.
+
+``match.referee.table.<table_id>``: TableCommand -> TableCommandReply;
+``match.referee.race.<table_id>``: RaceCommand -> RaceCommandReply.
+A refusal becomes an ApiError with the refusal's status, message and slug; a referee that does
+not answer becomes UNAVAILABLE.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import grpc  # type: ignore[import-untyped]
+import nats.errors
+import structlog
+from google.protobuf.message import DecodeError
+from nats.aio.client import Client
+
+from match.v1 import race_command_pb2, referee_pb2
+from match_bus import subjects
+from services.lobby.errors import REFEREE_DOWN, ApiError, from_refusal
+
+log = structlog.get_logger()
+_GARBLED = "the referee's answer could not be read; try again"
+
+
+class Referee:
+    def __init__(
+        self, nc: Client, timeout_s: float = 5.0, no_responders_wait_s: float = 2.0
+    ) -> None:
+        self._nc = nc
+        self._timeout_s = timeout_s
+        self._no_responders_wait_s = no_responders_wait_s
+
+    async def _request(self, subject: str, data: bytes) -> bytes:
+        """The reply's bytes. "No responders" means nobody received the request, so it is safe
+        to ask again: for a little while (a referee restarting, or not up yet). A timeout is
+        not retried here: the referee may have decided the command."""
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + self._no_responders_wait_s
+        pause = 0.05
+        while True:
+            try:
+                reply = await self._nc.request(subject, data, timeout=self._timeout_s)
+            except nats.errors.NoRespondersError:
+                if loop.time() + pause > give_up:
+                    log.warning("no referee is subscribed", subject=subject)
+                    raise ApiError(grpc.StatusCode.UNAVAILABLE, REFEREE_DOWN) from None
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, 0.5)
+                continue
+            except nats.errors.TimeoutError:
+                log.warning("the referee did not answer in time", subject=subject)
+                raise ApiError(grpc.StatusCode.UNAVAILABLE, REFEREE_DOWN) from None
+            except nats.errors.Error as error:  # closed, reconnecting, draining, ...
+                log.warning("request to the referee failed", subject=subject, error=repr(error))
+                raise ApiError(grpc.StatusCode.UNAVAILABLE, REFEREE_DOWN) from None
+            return reply.data
+
+    async def table(
+        self, command: referee_pb2.TableCommand
+    ) -> referee_pb2.TableCommandReply.Accepted:
+        data = await self._request(
+            subjects.referee_table(command.table_id), command.SerializeToString()
+        )
+        try:
+            reply = referee_pb2.TableCommandReply.FromString(data)
+        except DecodeError:
+            raise ApiError(grpc.StatusCode.INTERNAL, _GARBLED) from None
+        which = reply.WhichOneof("result")
+        if which == "refusal":
+            raise from_refusal(reply.refusal)
+        if which != "accepted":
+            log.error("the referee answered a table command with nothing")
+            raise ApiError(grpc.StatusCode.INTERNAL, _GARBLED)
+        return reply.accepted
+
+    async def race(
+        self, command: race_command_pb2.RaceCommand
+    ) -> race_command_pb2.RaceCommandReply.Accepted:
+        data = await self._request(
+            subjects.referee_race(command.table_id), command.SerializeToString()
+        )
+        try:
+            reply = race_command_pb2.RaceCommandReply.FromString(data)
+        except DecodeError:
+            raise ApiError(grpc.StatusCode.INTERNAL, _GARBLED) from None
+        which = reply.WhichOneof("result")
+        if which == "refusal":
+            raise from_refusal(reply.refusal)
+        if which != "accepted":
+            log.error("the referee answered a race command with nothing")
+            raise ApiError(grpc.StatusCode.INTERNAL, _GARBLED)
+        return reply.accepted

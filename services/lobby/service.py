@@ -1,0 +1,112 @@
+"""``python -m services.lobby``: the gRPC server (LobbyService, MatchRaceService, health,
+reflection) over one NATS connection."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from collections.abc import Awaitable, Callable
+
+import grpc  # type: ignore[import-untyped]
+import structlog
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc  # type: ignore[import-untyped]
+from grpc_reflection.v1alpha import reflection  # type: ignore[import-untyped]
+from nats.aio.client import Client
+
+from match.v1 import lobby_pb2, lobby_pb2_grpc, race_service_pb2, race_service_pb2_grpc
+from match_bus.jetstream import ensure_stream
+from match_bus.service import run
+from services.lobby.config import ConfigError, LobbyConfig
+from services.lobby.directory import TableDirectory
+from services.lobby.edge import Auth
+from services.lobby.referee import Referee
+from services.lobby.servicers import LobbyServicer, RaceServicer
+from services.lobby.tokens import Tokens
+
+log = structlog.get_logger()
+
+LOBBY_SERVICE = lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name
+RACE_SERVICE = race_service_pb2.DESCRIPTOR.services_by_name["MatchRaceService"].full_name
+SERVED = ("", LOBBY_SERVICE, RACE_SERVICE)
+
+SERVER_OPTIONS = [
+    ("grpc.max_receive_message_length", 64 * 1024),  # every request is a few bytes
+    ("grpc.max_send_message_length", 4 * 1024 * 1024),
+    ("grpc.keepalive_time_ms", 60_000),  # find dead Watch clients
+    ("grpc.keepalive_timeout_ms", 20_000),
+    ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+    ("grpc.max_connection_age_grace_ms", 5_000),
+]
+
+
+async def _mirror_nats_health(nc: Client, checks: health.aio.HealthServicer) -> None:
+    """NOT_SERVING while the NATS connection is down: every RPC needs it."""
+    serving: bool | None = None
+    while True:
+        now = nc.is_connected
+        if now != serving:
+            status = (
+                health_pb2.HealthCheckResponse.SERVING
+                if now
+                else health_pb2.HealthCheckResponse.NOT_SERVING
+            )
+            for name in SERVED:
+                await checks.set(name, status)
+            if serving is not None:
+                log.warning("nats connection", connected=now)
+            serving = now
+        await asyncio.sleep(1.0)
+
+
+async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]]:
+    if config.secret_generated:
+        log.warning(
+            "MATCH_TOKEN_SECRET is not set: using a random secret, so player tokens will not "
+            "survive a restart of the lobby"
+        )
+    if config.bot_key is None:
+        log.warning("MATCH_BOT_KEY is not set: bot joins are refused")
+    js = nc.jetstream()
+    await ensure_stream(js)
+    directory = TableDirectory(js)
+    tasks = [asyncio.create_task(directory.run(), name="table-directory")]
+    referee = Referee(nc, config.referee_timeout_s)
+    auth = Auth(Tokens(config.token_secret, config.token_ttl_s), config.bot_key)
+
+    server = grpc.aio.server(options=SERVER_OPTIONS)
+    lobby_pb2_grpc.add_LobbyServiceServicer_to_server(  # type: ignore[no-untyped-call]
+        LobbyServicer(auth, referee, directory), server
+    )
+    race_service_pb2_grpc.add_MatchRaceServiceServicer_to_server(  # type: ignore[no-untyped-call]
+        RaceServicer(auth, referee, directory, js), server
+    )
+    checks = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(checks, server)
+    reflection.enable_server_reflection(
+        (*SERVED[1:], health.SERVICE_NAME, reflection.SERVICE_NAME), server
+    )
+    server.add_insecure_port(config.addr)
+    await server.start()
+    tasks.append(asyncio.create_task(_mirror_nats_health(nc, checks), name="health"))
+    log.info("listening", addr=config.addr)
+
+    async def stop() -> None:
+        for name in SERVED:
+            await checks.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+        await server.stop(grace=3.0)
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    return stop
+
+
+def main() -> None:
+    try:
+        config = LobbyConfig.from_env()
+    except ConfigError as error:
+        sys.exit(f"lobby: {error}")
+    run("lobby", config.base, lambda nc: serve(nc, config))

@@ -1,0 +1,287 @@
+"""The two gRPC services. Each method: check the cheap things, authenticate, forward to the
+referee (or read the table log), convert the answer. Nothing here judges a move."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import grpc  # type: ignore[import-untyped]
+import structlog
+from nats.js import JetStreamContext
+
+from match.v1 import (
+    common_pb2,
+    lobby_pb2,
+    lobby_pb2_grpc,
+    race_command_pb2,
+    race_service_pb2,
+    race_service_pb2_grpc,
+    referee_pb2,
+)
+from services.lobby import validation
+from services.lobby.directory import TableDirectory
+from services.lobby.edge import Auth, Context, metadata, streaming, unary
+from services.lobby.errors import ApiError, invalid
+from services.lobby.referee import Referee
+from services.lobby.tokens import Claims
+from services.lobby.viewer import leaks
+from services.lobby.watch import watch
+
+log = structlog.get_logger()
+
+TableCommand = referee_pb2.TableCommand
+RaceCommand = race_command_pb2.RaceCommand
+
+
+def _bind_table(table_id: str) -> None:
+    structlog.contextvars.bind_contextvars(table_id=table_id)
+
+
+def _unknown_table(table_id: str) -> ApiError:
+    return ApiError(grpc.StatusCode.NOT_FOUND, f"there is no table {table_id}; check the id")
+
+
+def seated_player(
+    auth: Auth, directory: TableDirectory, table_id: str, context: Context
+) -> tuple[str, Claims]:
+    """The valid table id and the caller's claims: a token for that table, seat not given up."""
+    table_id = validation.table_id(table_id)
+    _bind_table(table_id)
+    claims = auth.player(context, table_id)
+    if directory.has_left(table_id, claims.player):
+        raise ApiError(
+            grpc.StatusCode.UNAUTHENTICATED,
+            "you left this table, so this token no longer works; join again for a new one",
+        )
+    return table_id, claims
+
+
+class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
+    def __init__(self, auth: Auth, referee: Referee, directory: TableDirectory) -> None:
+        self._auth = auth
+        self._referee = referee
+        self._directory = directory
+
+    async def _table(self, table_id: str) -> lobby_pb2.Table | None:
+        """The table from the listing, waiting for the listing to catch up when it misses."""
+        table = self._directory.get(table_id)
+        if table is None and await self._directory.sync():
+            table = self._directory.get(table_id)
+        return table
+
+    @unary("CreateTable")
+    async def CreateTable(
+        self, request: lobby_pb2.CreateTableRequest, context: Context
+    ) -> lobby_pb2.CreateTableResponse:
+        name, settings = validation.create_table(request)
+        table_id, player_id = validation.new_id(), validation.new_id()
+        _bind_table(table_id)
+        structlog.contextvars.bind_contextvars(player_id=player_id)
+        invite = ""
+        if request.visibility == common_pb2.VISIBILITY_PRIVATE:
+            invite = validation.new_invite_code()
+            while self._directory.table_of_invite(invite) is not None:
+                invite = validation.new_invite_code()
+        command = TableCommand(
+            table_id=table_id,
+            player_id=player_id,
+            request_id=validation.request_id(metadata(context, "x-request-id")),
+            create_table=TableCommand.CreateTable(
+                game_kind=request.game_kind,
+                seats=request.seats,
+                visibility=request.visibility,
+                invite_code=invite,
+                display_name=name,
+                race=settings,
+            ),
+        )
+        accepted = await self._referee.table(command)
+        seat = accepted.seat or 1
+        log.info("table created", seats=request.seats, private=bool(invite))
+        return lobby_pb2.CreateTableResponse(
+            table_id=table_id,
+            invite_code=invite,
+            player_id=player_id,
+            player_token=self._auth.tokens.issue(table_id, player_id, seat),
+            seat=seat,
+        )
+
+    @unary("ListTables")
+    async def ListTables(
+        self, request: lobby_pb2.ListTablesRequest, context: Context
+    ) -> lobby_pb2.ListTablesResponse:
+        offset, size = validation.page(request)
+        tables = self._directory.open_tables(request.game_kind)
+        page = tables[offset : offset + size]
+        more = offset + size < len(tables)
+        return lobby_pb2.ListTablesResponse(
+            tables=page, next_page_token=str(offset + size) if more else ""
+        )
+
+    @unary("JoinTable")
+    async def JoinTable(
+        self, request: lobby_pb2.JoinTableRequest, context: Context
+    ) -> lobby_pb2.JoinTableResponse:
+        target = request.WhichOneof("target")
+        if target is None:
+            raise invalid("set table_id (an open table) or invite_code (a private one)")
+        name = validation.display_name(request.display_name)
+        is_bot = self._auth.is_bot(context)
+        invite = ""
+        if target == "invite_code":
+            invite = validation.invite_code(request.invite_code)
+            table_id = self._directory.table_of_invite(invite)
+            if table_id is None and await self._directory.sync():
+                table_id = self._directory.table_of_invite(invite)
+            if table_id is None:
+                raise ApiError(
+                    grpc.StatusCode.NOT_FOUND,
+                    f"no table has the invite code {invite}; check it with the host",
+                )
+        else:
+            table_id = validation.table_id(request.table_id)
+            if await self._table(table_id) is None:
+                raise _unknown_table(table_id)
+        _bind_table(table_id)
+        player_id = validation.new_id()
+        structlog.contextvars.bind_contextvars(player_id=player_id)
+        command = TableCommand(
+            table_id=table_id,
+            player_id=player_id,
+            request_id=validation.request_id(metadata(context, "x-request-id")),
+            join_table=TableCommand.JoinTable(display_name=name, is_bot=is_bot, invite_code=invite),
+        )
+        accepted = await self._referee.table(command)
+        log.info("seated", seat=accepted.seat, bot=is_bot)
+        return lobby_pb2.JoinTableResponse(
+            table_id=table_id,
+            player_id=player_id,
+            player_token=self._auth.tokens.issue(table_id, player_id, accepted.seat),
+            seat=accepted.seat,
+        )
+
+    def _seat_command(self, table_id: str, context: Context) -> TableCommand:
+        table_id, claims = seated_player(self._auth, self._directory, table_id, context)
+        return TableCommand(
+            table_id=table_id,
+            player_id=claims.player,
+            request_id=validation.request_id(metadata(context, "x-request-id")),
+        )
+
+    @unary("LeaveTable")
+    async def LeaveTable(
+        self, request: lobby_pb2.LeaveTableRequest, context: Context
+    ) -> lobby_pb2.LeaveTableResponse:
+        command = self._seat_command(request.table_id, context)
+        command.leave_table.SetInParent()
+        await self._referee.table(command)
+        return lobby_pb2.LeaveTableResponse()
+
+    @unary("StartTable")
+    async def StartTable(
+        self, request: lobby_pb2.StartTableRequest, context: Context
+    ) -> lobby_pb2.StartTableResponse:
+        command = self._seat_command(request.table_id, context)
+        command.start_table.SetInParent()
+        await self._referee.table(command)
+        await self._directory.sync()
+        table = self._directory.get(command.table_id)
+        if table is None:  # pragma: no cover - the referee just accepted a command for it
+            raise _unknown_table(command.table_id)
+        return lobby_pb2.StartTableResponse(table=table)
+
+    @unary("GetTable")
+    async def GetTable(
+        self, request: lobby_pb2.GetTableRequest, context: Context
+    ) -> lobby_pb2.GetTableResponse:
+        table_id = validation.table_id(request.table_id)
+        _bind_table(table_id)
+        claims = self._auth.claims(context)
+        table = await self._table(table_id)
+        if table is None:
+            raise _unknown_table(table_id)
+        mine = claims is not None and claims.table == table_id
+        if table.visibility == common_pb2.VISIBILITY_PRIVATE and not mine:
+            if claims is None:
+                raise ApiError(
+                    grpc.StatusCode.UNAUTHENTICATED,
+                    "a private table is shown to its players only: send your player token",
+                )
+            raise ApiError(
+                grpc.StatusCode.PERMISSION_DENIED,
+                "a private table is shown to its players only; your token is for another table",
+            )
+        if not mine:
+            table.invite_code = ""
+        return lobby_pb2.GetTableResponse(table=table)
+
+
+class RaceServicer(race_service_pb2_grpc.MatchRaceServiceServicer):
+    def __init__(
+        self, auth: Auth, referee: Referee, directory: TableDirectory, js: JetStreamContext
+    ) -> None:
+        self._auth = auth
+        self._referee = referee
+        self._directory = directory
+        self._js = js
+
+    def _player(self, table_id: str, context: Context) -> tuple[str, Claims]:
+        return seated_player(self._auth, self._directory, table_id, context)
+
+    async def _send(
+        self, table_id: str, claims: Claims, context: Context, **command: object
+    ) -> race_command_pb2.RaceCommandReply.Accepted:
+        message = RaceCommand(
+            table_id=table_id,
+            player_id=claims.player,
+            request_id=validation.request_id(metadata(context, "x-request-id")),
+            **command,  # type: ignore[arg-type]
+        )
+        accepted = await self._referee.race(message)
+        if any(leaks(env, claims.player) for env in accepted.events):
+            log.error("the referee's reply holds another player's private event; not sent")
+            raise ApiError(grpc.StatusCode.INTERNAL, "the lobby failed to handle this; try again")
+        return accepted
+
+    @unary("PressReady")
+    async def PressReady(
+        self, request: race_service_pb2.PressReadyRequest, context: Context
+    ) -> race_service_pb2.PressReadyResponse:
+        table_id, claims = self._player(request.table_id, context)
+        done = await self._send(table_id, claims, context, press_ready=RaceCommand.PressReady())
+        return race_service_pb2.PressReadyResponse(events=done.events, counters=done.counters)
+
+    @unary("TurnTile")
+    async def TurnTile(
+        self, request: race_service_pb2.TurnTileRequest, context: Context
+    ) -> race_service_pb2.TurnTileResponse:
+        table_id, claims = self._player(request.table_id, context)
+        tile = validation.tile(request.tile)
+        done = await self._send(
+            table_id, claims, context, turn_tile=RaceCommand.TurnTile(tile=tile)
+        )
+        return race_service_pb2.TurnTileResponse(events=done.events, counters=done.counters)
+
+    @unary("Resign")
+    async def Resign(
+        self, request: race_service_pb2.ResignRequest, context: Context
+    ) -> race_service_pb2.ResignResponse:
+        table_id, claims = self._player(request.table_id, context)
+        done = await self._send(table_id, claims, context, resign=RaceCommand.Resign())
+        return race_service_pb2.ResignResponse(events=done.events, counters=done.counters)
+
+    @unary("RequestHint")
+    async def RequestHint(
+        self, request: race_service_pb2.RequestHintRequest, context: Context
+    ) -> race_service_pb2.RequestHintResponse:
+        table_id, claims = self._player(request.table_id, context)
+        done = await self._send(table_id, claims, context, request_hint=RaceCommand.RequestHint())
+        return race_service_pb2.RequestHintResponse(events=done.events, counters=done.counters)
+
+    @streaming("Watch")
+    async def Watch(
+        self, request: race_service_pb2.WatchRequest, context: Context
+    ) -> AsyncIterator[race_service_pb2.WatchResponse]:
+        table_id, claims = self._player(request.table_id, context)
+        async for item in watch(self._js, table_id, claims.player, request.after_event_number):
+            yield item

@@ -1,0 +1,132 @@
+"""Cheap checks at the edge, each with a message a person can act on. The referee decides again:
+these only spare it (and the caller) a round trip for a request that cannot be right."""
+
+from __future__ import annotations
+
+import re
+import secrets
+import uuid
+
+import grpc  # type: ignore[import-untyped]
+
+from match.v1 import common_pb2, lobby_pb2, race_pb2
+from match_bus.subjects import valid_table_id
+from match_rules.race.constants import (
+    DEFAULT_HINTS_PER_BOARD,
+    MAX_HINTS_PER_BOARD,
+    MAX_PLAYERS,
+    MAX_READY_WINDOW_MS,
+    MIN_PLAYERS,
+    MIN_READY_WINDOW_MS,
+    TILES,
+)
+from services.lobby.errors import ApiError, invalid
+
+DEFAULT_READY_WINDOW_MS = 30_000
+MAX_NAME_CHARS = 32
+INVITE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L: read aloud safely
+INVITE_LENGTH = 8
+DEFAULT_PAGE_SIZE = 20
+MAX_PAGE_SIZE = 100
+_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
+
+
+def new_id() -> str:
+    """A table or player id: 16 lowercase hex digits (a valid subject token)."""
+    return secrets.token_hex(8)
+
+
+def new_invite_code() -> str:
+    return "".join(secrets.choice(INVITE_ALPHABET) for _ in range(INVITE_LENGTH))
+
+
+def display_name(name: str) -> str:
+    name = name.strip()
+    if not 1 <= len(name) <= MAX_NAME_CHARS:
+        raise invalid(f"display_name must be 1 to {MAX_NAME_CHARS} characters, got {len(name)}")
+    if not name.isprintable():
+        raise invalid("display_name may hold only printable characters (no tabs or newlines)")
+    return name
+
+
+def table_id(value: str) -> str:
+    if not value:
+        raise invalid("table_id is required")
+    if not valid_table_id(value):
+        raise invalid("table_id is 8 to 32 lowercase letters and digits, as CreateTable gave it")
+    return value
+
+
+def invite_code(value: str) -> str:
+    """Normalised: upper case, spaces and dashes dropped (people type them either way)."""
+    code = re.sub(r"[\s-]", "", value).upper()
+    if len(code) != INVITE_LENGTH or any(c not in INVITE_ALPHABET for c in code):
+        raise invalid(
+            f"an invite code is {INVITE_LENGTH} letters and digits, as the table's host shared it"
+        )
+    return code
+
+
+def tile(value: int) -> int:
+    if not 1 <= value <= TILES:
+        raise invalid(f"tiles are numbered 1 to {TILES}")
+    return value
+
+
+def request_id(metadata_value: str | None) -> str:
+    """The client's `x-request-id` (reused on a retry), or a fresh one."""
+    if metadata_value is None:
+        return uuid.uuid4().hex
+    if not _REQUEST_ID.match(metadata_value):
+        raise invalid("x-request-id is 1 to 64 letters, digits or . _ : -")
+    return metadata_value
+
+
+def race_settings(request: lobby_pb2.CreateTableRequest) -> race_pb2.RaceSettings:
+    """The race's settings with the defaults filled in."""
+    given = request.race
+    window = given.ready_window_ms or DEFAULT_READY_WINDOW_MS
+    if not MIN_READY_WINDOW_MS <= window <= MAX_READY_WINDOW_MS:
+        raise invalid(
+            f"race.ready_window_ms must be {MIN_READY_WINDOW_MS} to {MAX_READY_WINDOW_MS} "
+            f"(10 s to 2 min), or 0 for {DEFAULT_READY_WINDOW_MS}; got {window}"
+        )
+    hints = given.hints_per_board if given.HasField("hints_per_board") else None
+    if hints is None:
+        hints = DEFAULT_HINTS_PER_BOARD
+    elif hints > MAX_HINTS_PER_BOARD:
+        raise invalid(
+            f"race.hints_per_board must be 0 to {MAX_HINTS_PER_BOARD} "
+            f"(leave it unset for {DEFAULT_HINTS_PER_BOARD}); got {hints}"
+        )
+    return race_pb2.RaceSettings(ready_window_ms=window, hints_per_board=hints)
+
+
+def create_table(request: lobby_pb2.CreateTableRequest) -> tuple[str, race_pb2.RaceSettings]:
+    """The caller's display name and the resolved settings of a valid CreateTable."""
+    if request.game_kind == common_pb2.GAME_KIND_UNSPECIFIED:
+        raise invalid("game_kind is required: GAME_KIND_MATCH_RACE")
+    if request.game_kind != common_pb2.GAME_KIND_MATCH_RACE:
+        try:
+            kind = common_pb2.GameKind.Name(request.game_kind)
+        except ValueError:
+            kind = f"game kind {request.game_kind}"
+        raise ApiError(
+            grpc.StatusCode.UNIMPLEMENTED,
+            f"{kind} is not played here yet; only GAME_KIND_MATCH_RACE is",
+        )
+    if not MIN_PLAYERS <= request.seats <= MAX_PLAYERS:
+        raise invalid(f"seats must be {MIN_PLAYERS} to {MAX_PLAYERS}, got {request.seats}")
+    if request.visibility not in (common_pb2.VISIBILITY_OPEN, common_pb2.VISIBILITY_PRIVATE):
+        raise invalid("visibility is required: VISIBILITY_OPEN or VISIBILITY_PRIVATE")
+    return display_name(request.display_name), race_settings(request)
+
+
+def page(request: lobby_pb2.ListTablesRequest) -> tuple[int, int]:
+    """(offset, size) of a ListTables page."""
+    size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+    if not request.page_token:
+        return 0, size
+    if not request.page_token.isdigit() or len(request.page_token) > 9:
+        raise invalid("page_token must be the next_page_token of the previous page")
+    return int(request.page_token), size

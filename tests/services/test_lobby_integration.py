@@ -1,0 +1,159 @@
+"""The lobby with the real referee and dealer (no bot, no ledger): tables made and joined over
+gRPC, refusals from the real rules, and the Watch stream of a real table log."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import grpc  # type: ignore[import-untyped]
+import pytest
+
+from match.v1 import (
+    common_pb2,
+    lobby_pb2,
+    lobby_pb2_grpc,
+    race_pb2,
+    race_service_pb2,
+    race_service_pb2_grpc,
+)
+from match_testing.stack import Stack
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.skipif(
+    not (ROOT / "services" / "referee" / "__main__.py").exists()
+    or not (ROOT / "services" / "dealer" / "__main__.py").exists(),
+    reason="needs services/referee and services/dealer",
+)
+RACE = common_pb2.GAME_KIND_MATCH_RACE
+
+
+@pytest.fixture
+def stack(tmp_path: Path) -> Iterator[Stack]:
+    s = Stack(tmp_path / "stack", services=("dealer", "referee", "lobby"))
+    s.start()
+    try:
+        yield s
+    finally:
+        s.stop()
+    for name in ("lobby", "referee", "dealer"):
+        assert "Traceback" not in s.log(name), s.log(name)
+
+
+@pytest.fixture
+async def channel(stack: Stack) -> AsyncIterator[grpc.aio.Channel]:
+    async with grpc.aio.insecure_channel(stack.lobby_addr) as ch:
+        yield ch
+
+
+def bearer(token: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),)
+
+
+async def test_a_private_table_is_made_joined_and_watched_through_the_real_referee(
+    channel: grpc.aio.Channel,
+) -> None:
+    tables = lobby_pb2_grpc.LobbyServiceStub(channel)
+    race = race_service_pb2_grpc.MatchRaceServiceStub(channel)
+    made = await tables.CreateTable(
+        lobby_pb2.CreateTableRequest(
+            game_kind=RACE,
+            seats=2,
+            visibility=common_pb2.VISIBILITY_PRIVATE,
+            display_name="Ann",
+            race=race_pb2.RaceSettings(ready_window_ms=60_000),
+        )
+    )
+    assert made.seat == 1 and len(made.invite_code) == 8
+
+    # Joining a private table by its id is refused by the referee, with its slug.
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await tables.JoinTable(
+            lobby_pb2.JoinTableRequest(table_id=made.table_id, display_name="Eve")
+        )
+    assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    trailers = dict(caught.value.trailing_metadata() or ())
+    assert trailers.get("match-refusal-code")
+
+    joined = await tables.JoinTable(
+        lobby_pb2.JoinTableRequest(invite_code=made.invite_code.lower(), display_name="Bob")
+    )
+    assert (joined.table_id, joined.seat) == (made.table_id, 2)
+
+    watch = race.Watch(
+        race_service_pb2.WatchRequest(table_id=made.table_id), metadata=bearer(made.player_token)
+    )
+    seen: list[str] = []
+    while "ready_opened" not in seen:
+        item = await asyncio.wait_for(watch.read(), 10)
+        assert item is not grpc.aio.EOF
+        body = item.event.race if item.event.HasField("race") else item.event.table
+        seen.append(body.WhichOneof("event") or "")
+    assert seen[:3] == ["table_created", "seed_committed", "player_seated"]
+    assert "game_started" in seen
+
+    # The rules refuse a turn before the board starts: the lobby carries the refusal out.
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await race.TurnTile(
+            race_service_pb2.TurnTileRequest(table_id=made.table_id, tile=1),
+            metadata=bearer(made.player_token),
+        )
+    assert caught.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert dict(caught.value.trailing_metadata() or ()).get("match-refusal-code") in (
+        "board_not_started",
+        "ready_not_open",
+    )
+
+    pressed = await race.PressReady(
+        race_service_pb2.PressReadyRequest(table_id=made.table_id),
+        metadata=bearer(made.player_token),
+    )
+    assert [e.race.WhichOneof("event") for e in pressed.events] == ["player_ready"]
+    assert pressed.counters.board == 1
+    item = await asyncio.wait_for(watch.read(), 10)
+    assert item.event.race.player_ready.player == made.player_id
+    watch.cancel()
+
+    shown = await tables.GetTable(
+        lobby_pb2.GetTableRequest(table_id=made.table_id), metadata=bearer(joined.player_token)
+    )
+    assert shown.table.status == lobby_pb2.Table.STATUS_PLAYING
+    assert shown.table.invite_code == made.invite_code
+    assert [s.display_name for s in shown.table.taken] == ["Ann", "Bob"]
+    assert len(shown.table.commitment) == 64
+    listed = await tables.ListTables(lobby_pb2.ListTablesRequest())
+    assert made.table_id not in [t.table_id for t in listed.tables]
+
+
+async def test_an_open_table_is_listed_until_it_is_full(channel: grpc.aio.Channel) -> None:
+    tables = lobby_pb2_grpc.LobbyServiceStub(channel)
+    made = await tables.CreateTable(
+        lobby_pb2.CreateTableRequest(
+            game_kind=RACE, seats=3, visibility=common_pb2.VISIBILITY_OPEN, display_name="Ann"
+        )
+    )
+    listed = await tables.ListTables(lobby_pb2.ListTablesRequest())
+    for _ in range(50):
+        if made.table_id in [t.table_id for t in listed.tables]:
+            break
+        await asyncio.sleep(0.1)
+        listed = await tables.ListTables(lobby_pb2.ListTablesRequest())
+    (table,) = [t for t in listed.tables if t.table_id == made.table_id]
+    assert table.fill_at_ms > table.created_at_ms and table.race.ready_window_ms == 30_000
+
+    for name in ("Bob", "Cat"):
+        await tables.JoinTable(
+            lobby_pb2.JoinTableRequest(table_id=made.table_id, display_name=name)
+        )
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await tables.JoinTable(
+            lobby_pb2.JoinTableRequest(table_id=made.table_id, display_name="Dan")
+        )
+    assert caught.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    for _ in range(50):
+        listed = await tables.ListTables(lobby_pb2.ListTablesRequest())
+        if made.table_id not in [t.table_id for t in listed.tables]:
+            break
+        await asyncio.sleep(0.1)
+    assert made.table_id not in [t.table_id for t in listed.tables]
