@@ -1,0 +1,329 @@
+"""``MatchClient`` and ``PlayerSession``: thin, typed async wrappers over the gRPC API.
+
+No game logic lives here. Every call sends a fresh ``x-request-id``; every call made for a seat
+sends ``authorization: Bearer <token>``. Errors are the ``grpc.aio.AioRpcError`` the server
+ended the call with; :func:`refusal_code` reads the rules' refusal slug from it.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Protocol, TypeVar
+
+import grpc  # type: ignore[import-untyped, unused-ignore]
+import grpc.aio  # type: ignore[import-untyped, unused-ignore]
+
+from match.v1 import (
+    common_pb2,
+    lobby_pb2,
+    lobby_pb2_grpc,
+    race_pb2,
+    race_service_pb2,
+    race_service_pb2_grpc,
+    views_pb2,
+)
+
+DEFAULT_ADDRESS = "127.0.0.1:50051"
+REFUSAL_CODE_KEY = "match-refusal-code"
+BOT_KEY_HEADER = "x-match-bot-key"
+REQUEST_ID_HEADER = "x-request-id"
+DEFAULT_TIMEOUT_S = 10.0
+# Reconnect within seconds once a restarted server is back (gRPC's default backoff grows to
+# two minutes).
+CHANNEL_OPTIONS = [
+    ("grpc.initial_reconnect_backoff_ms", 500),
+    ("grpc.min_reconnect_backoff_ms", 500),
+    ("grpc.max_reconnect_backoff_ms", 5_000),
+]
+
+Metadata = Sequence[tuple[str, str]]
+_Req = TypeVar("_Req", contravariant=True)
+_Resp = TypeVar("_Resp", covariant=True)
+
+
+class _Unary(Protocol[_Req, _Resp]):
+    def __call__(
+        self, request: _Req, *, timeout: float | None = ..., metadata: Metadata | None = ...
+    ) -> Awaitable[_Resp]: ...
+
+
+class CommandReply(Protocol):
+    """What every race command returns: the events it caused and the caller's counters."""
+
+    @property
+    def events(self) -> Sequence[common_pb2.EventEnvelope]: ...
+
+    @property
+    def counters(self) -> views_pb2.RaceCounters: ...
+
+
+class _StreamCall(Protocol[_Resp]):
+    def __aiter__(self) -> AsyncIterator[_Resp]: ...
+
+    def cancel(self) -> bool: ...
+
+
+class _UnaryStream(Protocol[_Req, _Resp]):
+    def __call__(
+        self, request: _Req, *, timeout: float | None = ..., metadata: Metadata | None = ...
+    ) -> _StreamCall[_Resp]: ...
+
+
+def default_address() -> str:
+    """``MATCH_ADDR`` from the environment, else 127.0.0.1:50051."""
+    return os.environ.get("MATCH_ADDR") or DEFAULT_ADDRESS
+
+
+def new_request_id() -> str:
+    return uuid.uuid4().hex
+
+
+def refusal_code(err: BaseException) -> str | None:
+    """The refusal slug (e.g. ``"tile_face_up"``) in a failed call's trailing metadata
+    ``match-refusal-code``, or None when the error is not a refusal of the rules."""
+    trailing = getattr(err, "trailing_metadata", None)
+    if trailing is None:
+        return None
+    items: Any = trailing()
+    for key, value in items or ():
+        if key == REFUSAL_CODE_KEY:
+            return value.decode() if isinstance(value, bytes) else str(value)
+    return None
+
+
+def status_name(err: BaseException) -> str:
+    """The gRPC status name of a failed call (e.g. ``"FAILED_PRECONDITION"``), or ``"UNKNOWN"``."""
+    code = getattr(err, "code", None)
+    if code is None:
+        return "UNKNOWN"
+    value: Any = code()
+    return str(getattr(value, "name", value))
+
+
+def error_details(err: BaseException) -> str:
+    """The message the server gave with a failed call (the refusal's sentence)."""
+    details = getattr(err, "details", None)
+    text: Any = details() if details is not None else None
+    return str(text) if text else str(err)
+
+
+def is_rpc_error(err: BaseException) -> bool:
+    return isinstance(err, grpc.aio.AioRpcError)
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """A seat at a table: what CreateTable or JoinTable returned. ``token`` is a secret."""
+
+    table_id: str
+    player_id: str
+    token: str
+    seat: int
+    invite_code: str = ""
+
+
+class MatchClient:
+    """The lobby and the race over one gRPC channel. Use ``async with`` or call ``close``."""
+
+    def __init__(self, address: str = DEFAULT_ADDRESS, timeout: float = DEFAULT_TIMEOUT_S) -> None:
+        self.address = address
+        self.timeout = timeout
+        self._channel: Any = grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
+        lobby: Any = lobby_pb2_grpc.LobbyServiceStub(self._channel)  # type: ignore[no-untyped-call, unused-ignore]
+        race: Any = race_service_pb2_grpc.MatchRaceServiceStub(self._channel)  # type: ignore[no-untyped-call, unused-ignore]
+        self._create: _Unary[lobby_pb2.CreateTableRequest, lobby_pb2.CreateTableResponse] = (
+            lobby.CreateTable
+        )
+        self._list: _Unary[lobby_pb2.ListTablesRequest, lobby_pb2.ListTablesResponse] = (
+            lobby.ListTables
+        )
+        self._join: _Unary[lobby_pb2.JoinTableRequest, lobby_pb2.JoinTableResponse] = (
+            lobby.JoinTable
+        )
+        self._leave: _Unary[lobby_pb2.LeaveTableRequest, lobby_pb2.LeaveTableResponse] = (
+            lobby.LeaveTable
+        )
+        self._start: _Unary[lobby_pb2.StartTableRequest, lobby_pb2.StartTableResponse] = (
+            lobby.StartTable
+        )
+        self._get: _Unary[lobby_pb2.GetTableRequest, lobby_pb2.GetTableResponse] = lobby.GetTable
+        self.ready_rpc: _Unary[
+            race_service_pb2.PressReadyRequest, race_service_pb2.PressReadyResponse
+        ] = race.PressReady
+        self.turn_rpc: _Unary[
+            race_service_pb2.TurnTileRequest, race_service_pb2.TurnTileResponse
+        ] = race.TurnTile
+        self.resign_rpc: _Unary[race_service_pb2.ResignRequest, race_service_pb2.ResignResponse] = (
+            race.Resign
+        )
+        self.hint_rpc: _Unary[
+            race_service_pb2.RequestHintRequest, race_service_pb2.RequestHintResponse
+        ] = race.RequestHint
+        self.watch_rpc: _UnaryStream[
+            race_service_pb2.WatchRequest, race_service_pb2.WatchResponse
+        ] = race.Watch
+
+    async def __aenter__(self) -> MatchClient:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        await self._channel.close()
+
+    def metadata(self, token: str | None = None, request_id: str | None = None) -> Metadata:
+        """A fresh ``x-request-id`` (or the one given, for a retry) and the bearer token."""
+        md = [(REQUEST_ID_HEADER, request_id or new_request_id())]
+        if token:
+            md.append(("authorization", f"Bearer {token}"))
+        return md
+
+    # --- lobby ---------------------------------------------------------------------------
+
+    async def create_table(
+        self,
+        seats: int = 2,
+        visibility: common_pb2.Visibility = common_pb2.VISIBILITY_OPEN,
+        display_name: str = "Player",
+        ready_window_ms: int = 30_000,
+        hints_per_board: int | None = None,
+    ) -> Seat:
+        """Make a race table and take seat 1 (the host's)."""
+        settings = race_pb2.RaceSettings(ready_window_ms=ready_window_ms)
+        if hints_per_board is not None:
+            settings.hints_per_board = hints_per_board
+        request = lobby_pb2.CreateTableRequest(
+            game_kind=common_pb2.GAME_KIND_MATCH_RACE,
+            seats=seats,
+            visibility=visibility,
+            display_name=display_name,
+            race=settings,
+        )
+        r = await self._create(request, timeout=self.timeout, metadata=self.metadata())
+        return Seat(r.table_id, r.player_id, r.player_token, r.seat, r.invite_code)
+
+    async def join_table(
+        self,
+        table_id: str | None = None,
+        invite_code: str | None = None,
+        display_name: str = "Player",
+        bot_key: str | None = None,
+    ) -> Seat:
+        """Take a free seat: an open table by id, or a private one by invite code (exactly one).
+        ``bot_key`` marks the caller as the bot (metadata ``x-match-bot-key``)."""
+        if (table_id is None) == (invite_code is None):
+            raise ValueError("join_table needs exactly one of table_id and invite_code")
+        if table_id is not None:
+            request = lobby_pb2.JoinTableRequest(table_id=table_id, display_name=display_name)
+        else:
+            request = lobby_pb2.JoinTableRequest(invite_code=invite_code, display_name=display_name)
+        md = list(self.metadata())
+        if bot_key:
+            md.append((BOT_KEY_HEADER, bot_key))
+        r = await self._join(request, timeout=self.timeout, metadata=md)
+        return Seat(r.table_id, r.player_id, r.player_token, r.seat, invite_code or "")
+
+    async def leave(self, table_id: str, token: str) -> None:
+        """Give up a seat before the game starts."""
+        request = lobby_pb2.LeaveTableRequest(table_id=table_id)
+        await self._leave(request, timeout=self.timeout, metadata=self.metadata(token))
+
+    async def start_table(self, table_id: str, token: str) -> lobby_pb2.Table:
+        """Host only, open tables only: the bot fills the empty seats now."""
+        request = lobby_pb2.StartTableRequest(table_id=table_id)
+        r = await self._start(request, timeout=self.timeout, metadata=self.metadata(token))
+        return r.table
+
+    async def list_tables(
+        self,
+        game_kind: common_pb2.GameKind = common_pb2.GAME_KIND_MATCH_RACE,
+        page_size: int = 100,
+        max_pages: int = 10,
+    ) -> list[lobby_pb2.Table]:
+        """The open tables with a free seat, newest first (following pages up to ``max_pages``)."""
+        tables: list[lobby_pb2.Table] = []
+        token = ""
+        for _ in range(max_pages):
+            request = lobby_pb2.ListTablesRequest(
+                game_kind=game_kind, page_size=page_size, page_token=token
+            )
+            r = await self._list(request, timeout=self.timeout, metadata=self.metadata())
+            tables.extend(r.tables)
+            token = r.next_page_token
+            if not token:
+                break
+        return tables
+
+    async def get_table(self, table_id: str, token: str | None = None) -> lobby_pb2.Table:
+        """One table (a private table needs the token of a seat at it)."""
+        request = lobby_pb2.GetTableRequest(table_id=table_id)
+        r = await self._get(request, timeout=self.timeout, metadata=self.metadata(token))
+        return r.table
+
+    def session(self, seat: Seat) -> PlayerSession:
+        return PlayerSession(self, seat.table_id, seat.token)
+
+
+class PlayerSession:
+    """One seat's calls to the race service. Every call sends the seat's token."""
+
+    def __init__(self, client: MatchClient, table_id: str, token: str) -> None:
+        self.client = client
+        self.table_id = table_id
+        self._token = token
+
+    def _md(self, request_id: str | None) -> Metadata:
+        return self.client.metadata(self._token, request_id)
+
+    async def press_ready(
+        self, request_id: str | None = None
+    ) -> race_service_pb2.PressReadyResponse:
+        request = race_service_pb2.PressReadyRequest(table_id=self.table_id)
+        return await self.client.ready_rpc(
+            request, timeout=self.client.timeout, metadata=self._md(request_id)
+        )
+
+    async def turn(
+        self, tile: int, request_id: str | None = None
+    ) -> race_service_pb2.TurnTileResponse:
+        request = race_service_pb2.TurnTileRequest(table_id=self.table_id, tile=tile)
+        return await self.client.turn_rpc(
+            request, timeout=self.client.timeout, metadata=self._md(request_id)
+        )
+
+    async def resign(self, request_id: str | None = None) -> race_service_pb2.ResignResponse:
+        request = race_service_pb2.ResignRequest(table_id=self.table_id)
+        return await self.client.resign_rpc(
+            request, timeout=self.client.timeout, metadata=self._md(request_id)
+        )
+
+    async def hint(self, request_id: str | None = None) -> race_service_pb2.RequestHintResponse:
+        request = race_service_pb2.RequestHintRequest(table_id=self.table_id)
+        return await self.client.hint_rpc(
+            request, timeout=self.client.timeout, metadata=self._md(request_id)
+        )
+
+    async def watch(
+        self, after_event_number: int = 0
+    ) -> AsyncIterator[race_service_pb2.WatchResponse]:
+        """The table's stream for this seat: maybe a snapshot, then every event, until the server
+        ends it (OK once the game is over and the seed is out). Breaking out cancels the call."""
+        request = race_service_pb2.WatchRequest(
+            table_id=self.table_id, after_event_number=after_event_number
+        )
+        call = self.client.watch_rpc(request, timeout=None, metadata=self._md(None))
+        try:
+            async for item in call:
+                yield item
+        finally:
+            call.cancel()

@@ -1,0 +1,16 @@
+"""``python -m services.bot``: see services/bot/service.py and docs/client.md."""
+
+from __future__ import annotations
+
+import sys
+
+from services.bot.config import BotConfig, ConfigError
+from services.bot.service import main
+
+if __name__ == "__main__":
+    try:
+        config = BotConfig.from_env()
+    except ConfigError as err:
+        print(f"bot: {err}", file=sys.stderr)
+        sys.exit(2)
+    main(config)

@@ -1,0 +1,69 @@
+"""The bot's settings, read once from the environment at start-up."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from match_bus.clock import Clock
+from match_bus.service import BaseConfig
+
+DEFAULT_METRICS_PORT = 9105
+DEFAULT_LOBBY_ADDR = "127.0.0.1:50051"
+
+
+class ConfigError(ValueError):
+    """A setting is missing or malformed; the message says which and what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class BotConfig:
+    base: BaseConfig
+    lobby_addr: str
+    bot_key: str
+    poll_s: float
+    pace: float  # 1.0 = human pace; smaller thinks faster (never changes the rules)
+    clock: Clock  # the system's clock (REFEREE_CLOCK_RATE / _ANCHOR_MS; the wall clock in play)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> BotConfig:
+        env = os.environ if env is None else env
+        key = env.get("MATCH_BOT_KEY", "").strip()
+        if not key:
+            raise ConfigError(
+                "MATCH_BOT_KEY is not set: the bot needs the lobby's bot key to take seats "
+                "as the bot (set the same MATCH_BOT_KEY for the lobby and the bot)"
+            )
+        poll_s = _positive(env, "BOT_POLL_S", 0.5)
+        pace = _positive(env, "BOT_PACE", 1.0)
+        base = BaseConfig.from_env(default_metrics_port=DEFAULT_METRICS_PORT)
+        return cls(
+            base=base,
+            lobby_addr=env.get("LOBBY_ADDR") or DEFAULT_LOBBY_ADDR,
+            bot_key=key,
+            poll_s=poll_s,
+            pace=pace,
+            clock=Clock(_positive(env, "REFEREE_CLOCK_RATE", 1.0), _anchor(env)),
+        )
+
+
+def _positive(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number, got {raw!r}") from None
+    if not value > 0:
+        raise ConfigError(f"{name} must be greater than 0, got {raw!r}")
+    return value
+
+
+def _anchor(env: Mapping[str, str]) -> int:
+    raw = env.get("REFEREE_CLOCK_ANCHOR_MS") or "0"
+    try:
+        return int(raw)
+    except ValueError:
+        raise ConfigError(f"REFEREE_CLOCK_ANCHOR_MS must be unix ms, got {raw!r}") from None

@@ -1,0 +1,251 @@
+"""One bot seat: watch the table, press Ready, play the board at a human pace, stop at the end."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from collections.abc import Iterable
+from typing import Any
+
+import structlog
+
+from match.v1 import common_pb2, race_service_pb2, views_pb2
+from match_client.client import (
+    PlayerSession,
+    Seat,
+    error_details,
+    is_rpc_error,
+    new_request_id,
+    refusal_code,
+    status_name,
+)
+from match_client.clock import ServerClock
+from match_client.tracker import RaceView, ViewTracker
+from services.bot import brain, metrics
+
+# Statuses after which watching again cannot help: the seat is gone or was never ours.
+PERMANENT = {"UNAUTHENTICATED", "PERMISSION_DENIED", "NOT_FOUND", "INVALID_ARGUMENT"}
+# Statuses that say nothing about whether a command took effect.
+UNKNOWN_OUTCOME = {"UNAVAILABLE", "DEADLINE_EXCEEDED", "UNKNOWN", "INTERNAL", "CANCELLED"}
+MIN_SLEEP_S = 0.05  # every loop sleeps at least this long: never a tight loop
+RETRY_SLEEP_S = 0.3
+MAX_WATCH_FAILURES = 60
+
+
+class SeatPlayer:
+    def __init__(
+        self,
+        session: PlayerSession,
+        seat: Seat,
+        *,
+        pace: float = 1.0,
+        poll_s: float = 0.5,
+        rng: random.Random | None = None,
+        clock: ServerClock | None = None,
+    ) -> None:
+        self.session = session
+        self.seat = seat
+        self.pace = pace
+        self.poll_s = poll_s
+        self.rng = rng or random.Random()
+        self.clock = clock or ServerClock()
+        self.tracker = ViewTracker(player=seat.player_id, table_id=seat.table_id)
+        self.memory = brain.Memory()
+        self.readied: set[int] = set()
+        self.finished = False
+        self._changed = asyncio.Event()
+        self.log = structlog.get_logger().bind(table=seat.table_id, player=seat.player_id)
+
+    # --- what the bot learns -------------------------------------------------------------
+
+    def observe_watch(self, item: race_service_pb2.WatchResponse) -> None:
+        if item.HasField("snapshot"):
+            self.tracker.apply_watch(item)
+            self.clock.observe(item.snapshot.server_time_ms)
+            self.memory.start(self.tracker.board)
+            for tile in self.tracker.tiles.values():  # what is up now, this seat's own faces
+                if tile.symbol is not None:
+                    self.memory.see(self.tracker.board, tile.number, tile.symbol)
+        else:
+            self.observe_events([item.event])
+        self._changed.set()
+
+    def observe_events(
+        self,
+        events: Iterable[common_pb2.EventEnvelope],
+        counters: views_pb2.RaceCounters | None = None,
+    ) -> None:
+        events = list(events)
+        for env in events:
+            self.clock.observe(env.server_time_ms)
+            if env.HasField("race") and env.race.HasField("tile_turned"):
+                e = env.race.tile_turned
+                if e.player == self.seat.player_id:
+                    self.memory.see(e.board, e.tile, e.symbol)
+        self.tracker.apply_events(events)
+        if counters is not None:
+            self.clock.observe(counters.server_time_ms)
+            self.tracker.apply_counters(counters)
+        self._changed.set()
+
+    async def wait_change(self, timeout: float) -> None:
+        """Until something new arrives, or ``timeout`` seconds (at least a little while)."""
+        self._changed.clear()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._changed.wait(), max(timeout, MIN_SLEEP_S))
+
+    # --- the tasks -----------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Play the seat until the game is over (or the seat is lost)."""
+        self.log.info("seat taken", seat=self.seat.seat)
+        watcher = asyncio.create_task(self.watch())
+        try:
+            await self.act()
+        finally:
+            self.finished = True
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await watcher
+        self.log.info("seat done", game_over=self.tracker.game_over)
+
+    async def watch(self) -> None:
+        """Follow the table; when the stream breaks, resume after the last event seen."""
+        failures = 0
+        while not self.finished:
+            try:
+                async for item in self.session.watch(self.tracker.event_number):
+                    failures = 0
+                    self.observe_watch(item)
+                if self.tracker.game_over:
+                    return
+                self.log.info("watch ended early; resuming", after=self.tracker.event_number)
+            except Exception as err:
+                if not is_rpc_error(err):
+                    raise
+                status = status_name(err)
+                if status in PERMANENT:
+                    self.log.warning("watch refused; giving up the seat", status=status)
+                    self.finished = True
+                    self._changed.set()
+                    return
+                failures += 1
+                self.log.info("watch broke; resuming", status=status, failures=failures)
+                if failures >= MAX_WATCH_FAILURES:
+                    self.log.warning("watch keeps failing; giving up the seat")
+                    self.finished = True
+                    self._changed.set()
+                    return
+            await asyncio.sleep(min(0.2 * 2 ** min(failures, 5), 5.0))
+
+    async def act(self) -> None:
+        finished_counted = False
+        while not self.finished:
+            t = self.tracker
+            if t.game_over:
+                if not finished_counted:
+                    metrics.GAMES_FINISHED.inc()
+                    finished_counted = True
+                self.log.info("game over", standings=[(s.player, s.place) for s in t.standings])
+                return
+            if t.status == RaceView.STATUS_OUT:
+                self.log.info("out of the game")
+                return
+            if (
+                t.phase == RaceView.PHASE_READY
+                and t.status == RaceView.STATUS_WAITING
+                and t.board not in self.readied
+            ):
+                await self.press_ready(t.board)
+            elif t.phase == RaceView.PHASE_PLAYING and t.status == RaceView.STATUS_PLAYING:
+                await self.play_turn()
+            else:
+                await self.wait_change(self.poll_s)
+
+    async def press_ready(self, board: int) -> None:
+        await asyncio.sleep(brain.ready_delay_ms(self.rng, self.pace) / 1000)
+        try:
+            reply = await self.session.press_ready()
+        except Exception as err:
+            if not is_rpc_error(err):
+                raise
+            code = refusal_code(err)
+            self.log.info("ready refused", code=code, message=error_details(err))
+            if code == "already_ready":
+                self.readied.add(board)
+            await self.wait_change(RETRY_SLEEP_S)
+            return
+        self.readied.add(board)
+        self.observe_events(reply.events, reply.counters)
+
+    async def play_turn(self) -> None:
+        t = self.tracker
+        board = t.board
+        self.memory.start(board)
+        found, turned = t.found, t.showing
+        tile = brain.next_tile(self.memory.seen, found, turned, self.rng)
+        if tile is None:
+            await self.wait_change(self.poll_s)
+            return
+        clearing = brain.may_clear(found)
+        if clearing and not t.starts_at_ms:  # T0 unknown: never risk a clear under 12 s
+            await self.wait_change(self.poll_s)
+            return
+        at = brain.earliest_turn_ms(
+            now_ms=self.clock.now(),
+            think=self.clock.server_ms(brain.think_ms(self.rng, self.pace)),  # wall pace
+            starts_at_ms=t.starts_at_ms,
+            paused_until_ms=t.paused_until_ms,
+            clearing=clearing,
+        )
+        await asyncio.sleep(max(self.clock.local_delay_s(at), MIN_SLEEP_S))
+        if (
+            self.finished
+            or t.board != board
+            or t.status != RaceView.STATUS_PLAYING
+            or t.found != found
+            or t.showing != turned
+        ):
+            return  # something changed while thinking: decide again
+        if clearing and self.clock.now() < t.starts_at_ms + brain.CLEAR_NOT_BEFORE_MS:
+            return  # never finish a board under 12.5 s after T0
+        await self.send_turn(tile)
+
+    async def send_turn(self, tile: int) -> None:
+        request_id = new_request_id()
+        for attempt in range(3):
+            try:
+                reply = await self.session.turn(tile, request_id=request_id)
+            except Exception as err:
+                if not is_rpc_error(err):
+                    raise
+                if await self._turn_failed(err, tile, attempt):
+                    continue
+                return
+            metrics.TURNS.inc()
+            self.observe_events(reply.events, reply.counters)
+            return
+
+    async def _turn_failed(self, err: Any, tile: int, attempt: int) -> bool:
+        """Log a failed turn and wait a little; True to send the same turn again."""
+        code = refusal_code(err)
+        status = status_name(err)
+        if code is None and status in UNKNOWN_OUTCOME and attempt < 2:
+            # The turn may or may not have landed: send it again under the same request id.
+            self.log.info("turn unanswered; retrying", tile=tile, status=status)
+            await asyncio.sleep(RETRY_SLEEP_S)
+            return True
+        if code is None:
+            self.log.info("turn failed", tile=tile, status=status, message=error_details(err))
+        else:
+            self.log.info("turn refused", tile=tile, code=code, message=error_details(err))
+        if code == "paused":
+            await asyncio.sleep(0.2)
+        elif code in ("board_over", "board_not_started", "game_over", "player_out"):
+            await self.wait_change(self.poll_s)
+        elif code == "not_seated" or status in PERMANENT - {"INVALID_ARGUMENT"}:
+            self.finished = True
+        else:
+            await self.wait_change(RETRY_SLEEP_S)
+        return False

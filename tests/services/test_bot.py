@@ -1,0 +1,302 @@
+"""The bot's decisions, as pure functions (services/bot/brain.py), its settings, and whole boards
+played by the brain against the rules core on a simulated clock."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import random
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc  # type: ignore[import-untyped, unused-ignore]
+import pytest
+
+from match.v1 import common_pb2, lobby_pb2, race_pb2, race_service_pb2, views_pb2
+from match_client.client import Seat
+from match_rules.race import commands as cmd
+from match_rules.race import decide, evolve, initial_state
+from match_rules.race import events as ev
+from match_rules.race.state import RaceState
+from services.bot import brain
+from services.bot.config import BotConfig, ConfigError
+from services.bot.player import SeatPlayer
+
+T0 = 1_000_000
+ALL = set(range(1, 21))
+
+
+def rng(seed: int = 0) -> random.Random:
+    return random.Random(seed)
+
+
+# --- what to turn ------------------------------------------------------------------------
+
+
+def test_a_known_pair_comes_first() -> None:
+    memory = {3: 7, 11: 7, 5: 2}
+    assert brain.choose_tiles(memory, set(), (), rng()) == (3, 11)
+    assert brain.next_tile(memory, set(), (), rng()) == 3
+    assert brain.next_tile(memory, set(), (3,), rng()) == 11
+
+
+def test_a_found_pair_is_not_known_any_more() -> None:
+    memory = {3: 7, 11: 7, 5: 2}
+    plan = brain.choose_tiles(memory, {3, 11}, (), rng())
+    assert len(plan) == 1 and plan[0] not in memory and plan[0] not in {3, 11}
+
+
+def test_an_unknown_tile_then_its_partner_when_known() -> None:
+    memory = {5: 2, 8: 4}
+    first = brain.next_tile(memory, set(), (), rng())
+    assert first is not None and first not in memory  # nothing to pair: learn a new face
+    memory[first] = 4  # its face: the partner of 8
+    assert brain.next_tile(memory, set(), (first,), rng()) == 8
+
+
+def test_an_unknown_tile_then_another_unknown_one() -> None:
+    memory = {5: 2, 8: 4, 1: 9}
+    second = brain.next_tile(memory, set(), (1,), rng())
+    assert second is not None and second not in memory
+
+
+def test_after_a_miss_the_showing_tiles_are_not_the_first_tile() -> None:
+    # Tiles 2 and 6 are still up from a miss; the pair (2, 14) is known: start with 14.
+    memory = {2: 1, 6: 3, 14: 1}
+    assert brain.choose_tiles(memory, set(), (2, 6), rng()) == (14, 2)
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_never_a_face_up_tile(seed: int) -> None:
+    r = random.Random(seed)
+    layout = r.sample(range(25), 10) * 2
+    r.shuffle(layout)
+    pairs = [[t for t in range(1, 21) if layout[t - 1] == s] for s in set(layout)]
+    found = {t for p in r.sample(pairs, r.randint(0, 9)) for t in p}
+    seen = {t: layout[t - 1] for t in r.sample(sorted(ALL), r.randint(0, 20))}
+    down = sorted(ALL - found)
+    turned = tuple(r.sample(down, r.choice((0, 1, 2))))
+    if len(turned) == 2 and layout[turned[0] - 1] == layout[turned[1] - 1]:
+        turned = turned[:1]  # two tiles stay showing only after a miss
+    seen.update({t: layout[t - 1] for t in turned})  # the bot saw what it turned
+    tile = brain.next_tile(seen, found, turned, r)
+    assert tile is not None
+    assert tile not in found and tile not in turned
+
+
+# --- when to turn ------------------------------------------------------------------------
+
+
+def test_thinking_is_human_and_scaled_by_pace() -> None:
+    r = rng()
+    assert all(600 <= brain.think_ms(r, 1.0) <= 1_500 for _ in range(200))
+    assert all(60 <= brain.think_ms(r, 0.1) <= 150 for _ in range(200))
+
+
+def test_the_pause_after_a_miss_is_waited_out() -> None:
+    at = brain.earliest_turn_ms(
+        now_ms=T0, think=100, starts_at_ms=T0 - 5_000, paused_until_ms=T0 + 1_000, clearing=False
+    )
+    assert at > T0 + 1_000
+
+
+def test_never_plans_a_clear_before_twelve_seconds() -> None:
+    for think in (0, 60, 1_500):
+        at = brain.earliest_turn_ms(
+            now_ms=T0 + 2_000, think=think, starts_at_ms=T0, paused_until_ms=0, clearing=True
+        )
+        assert at >= T0 + 12_500
+    later = brain.earliest_turn_ms(
+        now_ms=T0 + 30_000, think=700, starts_at_ms=T0, paused_until_ms=0, clearing=True
+    )
+    assert later == T0 + 30_700
+
+
+def test_only_the_last_pair_may_clear() -> None:
+    assert not brain.may_clear(set(range(1, 17)))
+    assert brain.may_clear(set(range(1, 19)))
+
+
+# --- the lobby ---------------------------------------------------------------------------
+
+
+def table(**kw: object) -> lobby_pb2.Table:
+    t = lobby_pb2.Table(
+        table_id="abcdef0123456789",
+        visibility=common_pb2.VISIBILITY_OPEN,
+        seats=4,
+        status=lobby_pb2.Table.STATUS_WAITING,
+        fill_at_ms=T0,
+    )
+    t.taken.add(seat=1, player_id="host", display_name="Ann")
+    for k, v in kw.items():
+        setattr(t, k, v)
+    return t
+
+
+def test_which_tables_to_fill() -> None:
+    assert brain.should_fill(table(), T0)
+    assert not brain.should_fill(table(), T0 - 1)  # the fill wait is not over
+    assert not brain.should_fill(table(visibility=common_pb2.VISIBILITY_PRIVATE), T0)
+    assert not brain.should_fill(table(status=lobby_pb2.Table.STATUS_PLAYING), T0)
+    assert not brain.should_fill(table(seats=1), T0)  # no free seat
+    assert not brain.should_fill(table(fill_at_ms=0), T0)
+
+
+def test_bot_names_follow_the_bots_already_seated() -> None:
+    t = table()
+    assert brain.bot_names(t) == ["Bot 1", "Bot 2", "Bot 3"]
+    t.taken.add(seat=2, player_id="b1", display_name="Bot 1", is_bot=True)
+    t.taken.add(seat=3, player_id="bob", display_name="Bob")
+    assert brain.bot_names(t) == ["Bot 2"]
+
+
+# --- settings ----------------------------------------------------------------------------
+
+
+def test_refuses_to_start_without_a_bot_key() -> None:
+    with pytest.raises(ConfigError, match="MATCH_BOT_KEY"):
+        BotConfig.from_env({})
+
+
+def test_settings_from_the_environment() -> None:
+    c = BotConfig.from_env({"MATCH_BOT_KEY": "k", "BOT_PACE": "0.1", "BOT_POLL_S": "0.2"})
+    assert (c.bot_key, c.pace, c.poll_s, c.lobby_addr) == ("k", 0.1, 0.2, "127.0.0.1:50051")
+    d = BotConfig.from_env({"MATCH_BOT_KEY": "k", "LOBBY_ADDR": "lobby:1"})
+    assert (d.pace, d.poll_s, d.lobby_addr) == (1.0, 0.5, "lobby:1")
+    with pytest.raises(ConfigError, match="BOT_PACE"):
+        BotConfig.from_env({"MATCH_BOT_KEY": "k", "BOT_PACE": "0"})
+    with pytest.raises(ConfigError, match="BOT_POLL_S"):
+        BotConfig.from_env({"MATCH_BOT_KEY": "k", "BOT_POLL_S": "soon"})
+
+
+# --- whole boards against the rules ------------------------------------------------------
+
+
+def play_board(seed: int, pace: float) -> tuple[list[ev.Event], int]:
+    """The brain plays board 1 on a simulated clock; the other player never turns. Returns the
+    events and the number of refused turns."""
+    r = random.Random(seed)
+    deal = []
+    for _ in range(3):
+        tiles = r.sample(range(25), 10) * 2
+        r.shuffle(tiles)
+        deal.append(tuple(tiles))
+    state: RaceState = initial_state(tuple(deal))
+    log: list[ev.Event] = []
+
+    def run(command: cmd.Command) -> None:
+        nonlocal state
+        for e in decide(state, command):
+            state = evolve(state, e)
+            log.append(e)
+
+    run(cmd.StartGame(T0 - 10_000, ("bot", "ann"), frozenset({"bot"}), 30_000, 3, "t"))
+    run(cmd.PressReady(T0 - 4_000, "bot"))
+    run(cmd.PressReady(T0 - 3_000, "ann"))
+    run(cmd.Tick(T0))
+    memory = brain.Memory()
+    now = T0
+    refused = 0
+    while state.board is not None and state.board.players["bot"].outcome is None:
+        mine = state.board.players["bot"]
+        tile = brain.next_tile(memory.seen, mine.found, mine.showing, r)
+        assert tile is not None
+        now = brain.earliest_turn_ms(
+            now_ms=now,
+            think=brain.think_ms(r, pace),
+            starts_at_ms=T0,
+            paused_until_ms=mine.paused_until,
+            clearing=brain.may_clear(mine.found),
+        )
+        before = len(log)
+        try:
+            run(cmd.TurnTile(now, "bot", tile))
+        except Exception:
+            refused += 1
+            continue
+        for e in log[before:]:
+            if isinstance(e, ev.TileTurned) and e.player == "bot":
+                memory.see(e.board, e.tile, e.symbol)
+    return log, refused
+
+
+@pytest.mark.parametrize("pace", [1.0, 0.1, 0.01])
+@pytest.mark.parametrize("seed", range(15))
+def test_the_bot_clears_a_board_honestly(seed: int, pace: float) -> None:
+    log, refused = play_board(seed, pace)
+    assert refused == 0  # never a face-up tile, never inside the pause
+    cleared = [e for e in log if isinstance(e, ev.BoardCleared)]
+    assert not [e for e in log if isinstance(e, ev.ClearDisqualified)]
+    assert len(cleared) == 1 and cleared[0].player == "bot"
+    assert cleared[0].elapsed_ms >= 12_500
+    turns = [e for e in log if isinstance(e, ev.TileTurned)]
+    assert 20 <= len(turns) <= 60  # a memory bot: far from the 80-turn limit
+    if pace == 1.0:  # at a person's pace, a turn every 0.6..1.5 s at least
+        gaps = [b.at - a.at for a, b in itertools.pairwise(turns)]
+        assert min(gaps) >= 600
+
+
+def test_memory_starts_again_on_a_new_board() -> None:
+    m = brain.Memory()
+    m.see(1, 3, 7)
+    m.see(2, 4, 9)
+    assert (m.board, m.seen) == (2, {4: 9})
+    m.see(1, 5, 5)  # a late event of the old board changes nothing
+    assert m.seen == {4: 9}
+
+
+# --- a seat's task, against a fake session -----------------------------------------------
+
+
+class FakeSession:
+    """Stands in for PlayerSession: the first Watch breaks, the second sends Ready open; the
+    press is answered, then the game ends."""
+
+    def __init__(self) -> None:
+        self.watch_calls: list[int] = []
+        self.presses = 0
+        self.more: asyncio.Queue[race_service_pb2.WatchResponse | None] = asyncio.Queue()
+
+    async def watch(self, after_event_number: int = 0) -> AsyncIterator[Any]:
+        self.watch_calls.append(after_event_number)
+        if len(self.watch_calls) == 1:
+            raise grpc.aio.AioRpcError(
+                grpc.StatusCode.UNAVAILABLE, grpc.aio.Metadata(), grpc.aio.Metadata(), "down"
+            )
+        view = views_pb2.RaceView(
+            player="bot",
+            event_number=4,
+            phase=views_pb2.RaceView.PHASE_READY,
+            board=1,
+            status=views_pb2.RaceView.STATUS_WAITING,
+        )
+        yield race_service_pb2.WatchResponse(snapshot=view)
+        while (item := await self.more.get()) is not None:
+            yield item
+
+    async def press_ready(self, request_id: str | None = None) -> Any:
+        self.presses += 1
+        ready = race_pb2.RaceEvent(
+            player_ready=race_pb2.RaceEvent.PlayerReady(board=1, player="bot")
+        )
+        env = common_pb2.EventEnvelope(event_number=5, race=ready)
+        await self.more.put(race_service_pb2.WatchResponse(event=env))  # the stream echoes it
+        ended = race_pb2.RaceEvent(game_ended=race_pb2.RaceEvent.GameEnded())
+        await self.more.put(
+            race_service_pb2.WatchResponse(
+                event=common_pb2.EventEnvelope(event_number=6, race=ended)
+            )
+        )
+        await self.more.put(None)
+        return race_service_pb2.PressReadyResponse(events=[env])
+
+
+async def test_a_seat_resumes_its_watch_presses_ready_once_and_stops_at_the_end() -> None:
+    session = FakeSession()
+    seat = Seat(table_id="abcdef0123456789", player_id="bot", token="tok", seat=2)
+    player = SeatPlayer(session, seat, pace=0.01, poll_s=0.05, rng=random.Random(1))  # type: ignore[arg-type]
+    await asyncio.wait_for(player.run(), 10)
+    assert session.watch_calls == [0, 0]
+    assert session.presses == 1
+    assert player.tracker.game_over and player.tracker.event_number == 6
