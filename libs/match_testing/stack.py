@@ -91,8 +91,8 @@ class Stack:
 
     def wait_healthy(self, timeout: float = 30.0) -> None:
         """Until the lobby answers gRPC health SERVING (and every process is alive)."""
-        import grpc
-        from grpc_health.v1 import health_pb2, health_pb2_grpc
+        import grpc  # type: ignore[import-untyped]
+        from grpc_health.v1 import health_pb2, health_pb2_grpc  # type: ignore[import-untyped]
 
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -26,8 +26,12 @@ RATE = 10.0
 @pytest.fixture
 def stack(nats_server: NatsServer, tmp_path: Path) -> Any:
     anchor = str(int(time.time() * 1000))
-    s = Stack(tmp_path / "stack", nats_url=nats_server.url, services=("dealer", "referee"),
-              env={"REFEREE_CLOCK_RATE": str(RATE), "REFEREE_CLOCK_ANCHOR_MS": anchor})
+    s = Stack(
+        tmp_path / "stack",
+        nats_url=nats_server.url,
+        services=("dealer", "referee"),
+        env={"REFEREE_CLOCK_RATE": str(RATE), "REFEREE_CLOCK_ANCHOR_MS": anchor},
+    )
     s.start()
     yield s
     s.stop()
@@ -46,8 +50,9 @@ async def nc(stack: Stack) -> AsyncIterator[Client]:
     await client.close()
 
 
-async def table_cmd(nc: Client, table: str, player: str, **command: Any
-                    ) -> referee_pb2.TableCommandReply:
+async def table_cmd(
+    nc: Client, table: str, player: str, **command: Any
+) -> referee_pb2.TableCommandReply:
     request = referee_pb2.TableCommand(table_id=table, player_id=player, **command)
     for attempt in range(50):  # the referee may still be subscribing
         try:
@@ -58,19 +63,24 @@ async def table_cmd(nc: Client, table: str, player: str, **command: Any
     raise AssertionError("referee never answered")
 
 
-async def race_cmd(nc: Client, table: str, player: str, **command: Any
-                   ) -> race_command_pb2.RaceCommandReply:
+async def race_cmd(
+    nc: Client, table: str, player: str, **command: Any
+) -> race_command_pb2.RaceCommandReply:
     request = race_command_pb2.RaceCommand(table_id=table, player_id=player, **command)
     msg = await nc.request(subjects.referee_race(table), request.SerializeToString(), 5)
     return race_command_pb2.RaceCommandReply.FromString(msg.data)
 
 
 def create(seats: int = 2, window: int = 10_000) -> dict[str, Any]:
-    return {"create_table": referee_pb2.TableCommand.CreateTable(
-        game_kind=common_pb2.GAME_KIND_MATCH_RACE, seats=seats,
-        visibility=common_pb2.VISIBILITY_OPEN, display_name="Ann",
-        race={"ready_window_ms": window},
-    )}
+    return {
+        "create_table": referee_pb2.TableCommand.CreateTable(
+            game_kind=common_pb2.GAME_KIND_MATCH_RACE,
+            seats=seats,
+            visibility=common_pb2.VISIBILITY_OPEN,
+            display_name="Ann",
+            race={"ready_window_ms": window},
+        )
+    }
 
 
 def race_events(reply: Any) -> list[Any]:
@@ -103,7 +113,9 @@ async def test_a_table_fills_starts_and_takes_turns(nc: Client, stack: Stack) ->
     assert turned.accepted.counters.turns == 1
     bad = await race_cmd(nc, table, "ann", turn_tile={"tile": 21})
     assert (bad.refusal.code, bad.refusal.category) == (
-        "tile_out_of_range", common_pb2.Refusal.CATEGORY_INVALID_ARGUMENT)
+        "tile_out_of_range",
+        common_pb2.Refusal.CATEGORY_INVALID_ARGUMENT,
+    )
     stranger = await race_cmd(nc, table, "mallory", turn_tile={"tile": 1})
     assert stranger.refusal.code == "not_seated"
     # Bob sees Ann's turn only as counts; the log holds the face.
@@ -119,7 +131,8 @@ async def test_unknown_tables_and_garbage_are_refused(nc: Client, stack: Stack) 
     assert reply.refusal.code == "unknown_table"
     msg = await nc.request(subjects.referee_race("nosuchtable1"), b"\xff\xfe garbage", 5)
     assert race_command_pb2.RaceCommandReply.FromString(msg.data).refusal.code == (
-        "malformed_request")
+        "malformed_request"
+    )
     bad_id = await table_cmd(nc, "BAD", "ann", **create())
     assert bad_id.refusal.code == "invalid_table_id"
     seats = await table_cmd(nc, "t2abcdef01", "ann", **create(seats=5))
@@ -138,14 +151,19 @@ async def test_a_restarted_referee_keeps_every_deadline(nc: Client, stack: Stack
     reply = await race_cmd_retry(nc, table, "bob", press_ready={})
     assert reply.refusal.code == "player_out"  # bob missed it while the referee was down
     records = await TableLog(nc.jetstream()).read(table)
-    events = [from_proto(e.race) for r in records
-              for e in referee_pb2.TableRecord.FromString(r.data).events if e.HasField("race")]
+    events = [
+        from_proto(e.race)
+        for r in records
+        for e in referee_pb2.TableRecord.FromString(r.data).events
+        if e.HasField("race")
+    ]
     missed = [e for e in events if isinstance(e, ev.PlayerMissedReady)]
     assert missed == [ev.PlayerMissedReady(opened.deadline, 1, "bob")]  # at the deadline itself
 
 
-async def race_cmd_retry(nc: Client, table: str, player: str, **command: Any
-                         ) -> race_command_pb2.RaceCommandReply:
+async def race_cmd_retry(
+    nc: Client, table: str, player: str, **command: Any
+) -> race_command_pb2.RaceCommandReply:
     for attempt in range(50):
         try:
             return await race_cmd(nc, table, player, **command)
