@@ -9,11 +9,12 @@ not answer becomes UNAVAILABLE.
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import grpc  # type: ignore[import-untyped]
 import nats.errors
 import structlog
-from google.protobuf.message import DecodeError
+from google.protobuf.message import DecodeError, Message
 from nats.aio.client import Client
 
 from match.v1 import race_command_pb2, referee_pb2
@@ -60,35 +61,30 @@ class Referee:
     async def table(
         self, command: referee_pb2.TableCommand
     ) -> referee_pb2.TableCommandReply.Accepted:
-        data = await self._request(
-            subjects.referee_table(command.table_id), command.SerializeToString()
-        )
-        try:
-            reply = referee_pb2.TableCommandReply.FromString(data)
-        except DecodeError:
-            raise ApiError(grpc.StatusCode.INTERNAL, _GARBLED) from None
-        which = reply.WhichOneof("result")
-        if which == "refusal":
-            raise from_refusal(reply.refusal)
-        if which != "accepted":
-            log.error("the referee answered a table command with nothing")
-            raise ApiError(grpc.StatusCode.INTERNAL, _GARBLED)
-        return reply.accepted
+        subject = subjects.referee_table(command.table_id)
+        reply = await self._call(subject, command, referee_pb2.TableCommandReply)
+        accepted: referee_pb2.TableCommandReply.Accepted = reply.accepted
+        return accepted
 
     async def race(
         self, command: race_command_pb2.RaceCommand
     ) -> race_command_pb2.RaceCommandReply.Accepted:
-        data = await self._request(
-            subjects.referee_race(command.table_id), command.SerializeToString()
-        )
+        subject = subjects.referee_race(command.table_id)
+        reply = await self._call(subject, command, race_command_pb2.RaceCommandReply)
+        accepted: race_command_pb2.RaceCommandReply.Accepted = reply.accepted
+        return accepted
+
+    async def _call(self, subject: str, command: Message, reply_type: type[Message]) -> Any:
+        """One command to the referee: its accepted reply, or its refusal as an ApiError."""
+        data = await self._request(subject, command.SerializeToString())
         try:
-            reply = race_command_pb2.RaceCommandReply.FromString(data)
+            reply: Any = reply_type.FromString(data)
         except DecodeError:
             raise ApiError(grpc.StatusCode.INTERNAL, _GARBLED) from None
         which = reply.WhichOneof("result")
         if which == "refusal":
             raise from_refusal(reply.refusal)
         if which != "accepted":
-            log.error("the referee answered a race command with nothing")
+            log.error("the referee answered with nothing", subject=subject)
             raise ApiError(grpc.StatusCode.INTERNAL, _GARBLED)
-        return reply.accepted
+        return reply
