@@ -1,0 +1,91 @@
+"""An auditor's re-run of the rules over a real game's log gives the same results, and notices
+a change to it."""
+
+from __future__ import annotations
+
+import asyncio
+
+import grpc
+from nats.aio.client import Client
+
+from match.v1 import common_pb2, referee_pb2
+from match_audit.rerun import rerun, seed_events
+from match_bus.clock import Clock
+from match_bus.jetstream import TableLog
+from match_rules.deal import commitment, deal
+from match_testing.stack import Stack
+from tests.e2e.players import Player
+
+
+async def _played_game(channel: grpc.aio.Channel, clock: Clock, nc: Client
+                       ) -> list[referee_pb2.TableRecord]:
+    ann, bob = Player("Ann", channel, clock), Player("Bob", channel, clock)
+    created = await ann.create(seats=2, visibility=common_pb2.VISIBILITY_PRIVATE)
+    await bob.join(invite_code=created.invite_code)
+    ann.watch()
+    await ann.wait_for("ready_opened", board=1)
+    await ann.ready()
+    await bob.ready()
+    await ann.wait_for("board_started", board=1, timeout=20)
+    for tile in (1, 2, 3, 4, 5, 6):
+        try:
+            await ann.turn(tile)
+        except grpc.aio.AioRpcError:
+            pass  # a pause: refused, and recorded as refused
+    for bad in (1, 0):
+        try:
+            await bob.turn(bad)
+            await bob.turn(bad)
+        except grpc.aio.AioRpcError:
+            pass
+    await ann.resign()
+    await bob.resign()
+    await ann.wait_for("game_ended", timeout=20)
+    log = TableLog(nc.jetstream())
+    for _ in range(200):
+        records = [referee_pb2.TableRecord.FromString(r.data)
+                   for r in await log.read(ann.table_id)]
+        if seed_events(records)[1] is not None:
+            await ann.stop_watch()
+            return records
+        await asyncio.sleep(0.05)
+    raise AssertionError("the seed was never revealed")
+
+
+async def test_the_rules_rerun_over_the_log_agree_and_a_change_is_found(
+    stack: Stack, channel: grpc.aio.Channel, clock: Clock, nc: Client
+) -> None:
+    records = await _played_game(channel, clock, nc)
+    committed, revealed = seed_events(records)
+    assert committed is not None and revealed is not None
+    assert commitment(revealed.seed) == committed.commitment
+    boards = deal(revealed.seed).boards
+    result = rerun(records, boards)
+    assert result.ok, result.findings
+    assert result.accepted >= 6 and result.refused >= 2
+
+    # A face changed in the log.
+    forged = [referee_pb2.TableRecord.FromString(r.SerializeToString()) for r in records]
+    turned = next(i for i, r in enumerate(forged)
+                  if any(e.race.WhichOneof("event") == "tile_turned" for e in r.events))
+    for env in forged[turned].events:
+        if env.race.WhichOneof("event") == "tile_turned":
+            env.race.tile_turned.symbol = (env.race.tile_turned.symbol + 1) % 25
+    (finding,) = rerun(forged, boards).findings
+    assert finding.record == turned and "the rules give" in finding.problem
+
+    # A record dropped: the numbering breaks or the rules disagree, at that record.
+    dropped = records[:turned] + records[turned + 1:]
+    assert rerun(dropped, boards).findings[0].record == turned
+
+    # A refusal recorded with another code, and a turn moved into the pause.
+    refused_at = next(i for i, r in enumerate(records) if r.HasField("refusal"))
+    recoded = list(records)
+    changed = referee_pb2.TableRecord.FromString(records[refused_at].SerializeToString())
+    changed.refusal.code = "tile_face_up" if changed.refusal.code != "tile_face_up" else "paused"
+    recoded[refused_at] = changed
+    assert rerun(recoded, boards).findings[0].record == refused_at
+
+    # Another deal (the seed swapped): the first face turned no longer matches.
+    other = deal(bytes(32)).boards
+    assert not rerun(records, other).ok
