@@ -83,3 +83,8 @@ run: $(STAMP) ## Start NATS (embedded unless NATS_URL is set) and the five servi
 .PHONY: demo
 demo: $(STAMP) ## Play a whole game with the bot against the running stack (make run first)
 	$(BIN)/python -m match_client.demo
+
+# --- the bot ---------------------------------------------------------------------------------------
+.PHONY: bench-bot
+bench-bot: $(STAMP) ## Measure the bot's strengths against baselines (not a test)
+	$(BIN)/python -m match_botsim.bench --out var

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from match_bus.clock import Clock
 from match_bus.service import BaseConfig
+from match_rules.deal import Strength
 
 DEFAULT_METRICS_PORT = 9105
 DEFAULT_LOBBY_ADDR = "127.0.0.1:50051"
@@ -25,6 +26,9 @@ class BotConfig:
     poll_s: float
     pace: float  # 1.0 = human pace; smaller thinks faster (never changes the rules)
     clock: Clock  # the system's clock (REFEREE_CLOCK_RATE / _ANCHOR_MS; the wall clock in play)
+    # BOT_FORCE_STRENGTH: play every game at this strength instead of the one the table's
+    # BotsAssigned names (tests and operators; unset in play, where the seed decides).
+    force_strength: Strength | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> BotConfig:
@@ -37,6 +41,7 @@ class BotConfig:
             )
         poll_s = _positive(env, "BOT_POLL_S", 0.5)
         pace = _positive(env, "BOT_PACE", 1.0)
+        force = _strength(env, "BOT_FORCE_STRENGTH")
         base = BaseConfig.from_env(default_metrics_port=DEFAULT_METRICS_PORT)
         return cls(
             base=base,
@@ -45,6 +50,7 @@ class BotConfig:
             poll_s=poll_s,
             pace=pace,
             clock=Clock(_positive(env, "REFEREE_CLOCK_RATE", 1.0), _anchor(env)),
+            force_strength=force,
         )
 
 
@@ -59,6 +65,17 @@ def _positive(env: Mapping[str, str], name: str, default: float) -> float:
     if not value > 0:
         raise ConfigError(f"{name} must be greater than 0, got {raw!r}")
     return value
+
+
+def _strength(env: Mapping[str, str], name: str) -> Strength | None:
+    raw = (env.get(name) or "").strip().lower()
+    if raw in ("", "off", "none"):
+        return None
+    try:
+        return Strength(raw)
+    except ValueError:
+        choices = ", ".join(s.value for s in Strength)
+        raise ConfigError(f"{name} must be one of {choices} (or unset), got {raw!r}") from None
 
 
 def _anchor(env: Mapping[str, str]) -> int:

@@ -1,4 +1,9 @@
-"""One bot seat: watch the table, press Ready, play the board at a human pace, stop at the end."""
+"""One bot seat: watch the table, press Ready, play the board at a human pace, stop at the end.
+
+The seat plays at the strength the table's ``BotsAssigned`` event names (drawn from the seed by
+the deal, public to everybody), or at ``BOT_FORCE_STRENGTH`` when the operator set one. What it
+remembers, what it turns and how long it thinks are the pure ``services/bot/brain.py``.
+"""
 
 from __future__ import annotations
 
@@ -22,6 +27,7 @@ from match_client.client import (
 )
 from match_client.clock import ServerClock
 from match_client.tracker import RaceView, ViewTracker
+from match_rules.deal import Strength
 from services.bot import brain, metrics
 
 # Statuses after which watching again cannot help: the seat is gone or was never ours.
@@ -42,16 +48,26 @@ class SeatPlayer:
         pace: float = 1.0,
         poll_s: float = 0.5,
         rng: random.Random | None = None,
+        memory_rng: random.Random | None = None,
         clock: ServerClock | None = None,
+        force_strength: Strength | None = None,
     ) -> None:
         self.session = session
         self.seat = seat
         self.pace = pace
         self.poll_s = poll_s
-        self.rng = rng or random.Random()
+        # Seeded per seat and game (a table holds one game): choices and thinking times from
+        # one stream, forgetting from another, so what is forgotten depends only on the turns.
+        self.rng = rng or brain.seat_rng(seat.table_id, seat.player_id, "play")
         self.clock = clock or ServerClock()
         self.tracker = ViewTracker(player=seat.player_id, table_id=seat.table_id)
-        self.memory = brain.Memory()
+        self.forced = force_strength
+        self.shown: str | None = None  # what the table's BotsAssigned said, once seen
+        self.strength = force_strength or brain.DEFAULT_STRENGTH
+        self.memory = brain.Memory(
+            profile=brain.PROFILES[self.strength],
+            rng=memory_rng or brain.seat_rng(seat.table_id, seat.player_id, "memory"),
+        )
         self.readied: set[int] = set()
         self.finished = False
         self._changed = asyncio.Event()
@@ -63,10 +79,9 @@ class SeatPlayer:
         if item.HasField("snapshot"):
             self.tracker.apply_watch(item)
             self.clock.observe(item.snapshot.server_time_ms)
-            self.memory.start(self.tracker.board)
-            for tile in self.tracker.tiles.values():  # what is up now, this seat's own faces
-                if tile.symbol is not None:
-                    self.memory.see(self.tracker.board, tile.number, tile.symbol)
+            # Faces of turns whose events were missed are not remembered; what is up now is
+            # seen again at every decision (the tracker holds it).
+            self.memory.catch_up(self.tracker.board, self.tracker.turns)
         else:
             self.observe_events([item.event])
         self._changed.set()
@@ -82,12 +97,31 @@ class SeatPlayer:
             if env.HasField("race") and env.race.HasField("tile_turned"):
                 e = env.race.tile_turned
                 if e.player == self.seat.player_id:
-                    self.memory.see(e.board, e.tile, e.symbol)
+                    self.memory.see(e.board, e.tile, e.symbol, e.turn)
+            elif env.HasField("table") and env.table.HasField("bots_assigned"):
+                self.assign(env.table.bots_assigned.strength)
         self.tracker.apply_events(events)
         if counters is not None:
             self.clock.observe(counters.server_time_ms)
             self.tracker.apply_counters(counters)
         self._changed.set()
+
+    def assign(self, shown: str) -> None:
+        """The table's BotsAssigned: the strength every bot at the table plays this game."""
+        if shown == self.shown:
+            return  # the reply and the stream both carry it
+        self.shown = shown
+        drawn = brain.parse_strength(shown)
+        if self.forced is not None:
+            self.log.info("strength forced", strength=self.forced.value, drawn=shown)
+        elif drawn is None:
+            self.log.warning(
+                "no strength shown; playing the default", shown=shown, strength=self.strength.value
+            )
+        else:
+            self.log.info("strength", strength=drawn.value)
+            self.strength = drawn
+            self.memory.profile = brain.PROFILES[drawn]
 
     async def wait_change(self, timeout: float) -> None:
         """Until something new arrives, or ``timeout`` seconds (at least a little while)."""
@@ -184,17 +218,20 @@ class SeatPlayer:
         board = t.board
         self.memory.start(board)
         found, turned = t.found, t.showing
-        tile = brain.next_tile(self.memory.seen, found, turned, self.rng)
-        if tile is None:
+        visible = {n: v.symbol for n, v in t.tiles.items() if v.up and v.symbol is not None}
+        known = brain.known_faces(self.memory.recall(), visible)
+        move = brain.next_move(known, found, turned, self.rng, self.memory.profile.slip)
+        if move is None:
             await self.wait_change(self.poll_s)
             return
         clearing = brain.may_clear(found)
         if clearing and not t.starts_at_ms:  # T0 unknown: never risk a clear under 12 s
             await self.wait_change(self.poll_s)
             return
+        think = brain.think_ms(self.rng, self.pace, brain.think_kind(turned, move))
         at = brain.earliest_turn_ms(
             now_ms=self.clock.now(),
-            think=self.clock.server_ms(brain.think_ms(self.rng, self.pace)),  # wall pace
+            think=self.clock.server_ms(think),  # a person's pace on the wall clock
             starts_at_ms=t.starts_at_ms,
             paused_until_ms=t.paused_until_ms,
             clearing=clearing,
@@ -210,7 +247,7 @@ class SeatPlayer:
             return  # something changed while thinking: decide again
         if clearing and self.clock.now() < t.starts_at_ms + brain.CLEAR_NOT_BEFORE_MS:
             return  # never finish a board under 12.5 s after T0
-        await self.send_turn(tile)
+        await self.send_turn(move.tile)
 
     async def send_turn(self, tile: int) -> None:
         request_id = new_request_id()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import random
 import signal
 
 import structlog
@@ -60,8 +59,8 @@ class Bot:
                 seat,
                 pace=self.config.pace,
                 poll_s=self.config.poll_s,
-                rng=random.Random(),
                 clock=ServerClock(self.config.clock.now_ms, self.config.clock.rate),
+                force_strength=self.config.force_strength,
             )
             task = asyncio.create_task(player.run(), name=f"bot-{table_id}-{seat.seat}")
             tasks = self.players.setdefault(table_id, set())

@@ -148,8 +148,7 @@ class TableViewer:
         elif kind == "seed_revealed":
             self.seed = event.seed_revealed.seed
         elif kind == "bots_assigned":
-            # The bot's strength is drawn from the secret seed: it stays inside the platform.
-            out.table.bots_assigned.strength = ""
+            pass  # public: the strength has its own stream of the deal and shows no layout
         elif kind is None:
             raise UnreadableLog(f"table event {env.event_number} is empty")
 

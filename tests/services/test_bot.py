@@ -89,8 +89,9 @@ def test_never_a_face_up_tile(seed: int) -> None:
 
 def test_thinking_is_human_and_scaled_by_pace() -> None:
     r = rng()
-    assert all(600 <= brain.think_ms(r, 1.0) <= 1_500 for _ in range(200))
-    assert all(60 <= brain.think_ms(r, 0.1) <= 150 for _ in range(200))
+    for kind in brain.Think:
+        assert all(300 <= brain.think_ms(r, 1.0, kind) <= 4_000 for _ in range(200))
+        assert all(30 <= brain.think_ms(r, 0.1, kind) <= 400 for _ in range(200))
 
 
 def test_the_pause_after_a_miss_is_waited_out() -> None:
@@ -195,16 +196,18 @@ def play_board(seed: int, pace: float) -> tuple[list[ev.Event], int]:
     run(cmd.PressReady(T0 - 4_000, "bot"))
     run(cmd.PressReady(T0 - 3_000, "ann"))
     run(cmd.Tick(T0))
-    memory = brain.Memory()
+    memory = brain.Memory(profile=brain.PERFECT)  # the plain memory: it never forgets
     now = T0
     refused = 0
     while state.board is not None and state.board.players["bot"].outcome is None:
         mine = state.board.players["bot"]
-        tile = brain.next_tile(memory.seen, mine.found, mine.showing, r)
-        assert tile is not None
+        known = brain.known_faces(memory.recall(), mine.faces)
+        move = brain.next_move(known, mine.found, mine.showing, r)
+        assert move is not None
+        tile = move.tile
         now = brain.earliest_turn_ms(
             now_ms=now,
-            think=brain.think_ms(r, pace),
+            think=brain.think_ms(r, pace, brain.think_kind(mine.showing, move)),
             starts_at_ms=T0,
             paused_until_ms=mine.paused_until,
             clearing=brain.may_clear(mine.found),
@@ -217,7 +220,7 @@ def play_board(seed: int, pace: float) -> tuple[list[ev.Event], int]:
             continue
         for e in log[before:]:
             if isinstance(e, ev.TileTurned) and e.player == "bot":
-                memory.see(e.board, e.tile, e.symbol)
+                memory.see(e.board, e.tile, e.symbol, e.turn)
     return log, refused
 
 
@@ -232,17 +235,17 @@ def test_the_bot_clears_a_board_honestly(seed: int, pace: float) -> None:
     assert cleared[0].elapsed_ms >= 12_500
     turns = [e for e in log if isinstance(e, ev.TileTurned)]
     assert 20 <= len(turns) <= 60  # a memory bot: far from the 80-turn limit
-    if pace == 1.0:  # at a person's pace, a turn every 0.6..1.5 s at least
+    if pace == 1.0:  # at a person's pace, never two turns less than 0.3 s apart
         gaps = [b.at - a.at for a, b in itertools.pairwise(turns)]
-        assert min(gaps) >= 600
+        assert min(gaps) >= 300
 
 
 def test_memory_starts_again_on_a_new_board() -> None:
-    m = brain.Memory()
-    m.see(1, 3, 7)
-    m.see(2, 4, 9)
+    m = brain.Memory(profile=brain.PERFECT)
+    m.see(1, 3, 7, 1)
+    m.see(2, 4, 9, 1)
     assert (m.board, m.seen) == (2, {4: 9})
-    m.see(1, 5, 5)  # a late event of the old board changes nothing
+    m.see(1, 5, 5, 2)  # a late event of the old board changes nothing
     assert m.seen == {4: 9}
 
 
