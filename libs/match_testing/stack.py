@@ -24,6 +24,7 @@ class Stack:
     workdir: Path
     nats_url: str | None = None
     lobby_addr: str = ""
+    ledger_addr: str = ""  # the ledger's audit gRPC API (LEDGER_ADDR)
     env: Mapping[str, str] = field(default_factory=dict)
     services: tuple[str, ...] = SERVICES
     inherit_output: bool = False
@@ -35,6 +36,17 @@ class Stack:
         self.workdir.mkdir(parents=True, exist_ok=True)
         (self.workdir / "logs").mkdir(exist_ok=True)
         self.lobby_addr = self.lobby_addr or f"127.0.0.1:{free_port()}"
+        # The ledger's audit API: its usual address for the stack in the foreground (make run),
+        # a free port otherwise (tests), like the lobby's.
+        self.ledger_addr = (
+            self.ledger_addr
+            or self.env.get("LEDGER_ADDR")
+            or (
+                os.environ.get("LEDGER_ADDR", "127.0.0.1:50052")
+                if self.inherit_output
+                else f"127.0.0.1:{free_port()}"
+            )
+        )
         self.secrets = self._secrets()
 
     def _secrets(self) -> dict[str, str]:
@@ -61,6 +73,7 @@ class Stack:
         env.update(
             NATS_URL=self.url,
             LOBBY_ADDR=self.lobby_addr,
+            LEDGER_ADDR=self.ledger_addr,
             METRICS_PORT=env.get(f"{name.upper()}_METRICS_PORT", "0"),
             LEDGER_DB=str(self.workdir / "ledger.sqlite3"),
             PYTHONUNBUFFERED="1",

@@ -68,12 +68,19 @@ class Ingest:
         self._fetch_timeout = fetch_timeout
         self._check_every = check_every  # idle fetches between two looks at the consumer
         self._last_sequence = 0
+        self._stopped = False
+
+    def stop(self) -> None:
+        """Make :meth:`run` return. Cancelling the task alone is not enough: nats-py can turn a
+        cancellation inside ``fetch`` into a TimeoutError while NATS is down, and the loop would
+        take it for a failure and subscribe again."""
+        self._stopped = True
 
     async def run(self) -> None:
-        """Consume forever; every failure ends in a fresh subscription a moment later."""
+        """Consume until stopped; every failure ends in a fresh subscription a moment later."""
         self._last_sequence = await asyncio.to_thread(self._store.last_sequence)
         LAST_SEQUENCE.set(self._last_sequence)
-        while True:
+        while not self._stopped:
             subscription = None
             try:
                 await ensure_stream(self._js)
@@ -89,6 +96,8 @@ class Ingest:
             except asyncio.CancelledError:
                 raise
             except Exception as error:
+                if self._stopped:
+                    return
                 log.warning("consumer failed; subscribing again", error=repr(error))
                 await asyncio.sleep(0.5)
             finally:
@@ -116,7 +125,7 @@ class Ingest:
         """Fetch and store until the subscription needs making again."""
         reconnects = self._nc.stats["reconnects"]
         idle = 0
-        while True:
+        while not self._stopped:
             if self._nc.stats["reconnects"] != reconnects:
                 log.info("reconnected to NATS; subscribing again")
                 return

@@ -1,6 +1,13 @@
-"""The ledger's SQLite store: append-only, one row per JetStream record, keyed by its sequence.
+"""The ledger's SQLite store: an append-only copy of every JetStream record, and the transparency
+log over it.
 
 * ``INSERT OR IGNORE`` on the stream sequence: a redelivered record is stored once.
+* Every stored record is the next leaf of an RFC 6962 Merkle tree (leaf ``i`` = the ``i``-th
+  record stored, in stream order); the store keeps the hash of every perfect subtree (table
+  ``nodes``), so any inclusion or consistency proof is a few lookups.
+* A signed checkpoint (C2SP tlog-checkpoint) is stored at least every ``checkpoint_every``
+  leaves, in the same transaction as the leaves it covers; :meth:`Store.checkpoint_if_new` signs
+  one for whatever came since (the service calls it every few seconds).
 * Triggers refuse every UPDATE and DELETE: nothing stored is ever changed.
 * WAL with ``synchronous=FULL``: a committed batch survives a crash, so the consumer acks only
   after :meth:`Store.append` returns.
@@ -17,11 +24,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import structlog
 from google.protobuf.message import DecodeError
 
 from match.v1 import referee_pb2
+from match_audit import merkle
+from match_audit.note import Checkpoint, NoteError, Signer, open_checkpoint, sign_checkpoint
 
-_SCHEMA = """
+log = structlog.get_logger()
+
+_APPEND_ONLY = "BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;"
+_SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS records (
     stream_sequence INTEGER PRIMARY KEY,
     table_id TEXT NOT NULL,
@@ -31,11 +44,36 @@ CREATE TABLE IF NOT EXISTS records (
     stored_at_ms INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS records_by_table ON records (table_id);
-CREATE TRIGGER IF NOT EXISTS records_no_update BEFORE UPDATE ON records
-BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
-CREATE TRIGGER IF NOT EXISTS records_no_delete BEFORE DELETE ON records
-BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
+CREATE TABLE IF NOT EXISTS leaves (
+    leaf_index INTEGER PRIMARY KEY,
+    stream_sequence INTEGER NOT NULL UNIQUE
+);
+CREATE TABLE IF NOT EXISTS nodes (
+    level INTEGER NOT NULL,
+    idx INTEGER NOT NULL,
+    hash BLOB NOT NULL,
+    PRIMARY KEY (level, idx)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS checkpoints (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    tree_size INTEGER NOT NULL,
+    root BLOB NOT NULL,
+    note TEXT NOT NULL,
+    signed_at_ms INTEGER NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS records_no_update BEFORE UPDATE ON records {_APPEND_ONLY}
+CREATE TRIGGER IF NOT EXISTS records_no_delete BEFORE DELETE ON records {_APPEND_ONLY}
+CREATE TRIGGER IF NOT EXISTS leaves_no_update BEFORE UPDATE ON leaves {_APPEND_ONLY}
+CREATE TRIGGER IF NOT EXISTS leaves_no_delete BEFORE DELETE ON leaves {_APPEND_ONLY}
+CREATE TRIGGER IF NOT EXISTS nodes_no_update BEFORE UPDATE ON nodes {_APPEND_ONLY}
+CREATE TRIGGER IF NOT EXISTS nodes_no_delete BEFORE DELETE ON nodes {_APPEND_ONLY}
+CREATE TRIGGER IF NOT EXISTS checkpoints_no_update BEFORE UPDATE ON checkpoints {_APPEND_ONLY}
+CREATE TRIGGER IF NOT EXISTS checkpoints_no_delete BEFORE DELETE ON checkpoints {_APPEND_ONLY}
 """
+
+
+class LedgerCorrupt(RuntimeError):
+    """The stored tree does not match a stored checkpoint: the file was changed under us."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,34 +96,159 @@ class Outcome:
     event_count: int | None  # None: not a TableRecord
     first_event_number: int | None
     expected_first: int | None  # set when the event numbers do not continue the table's
+    leaf_index: int | None = None  # the new leaf, when inserted
+
+
+@dataclass(frozen=True, slots=True)
+class StoredCheckpoint:
+    size: int
+    root: bytes
+    note: str  # the signed note
+
+
+@dataclass(frozen=True, slots=True)
+class ProvedRecord:
+    leaf_index: int
+    sequence: int
+    data: bytes
+    proof: list[bytes]
+
+
+class _Nodes:
+    """Perfect subtree hashes read from the ``nodes`` table, memoised for one request."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+        self._memo: dict[tuple[int, int], bytes] = {}
+
+    def hash_of(self, level: int, index: int) -> bytes:
+        key = (level, index)
+        found = self._memo.get(key)
+        if found is None:
+            row = self._db.execute(
+                "SELECT hash FROM nodes WHERE level = ? AND idx = ?", key
+            ).fetchone()
+            if row is None:
+                raise LedgerCorrupt(f"the tree has no node at level {level}, index {index}")
+            found = self._memo[key] = bytes(row[0])
+        return found
 
 
 class Store:
-    def __init__(self, connection: sqlite3.Connection) -> None:
+    def __init__(
+        self,
+        connection: sqlite3.Connection,
+        signer: Signer | None = None,
+        checkpoint_every: int = 64,
+    ) -> None:
         self._db = connection
         self._lock = threading.Lock()
+        self._signer = signer
+        self._every = max(1, checkpoint_every)
+        self._frontier = merkle.Frontier()
+        self._checkpoint: StoredCheckpoint | None = None
 
     @classmethod
-    def open(cls, path: Path) -> Store:
+    def open(cls, path: Path, signer: Signer | None = None, checkpoint_every: int = 64) -> Store:
+        """Open (or make) the file. Records stored before the ledger was a transparency log
+        become leaves now, in stream order; with a signer, the latest checkpoint is made good."""
         path.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=FULL")
         db.executescript(_SCHEMA)
-        return cls(db)
+        store = cls(db, signer, checkpoint_every)
+        store._load()
+        return store
+
+    # --- start-up ------------------------------------------------------------------------
+
+    def _load(self) -> None:
+        (size,) = self._db.execute("SELECT count(*) FROM leaves").fetchone()
+        nodes = _Nodes(self._db)
+        self._frontier = merkle.Frontier(
+            size, [nodes.hash_of(level, index) for level, index in merkle.Frontier.levels(size)]
+        )
+        row = self._db.execute(
+            "SELECT tree_size, root, note FROM checkpoints ORDER BY id DESC LIMIT 1"
+        ).fetchone()
+        if row is not None:
+            self._checkpoint = StoredCheckpoint(int(row[0]), bytes(row[1]), str(row[2]))
+            at = merkle.subtree_root(nodes, 0, self._checkpoint.size)
+            if at != self._checkpoint.root:
+                raise LedgerCorrupt(
+                    f"the stored tree's root at size {self._checkpoint.size} is not the one "
+                    "its checkpoint signed"
+                )
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                missing = self._db.execute(
+                    "SELECT r.stream_sequence, r.data FROM records r"
+                    " LEFT JOIN leaves l ON l.stream_sequence = r.stream_sequence"
+                    " WHERE l.leaf_index IS NULL ORDER BY r.stream_sequence"
+                ).fetchall()
+                for sequence, data in missing:
+                    self._add_leaf(int(sequence), bytes(data))
+                if missing:
+                    log.info("records made leaves", count=len(missing))
+                if (
+                    self._signer is not None
+                    and self._frontier.size > 0
+                    and not self._checkpoint_is_current_key()
+                ):
+                    self._sign()
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                self._reload_after_rollback()
+                raise
+            self._db.execute("COMMIT")
+
+    def _checkpoint_is_current_key(self) -> bool:
+        """The latest checkpoint verifies with this ledger's key and origin."""
+        assert self._signer is not None
+        if self._checkpoint is None:
+            return False
+        try:
+            open_checkpoint(self._checkpoint.note, self._signer.verifier)
+        except NoteError:
+            return False
+        return True
+
+    def _reload_after_rollback(self) -> None:
+        """The in-memory frontier and checkpoint follow the file again."""
+        frontier, checkpoint = self._frontier, self._checkpoint
+        try:
+            (size,) = self._db.execute("SELECT count(*) FROM leaves").fetchone()
+            nodes = _Nodes(self._db)
+            self._frontier = merkle.Frontier(
+                size, [nodes.hash_of(lv, ix) for lv, ix in merkle.Frontier.levels(size)]
+            )
+            row = self._db.execute(
+                "SELECT tree_size, root, note FROM checkpoints ORDER BY id DESC LIMIT 1"
+            ).fetchone()
+            self._checkpoint = (
+                None if row is None else StoredCheckpoint(int(row[0]), bytes(row[1]), str(row[2]))
+            )
+        except Exception:  # keep what we had; the next append fails loudly if it is wrong
+            self._frontier, self._checkpoint = frontier, checkpoint
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
 
+    # --- writing -------------------------------------------------------------------------
+
     def append(self, batch: Sequence[Incoming]) -> list[Outcome]:
-        """Store a batch in one transaction; returns once it is on disk."""
+        """Store a batch in one transaction (records, leaves, nodes, and a checkpoint every
+        ``checkpoint_every`` leaves); returns once it is on disk."""
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 outcomes = [self._insert(record) for record in batch]
             except BaseException:
                 self._db.execute("ROLLBACK")
+                self._reload_after_rollback()
                 raise
             self._db.execute("COMMIT")
         return outcomes
@@ -105,6 +268,9 @@ class Store:
             (record.sequence, record.table_id, first, count, record.data, _now_ms()),
         )
         inserted = cursor.rowcount == 1
+        leaf = self._add_leaf(record.sequence, record.data) if inserted else None
+        if inserted and self._signer is not None and self._due():
+            self._sign()
         expected = self._expected_first(record) if inserted and first is not None else None
         return Outcome(
             sequence=record.sequence,
@@ -114,7 +280,55 @@ class Store:
             event_count=count,
             first_event_number=first,
             expected_first=expected if expected != first else None,
+            leaf_index=leaf,
         )
+
+    def _add_leaf(self, sequence: int, data: bytes) -> int:
+        index = self._frontier.size
+        self._db.execute(
+            "INSERT INTO leaves (leaf_index, stream_sequence) VALUES (?, ?)", (index, sequence)
+        )
+        self._db.executemany(
+            "INSERT INTO nodes (level, idx, hash) VALUES (?, ?, ?)",
+            self._frontier.append(merkle.leaf_hash(data)),
+        )
+        return index
+
+    def _due(self) -> bool:
+        signed = self._checkpoint.size if self._checkpoint is not None else 0
+        return self._frontier.size - signed >= self._every
+
+    def _sign(self) -> StoredCheckpoint:
+        """Sign and store a checkpoint of the tree as it is now (inside a transaction)."""
+        assert self._signer is not None
+        size, root = self._frontier.size, self._frontier.root()
+        note = sign_checkpoint(Checkpoint(self._signer.name, size, root), self._signer)
+        self._db.execute(
+            "INSERT INTO checkpoints (tree_size, root, note, signed_at_ms) VALUES (?, ?, ?, ?)",
+            (size, root, note, _now_ms()),
+        )
+        self._checkpoint = StoredCheckpoint(size, root, note)
+        return self._checkpoint
+
+    def checkpoint_if_new(self) -> StoredCheckpoint | None:
+        """Sign a checkpoint when leaves came since the last one; returns it, else None."""
+        with self._lock:
+            return self._checkpoint_if_new()
+
+    def _checkpoint_if_new(self) -> StoredCheckpoint | None:
+        if self._signer is None:
+            return None
+        if self._checkpoint is not None and self._checkpoint.size >= self._frontier.size:
+            return None
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            made = self._sign()
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            self._reload_after_rollback()
+            raise
+        self._db.execute("COMMIT")
+        return made
 
     def _stored_data(self, sequence: int) -> bytes:
         (data,) = self._db.execute(
@@ -137,6 +351,8 @@ class Store:
             return None  # the previous record was not a TableRecord: nothing to compare
         return int(first) + int(count)
 
+    # --- reading -------------------------------------------------------------------------
+
     def records(self, table_id: str) -> list[tuple[int, bytes]]:
         """A table's records, (stream sequence, bytes as published), in stream order."""
         with self._lock:
@@ -151,6 +367,64 @@ class Store:
         with self._lock:
             (last,) = self._db.execute("SELECT max(stream_sequence) FROM records").fetchone()
         return int(last or 0)
+
+    def tree_size(self) -> int:
+        with self._lock:
+            return self._frontier.size
+
+    def latest_checkpoint(self) -> StoredCheckpoint | None:
+        with self._lock:
+            return self._checkpoint
+
+    def checkpoints(self) -> list[StoredCheckpoint]:
+        """Every checkpoint signed, oldest first."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT tree_size, root, note FROM checkpoints ORDER BY id"
+            ).fetchall()
+        return [StoredCheckpoint(int(s), bytes(r), str(n)) for s, r, n in rows]
+
+    def proved_records(self, table_id: str) -> tuple[StoredCheckpoint, list[ProvedRecord]]:
+        """A table's records in leaf order (which is stream order) with their leaf indexes and
+        inclusion proofs against a checkpoint that holds all of them (signed now if the latest
+        does not)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT l.leaf_index, r.stream_sequence, r.data FROM records r"
+                " JOIN leaves l ON l.stream_sequence = r.stream_sequence"
+                " WHERE r.table_id = ? ORDER BY l.leaf_index",
+                (table_id,),
+            ).fetchall()
+            last_leaf = max((int(leaf) for leaf, _, _ in rows), default=-1)
+            if self._checkpoint is None or self._checkpoint.size <= last_leaf:
+                self._checkpoint_if_new()
+            checkpoint = self._checkpoint
+            if checkpoint is None:
+                raise LookupError("the ledger has no checkpoint yet")
+            nodes = _Nodes(self._db)
+            proved = [
+                ProvedRecord(
+                    int(leaf),
+                    int(sequence),
+                    bytes(data),
+                    merkle.inclusion_proof(nodes, int(leaf), checkpoint.size),
+                )
+                for leaf, sequence, data in rows
+            ]
+        return checkpoint, proved
+
+    def consistency_proof(self, first: int, second: int) -> list[bytes]:
+        """The proof that the tree of ``first`` leaves is a prefix of the tree of ``second``."""
+        with self._lock:
+            if second > self._frontier.size:
+                raise IndexError(f"the tree has {self._frontier.size} leaves, not {second}")
+            return merkle.consistency_proof(_Nodes(self._db), first, second)
+
+    def root_at(self, size: int) -> bytes:
+        with self._lock:
+            if size > self._frontier.size:
+                raise IndexError(f"the tree has {self._frontier.size} leaves, not {size}")
+            return merkle.subtree_root(_Nodes(self._db), 0, size)
 
 
 def _now_ms() -> int:

@@ -1,8 +1,10 @@
-"""The ledger over a real nats-server: every record stored once, in order, across a kill -9."""
+"""The ledger over a real nats-server: every record stored once, in order, across a kill -9, as
+the leaves of a Merkle tree with signed checkpoints, served to auditors over gRPC."""
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import signal
 import sqlite3
@@ -12,18 +14,25 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
+import grpc
 import nats
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from nats.aio.client import Client
 from nats.errors import NoRespondersError
 from nats.errors import TimeoutError as NatsTimeoutError
 
-from match.v1 import common_pb2, referee_pb2
+from match.v1 import audit_pb2, audit_pb2_grpc, common_pb2, race_pb2, referee_pb2
+from match_audit import merkle
+from match_audit.note import Signer, Verifier, open_checkpoint
 from match_bus import subjects
 from match_bus.jetstream import ensure_stream
-from match_testing.natsserver import NatsServer
-from services.ledger.service import answer_records
-from services.ledger.store import Incoming, Store
+from match_testing.natsserver import NatsServer, free_port
+from services.ledger import keys
+from services.ledger.audit import NOT_OVER
+from services.ledger.service import answer_records, serve_audit
+from services.ledger.store import Incoming, LedgerCorrupt, Store
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = ("tablea0000001", "tableb0000002")
@@ -38,7 +47,10 @@ class LedgerProcess:
             "NATS_URL": url,
             "METRICS_PORT": "0",
             "LOG_FORMAT": "json",
-            "LEDGER_DB": str(db),
+            "LEDGER_DB": str(db),  # the key goes next to it: <dir>/ledger.key, ledger.vkey
+            "LEDGER_ADDR": f"127.0.0.1:{free_port()}",
+            "LEDGER_CHECKPOINT_EVERY": "50",
+            "LEDGER_CHECKPOINT_S": "0.2",
         }
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -66,6 +78,10 @@ class LedgerProcess:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+
+    @property
+    def addr(self) -> str:
+        return self._env["LEDGER_ADDR"]
 
     def stored(self) -> list[tuple[int, str, bytes]]:
         """The rows, read straight from the SQLite file."""
@@ -216,6 +232,47 @@ async def test_a_ledger_killed_mid_batch_keeps_every_record_exactly_once(
     assert info.num_pending == 0
     assert "do not continue" not in ledger.log.read_text()
     assert 0 < stored_at_kill < 500
+    await assert_the_tree_holds(ledger, [data for _, (_, data) in sorted(publisher.sent.items())])
+
+
+async def assert_the_tree_holds(ledger: LedgerProcess, published: list[bytes]) -> None:
+    """Every record is a leaf in stream order; every checkpoint ever signed verifies with the
+    ledger's verifier key and has the root of the records it covers; the API serves the last."""
+    verifier = Verifier.parse((ledger.db.parent / "ledger.vkey").read_text())
+    deadline = time.monotonic() + 10
+    while True:
+        note = await latest_checkpoint(ledger.addr)
+        if open_checkpoint(note, verifier).size == len(published):
+            break
+        assert time.monotonic() < deadline, "no checkpoint of every record"
+        await asyncio.sleep(0.1)
+    with sqlite3.connect(f"file:{ledger.db}?mode=ro", uri=True) as db:
+        leaves = db.execute(
+            "SELECT r.data FROM leaves l JOIN records r USING (stream_sequence)"
+            " ORDER BY l.leaf_index"
+        ).fetchall()
+        notes = [n for (n,) in db.execute("SELECT note FROM checkpoints ORDER BY id")]
+    assert [bytes(d) for (d,) in leaves] == published
+    sizes = []
+    for signed in notes:
+        checkpoint = open_checkpoint(signed, verifier)
+        assert checkpoint.root == merkle.root_of_data(published[: checkpoint.size])
+        sizes.append(checkpoint.size)
+    assert sizes == sorted(sizes) and sizes[-1] == len(published)
+    assert any(b - a == 50 for a, b in itertools.pairwise(sizes))  # every 50 leaves
+
+
+async def latest_checkpoint(addr: str) -> str:
+    deadline = time.monotonic() + 10
+    async with grpc.aio.insecure_channel(addr) as channel:
+        stub = audit_pb2_grpc.LedgerAuditServiceStub(channel)
+        while True:
+            try:
+                answer = await stub.GetCheckpoint(audit_pb2.GetCheckpointRequest())
+                return str(answer.checkpoint)
+            except grpc.aio.AioRpcError:
+                assert time.monotonic() < deadline
+                await asyncio.sleep(0.1)
 
 
 async def until_stream(nc: Client) -> None:
@@ -297,3 +354,215 @@ async def test_a_records_request_answers_from_the_store(tmp_path: Path) -> None:
     assert [(e.stream_sequence, e.record) for e in answer.entries] == [(4, b"four"), (9, b"nine")]
     assert await answer_records(store, b"\xff") == b""
     store.close()
+
+
+# --- the transparency log -------------------------------------------------------------------
+
+
+def signer() -> Signer:
+    return Signer("match.test/ledger", Ed25519PrivateKey.generate())
+
+
+def game_record(table_id: str, first: int, ended: bool = False) -> bytes:
+    race = race_pb2.RaceEvent(
+        game_ended=race_pb2.RaceEvent.GameEnded(at=first) if ended else None,
+        board_started=None if ended else race_pb2.RaceEvent.BoardStarted(at=first, board=1),
+    )
+    event = common_pb2.EventEnvelope(table_id=table_id, event_number=first, race=race)
+    return referee_pb2.TableRecord(
+        table_id=table_id, first_event_number=first, events=[event]
+    ).SerializeToString()
+
+
+def test_the_store_is_a_merkle_tree_with_signed_checkpoints(tmp_path: Path) -> None:
+    key = signer()
+    path = tmp_path / "ledger.db"
+    store = Store.open(path, key, checkpoint_every=4)
+    data = [record(TABLES[i % 2], i + 1, 1) for i in range(10)]
+    outcomes = store.append([Incoming(i + 1, TABLES[i % 2], d) for i, d in enumerate(data[:7])])
+    assert [o.leaf_index for o in outcomes] == list(range(7))
+    assert [c.size for c in store.checkpoints()] == [4]  # every 4 leaves, inside the batch
+    store.append([Incoming(i + 1, TABLES[i % 2], d) for i, d in enumerate(data[7:], start=7)])
+    assert [c.size for c in store.checkpoints()] == [4, 8]
+    assert store.checkpoint_if_new() is not None
+    assert store.checkpoint_if_new() is None  # nothing new: no new checkpoint
+    checkpoints = store.checkpoints()
+    assert [c.size for c in checkpoints] == [4, 8, 10]
+    for stored in checkpoints:
+        opened = open_checkpoint(stored.note, key.verifier)
+        assert opened.root == stored.root == merkle.root_of_data(data[: stored.size])
+    latest = checkpoints[-1]
+    checkpoint, proved = store.proved_records(TABLES[0])
+    assert checkpoint == latest
+    assert [p.leaf_index for p in proved] == [0, 2, 4, 6, 8]
+    for p in proved:
+        merkle.verify_inclusion(
+            p.leaf_index, latest.size, merkle.leaf_hash(p.data), p.proof, latest.root
+        )
+    for a in checkpoints:
+        for b in checkpoints:
+            if a.size <= b.size:
+                proof = store.consistency_proof(a.size, b.size)
+                merkle.verify_consistency(a.size, b.size, a.root, b.root, proof)
+    with pytest.raises(IndexError):
+        store.consistency_proof(1, 11)
+    store.close()
+
+    with sqlite3.connect(path) as db:
+        for table in ("leaves", "nodes", "checkpoints"):
+            for statement in (f"UPDATE {table} SET rowid = rowid", f"DELETE FROM {table}"):
+                if table == "nodes":
+                    statement = statement.replace("rowid = rowid", "level = level")
+                with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+                    db.execute(statement)
+
+    again = Store.open(path, key, checkpoint_every=4)  # the tree goes on where it was
+    assert again.tree_size() == 10 and again.latest_checkpoint() == latest
+    more = [record(TABLES[0], 20 + i, 1) for i in range(4)]
+    again.append([Incoming(20 + i, TABLES[0], d) for i, d in enumerate(more)])
+    assert again.root_at(14) == merkle.root_of_data(data + more)
+    assert [c.size for c in again.checkpoints()] == [4, 8, 10, 14]  # 4 after the last one
+    again.close()
+
+
+def test_a_ledger_file_from_before_the_tree_gets_its_leaves_in_stream_order(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "old.db"
+    with sqlite3.connect(path) as db:  # the schema of the ledger before it was a tree
+        db.execute(
+            "CREATE TABLE records (stream_sequence INTEGER PRIMARY KEY, table_id TEXT NOT NULL,"
+            " first_event_number INTEGER, event_count INTEGER, data BLOB NOT NULL,"
+            " stored_at_ms INTEGER NOT NULL)"
+        )
+        for sequence in (7, 3, 5):
+            db.execute(
+                "INSERT INTO records VALUES (?, ?, 1, 0, ?, 0)",
+                (sequence, TABLES[0], f"record {sequence}".encode()),
+            )
+    key = signer()
+    store = Store.open(path, key)
+    latest = store.latest_checkpoint()
+    assert latest is not None and latest.size == 3
+    assert latest.root == merkle.root_of_data([b"record 3", b"record 5", b"record 7"])
+    store.close()
+
+
+def test_a_failed_batch_leaves_the_tree_as_it_was(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "ledger.db", signer(), checkpoint_every=2)
+    store.append([Incoming(1, TABLES[0], b"one")])
+    with pytest.raises(TypeError):  # the second record is not bytes: the batch rolls back
+        store.append([Incoming(2, TABLES[0], b"two"), Incoming(3, TABLES[0], None)])  # type: ignore[arg-type]
+    # the checkpoint signed at leaf 2 inside the batch went with it
+    assert store.tree_size() == 1 and store.latest_checkpoint() is None
+    store.append([Incoming(2, TABLES[0], b"two"), Incoming(3, TABLES[0], b"three")])
+    assert store.root_at(3) == merkle.root_of_data([b"one", b"two", b"three"])
+    assert [c.size for c in store.checkpoints()] == [2]
+    store.close()
+
+
+def test_a_file_whose_tree_was_changed_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.db"
+    store = Store.open(path, signer())
+    store.append([Incoming(1, TABLES[0], b"one"), Incoming(2, TABLES[0], b"two")])
+    assert store.checkpoint_if_new() is not None
+    store.close()
+    with sqlite3.connect(path) as db:
+        db.execute("DROP TRIGGER nodes_no_update")
+        db.execute("UPDATE nodes SET hash = ? WHERE level = 1 AND idx = 0", (bytes(32),))
+    with pytest.raises(LedgerCorrupt, match="not the one its checkpoint signed"):
+        Store.open(path, signer())
+
+
+def test_the_key_is_made_once_private_and_its_verifier_written(tmp_path: Path) -> None:
+    key_file = tmp_path / "var" / "ledger.key"
+    first = keys.load_or_create(key_file, "match.local/ledger")
+    assert key_file.stat().st_mode & 0o777 == 0o600
+    vkey = (tmp_path / "var" / "ledger.vkey").read_text().strip()
+    assert vkey == str(first.verifier) and vkey.startswith("match.local/ledger+")
+    second = keys.load_or_create(key_file, "match.local/ledger")
+    assert second.verifier == first.verifier
+    (tmp_path / "bad.key").write_text("not a key")
+    with pytest.raises(keys.KeyFileError):
+        keys.load_or_create(tmp_path / "bad.key", "x")
+
+
+async def test_the_audit_api_serves_finished_games_with_proofs_and_refuses_live_ones(
+    tmp_path: Path,
+) -> None:
+    key = signer()
+    store = Store.open(tmp_path / "ledger.db", key, checkpoint_every=1000)
+    over, live = "overgame01", "livegame01"
+    store.append(
+        [
+            Incoming(1, over, game_record(over, 1)),
+            Incoming(2, live, game_record(live, 1)),
+            Incoming(3, over, game_record(over, 2, ended=True)),
+        ]
+    )
+    addr = f"127.0.0.1:{free_port()}"
+    stop = await serve_audit(store, addr, str(key.verifier))
+    try:
+        async with grpc.aio.insecure_channel(addr) as channel:
+            stub = audit_pb2_grpc.LedgerAuditServiceStub(channel)
+            health = health_pb2_grpc.HealthStub(channel)
+            answer = await health.Check(health_pb2.HealthCheckRequest(service=""))
+            assert answer.status == health_pb2.HealthCheckResponse.SERVING
+            served_key = await stub.GetVerifierKey(audit_pb2.GetVerifierKeyRequest())
+            assert served_key.verifier_key == str(key.verifier)
+
+            records = await stub.GetGameRecords(audit_pb2.GetGameRecordsRequest(table_id=over))
+            checkpoint = open_checkpoint(records.checkpoint, key.verifier)  # signed on demand
+            assert checkpoint.size == 3
+            assert [(e.leaf_index, e.stream_sequence) for e in records.entries] == [(0, 1), (2, 3)]
+            for e in records.entries:
+                merkle.verify_inclusion(
+                    e.leaf_index,
+                    checkpoint.size,
+                    merkle.leaf_hash(e.record),
+                    list(e.inclusion_proof),
+                    checkpoint.root,
+                )
+            latest = await stub.GetCheckpoint(audit_pb2.GetCheckpointRequest())
+            assert latest.checkpoint == records.checkpoint
+
+            for table_id, code, message in (
+                (live, grpc.StatusCode.FAILED_PRECONDITION, NOT_OVER),
+                ("unknowngame1", grpc.StatusCode.NOT_FOUND, "no game"),
+                ("NOT.valid", grpc.StatusCode.INVALID_ARGUMENT, "lowercase"),
+            ):
+                with pytest.raises(grpc.aio.AioRpcError) as refused:
+                    await stub.GetGameRecords(audit_pb2.GetGameRecordsRequest(table_id=table_id))
+                assert refused.value.code() == code
+                assert message in (refused.value.details() or "")
+
+            proof = await stub.GetConsistencyProof(
+                audit_pb2.GetConsistencyProofRequest(first_size=1, second_size=3)
+            )
+            merkle.verify_consistency(1, 3, store.root_at(1), checkpoint.root, list(proof.proof))
+            for first, second, code in ((2, 1, grpc.StatusCode.INVALID_ARGUMENT),
+                                        (1, 4, grpc.StatusCode.OUT_OF_RANGE)):  # fmt: skip
+                with pytest.raises(grpc.aio.AioRpcError) as bad:
+                    await stub.GetConsistencyProof(
+                        audit_pb2.GetConsistencyProofRequest(first_size=first, second_size=second)
+                    )
+                assert bad.value.code() == code
+    finally:
+        await stop()
+        store.close()
+
+
+async def test_an_empty_ledger_has_no_checkpoint_yet(tmp_path: Path) -> None:
+    key = signer()
+    store = Store.open(tmp_path / "ledger.db", key)
+    addr = f"127.0.0.1:{free_port()}"
+    stop = await serve_audit(store, addr, str(key.verifier))
+    try:
+        async with grpc.aio.insecure_channel(addr) as channel:
+            stub = audit_pb2_grpc.LedgerAuditServiceStub(channel)
+            with pytest.raises(grpc.aio.AioRpcError) as empty:
+                await stub.GetCheckpoint(audit_pb2.GetCheckpointRequest())
+            assert empty.value.code() == grpc.StatusCode.UNAVAILABLE
+    finally:
+        await stop()
+        store.close()

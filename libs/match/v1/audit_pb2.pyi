@@ -1,0 +1,66 @@
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class GetCheckpointRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GetCheckpointResponse(_message.Message):
+    __slots__ = ("checkpoint",)
+    CHECKPOINT_FIELD_NUMBER: _ClassVar[int]
+    checkpoint: str
+    def __init__(self, checkpoint: _Optional[str] = ...) -> None: ...
+
+class GetVerifierKeyRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GetVerifierKeyResponse(_message.Message):
+    __slots__ = ("verifier_key",)
+    VERIFIER_KEY_FIELD_NUMBER: _ClassVar[int]
+    verifier_key: str
+    def __init__(self, verifier_key: _Optional[str] = ...) -> None: ...
+
+class GetGameRecordsRequest(_message.Message):
+    __slots__ = ("table_id",)
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    def __init__(self, table_id: _Optional[str] = ...) -> None: ...
+
+class GetGameRecordsResponse(_message.Message):
+    __slots__ = ("checkpoint", "entries")
+    class Entry(_message.Message):
+        __slots__ = ("leaf_index", "stream_sequence", "record", "inclusion_proof")
+        LEAF_INDEX_FIELD_NUMBER: _ClassVar[int]
+        STREAM_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+        RECORD_FIELD_NUMBER: _ClassVar[int]
+        INCLUSION_PROOF_FIELD_NUMBER: _ClassVar[int]
+        leaf_index: int
+        stream_sequence: int
+        record: bytes
+        inclusion_proof: _containers.RepeatedScalarFieldContainer[bytes]
+        def __init__(self, leaf_index: _Optional[int] = ..., stream_sequence: _Optional[int] = ..., record: _Optional[bytes] = ..., inclusion_proof: _Optional[_Iterable[bytes]] = ...) -> None: ...
+    CHECKPOINT_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    checkpoint: str
+    entries: _containers.RepeatedCompositeFieldContainer[GetGameRecordsResponse.Entry]
+    def __init__(self, checkpoint: _Optional[str] = ..., entries: _Optional[_Iterable[_Union[GetGameRecordsResponse.Entry, _Mapping]]] = ...) -> None: ...
+
+class GetConsistencyProofRequest(_message.Message):
+    __slots__ = ("first_size", "second_size")
+    FIRST_SIZE_FIELD_NUMBER: _ClassVar[int]
+    SECOND_SIZE_FIELD_NUMBER: _ClassVar[int]
+    first_size: int
+    second_size: int
+    def __init__(self, first_size: _Optional[int] = ..., second_size: _Optional[int] = ...) -> None: ...
+
+class GetConsistencyProofResponse(_message.Message):
+    __slots__ = ("proof",)
+    PROOF_FIELD_NUMBER: _ClassVar[int]
+    proof: _containers.RepeatedScalarFieldContainer[bytes]
+    def __init__(self, proof: _Optional[_Iterable[bytes]] = ...) -> None: ...

@@ -1,0 +1,345 @@
+"""Verify a finished game from the ledger's evidence: the checkpoint's signature, consistency with
+a checkpoint kept from before, the inclusion of every record, the seed against its commitment,
+the re-deal, and the full re-run of the rules.
+
+Pure (no network): :class:`Evidence` comes from the ledger's gRPC API (``match_audit.client``)
+or from an export file (``match_audit.export``); both are checked by :func:`verify` the same way.
+The first thing that does not hold stops the checks and is reported on one line, naming the
+record (its index in the game, from 0) and its leaf in the ledger's tree.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from google.protobuf.message import DecodeError
+
+from match.v1 import referee_pb2
+from match_audit import merkle
+from match_audit.note import Checkpoint, NoteError, Verifier, open_checkpoint
+from match_audit.rerun import rerun
+from match_rules.deal import DEAL_VERSION, SEED_BYTES, commitment, deal
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One record of the game as the ledger gave it."""
+
+    leaf_index: int
+    stream_sequence: int  # informative: not covered by the proofs
+    record: bytes  # the leaf's data, a TableRecord
+    proof: tuple[bytes, ...]  # inclusion proof against the checkpoint's size
+
+
+@dataclass(frozen=True, slots=True)
+class Consistency:
+    """A consistency proof between two tree sizes."""
+
+    first_size: int
+    second_size: int
+    proof: tuple[bytes, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """Everything the ledger says about one game."""
+
+    game: str
+    checkpoint: str  # the signed note the proofs are against
+    verifier_key: str  # the key the ledger serves ("" if unknown)
+    entries: tuple[Entry, ...]
+    consistency: tuple[Consistency, ...] = ()
+
+
+@dataclass
+class Report:
+    """What was checked: one line per check that held, and the first failure, if any."""
+
+    game: str
+    lines: list[str] = field(default_factory=list)
+    failure: str | None = None
+    checkpoint: Checkpoint | None = None  # set once its signature verified
+    checkpoint_consistent: bool = False  # signature and --since consistency both held
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
+
+    def text(self) -> str:
+        out = list(self.lines)
+        out.append(self.failure or f"PASS game {self.game}: every check holds")
+        return "\n".join(out)
+
+
+class _Fail(Exception):
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def _at(index: int, entries: Sequence[Entry]) -> str:
+    leaf = f" (leaf {entries[index].leaf_index})" if 0 <= index < len(entries) else ""
+    return f"record {index}{leaf}"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def verify(evidence: Evidence, key: Verifier, since: str | None = None) -> Report:
+    """Check ``evidence`` with the log's verifier ``key``; ``since`` is a checkpoint (signed
+    note) the auditor kept from before, which the evidence's checkpoint must extend."""
+    report = Report(evidence.game)
+    try:
+        checkpoint = _check_checkpoint(evidence, key, report)
+        _check_since(evidence, key, checkpoint, since, report)
+        report.checkpoint_consistent = True
+        records = _check_records(evidence, checkpoint, report)
+        seed = _check_seed(evidence.entries, records, report)
+        boards = _check_deal(evidence.entries, records, seed, report)
+        _check_rerun(evidence.entries, records, boards, report)
+    except _Fail as failure:
+        report.failure = f"FAIL {failure.message}"
+    return report
+
+
+def _check_checkpoint(evidence: Evidence, key: Verifier, report: Report) -> Checkpoint:
+    try:
+        checkpoint = open_checkpoint(evidence.checkpoint, key)
+    except NoteError as error:
+        raise _Fail(f"checkpoint: {error}") from None
+    report.checkpoint = checkpoint
+    report.lines.append(
+        f"ok   checkpoint: {checkpoint.origin}, tree size {checkpoint.size}, root "
+        f"{_b64(checkpoint.root)}, signed by {key.label}"
+    )
+    return checkpoint
+
+
+def _find_proof(evidence: Evidence, first: int, second: int) -> Consistency | None:
+    for c in evidence.consistency:
+        if (c.first_size, c.second_size) == (first, second):
+            return c
+    return None
+
+
+def _check_since(
+    evidence: Evidence, key: Verifier, checkpoint: Checkpoint, since: str | None, report: Report
+) -> None:
+    if since is None:
+        report.lines.append("--   consistency: no checkpoint kept from before (--since)")
+        return
+    try:
+        old = open_checkpoint(since, key)
+    except NoteError as error:
+        raise _Fail(f"the checkpoint kept from before (--since): {error}") from None
+    if old.size == checkpoint.size:
+        if old.root != checkpoint.root:
+            raise _Fail(
+                f"checkpoint: the log forked: two signed checkpoints of size {old.size} with "
+                f"different roots ({_b64(old.root)} kept from before, {_b64(checkpoint.root)} now)"
+            )
+        report.lines.append(
+            f"ok   consistency: the same tree as the checkpoint kept from before (size {old.size})"
+        )
+        return
+    small, big = (old, checkpoint) if old.size < checkpoint.size else (checkpoint, old)
+    proof = _find_proof(evidence, small.size, big.size)
+    if proof is None:
+        if old.size > checkpoint.size:
+            raise _Fail(
+                f"checkpoint: the log went back: it shows size {checkpoint.size}, but a checkpoint "
+                f"of size {old.size} was kept from before"
+            )
+        raise _Fail(
+            f"checkpoint: no consistency proof from size {old.size} to size {checkpoint.size}"
+        )
+    try:
+        merkle.verify_consistency(small.size, big.size, small.root, big.root, proof.proof)
+    except merkle.ProofError as error:
+        raise _Fail(
+            f"checkpoint: not consistent with the checkpoint kept from before (size {old.size}): "
+            f"{error}; the log was changed or forked"
+        ) from None
+    report.lines.append(
+        f"ok   consistency: the tree of size {small.size} is a prefix of the tree of size "
+        f"{big.size} ({len(proof.proof)} proof hashes): nothing kept before was changed"
+    )
+
+
+def _check_records(
+    evidence: Evidence, checkpoint: Checkpoint, report: Report
+) -> list[referee_pb2.TableRecord]:
+    entries = evidence.entries
+    if not entries:
+        raise _Fail(f"game {evidence.game}: the ledger gave no records")
+    previous = -1
+    for i, entry in enumerate(entries):
+        where = _at(i, entries)
+        if entry.leaf_index >= checkpoint.size:
+            raise _Fail(f"{where}: beyond the checkpoint's tree size {checkpoint.size}")
+        if entry.leaf_index <= previous:
+            raise _Fail(f"{where}: out of ledger order (it comes after leaf {previous})")
+        previous = entry.leaf_index
+        try:
+            merkle.verify_inclusion(
+                entry.leaf_index,
+                checkpoint.size,
+                merkle.leaf_hash(entry.record),
+                entry.proof,
+                checkpoint.root,
+            )
+        except merkle.ProofError as error:
+            raise _Fail(
+                f"{where}: inclusion proof does not match the checkpoint root ({error})"
+            ) from None
+    records: list[referee_pb2.TableRecord] = []
+    for i, entry in enumerate(entries):
+        try:
+            record = referee_pb2.TableRecord.FromString(entry.record)
+        except DecodeError:
+            raise _Fail(f"{_at(i, entries)}: not a TableRecord") from None
+        if record.table_id != evidence.game:
+            raise _Fail(
+                f"{_at(i, entries)}: belongs to table {record.table_id!r}, not game {evidence.game}"
+            )
+        records.append(record)
+    report.lines.append(
+        f"ok   inclusion: {len(entries)} records (leaves {entries[0].leaf_index}.."
+        f"{entries[-1].leaf_index}), each proved in the tree of size {checkpoint.size}"
+    )
+    return records
+
+
+def _table_events(record: referee_pb2.TableRecord, which: str) -> list[object]:
+    return [
+        getattr(e.table, which)
+        for e in record.events
+        if e.HasField("table") and e.table.WhichOneof("event") == which
+    ]
+
+
+def _race_events(record: referee_pb2.TableRecord, which: str) -> list[object]:
+    return [
+        getattr(e.race, which)
+        for e in record.events
+        if e.HasField("race") and e.race.WhichOneof("event") == which
+    ]
+
+
+def _check_seed(
+    entries: Sequence[Entry], records: Sequence[referee_pb2.TableRecord], report: Report
+) -> bytes:
+    committed = [(i, c) for i, r in enumerate(records) for c in _table_events(r, "seed_committed")]
+    revealed = [(i, s) for i, r in enumerate(records) for s in _table_events(r, "seed_revealed")]
+    started = next(
+        (i for i, r in enumerate(records) if any(e.HasField("race") for e in r.events)), None
+    )
+    ended = next((i for i, r in enumerate(records) if _race_events(r, "game_ended")), None)
+    last = len(records) - 1
+    if ended is None:
+        raise _Fail(
+            f"{_at(last, entries)}: the records hold no GameEnded: the game is not over, or its "
+            "end was cut off"
+        )
+    if not committed:
+        raise _Fail(f"game {report.game}: the records hold no seed commitment (SeedCommitted)")
+    if len(committed) > 1:
+        raise _Fail(f"{_at(committed[1][0], entries)}: a second seed commitment")
+    c_index, c_event = committed[0]
+    if started is not None and c_index >= started:
+        raise _Fail(
+            f"{_at(c_index, entries)}: the seed was committed only after the game started "
+            f"(record {started})"
+        )
+    if not revealed:
+        raise _Fail(
+            f"{_at(last, entries)}: the seed was never revealed: the log ends without SeedRevealed"
+        )
+    if len(revealed) > 1:
+        raise _Fail(f"{_at(revealed[1][0], entries)}: the seed is revealed twice")
+    r_index, r_event = revealed[0]
+    seed = bytes(r_event.seed)  # type: ignore[attr-defined]
+    version = c_event.deal_version  # type: ignore[attr-defined]
+    if r_index < ended:
+        raise _Fail(f"{_at(r_index, entries)}: the seed was revealed before the game ended")
+    if len(seed) != SEED_BYTES:
+        raise _Fail(f"{_at(r_index, entries)}: the revealed seed is {len(seed)} bytes, not 32")
+    if commitment(seed) != c_event.commitment:  # type: ignore[attr-defined]
+        raise _Fail(
+            f"{_at(r_index, entries)}: the revealed seed does not match the commitment of "
+            f"record {c_index} (SHA-256 of the seed is {commitment(seed)})"
+        )
+    if r_event.deal_version != version:  # type: ignore[attr-defined]
+        raise _Fail(f"{_at(r_index, entries)}: revealed for another deal version than committed")
+    report.lines.append(
+        f"ok   seed: SHA-256 of the revealed seed (record {r_index}) is the commitment of record "
+        f"{c_index}, made before the game started: the deal was fixed before anybody was Ready"
+    )
+    return seed
+
+
+def _check_deal(
+    entries: Sequence[Entry],
+    records: Sequence[referee_pb2.TableRecord],
+    seed: bytes,
+    report: Report,
+) -> tuple[tuple[int, ...], ...]:
+    versions = {
+        c.deal_version  # type: ignore[attr-defined]
+        for r in records
+        for c in _table_events(r, "seed_committed")
+    }
+    version = versions.pop() if versions else ""
+    if version != DEAL_VERSION:
+        raise _Fail(
+            f"game {report.game}: dealt with {version!r}; this auditor deals {DEAL_VERSION}"
+        )
+    dealt = deal(seed)
+    boards, bots = 0, False
+    for i, record in enumerate(records):
+        for revealed in _race_events(record, "board_revealed"):
+            board, layout = revealed.board, tuple(revealed.layout)  # type: ignore[attr-defined]
+            if not 1 <= board <= len(dealt.boards) or layout != dealt.boards[board - 1]:
+                raise _Fail(
+                    f"{_at(i, entries)}: board {board}'s revealed layout is not the one dealt "
+                    "from the seed"
+                )
+            boards += 1
+        for assigned in _table_events(record, "bots_assigned"):
+            strength = assigned.strength  # type: ignore[attr-defined]
+            if strength != dealt.bot_strength.value:
+                raise _Fail(
+                    f"{_at(i, entries)}: the bots play {strength!r}, the seed deals "
+                    f"{dealt.bot_strength.value!r}"
+                )
+            bots = True
+    bot = f", and the bots' strength {dealt.bot_strength.value!r}" if bots else " (no bot played)"
+    report.lines.append(
+        f"ok   deal: {DEAL_VERSION} from the seed gives the {_count(boards, 'revealed board')}, "
+        f"tile for tile{bot}"
+    )
+    return dealt.boards
+
+
+def _check_rerun(
+    entries: Sequence[Entry],
+    records: Sequence[referee_pb2.TableRecord],
+    boards: tuple[tuple[int, ...], ...],
+    report: Report,
+) -> None:
+    result = rerun(records, boards)
+    if result.findings:
+        first = result.findings[0]
+        raise _Fail(f"{_at(first.record, entries)}: {first.problem}")
+    report.lines.append(
+        f"ok   rerun: fed the stamped commands again, the rules accept the same "
+        f"{_count(result.accepted, 'command')} and refuse the same {result.refused} (same codes),"
+        f" and give the same {_count(result.events, 'event')}: timings, results and standings"
+    )

@@ -1,0 +1,72 @@
+"""The ledger's checkpoint signing key: an Ed25519 private key in a PEM file (PKCS#8, mode 0600),
+made on first start, and its verifier key written next to it for auditors."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from pathlib import Path
+
+import structlog
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from match_audit.note import Signer
+
+log = structlog.get_logger()
+
+
+class KeyFileError(RuntimeError):
+    """The key file exists but is not an Ed25519 private key."""
+
+
+def verifier_path(key_file: Path) -> Path:
+    """Where the verifier key goes: ``ledger.key`` -> ``ledger.vkey``."""
+    return key_file.with_suffix(".vkey")
+
+
+def load_or_create(key_file: Path, origin: str) -> Signer:
+    """The signer for ``origin`` with the key in ``key_file``, made (0600) if it is missing.
+    Writes the verifier key to :func:`verifier_path` on every start."""
+    key_file.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        key = _read(key_file)
+    else:
+        key = Ed25519PrivateKey.generate()
+        pem = key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+        with os.fdopen(fd, "wb") as out:
+            out.write(pem)
+            out.flush()
+            os.fsync(out.fileno())
+        log.info("made a new checkpoint key", path=str(key_file))
+    mode = stat.S_IMODE(key_file.stat().st_mode)
+    if mode & 0o077:
+        log.warning("the checkpoint key is readable by others", path=str(key_file), mode=oct(mode))
+    signer = Signer(origin, key)
+    _write_verifier(verifier_path(key_file), str(signer.verifier))
+    return signer
+
+
+def _read(key_file: Path) -> Ed25519PrivateKey:
+    try:
+        key = serialization.load_pem_private_key(key_file.read_bytes(), password=None)
+    except (ValueError, TypeError) as error:
+        raise KeyFileError(f"{key_file} is not an unencrypted PEM private key: {error}") from None
+    if not isinstance(key, Ed25519PrivateKey):
+        raise KeyFileError(f"{key_file} is not an Ed25519 key")
+    return key
+
+
+def _write_verifier(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text + "\n")
+    with contextlib.suppress(OSError):
+        tmp.chmod(0o644)
+    tmp.replace(path)
