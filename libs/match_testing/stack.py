@@ -36,17 +36,7 @@ class Stack:
         self.workdir.mkdir(parents=True, exist_ok=True)
         (self.workdir / "logs").mkdir(exist_ok=True)
         self.lobby_addr = self.lobby_addr or f"127.0.0.1:{free_port()}"
-        # The ledger's audit API: its usual address for the stack in the foreground (make run),
-        # a free port otherwise (tests), like the lobby's.
-        self.ledger_addr = (
-            self.ledger_addr
-            or self.env.get("LEDGER_ADDR")
-            or (
-                os.environ.get("LEDGER_ADDR", "127.0.0.1:50052")
-                if self.inherit_output
-                else f"127.0.0.1:{free_port()}"
-            )
-        )
+        self.ledger_addr = self.ledger_addr or f"127.0.0.1:{free_port()}"
         self.secrets = self._secrets()
 
     def _secrets(self) -> dict[str, str]:
@@ -74,11 +64,12 @@ class Stack:
             NATS_URL=self.url,
             LOBBY_ADDR=self.lobby_addr,
             LEDGER_ADDR=self.ledger_addr,
-            METRICS_PORT=env.get(f"{name.upper()}_METRICS_PORT", "0"),
             LEDGER_DB=str(self.workdir / "ledger.sqlite3"),
             PYTHONUNBUFFERED="1",
         )
         env.update(self.env)
+        # Metrics are off unless the stack is given <SERVICE>_METRICS_PORT (make run is).
+        env["METRICS_PORT"] = self.env.get(f"{name.upper()}_METRICS_PORT", "0")
         return env
 
     def start(self, timeout: float = 30.0) -> Stack:

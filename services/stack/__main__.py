@@ -12,22 +12,17 @@ from match_testing.stack import Stack
 
 
 def main() -> int:
-    workdir = Path(os.environ.get("MATCH_VAR", "var")).resolve()
-    env = {"NATS_PORT": os.environ.get("NATS_PORT", "4222")}
-    for name, port in (
-        ("LOBBY", 9101),
-        ("REFEREE", 9102),
-        ("DEALER", 9103),
-        ("LEDGER", 9104),
-        ("BOT", 9105),
-    ):
-        env[f"{name}_METRICS_PORT"] = os.environ.get(f"{name}_METRICS_PORT", str(port))
-    os.environ.update({k: v for k, v in env.items() if k.endswith("_METRICS_PORT")})
+    env = os.environ.get
+    metrics = {"LOBBY": 9101, "REFEREE": 9102, "DEALER": 9103, "LEDGER": 9104, "BOT": 9105}
     stack = Stack(
-        workdir,
-        nats_url=os.environ.get("NATS_URL") or None,
-        lobby_addr=os.environ.get("LOBBY_ADDR", "127.0.0.1:50051"),
-        env={"NATS_PORT": env["NATS_PORT"]},
+        Path(env("MATCH_VAR", "var")).resolve(),
+        nats_url=env("NATS_URL") or None,
+        lobby_addr=env("LOBBY_ADDR", "127.0.0.1:50051"),
+        ledger_addr=env("LEDGER_ADDR", "127.0.0.1:50052"),
+        env={
+            "NATS_PORT": env("NATS_PORT", "4222"),
+            **{f"{k}_METRICS_PORT": env(f"{k}_METRICS_PORT", str(v)) for k, v in metrics.items()},
+        },
         inherit_output=True,
     )
     stopping = False
@@ -41,7 +36,8 @@ def main() -> int:
     try:
         stack.start()
         print(
-            f"\nMatch is up. gRPC: {stack.lobby_addr}  NATS: {stack.url}  data: {workdir}\n"
+            f"\nMatch is up. gRPC: {stack.lobby_addr}  audit: {stack.ledger_addr}  "
+            f"NATS: {stack.url}  data: {stack.workdir}\n"
             f"Play: .venv/bin/match play --new      Demo: make demo      Stop: Ctrl-C\n",
             file=sys.stderr,
             flush=True,

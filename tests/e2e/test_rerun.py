@@ -4,6 +4,7 @@ a change to it."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import grpc
 from nats.aio.client import Client
@@ -17,8 +18,9 @@ from match_testing.stack import Stack
 from tests.e2e.players import Player
 
 
-async def _played_game(channel: grpc.aio.Channel, clock: Clock, nc: Client
-                       ) -> list[referee_pb2.TableRecord]:
+async def _played_game(
+    channel: grpc.aio.Channel, clock: Clock, nc: Client
+) -> list[referee_pb2.TableRecord]:
     ann, bob = Player("Ann", channel, clock), Player("Bob", channel, clock)
     created = await ann.create(seats=2, visibility=common_pb2.VISIBILITY_PRIVATE)
     await bob.join(invite_code=created.invite_code)
@@ -27,24 +29,17 @@ async def _played_game(channel: grpc.aio.Channel, clock: Clock, nc: Client
     await ann.ready()
     await bob.ready()
     await ann.wait_for("board_started", board=1, timeout=20)
-    for tile in (1, 2, 3, 4, 5, 6):
-        try:
-            await ann.turn(tile)
-        except grpc.aio.AioRpcError:
-            pass  # a pause: refused, and recorded as refused
-    for bad in (1, 0):
-        try:
-            await bob.turn(bad)
-            await bob.turn(bad)
-        except grpc.aio.AioRpcError:
-            pass
+    # Some of these are refused (a pause, a face-up tile, tile 0): refusals are recorded too,
+    # and the re-run below must find the same ones (it asserts how many).
+    for player, tile in [(ann, t) for t in (1, 2, 3, 4, 5, 6)] + [(bob, 1), (bob, 1), (bob, 0)]:
+        with contextlib.suppress(grpc.aio.AioRpcError):
+            await player.turn(tile)
     await ann.resign()
     await bob.resign()
     await ann.wait_for("game_ended", timeout=20)
     log = TableLog(nc.jetstream())
     for _ in range(200):
-        records = [referee_pb2.TableRecord.FromString(r.data)
-                   for r in await log.read(ann.table_id)]
+        records = [referee_pb2.TableRecord.FromString(r.data) for r in await log.read(ann.table_id)]
         if seed_events(records)[1] is not None:
             await ann.stop_watch()
             return records
@@ -66,8 +61,11 @@ async def test_the_rules_rerun_over_the_log_agree_and_a_change_is_found(
 
     # A face changed in the log.
     forged = [referee_pb2.TableRecord.FromString(r.SerializeToString()) for r in records]
-    turned = next(i for i, r in enumerate(forged)
-                  if any(e.race.WhichOneof("event") == "tile_turned" for e in r.events))
+    turned = next(
+        i
+        for i, r in enumerate(forged)
+        if any(e.race.WhichOneof("event") == "tile_turned" for e in r.events)
+    )
     for env in forged[turned].events:
         if env.race.WhichOneof("event") == "tile_turned":
             env.race.tile_turned.symbol = (env.race.tile_turned.symbol + 1) % 25
@@ -75,7 +73,7 @@ async def test_the_rules_rerun_over_the_log_agree_and_a_change_is_found(
     assert finding.record == turned and "the rules give" in finding.problem
 
     # A record dropped: the numbering breaks or the rules disagree, at that record.
-    dropped = records[:turned] + records[turned + 1:]
+    dropped = records[:turned] + records[turned + 1 :]
     assert rerun(dropped, boards).findings[0].record == turned
 
     # A refusal recorded with another code, and a turn moved into the pause.
