@@ -186,3 +186,6 @@ def main(
     except _Stop as stop:
         print(f"match-audit: {stop}", file=err)
         return USAGE_ERROR
+    except BrokenPipeError:  # the reader stopped reading (`| head`): exit as a shell would
+        sys.stderr.close()
+        return 128 + 13
