@@ -76,6 +76,16 @@ def rerun(records: Sequence[referee_pb2.TableRecord], deal: tuple[tuple[int, ...
     next_number = 1
     accepted = refused = count = 0
     for index, record in enumerate(records):
+        if record.record_number != index + 1:
+            findings.append(
+                Finding(
+                    index,
+                    f"record number {record.record_number} where "
+                    f"{index + 1} was due: a record is missing, extra "
+                    f"or moved",
+                )
+            )
+            break
         numbers = [e.event_number for e in record.events]
         if numbers and (
             record.first_event_number != next_number

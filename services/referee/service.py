@@ -391,6 +391,7 @@ class Referee:
     async def _append(self, table: Table, record: referee_pb2.TableRecord) -> None:
         """Append one record after the table's last, then fold it in. Nothing changes unless
         the append is acknowledged; a retry after a lost ack is recognised by its msg id."""
+        record.record_number = table.records + 1
         data = record.SerializeToString()
         msg_id = f"{table.table_id}:{table.last_sequence}"
         for attempt in range(3):

@@ -77,6 +77,7 @@ class Table:
     started: bool = False
     seed_revealed: bool = False
     last_sequence: int = 0  # the stream sequence of the table's last record
+    records: int = 0  # records appended so far
     next_event: int = 1  # the number the next event takes
 
     @property
@@ -91,6 +92,7 @@ class Table:
         for envelope in record.events:
             self.apply_event(envelope)
         self.last_sequence = sequence
+        self.records += 1
 
     def apply_event(self, envelope: common_pb2.EventEnvelope) -> None:
         self.next_event = envelope.event_number + 1

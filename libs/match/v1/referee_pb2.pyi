@@ -88,18 +88,20 @@ class StampedCommand(_message.Message):
     def __init__(self, received_at_ms: _Optional[int] = ..., race: _Optional[_Union[_race_command_pb2.RaceCommand, _Mapping]] = ..., table: _Optional[_Union[TableCommand, _Mapping]] = ..., tick: _Optional[_Union[StampedCommand.Tick, _Mapping]] = ...) -> None: ...
 
 class TableRecord(_message.Message):
-    __slots__ = ("table_id", "first_event_number", "events", "command", "refusal")
+    __slots__ = ("table_id", "first_event_number", "events", "command", "refusal", "record_number")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     FIRST_EVENT_NUMBER_FIELD_NUMBER: _ClassVar[int]
     EVENTS_FIELD_NUMBER: _ClassVar[int]
     COMMAND_FIELD_NUMBER: _ClassVar[int]
     REFUSAL_FIELD_NUMBER: _ClassVar[int]
+    RECORD_NUMBER_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     first_event_number: int
     events: _containers.RepeatedCompositeFieldContainer[_common_pb2.EventEnvelope]
     command: StampedCommand
     refusal: _common_pb2.Refusal
-    def __init__(self, table_id: _Optional[str] = ..., first_event_number: _Optional[int] = ..., events: _Optional[_Iterable[_Union[_common_pb2.EventEnvelope, _Mapping]]] = ..., command: _Optional[_Union[StampedCommand, _Mapping]] = ..., refusal: _Optional[_Union[_common_pb2.Refusal, _Mapping]] = ...) -> None: ...
+    record_number: int
+    def __init__(self, table_id: _Optional[str] = ..., first_event_number: _Optional[int] = ..., events: _Optional[_Iterable[_Union[_common_pb2.EventEnvelope, _Mapping]]] = ..., command: _Optional[_Union[StampedCommand, _Mapping]] = ..., refusal: _Optional[_Union[_common_pb2.Refusal, _Mapping]] = ..., record_number: _Optional[int] = ...) -> None: ...
 
 class LedgerRecordsRequest(_message.Message):
     __slots__ = ("table_id",)
