@@ -88,3 +88,8 @@ demo: $(STAMP) ## Play a whole game with the bot against the running stack (make
 .PHONY: bench-bot
 bench-bot: $(STAMP) ## Measure the bot's strengths against baselines (not a test)
 	$(BIN)/python -m match_botsim.bench --out var
+
+# --- performance ------------------------------------------------------------------------------------
+.PHONY: bench
+bench: $(STAMP) ## Load the running stack: turns/s, latency, ledger lag, memory per table (not a test)
+	$(BIN)/python -m match_bench --out var

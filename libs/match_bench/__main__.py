@@ -1,0 +1,3 @@
+from match_bench.run import main
+
+main()

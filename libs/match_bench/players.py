@@ -1,0 +1,257 @@
+"""Scripted 2-player private tables over the real gRPC API, for load.
+
+A player knows its boards' layouts from the dealer's internal subject (the bench's privilege, as
+in the end-to-end tests), so it turns pairs and never misses: no pause, every turn is accepted.
+It never turns a face-up tile. The rules disqualify a clear under 12 s, so the last pair of a
+board waits until 12.1 s after the player's first turn on it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc  # type: ignore[import-untyped, unused-ignore]
+from nats.aio.client import Client
+
+from match.v1 import (
+    common_pb2,
+    dealer_pb2,
+    lobby_pb2,
+    lobby_pb2_grpc,
+    race_pb2,
+    race_service_pb2,
+    race_service_pb2_grpc,
+)
+from match_bus import subjects
+from match_client.client import refusal_code
+
+LAST_PAIR_NOT_BEFORE_MS = 12_100  # FASTEST_HONEST_CLEAR_MS + margin, from the first turn
+READY_WINDOW_MS = 120_000
+
+
+@dataclass
+class Stats:
+    """What one measurement window saw (latencies of accepted TurnTile calls, in seconds)."""
+
+    latencies: list[float] = field(default_factory=list)
+    refused: Counter[str] = field(default_factory=Counter)
+    errors: Counter[str] = field(default_factory=Counter)
+    in_flight: int = 0
+
+    @property
+    def accepted(self) -> int:
+        return len(self.latencies)
+
+
+@dataclass
+class Sink:
+    """Where players record: the bench swaps ``stats`` at window boundaries."""
+
+    stats: Stats = field(default_factory=Stats)
+    in_flight: int = 0
+    # At full speed: at most this many TurnTile calls in flight (a closed loop, like the bare
+    # chain's callers); a player that finds them all taken waits here, outside the latency.
+    limit: asyncio.Semaphore | None = None
+
+
+class Channels:
+    """A few gRPC channels, round-robin: one HTTP/2 connection would cap the concurrency."""
+
+    def __init__(self, addr: str, count: int = 8) -> None:
+        self.channels = [grpc.aio.insecure_channel(addr) for _ in range(count)]
+        self._next = itertools.cycle(range(count))
+
+    def pick(self) -> grpc.aio.Channel:
+        return self.channels[next(self._next)]
+
+    async def close(self) -> None:
+        for channel in self.channels:
+            await channel.close()
+
+
+def pairs_of(layout: list[int]) -> list[int]:
+    """The tiles in an order that only ever pairs: a1, b1, a2, b2, ..."""
+    where: dict[int, list[int]] = {}
+    for tile, symbol in enumerate(layout, start=1):
+        where.setdefault(symbol, []).append(tile)
+    return [t for tiles in where.values() for t in tiles]
+
+
+async def fetch_layouts(nc: Client, table_id: str) -> list[list[int]]:
+    request = dealer_pb2.DealRequest(
+        table_id=table_id, game_id=table_id, game_kind=common_pb2.GAME_KIND_MATCH_RACE
+    )
+    msg = await nc.request(subjects.DEALER_DEAL, request.SerializeToString(), 10)
+    deal = dealer_pb2.DealResponse.FromString(msg.data).deal
+    return [list(b.layout) for b in deal.race.boards]
+
+
+async def pause(stop: asyncio.Event, seconds: float) -> None:
+    """Sleep ``seconds``, or less when ``stop`` is set meanwhile."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(stop.wait(), seconds)
+
+
+class Player:
+    def __init__(self, name: str, channel: grpc.aio.Channel) -> None:
+        self.name = name
+        self.lobby: Any = lobby_pb2_grpc.LobbyServiceStub(channel)  # type: ignore[no-untyped-call, unused-ignore]
+        self.race: Any = race_service_pb2_grpc.MatchRaceServiceStub(channel)  # type: ignore[no-untyped-call, unused-ignore]
+        self.table_id = ""
+        self.token = ""
+        self.layouts: list[list[int]] = []
+        self.board = 1
+
+    def metadata(self) -> tuple[tuple[str, str], ...]:
+        return (("authorization", f"Bearer {self.token}"),)
+
+    async def create(self) -> str:
+        reply = await self.lobby.CreateTable(
+            lobby_pb2.CreateTableRequest(
+                game_kind=common_pb2.GAME_KIND_MATCH_RACE,
+                seats=2,
+                visibility=common_pb2.VISIBILITY_PRIVATE,
+                display_name=self.name,
+                race=race_pb2.RaceSettings(ready_window_ms=READY_WINDOW_MS, hints_per_board=0),
+            ),
+            timeout=60,
+        )
+        self.table_id, self.token = reply.table_id, reply.player_token
+        return str(reply.invite_code)
+
+    async def join(self, invite_code: str) -> None:
+        reply = await self.lobby.JoinTable(
+            lobby_pb2.JoinTableRequest(display_name=self.name, invite_code=invite_code), timeout=60
+        )
+        self.table_id, self.token = reply.table_id, reply.player_token
+
+    async def ready(self, stop: asyncio.Event, poll: float) -> bool:
+        """Press Ready for the next board once it opens; False when the game is over."""
+        while not stop.is_set():
+            try:
+                await self.race.PressReady(
+                    race_service_pb2.PressReadyRequest(table_id=self.table_id),
+                    metadata=self.metadata(),
+                    timeout=30,
+                )
+                return True
+            except grpc.aio.AioRpcError as error:
+                code = refusal_code(error)
+                if code == "already_ready":
+                    return True
+                if code in ("game_over", "player_out", "not_seated"):
+                    return False
+                if code != "ready_not_open" and error.code() != grpc.StatusCode.DEADLINE_EXCEEDED:
+                    raise
+            await asyncio.sleep(poll)
+        return False
+
+    async def play_board(self, sink: Sink, stop: asyncio.Event, interval: float) -> bool:
+        """Clear the current board; False when the game is over for this player."""
+        order = pairs_of(self.layouts[self.board - 1])
+        first_ms = 0
+        poll = max(interval, 0.05)
+        i = 0
+        while i < len(order) and not stop.is_set():
+            if interval:
+                await pause(stop, interval * random.uniform(0.8, 1.2))
+            if i == len(order) - 2 and first_ms:
+                wait = (first_ms + LAST_PAIR_NOT_BEFORE_MS) / 1000 - time.time()
+                if wait > 0:
+                    await pause(stop, wait)
+            if stop.is_set():
+                break
+            if sink.limit is not None:
+                await sink.limit.acquire()
+            stats = sink.stats
+            sink.in_flight += 1
+            t0 = time.perf_counter()
+            try:
+                reply = await self.race.TurnTile(
+                    race_service_pb2.TurnTileRequest(table_id=self.table_id, tile=order[i]),
+                    metadata=self.metadata(),
+                    timeout=30,
+                )
+            except grpc.aio.AioRpcError as error:
+                code = refusal_code(error)
+                if code is None:
+                    stats.errors[error.code().name] += 1
+                    await asyncio.sleep(poll)
+                    continue
+                stats.refused[code] += 1
+                if code in ("game_over", "player_out"):
+                    return False
+                if code == "board_over":
+                    break
+                if code == "tile_face_up":
+                    i += 1
+                    continue
+                await asyncio.sleep(poll)  # board_not_started, paused
+                continue
+            finally:
+                sink.in_flight -= 1
+                if sink.limit is not None:
+                    sink.limit.release()
+            stats.latencies.append(time.perf_counter() - t0)
+            first_ms = first_ms or reply.counters.server_time_ms
+            i += 1
+        self.board += 1
+        return self.board <= len(self.layouts)
+
+    async def play(self, sink: Sink, stop: asyncio.Event, interval: float, poll: float) -> None:
+        while not stop.is_set():
+            if not await self.ready(stop, poll):
+                return
+            if not await self.play_board(sink, stop, interval):
+                return
+
+    async def resign(self) -> None:
+        with contextlib.suppress(grpc.aio.AioRpcError):  # already over
+            await self.race.Resign(
+                race_service_pb2.ResignRequest(table_id=self.table_id),
+                metadata=self.metadata(),
+                timeout=30,
+            )
+
+
+async def open_table(channels: Channels, nc: Client, n: int) -> tuple[Player, Player]:
+    """A private 2-player table, created, joined by invite and started (the deal is known)."""
+    host, guest = Player(f"h{n}", channels.pick()), Player(f"g{n}", channels.pick())
+    invite = await host.create()
+    await guest.join(invite)
+    layouts = await fetch_layouts(nc, host.table_id)
+    host.layouts = guest.layouts = layouts
+    return host, guest
+
+
+async def play_tables(
+    channels: Channels,
+    nc: Client,
+    first: tuple[Player, Player],
+    n: int,
+    sink: Sink,
+    stop: asyncio.Event,
+    interval: float,
+    delay: float,
+    again: bool,
+    resign: bool = True,
+) -> None:
+    """Play the table's game (and, with ``again``, a new table after each game) until ``stop``;
+    then resign, so that the referee is left with no timers of ours."""
+    await pause(stop, delay)
+    pair = first
+    poll = 0.05 if interval == 0 else 0.5
+    while True:
+        await asyncio.gather(*(p.play(sink, stop, interval, poll) for p in pair))
+        if stop.is_set() or not again:
+            break
+        pair = await open_table(channels, nc, n)
+    if resign:
+        await asyncio.gather(*(p.resign() for p in pair))
