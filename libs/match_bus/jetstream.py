@@ -1,8 +1,10 @@
 """The table log on JetStream: the stream, the fenced append, and reading a table back.
 
-Every table has one subject, ``match.events.<table_id>``, and one writer, the referee. Each
-append is fenced with ``Nats-Expected-Last-Subject-Sequence`` (a stale writer is refused) and
-carries a deterministic ``Nats-Msg-Id`` (a retry whose ack was lost is not applied twice).
+Every table has one subject, ``match.events.p<NN>.<table_id>``, and one writer, the referee
+holding the partition. Each append is fenced with ``Nats-Expected-Last-Subject-Sequence`` (a
+stale writer is refused) and carries a ``Nats-Msg-Id`` naming the writer and the sequence it
+appends after (a retry whose ack was lost is not applied twice; a duplicate ack is believed
+only after checking the stored record is byte for byte ours).
 """
 
 from __future__ import annotations
@@ -64,6 +66,8 @@ class TableLog:
         }
         try:
             ack = await self._js.publish(subject, data, timeout=self._timeout, headers=headers)
+            if ack.duplicate and not await self._is_ours(ack.seq, data):
+                raise SequenceConflict(f"table {table_id}: msg id {msg_id} names another record")
         except APIError as error:
             if error.err_code not in (WRONG_LAST_SEQUENCE, CLUSTER_WRONG_LAST_SEQUENCE):
                 raise
@@ -74,6 +78,13 @@ class TableLog:
                 f"table {table_id} moved past sequence {expected_last}"
             ) from error
         return ack.seq
+
+    async def _is_ours(self, sequence: int, data: bytes) -> bool:
+        try:
+            stored = await self._js.get_msg(subjects.EVENTS_STREAM, sequence)
+        except NotFoundError:
+            return False
+        return stored.data == data
 
     async def last(self, table_id: str) -> tuple[int, str] | None:
         """The sequence and msg id of the table's last record, read from the stream leader."""
@@ -92,12 +103,13 @@ class TableLog:
             return []
         return [r for _, r in await consume_until(self._js, subjects.events(table_id), last[0])]
 
-    async def read_all(self) -> list[tuple[str, StoredRecord]]:
-        """Every record of every table, in stream order: how the referee rebuilds at start."""
+    async def read_all(self, subject: str = subjects.EVENTS_ALL) -> list[tuple[str, StoredRecord]]:
+        """Every record under ``subject`` (all tables, or one partition's), in stream order:
+        how a referee rebuilds the tables it takes on."""
         info = await self._js.stream_info(subjects.EVENTS_STREAM)
         if info.state.messages == 0:
             return []
-        return await consume_until(self._js, subjects.EVENTS_ALL, info.state.last_seq)
+        return await consume_until(self._js, subject, info.state.last_seq)
 
 
 async def consume_until(
@@ -107,6 +119,10 @@ async def consume_until(
     out: list[tuple[str, StoredRecord]] = []
     sub = await js.subscribe(subject, ordered_consumer=True, deliver_policy=DeliverPolicy.ALL)
     try:
+        info = await sub.consumer_info()
+        delivered = info.delivered.stream_seq if info.delivered else 0
+        if not info.num_pending and not delivered:
+            return out  # nothing under this subject: nothing will come
         while True:
             msg = await sub.next_msg(timeout=timeout)
             seq = msg.metadata.sequence.stream

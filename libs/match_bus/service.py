@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import socket
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +27,8 @@ class BaseConfig:
     log_format: str
     log_level: str
     metrics_port: int
+    stream_replicas: int = 1  # JetStream replicas of the streams and buckets a service creates
+    replica_id: str = ""  # this process among its service's replicas (logs, leases, durables)
 
     @classmethod
     def from_env(cls, default_metrics_port: int) -> BaseConfig:
@@ -34,6 +37,9 @@ class BaseConfig:
             log_format=os.environ.get("LOG_FORMAT", "auto"),
             log_level=os.environ.get("LOG_LEVEL", "info"),
             metrics_port=int(os.environ.get("METRICS_PORT", str(default_metrics_port))),
+            stream_replicas=int(os.environ.get("MATCH_STREAM_REPLICAS", "1")),
+            replica_id=os.environ.get("MATCH_REPLICA_ID")
+            or f"{socket.gethostname()}-{os.getpid()}",
         )
 
 

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import re
+import zlib
 
 EVENTS_STREAM = "MATCH_EVENTS"
 EVENTS_ALL = "match.events.>"
 SEEDS_BUCKET = "MATCH_SEEDS"
 
 REFEREE_ALL = "match.referee.>"
-REFEREE_QUEUE = "referee"
+REFEREE_LEASES_BUCKET = "MATCH_REFEREE_LEASES"
+# Tables are spread over a fixed number of partitions; each partition has one referee at a time
+# (the holder of its lease), which subscribes to ``match.referee.p<NN>.>``; a table's events are
+# stored under ``match.events.p<NN>.<table_id>``. The number is fixed for the life of a stream.
+PARTITIONS = 16
 DEALER_COMMIT = "match.dealer.commit"
 DEALER_DEAL = "match.dealer.deal"
 DEALER_REVEAL = "match.dealer.reveal"
@@ -27,15 +32,34 @@ def valid_table_id(table_id: str) -> bool:
 
 
 def events(table_id: str) -> str:
-    return f"match.events.{table_id}"
+    """The table's subject in the events stream: ``match.events.p<NN>.<table_id>``."""
+    return f"match.events.{partition_name(partition_of(table_id))}.{table_id}"
+
+
+def events_of_partition(partition: int) -> str:
+    return f"match.events.{partition_name(partition)}.>"
+
+
+def partition_of(table_id: str) -> int:
+    """The table's partition: CRC-32 of its id, modulo PARTITIONS (stable across processes)."""
+    return zlib.crc32(table_id.encode("ascii", "replace")) % PARTITIONS
+
+
+def partition_name(partition: int) -> str:
+    return f"p{partition:02d}"
+
+
+def referee_partition(partition: int) -> str:
+    """Everything the referee holding ``partition`` answers: ``match.referee.p<NN>.>``."""
+    return f"match.referee.{partition_name(partition)}.>"
 
 
 def referee_table(table_id: str) -> str:
-    return f"match.referee.table.{table_id}"
+    return f"match.referee.{partition_name(partition_of(table_id))}.table.{table_id}"
 
 
 def referee_race(table_id: str) -> str:
-    return f"match.referee.race.{table_id}"
+    return f"match.referee.{partition_name(partition_of(table_id))}.race.{table_id}"
 
 
 def table_of(subject: str) -> str:

@@ -15,6 +15,7 @@ class RefereeConfig:
     clock_rate: float  # 1.0 in play; tests may run the referee's clock faster
     clock_anchor_ms: int
     dealer_timeout_s: float
+    lease_ttl_s: float  # a partition's lease term: how long a dead replica's tables wait
 
     @classmethod
     def from_env(cls) -> RefereeConfig:
@@ -24,4 +25,5 @@ class RefereeConfig:
             clock_rate=float(os.environ.get("REFEREE_CLOCK_RATE", "1")),
             clock_anchor_ms=int(os.environ.get("REFEREE_CLOCK_ANCHOR_MS", "0")),
             dealer_timeout_s=float(os.environ.get("REFEREE_DEALER_TIMEOUT_S", "3")),
+            lease_ttl_s=float(os.environ.get("REFEREE_LEASE_TTL_S", "3")),
         )

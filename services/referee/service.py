@@ -3,11 +3,18 @@
 A handler reads like the pattern: load -> decide -> append with the expected sequence ->
 evolve -> reply. Each table has a lock (its commands are judged one at a time, in arrival order)
 and at most one timer, armed from ``next_deadline``.
+
+Replicas share the tables by partition (services/referee/leases.py): a replica answers
+``match.referee.pNN.>`` only while it holds partition NN's lease, and rebuilds that partition's
+tables from the stream before it does. A request that repeats a request id the table already
+answered gets that first answer again and changes nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
@@ -16,20 +23,21 @@ import structlog
 from google.protobuf.message import DecodeError
 from nats.aio.client import Client
 from nats.aio.msg import Msg
+from nats.aio.subscription import Subscription
 from nats.errors import NoRespondersError
 from nats.errors import TimeoutError as NatsTimeout
 from prometheus_client import Counter, Gauge, Histogram
 
-from match.v1 import common_pb2, dealer_pb2, race_command_pb2, referee_pb2, views_pb2
+from match.v1 import common_pb2, dealer_pb2, race_command_pb2, referee_pb2
 from match_bus import subjects
 from match_bus.clock import Clock
 from match_bus.jetstream import SequenceConflict, TableLog, ensure_stream
 from match_rules.errors import Category, RuleError
 from match_rules.race import commands as cmd
-from match_rules.race import decide, next_deadline, player_view
+from match_rules.race import decide, next_deadline
 from match_rules.race import events as ev
-from match_rules.race.view import Status
 from services.referee.config import RefereeConfig
+from services.referee.leases import Leases, lease_bucket
 from services.referee.table import (
     Seat,
     Table,
@@ -38,6 +46,8 @@ from services.referee.table import (
     check_join,
     check_leave,
     check_start,
+    counters,
+    fold,
     number_events,
     redacted_for,
     refusal,
@@ -53,8 +63,8 @@ TIMER_LATE_MS = Histogram(
     buckets=(1, 2, 5, 10, 25, 50, 100, 250, 1000, 5000),
 )
 LIVE_TABLES = Gauge("match_referee_live_tables", "Tables whose game is not over")
-
-_STATUS = {s: views_pb2.RaceView.Status.Value(f"STATUS_{s.name}") for s in Status}
+RETRIES = Counter("match_referee_retries_total", "Requests answered again from memory", ["kind"])
+REBUILD_SECONDS = Histogram("match_referee_rebuild_seconds", "Taking on partitions from the log")
 
 
 class Unavailable(Exception):
@@ -72,39 +82,93 @@ class Referee:
         self._locks: dict[str, asyncio.Lock] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._subs: dict[int, Subscription] = {}
+        self._writer = config.base.replica_id
+        self.leases: Leases | None = None
 
     # --- start and stop ---------------------------------------------------------------------
 
     async def start(self) -> None:
-        await ensure_stream(self._js)
-        await self._rebuild()
-        await self._nc.subscribe(
-            subjects.REFEREE_ALL, queue=subjects.REFEREE_QUEUE, cb=self._on_message
+        """Create the stream and the lease bucket, take a share of the partitions (rebuilding
+        their tables), then keep the leases in the background."""
+        await ensure_stream(self._js, self._config.base.stream_replicas)
+        kv = await lease_bucket(
+            self._js, self._config.lease_ttl_s, self._config.base.stream_replicas
         )
+        self.leases = Leases(
+            kv, self._writer, self._config.lease_ttl_s, self._gain, self._lose, time.monotonic
+        )
+        await self.leases.step()
+        self._spawn(self.leases.run())
 
     async def stop(self) -> None:
-        for handle in self._timers.values():
-            handle.cancel()
+        """Hand every partition back at once (a clean stop), so another replica need not wait
+        for the leases to run out."""
         for task in list(self._tasks):
             task.cancel()
+        if self.leases is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.leases.release_all(), timeout=5)
+        for handle in self._timers.values():
+            handle.cancel()
 
-    async def _rebuild(self) -> None:
-        """Live tables come back from the stream; every deadline is re-armed from it."""
-        for table_id, stored in await self._log.read_all():
-            table = self.tables.setdefault(table_id, Table(table_id))
-            table.apply(referee_pb2.TableRecord.FromString(stored.data), stored.sequence)
-        for table in self.tables.values():
+    def holds(self, table_id: str) -> bool:
+        return subjects.partition_of(table_id) in self._subs
+
+    async def _gain(self, partitions: list[int]) -> None:
+        """Rebuild the partitions' tables from the stream, re-arm every deadline, then answer."""
+        wanted = set(partitions)
+        started = time.perf_counter()
+        if len(wanted) == 1:
+            records = await self._log.read_all(subjects.events_of_partition(partitions[0]))
+        else:
+            records = await self._log.read_all()
+        fresh: dict[str, Table] = {}
+        for table_id, stored in records:
+            if subjects.partition_of(table_id) not in wanted:
+                continue
+            table = fresh.setdefault(table_id, Table(table_id))
+            fold(table, referee_pb2.TableRecord.FromString(stored.data), stored.sequence)
+        self.tables.update(fresh)
+        for table in fresh.values():
             if table.started and not table.game_over:
                 self._spawn(self._resume(table.table_id))
             elif table.game_over and not table.seed_revealed:
                 self._spawn(self._reveal(table.table_id))
+        for partition in partitions:
+            self._subs[partition] = await self._nc.subscribe(
+                subjects.referee_partition(partition), cb=self._on_message
+            )
         LIVE_TABLES.set(sum(1 for t in self.tables.values() if not t.game_over))
-        log.info("rebuilt", tables=len(self.tables))
+        REBUILD_SECONDS.observe(time.perf_counter() - started)
+        log.info("partitions taken on", partitions=sorted(wanted), tables=len(fresh))
+
+    async def _lose(self, partition: int) -> None:
+        """Stop answering for the partition, let commands in flight finish, forget its tables."""
+        sub = self._subs.pop(partition, None)
+        if sub is not None:
+            with contextlib.suppress(Exception):
+                await sub.unsubscribe()
+        gone = [t for t in self.tables if subjects.partition_of(t) == partition]
+        for table_id in gone:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(2):
+                    async with self._lock(table_id):
+                        pass
+            handle = self._timers.pop(table_id, None)
+            if handle is not None:
+                handle.cancel()
+            self.tables.pop(table_id, None)
+            self._locks.pop(table_id, None)
+        LIVE_TABLES.set(sum(1 for t in self.tables.values() if not t.game_over))
+        log.info("partition handed over", partition=partition, tables=len(gone))
 
     async def _resume(self, table_id: str) -> None:
         async with self._lock(table_id):
-            table = self.tables[table_id]
-            while table.race.deal is None:
+            table = self.tables.get(table_id)
+            if table is None:
+                return
+            while table.race.deal is None and self.tables.get(table_id) is table:
                 try:
                     await self._load_deal(table)
                 except Unavailable:
@@ -129,10 +193,10 @@ class Referee:
         task.add_done_callback(done)
 
     async def _handle(self, msg: Msg, stamp: int) -> None:
-        parts = msg.subject.split(".")
+        parts = msg.subject.split(".")  # match.referee.pNN.<kind>.<table_id>
         table_id = parts[-1]
-        kind = parts[2] if len(parts) == 4 else "?"
-        reply: Any
+        kind = parts[3] if len(parts) == 5 else "?"
+        reply: bytes
         if kind == "race":
             reply = await self._race(table_id, msg.data, stamp)
         elif kind == "table":
@@ -140,23 +204,20 @@ class Referee:
         else:
             reply = referee_pb2.TableCommandReply(
                 refusal=refusal("unknown_subject", Category.INVALID_ARGUMENT, msg.subject)
-            )
+            ).SerializeToString()
         if msg.reply:
-            await msg.respond(reply.SerializeToString())
+            await msg.respond(reply)
 
     def _lock(self, table_id: str) -> asyncio.Lock:
         return self._locks.setdefault(table_id, asyncio.Lock())
 
     # --- race commands -----------------------------------------------------------------------
 
-    async def _race(
-        self, table_id: str, data: bytes, stamp: int
-    ) -> race_command_pb2.RaceCommandReply:
-        def refused(
-            code: str, category: Category, message: str
-        ) -> race_command_pb2.RaceCommandReply:
+    async def _race(self, table_id: str, data: bytes, stamp: int) -> bytes:
+        def refused(code: str, category: Category, message: str) -> bytes:
             COMMANDS.labels("race", code).inc()
-            return race_command_pb2.RaceCommandReply(refusal=refusal(code, category, message))
+            reply = race_command_pb2.RaceCommandReply(refusal=refusal(code, category, message))
+            return reply.SerializeToString()
 
         try:
             request = race_command_pb2.RaceCommand.FromString(data)
@@ -170,10 +231,18 @@ class Referee:
                 "send one of press_ready, turn_tile, resign, request_hint",
             )
         if not subjects.valid_table_id(table_id) or table_id not in self.tables:
+            if subjects.valid_table_id(table_id) and not self.holds(table_id):
+                return refused("unavailable", Category.UNAVAILABLE, _MOVED)
             return refused("unknown_table", Category.NOT_FOUND, f"no table {table_id!r}")
         structlog.contextvars.bind_contextvars(table_id=table_id, player_id=request.player_id)
         async with self._lock(table_id):
-            table = self.tables[table_id]
+            table = self.tables.get(table_id)
+            if table is None:  # the partition moved while we waited
+                return refused("unavailable", Category.UNAVAILABLE, _MOVED)
+            answered = table.answer(request.player_id, request.request_id)
+            if answered is not None:
+                RETRIES.labels("race").inc()
+                return answered
             now = max(stamp, table.race.now)
             try:
                 await self._pass_time(table, now)
@@ -184,7 +253,10 @@ class Referee:
                     rejection = refusal(error.code.slug, error.code.category, error.message)
                     await self._append(table, _record(table, request, now, [], rejection))
                     COMMANDS.labels(which, error.code.slug).inc()
-                    return race_command_pb2.RaceCommandReply(refusal=rejection)
+                    answer = race_command_pb2.RaceCommandReply(refusal=rejection)
+                    data = answer.SerializeToString()
+                    table.remember(request.player_id, request.request_id, data)
+                    return data
                 if events is None:
                     return refused(
                         "game_not_started",
@@ -200,21 +272,10 @@ class Referee:
             self._after(table)
             reply = race_command_pb2.RaceCommandReply()
             reply.accepted.events.extend(seen)
-            reply.accepted.counters.CopyFrom(self._counters(table, request.player_id, now))
-            return reply
-
-    def _counters(self, table: Table, player: str, now: int) -> views_pb2.RaceCounters:
-        view = player_view(table.race, player)
-        return views_pb2.RaceCounters(
-            event_number=table.next_event - 1,
-            server_time_ms=now,
-            board=view.board,
-            status=_STATUS[view.status],  # type: ignore[arg-type]
-            turns=view.turns,
-            pairs=view.pairs,
-            hints_left=view.hints_left,
-            paused_until_ms=view.paused_until,
-        )
+            reply.accepted.counters.CopyFrom(counters(table, request.player_id, now))
+            data = reply.SerializeToString()
+            table.remember(request.player_id, request.request_id, data)
+            return data
 
     async def _pass_time(self, table: Table, now: int) -> None:
         """Fire every deadline due by ``now`` as its own record (a Tick), before a command."""
@@ -235,7 +296,7 @@ class Referee:
 
     # --- table commands -----------------------------------------------------------------------
 
-    async def _table(self, table_id: str, data: bytes, stamp: int) -> referee_pb2.TableCommandReply:
+    async def _table(self, table_id: str, data: bytes, stamp: int) -> bytes:
         try:
             request = referee_pb2.TableCommand.FromString(data)
         except DecodeError:
@@ -255,11 +316,20 @@ class Referee:
             )
         if not request.player_id:
             return _table_refused("malformed_request", Category.INVALID_ARGUMENT, "no player")
+        if not self.holds(table_id):
+            return _table_refused("unavailable", Category.UNAVAILABLE, _MOVED)
         structlog.contextvars.bind_contextvars(table_id=table_id, player_id=request.player_id)
         async with self._lock(table_id):
+            if not self.holds(table_id):  # the partition moved while we waited
+                return _table_refused("unavailable", Category.UNAVAILABLE, _MOVED)
             table = self.tables.get(table_id)
             if which != "create_table" and table is None:
                 return _table_refused("unknown_table", Category.NOT_FOUND, f"no table {table_id!r}")
+            if table is not None:
+                answered = table.answer(request.player_id, request.request_id)
+                if answered is not None:
+                    RETRIES.labels("table").inc()
+                    return answered
             now = max(stamp, table.race.now) if table is not None else stamp
             try:
                 if which == "create_table":
@@ -279,14 +349,12 @@ class Referee:
                 return await self._accept(table, request, now, [(now, body)], 0)
             except TableRefusal as error:
                 COMMANDS.labels(which, error.code).inc()
-                return referee_pb2.TableCommandReply(refusal=error.to_proto())
+                return referee_pb2.TableCommandReply(refusal=error.to_proto()).SerializeToString()
             except Unavailable as error:
                 COMMANDS.labels(which, "unavailable").inc()
                 return _table_refused("unavailable", Category.UNAVAILABLE, str(error))
 
-    async def _create(
-        self, table_id: str, request: referee_pb2.TableCommand, now: int
-    ) -> referee_pb2.TableCommandReply:
+    async def _create(self, table_id: str, request: referee_pb2.TableCommand, now: int) -> bytes:
         create = request.create_table
         check_create(self.tables.get(table_id), create)
         commitment = await self._dealer(
@@ -329,9 +397,7 @@ class Referee:
         LIVE_TABLES.inc()
         return reply
 
-    async def _join(
-        self, table: Table, request: referee_pb2.TableCommand, now: int
-    ) -> referee_pb2.TableCommandReply:
+    async def _join(self, table: Table, request: referee_pb2.TableCommand, now: int) -> bytes:
         join = request.join_table
         number = check_join(table, request.player_id, join)
         seated = common_pb2.TableEvent()
@@ -369,7 +435,7 @@ class Referee:
         now: int,
         items: list[tuple[int, ev.Event | common_pb2.TableEvent]],
         seat: int,
-    ) -> referee_pb2.TableCommandReply:
+    ) -> bytes:
         envelopes = number_events(table, items)
         seen = redacted_for(table, envelopes, request.player_id)
         stamped = referee_pb2.StampedCommand(received_at_ms=now)
@@ -384,7 +450,9 @@ class Referee:
         reply = referee_pb2.TableCommandReply()
         reply.accepted.seat = seat
         reply.accepted.events.extend(seen)
-        return reply
+        data = reply.SerializeToString()
+        table.remember(request.player_id, request.request_id, data)
+        return data
 
     # --- appending, timers, the dealer -----------------------------------------------------
 
@@ -393,7 +461,7 @@ class Referee:
         the append is acknowledged; a retry after a lost ack is recognised by its msg id."""
         record.record_number = table.records + 1
         data = record.SerializeToString()
-        msg_id = f"{table.table_id}:{table.last_sequence}"
+        msg_id = f"{table.table_id}:{table.last_sequence}:{self._writer}"
         for attempt in range(3):
             try:
                 with APPEND_SECONDS.time():
@@ -416,12 +484,13 @@ class Referee:
     async def _reload(self, table: Table) -> None:
         fresh = Table(table.table_id)
         for stored in await self._log.read(table.table_id):
-            fresh.apply(referee_pb2.TableRecord.FromString(stored.data), stored.sequence)
+            fold(fresh, referee_pb2.TableRecord.FromString(stored.data), stored.sequence)
         if fresh.started:
             deal = table.race.deal
             if deal is not None:
                 fresh.with_deal(deal)
-        self.tables[table.table_id] = fresh
+        if self.holds(table.table_id):
+            self.tables[table.table_id] = fresh
         log.warning("reloaded a table another writer touched", table_id=table.table_id)
 
     def _after(self, table: Table) -> None:
@@ -445,8 +514,12 @@ class Referee:
         )
 
     async def _on_timer(self, table_id: str, deadline: int) -> None:
+        if table_id not in self.tables:
+            return  # handed over to another replica, which keeps the deadline
         async with self._lock(table_id):
-            table = self.tables[table_id]
+            table = self.tables.get(table_id)
+            if table is None:
+                return
             now = max(self._clock.now_ms(), table.race.now)
             due = next_deadline(table.race)
             if due is None:
@@ -468,9 +541,11 @@ class Referee:
         """Publish the seed once the game is over (the dealer checks the log says so)."""
         delay = 0.2
         while True:
+            if table_id not in self.tables:
+                return  # handed over: the new holder reveals
             async with self._lock(table_id):
-                table = self.tables[table_id]
-                if table.seed_revealed:
+                table = self.tables.get(table_id)
+                if table is None or table.seed_revealed:
                     return
                 try:
                     answer = await self._dealer(
@@ -563,9 +638,14 @@ def _record(
     return record
 
 
-def _table_refused(code: str, category: Category, message: str) -> referee_pb2.TableCommandReply:
+def _table_refused(code: str, category: Category, message: str) -> bytes:
     COMMANDS.labels("table", code).inc()
-    return referee_pb2.TableCommandReply(refusal=refusal(code, category, message))
+    return referee_pb2.TableCommandReply(
+        refusal=refusal(code, category, message)
+    ).SerializeToString()
+
+
+_MOVED = "this table's referee is changing (a restart or a rebalance); try again in a moment"
 
 
 def _seat(body: common_pb2.TableEvent.PlayerSeated) -> Seat:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass, field, replace
 
-from match.v1 import common_pb2, referee_pb2
+from match.v1 import common_pb2, race_command_pb2, referee_pb2, views_pb2
 from match_bus.codec import from_proto, to_proto
 from match_rules.errors import Category
-from match_rules.race import Phase, RaceState, evolve, initial_state, redact
+from match_rules.race import Phase, RaceState, evolve, initial_state, player_view, redact
 from match_rules.race import events as ev
 from match_rules.race.constants import (
     DEFAULT_HINTS_PER_BOARD,
@@ -23,8 +23,14 @@ from match_rules.race.constants import (
     MIN_READY_WINDOW_MS,
 )
 from match_rules.race.state import validate_deal
+from match_rules.race.view import Status
 
 RACE = common_pb2.GAME_KIND_MATCH_RACE
+# How many answered requests a table remembers for retries (the most recent; about the last four
+# of each of four players). A retry of an older request would be judged again: clients retry
+# their latest command, and the SDK never moves on before it has an answer.
+ANSWERS_KEPT = 16
+_STATUS = {s: views_pb2.RaceView.Status.Value(f"STATUS_{s.name}") for s in Status}
 _CATEGORY = {
     Category.INVALID_ARGUMENT: common_pb2.Refusal.CATEGORY_INVALID_ARGUMENT,
     Category.FAILED_PRECONDITION: common_pb2.Refusal.CATEGORY_FAILED_PRECONDITION,
@@ -79,6 +85,8 @@ class Table:
     last_sequence: int = 0  # the stream sequence of the table's last record
     records: int = 0  # records appended so far
     next_event: int = 1  # the number the next event takes
+    # (player, request id) -> the serialized reply it got, for retries; see ANSWERS_KEPT
+    answers: dict[tuple[str, str], bytes] = field(default_factory=dict)
 
     @property
     def game_over(self) -> bool:
@@ -119,6 +127,17 @@ class Table:
             self.fill_at_ms = body.fill_at_ms
         elif which == "seed_revealed":
             self.seed_revealed = True
+
+    def remember(self, player: str, request_id: str, answer: bytes) -> None:
+        if not request_id:
+            return
+        self.answers[(player, request_id)] = answer
+        if len(self.answers) > ANSWERS_KEPT:
+            del self.answers[next(iter(self.answers))]
+
+    def answer(self, player: str, request_id: str) -> bytes | None:
+        """The reply a request already got: a retry is answered with it and applies nothing."""
+        return self.answers.get((player, request_id)) if request_id else None
 
     def with_deal(self, deal: tuple[tuple[int, ...], ...]) -> None:
         """Give the referee's state the dealer's deal (the events never carry it)."""
@@ -291,3 +310,56 @@ def redacted_for(
             copy.race.CopyFrom(to_proto(seen))
             out.append(copy)
     return out
+
+
+def counters(table: Table, player: str, now: int) -> views_pb2.RaceCounters:
+    """What a race command's reply tells its player after the command applied."""
+    view = player_view(table.race, player)
+    return views_pb2.RaceCounters(
+        event_number=table.next_event - 1,
+        server_time_ms=now,
+        board=view.board,
+        status=_STATUS[view.status],  # type: ignore[arg-type]
+        turns=view.turns,
+        pairs=view.pairs,
+        hints_left=view.hints_left,
+        paused_until_ms=view.paused_until,
+    )
+
+
+def fold(table: Table, record: referee_pb2.TableRecord, sequence: int) -> None:
+    """Apply a record read back from the log, remembering the reply its command got, exactly as
+    the referee that appended it answered (so a retry after a failover gets the same answer)."""
+    command = record.command
+    which = command.WhichOneof("command")
+    if which == "race" and command.race.request_id:
+        player = command.race.player_id
+        race_reply = race_command_pb2.RaceCommandReply()
+        if record.HasField("refusal"):
+            race_reply.refusal.CopyFrom(record.refusal)
+            table.apply(record, sequence)
+        else:
+            race_reply.accepted.events.extend(redacted_for(table, list(record.events), player))
+            table.apply(record, sequence)
+            race_reply.accepted.counters.CopyFrom(counters(table, player, command.received_at_ms))
+        table.remember(player, command.race.request_id, race_reply.SerializeToString())
+    elif which == "table" and command.table.request_id:
+        player = command.table.player_id
+        table_reply = referee_pb2.TableCommandReply()
+        table_reply.accepted.events.extend(redacted_for(table, list(record.events), player))
+        table_reply.accepted.seat = _seat_in(record, command.table)
+        table.apply(record, sequence)
+        table.remember(player, command.table.request_id, table_reply.SerializeToString())
+    else:
+        table.apply(record, sequence)
+
+
+def _seat_in(record: referee_pb2.TableRecord, command: referee_pb2.TableCommand) -> int:
+    """The seat a table command's reply named: the one its player took or gave up."""
+    for env in record.events:
+        which = env.table.WhichOneof("event") if env.HasField("table") else None
+        if which == "player_seated" and env.table.player_seated.player_id == command.player_id:
+            return env.table.player_seated.seat
+        if which == "player_left" and env.table.player_left.player_id == command.player_id:
+            return env.table.player_left.seat
+    return 0
