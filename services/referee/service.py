@@ -33,8 +33,8 @@ from match_bus import subjects
 from match_bus.clock import Clock
 from match_bus.jetstream import SequenceConflict, TableLog, ensure_stream
 from match_rules.errors import Category, RuleError
+from match_rules.race import RaceState, decide, decide_steps, next_deadline
 from match_rules.race import commands as cmd
-from match_rules.race import decide, next_deadline
 from match_rules.race import events as ev
 from services.referee.config import RefereeConfig
 from services.referee.leases import Leases, lease_bucket
@@ -50,6 +50,7 @@ from services.referee.table import (
     fold,
     number_events,
     redacted_for,
+    redacted_steps,
     refusal,
 )
 
@@ -248,7 +249,7 @@ class Referee:
                 await self._pass_time(table, now)
                 command = _domain(request, now)
                 try:
-                    events = decide(table.race, command) if table.started else None
+                    steps = decide_steps(table.race, command) if table.started else None
                 except RuleError as error:
                     rejection = refusal(error.code.slug, error.code.category, error.message)
                     await self._append(table, _record(table, request, now, [], rejection))
@@ -257,15 +258,16 @@ class Referee:
                     data = answer.SerializeToString()
                     table.remember(request.player_id, request.request_id, data)
                     return data
-                if events is None:
+                if steps is None:
                     return refused(
                         "game_not_started",
                         Category.FAILED_PRECONDITION,
                         "the game starts when every seat is taken",
                     )
-                envelopes = number_events(table, [(e.at, e) for e in events])
-                seen = redacted_for(table, envelopes, request.player_id)
-                await self._append(table, _record(table, request, now, envelopes, None))
+                envelopes = number_events(table, [(e.at, e) for e, _ in steps])
+                seen = redacted_steps(envelopes, steps, request.player_id)
+                record = _record(table, request, now, envelopes, None)
+                await self._append(table, record, steps[-1][1] if steps else None)
             except Unavailable as error:
                 return refused("unavailable", Category.UNAVAILABLE, str(error))
             COMMANDS.labels(which, "accepted").inc()
@@ -282,16 +284,16 @@ class Referee:
         if not table.started or table.game_over:
             return
         await self._ensure_deal(table)
-        events = decide(table.race, cmd.Tick(now))
-        if events:
-            envelopes = number_events(table, [(e.at, e) for e in events])
+        steps = decide_steps(table.race, cmd.Tick(now))
+        if steps:
+            envelopes = number_events(table, [(e.at, e) for e, _ in steps])
             tick = referee_pb2.StampedCommand(received_at_ms=now)
             tick.tick.SetInParent()
             record = referee_pb2.TableRecord(
                 table_id=table.table_id, first_event_number=table.next_event, command=tick
             )
             record.events.extend(envelopes)
-            await self._append(table, record)
+            await self._append(table, record, steps[-1][1])
             self._after(table)
 
     # --- table commands -----------------------------------------------------------------------
@@ -456,7 +458,9 @@ class Referee:
 
     # --- appending, timers, the dealer -----------------------------------------------------
 
-    async def _append(self, table: Table, record: referee_pb2.TableRecord) -> None:
+    async def _append(
+        self, table: Table, record: referee_pb2.TableRecord, race_after: RaceState | None = None
+    ) -> None:
         """Append one record after the table's last, then fold it in. Nothing changes unless
         the append is acknowledged; a retry after a lost ack is recognised by its msg id."""
         record.record_number = table.records + 1
@@ -479,7 +483,7 @@ class Referee:
                 await asyncio.sleep(0.2 * (attempt + 1))
         else:
             raise Unavailable("the event store is not answering; try again")
-        table.apply(record, sequence)
+        table.apply(record, sequence, race_after)
 
     async def _reload(self, table: Table) -> None:
         fresh = Table(table.table_id)

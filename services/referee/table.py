@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from match.v1 import common_pb2, race_command_pb2, referee_pb2, views_pb2
 from match_bus.codec import from_proto, to_proto
 from match_rules.errors import Category
-from match_rules.race import Phase, RaceState, evolve, initial_state, player_view, redact
+from match_rules.race import Phase, RaceState, evolve, initial_state, player_counters, redact
 from match_rules.race import events as ev
 from match_rules.race.constants import (
     DEFAULT_HINTS_PER_BOARD,
@@ -95,10 +95,22 @@ class Table:
     def seat_of(self, player: str) -> Seat | None:
         return next((s for s in self.seated if s.player == player), None)
 
-    def apply(self, record: referee_pb2.TableRecord, sequence: int) -> None:
-        """Fold one record (as appended) into the table."""
-        for envelope in record.events:
-            self.apply_event(envelope)
+    def apply(
+        self, record: referee_pb2.TableRecord, sequence: int, race_after: RaceState | None = None
+    ) -> None:
+        """Fold one record (as appended) into the table. ``race_after``: the game's state after
+        the record's race events, when the caller has it (from ``decide_steps``), so they need
+        not be parsed and evolved again."""
+        if race_after is None:
+            for envelope in record.events:
+                self.apply_event(envelope)
+        else:
+            for envelope in record.events:
+                if envelope.HasField("race"):
+                    self.next_event = envelope.event_number + 1
+                else:
+                    self.apply_event(envelope)
+            self.race = race_after
         self.last_sequence = sequence
         self.records += 1
 
@@ -289,6 +301,25 @@ def number_events(
     return [envelope(table, table.next_event + i, at, body) for i, (at, body) in enumerate(items)]
 
 
+def redacted_steps(
+    envelopes: list[common_pb2.EventEnvelope],
+    steps: list[tuple[ev.Event, RaceState]],
+    player: str,
+) -> list[common_pb2.EventEnvelope]:
+    """``redacted_for`` for race events whose states ``decide_steps`` already gave."""
+    out = []
+    for env, (event, state) in zip(envelopes, steps, strict=True):
+        seen = redact(state, event, player)
+        if seen is event:
+            out.append(env)
+        else:
+            copy = common_pb2.EventEnvelope()
+            copy.CopyFrom(env)
+            copy.race.CopyFrom(to_proto(seen))
+            out.append(copy)
+    return out
+
+
 def redacted_for(
     table: Table, envelopes: list[common_pb2.EventEnvelope], player: str
 ) -> list[common_pb2.EventEnvelope]:
@@ -314,7 +345,7 @@ def redacted_for(
 
 def counters(table: Table, player: str, now: int) -> views_pb2.RaceCounters:
     """What a race command's reply tells its player after the command applied."""
-    view = player_view(table.race, player)
+    view = player_counters(table.race, player)
     return views_pb2.RaceCounters(
         event_number=table.next_event - 1,
         server_time_ms=now,

@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from match_rules.race import commands, events
-from match_rules.race.decide import decide, is_terminal, next_deadline
+from match_rules.race.decide import decide, decide_steps, is_terminal, next_deadline
 from match_rules.race.state import Phase, RaceState, evolve, initial_state
-from match_rules.race.view import player_view, redact
+from match_rules.race.view import Counters, player_counters, player_view, redact
 
 
 @dataclass(frozen=True)
@@ -35,16 +35,19 @@ RACE = RaceDecider()
 
 __all__ = [
     "RACE",
+    "Counters",
     "Phase",
     "RaceDecider",
     "RaceState",
     "commands",
     "decide",
+    "decide_steps",
     "events",
     "evolve",
     "initial_state",
     "is_terminal",
     "next_deadline",
+    "player_counters",
     "player_view",
     "redact",
 ]

@@ -33,15 +33,17 @@ from match_rules.race.state import Board, Phase, PlayerBoard, RaceState, evolve
 
 
 class _Log:
-    """The events decided so far, and the state they lead to."""
+    """The events decided so far, and the state after each."""
 
     def __init__(self, state: RaceState) -> None:
         self.state = state
         self.events: list[ev.Event] = []
+        self.states: list[RaceState] = []
 
     def emit(self, event: ev.Event) -> None:
         self.events.append(event)
         self.state = evolve(self.state, event)
+        self.states.append(self.state)
 
     @property
     def board(self) -> Board:
@@ -69,6 +71,12 @@ def is_terminal(state: RaceState) -> bool:
 
 
 def decide(state: RaceState, command: cmd.Command) -> list[ev.Event]:
+    return [event for event, _ in decide_steps(state, command)]
+
+
+def decide_steps(state: RaceState, command: cmd.Command) -> list[tuple[ev.Event, RaceState]]:
+    """``decide``, with the state after each event: what folding the events with ``evolve``
+    gives, computed once (the shell needs those states to redact and to keep the table)."""
     if command.now < state.now:
         if isinstance(command, cmd.Tick):
             return []
@@ -82,7 +90,7 @@ def decide(state: RaceState, command: cmd.Command) -> list[ev.Event]:
     handler = _HANDLERS.get(type(command))  # a Tick only lets time pass
     if handler is not None:
         handler(log, command)
-    return log.events
+    return list(zip(log.events, log.states, strict=True))
 
 
 # --- time ------------------------------------------------------------------------------------

@@ -76,6 +76,18 @@ class RaceView:
 
 
 @dataclass(frozen=True, slots=True)
+class Counters:
+    """A player's own counts, as every command's reply carries them: ``player_view`` in short."""
+
+    board: int
+    status: Status
+    turns: int
+    pairs: int
+    hints_left: int
+    paused_until: int
+
+
+@dataclass(frozen=True, slots=True)
 class OpponentMoved:
     """What another player's private event (a turn, a pair, a miss, a hint) shows to you."""
 
@@ -119,11 +131,31 @@ def _progress(state: RaceState, player: str) -> tuple[Progress, ...]:
     return (*past, Progress(board.number, pb.pairs, pb.turns, pb.hints))
 
 
+def _mine(state: RaceState, player: str) -> PlayerBoard:
+    board = state.board
+    live = board is not None and board.ended_at is None
+    return board.players.get(player, _EMPTY) if board is not None and live else _EMPTY
+
+
+def player_counters(state: RaceState, player: str) -> Counters:
+    """The counts of ``player_view``, without building the whole view."""
+    mine = _mine(state, player)
+    return Counters(
+        board=state.board.number if state.board is not None else 0,
+        status=_status(state, player, mine),
+        turns=mine.turns,
+        pairs=mine.pairs,
+        hints_left=max(state.hints_per_board - mine.hints, 0) if state.bots else 0,
+        paused_until=mine.paused_until,
+    )
+
+
 def player_view(state: RaceState, player: str) -> RaceView:
     """The game as ``player`` may see it. Safe to send to that player and nobody else."""
     board = state.board
     live = board is not None and board.ended_at is None
-    mine = board.players.get(player, _EMPTY) if board is not None and live else _EMPTY
+    mine = _mine(state, player)
+    counts = player_counters(state, player)
     tiles = []
     for t in range(1, TILES + 1):
         if t in mine.found:
@@ -138,16 +170,16 @@ def player_view(state: RaceState, player: str) -> RaceView:
     return RaceView(
         player=player,
         phase=state.phase,
-        board=board.number if board is not None else 0,
+        board=counts.board,
         ready_deadline=board.ready_deadline if board is not None else None,
         starts_at=board.starts_at if board is not None else None,
         ends_at=ends_at,
-        status=_status(state, player, mine),
+        status=counts.status,
         tiles=tuple(tiles),
-        turns=mine.turns,
-        pairs=mine.pairs,
-        hints_left=max(state.hints_per_board - mine.hints, 0) if state.bots else 0,
-        paused_until=mine.paused_until,
+        turns=counts.turns,
+        pairs=counts.pairs,
+        hints_left=counts.hints_left,
+        paused_until=counts.paused_until,
         outcome=mine.outcome,
         opponents=tuple(
             OpponentView(

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from match_rules.decider import fold
 from match_rules.errors import RuleError
-from match_rules.race import RACE, initial_state, player_view, redact
+from match_rules.race import RACE, decide_steps, initial_state, player_counters, player_view, redact
 from match_rules.race import commands as cmd
 from match_rules.race import events as ev
 from match_rules.race.constants import PAIRS, TILES, TURNS_PER_BOARD
@@ -96,8 +96,11 @@ def run(
             except RuleError as error:
                 refusals.append((command, error.code.slug))
                 continue
-            for event in events:
+            steps = decide_steps(state, command)
+            assert [e for e, _ in steps] == events
+            for event, stepped in zip(events, (s for _, s in steps), strict=True):
                 state = RACE.evolve(state, event)
+                assert stepped == state, "decide_steps gives the states evolve gives"
                 log.append(event)
                 check_after(state, event, deal)
     return log, refusals
@@ -130,8 +133,10 @@ def check_after(state: RaceState, event: ev.Event, deal: tuple[tuple[int, ...], 
         _up.setdefault(event.player, set()).add(event.tile)
     if isinstance(event, ev.TilesTurnedDown):
         _up[event.player] -= set(event.tiles)
-    for player in state.players:
+    for player in (*state.players, "stranger"):
         view = player_view(state, player)
+        counts = player_counters(state, player)
+        assert counts == type(counts)(**{f.name: getattr(view, f.name) for f in fields(counts)})
         shown = {t.tile: t.symbol for t in view.tiles if t.symbol is not None}
         if state.board is not None and state.board.ended_at is None:
             assert set(shown) <= _up.get(player, set()), "a face the player did not turn"
