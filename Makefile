@@ -93,3 +93,7 @@ bench-bot: $(STAMP) ## Measure the bot's strengths against baselines (not a test
 .PHONY: bench
 bench: $(STAMP) ## Load the running stack: turns/s, latency, ledger lag, memory per table (not a test)
 	$(BIN)/python -m match_bench --out var
+
+.PHONY: bench-sync
+bench-sync: $(STAMP) ## What fsync on every append costs: the bare chain with and without it (not a test)
+	$(BIN)/python -m match_bench.sync --out var
