@@ -4,6 +4,11 @@ A player knows its boards' layouts from the dealer's internal subject (the bench
 in the end-to-end tests), so it turns pairs and never misses: no pause, every turn is accepted.
 It never turns a face-up tile. The rules disqualify a clear under 12 s, so the last pair of a
 board waits until 12.1 s after the player's first turn on it.
+
+Like a client app that watches its table, a player waits for Ready to open and for the board's
+T0 instead of asking again and again (each refused command costs the referee an appended record):
+the two players of a table share what their replies said (``Signals``), and fall back to asking
+every poll interval when no reply said it (a board ended by a timer).
 """
 
 from __future__ import annotations
@@ -99,6 +104,43 @@ async def pause(stop: asyncio.Event, seconds: float) -> None:
         await asyncio.wait_for(stop.wait(), seconds)
 
 
+class Signals:
+    """What the replies of a table's players said about its boards: Ready opened, and T0."""
+
+    def __init__(self) -> None:
+        self.opened: dict[int, asyncio.Event] = {}
+        self.started: dict[int, asyncio.Event] = {}
+        self.starts_at_ms: dict[int, int] = {}
+
+    def event(self, kind: dict[int, asyncio.Event], board: int) -> asyncio.Event:
+        return kind.setdefault(board, asyncio.Event())
+
+    def note(self, events: Any) -> None:
+        for envelope in events:
+            if not envelope.HasField("race"):
+                continue
+            which = envelope.race.WhichOneof("event")
+            if which == "ready_opened":
+                self.event(self.opened, envelope.race.ready_opened.board).set()
+            elif which == "countdown_started":
+                body = envelope.race.countdown_started
+                self.starts_at_ms[body.board] = body.starts_at
+                self.event(self.started, body.board).set()
+
+    async def wait(self, kind: dict[int, asyncio.Event], board: int, stop: asyncio.Event) -> bool:
+        """Until the signal or ``stop``, at most 5 s; False when it did not come."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(5):
+                waiting = asyncio.ensure_future(self.event(kind, board).wait())
+                stopping = asyncio.ensure_future(stop.wait())
+                try:
+                    await asyncio.wait((waiting, stopping), return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    waiting.cancel()
+                    stopping.cancel()
+        return self.event(kind, board).is_set()
+
+
 class Player:
     def __init__(self, name: str, channel: grpc.aio.Channel) -> None:
         self.name = name
@@ -108,6 +150,7 @@ class Player:
         self.token = ""
         self.layouts: list[list[int]] = []
         self.board = 1
+        self.signals = Signals()
 
     def metadata(self) -> tuple[tuple[str, str], ...]:
         return (("authorization", f"Bearer {self.token}"),)
@@ -134,13 +177,15 @@ class Player:
 
     async def ready(self, stop: asyncio.Event, poll: float) -> bool:
         """Press Ready for the next board once it opens; False when the game is over."""
+        await self.signals.wait(self.signals.opened, self.board, stop)
         while not stop.is_set():
             try:
-                await self.race.PressReady(
+                reply = await self.race.PressReady(
                     race_service_pb2.PressReadyRequest(table_id=self.table_id),
                     metadata=self.metadata(),
                     timeout=30,
                 )
+                self.signals.note(reply.events)
                 return True
             except grpc.aio.AioRpcError as error:
                 code = refusal_code(error)
@@ -159,6 +204,8 @@ class Player:
         first_ms = 0
         poll = max(interval, 0.05)
         i = 0
+        if await self.signals.wait(self.signals.started, self.board, stop):
+            await pause(stop, self.signals.starts_at_ms[self.board] / 1000 - time.time())
         while i < len(order) and not stop.is_set():
             if interval:
                 await pause(stop, interval * random.uniform(0.8, 1.2))
@@ -200,6 +247,7 @@ class Player:
                 if sink.limit is not None:
                     sink.limit.release()
             stats.latencies.append(time.perf_counter() - t0)
+            self.signals.note(reply.events)
             first_ms = first_ms or reply.counters.server_time_ms
             i += 1
         self.board += 1
@@ -224,8 +272,10 @@ class Player:
 async def open_table(channels: Channels, nc: Client, n: int) -> tuple[Player, Player]:
     """A private 2-player table, created, joined by invite and started (the deal is known)."""
     host, guest = Player(f"h{n}", channels.pick()), Player(f"g{n}", channels.pick())
+    guest.signals = host.signals
     invite = await host.create()
     await guest.join(invite)
+    host.signals.event(host.signals.opened, 1).set()  # the last seat starts the game
     layouts = await fetch_layouts(nc, host.table_id)
     host.layouts = guest.layouts = layouts
     return host, guest
