@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -29,6 +30,12 @@ class BotConfig:
     # BOT_FORCE_STRENGTH: play every game at this strength instead of the one the table's
     # BotsAssigned names (tests and operators; unset in play, where the seed decides).
     force_strength: Strength | None = None
+    # MATCH_REPLICA_ID: this process among the bot's replicas (unique among the live ones; by
+    # default host-pid, so a restarted bot is a new replica). Its heartbeat and seat records
+    # carry it (services/bot/seats.py).
+    replica_id: str = "bot"
+    # MATCH_STREAM_REPLICAS: JetStream replicas of the buckets the bot creates (3 in a cluster).
+    stream_replicas: int = 1
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> BotConfig:
@@ -51,6 +58,8 @@ class BotConfig:
             pace=pace,
             clock=Clock(_positive(env, "REFEREE_CLOCK_RATE", 1.0), _anchor(env)),
             force_strength=force,
+            replica_id=env.get("MATCH_REPLICA_ID") or f"{socket.gethostname()}-{os.getpid()}",
+            stream_replicas=_whole(env, "MATCH_STREAM_REPLICAS", 1),
         )
 
 
@@ -64,6 +73,19 @@ def _positive(env: Mapping[str, str], name: str, default: float) -> float:
         raise ConfigError(f"{name} must be a number, got {raw!r}") from None
     if not value > 0:
         raise ConfigError(f"{name} must be greater than 0, got {raw!r}")
+    return value
+
+
+def _whole(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a whole number, got {raw!r}") from None
+    if value < 1:
+        raise ConfigError(f"{name} must be at least 1, got {raw!r}")
     return value
 
 

@@ -3,6 +3,12 @@
 The seat plays at the strength the table's ``BotsAssigned`` event names (drawn from the seed by
 the deal, public to everybody), or at ``BOT_FORCE_STRENGTH`` when the operator set one. What it
 remembers, what it turns and how long it thinks are the pure ``services/bot/brain.py``.
+
+A seat taken over from another bot replica (``resume=True``, services/bot/seats.py) starts from a
+snapshot of the table, not its history: the faces the dead replica saw are forgotten, as a person
+who loses their train of thought forgets them; it knows what is up on its board now and nothing
+more. While its replica may not act (``may_act``: its heartbeat could lapse, so another replica
+may take the seat) it sends nothing.
 """
 
 from __future__ import annotations
@@ -10,7 +16,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from enum import Enum
 from typing import Any
 
 import structlog
@@ -37,6 +44,22 @@ UNKNOWN_OUTCOME = {"UNAVAILABLE", "DEADLINE_EXCEEDED", "UNKNOWN", "INTERNAL", "C
 MIN_SLEEP_S = 0.05  # every loop sleeps at least this long: never a tight loop
 RETRY_SLEEP_S = 0.3
 MAX_WATCH_FAILURES = 60
+# Watch after an event number beyond any table's last: the lobby answers with a snapshot.
+FORGET_AFTER = 2**63 - 1
+
+
+class SeatEnd(Enum):
+    """Why a seat's task ended."""
+
+    GAME_OVER = "game_over"
+    OUT = "out"  # out of the game: nothing left to do
+    REFUSED = "refused"  # the lobby refuses the seat for good (token, table)
+    GAVE_UP = "gave_up"  # the Watch stream kept failing; the seat may be played again later
+    HANDED_OVER = "handed_over"  # another replica plays it now
+
+
+def _always() -> bool:
+    return True
 
 
 class SeatPlayer:
@@ -51,6 +74,10 @@ class SeatPlayer:
         memory_rng: random.Random | None = None,
         clock: ServerClock | None = None,
         force_strength: Strength | None = None,
+        resume: bool = False,
+        strength: str = "",
+        may_act: Callable[[], bool] = _always,
+        on_strength: Callable[[str], None] | None = None,
     ) -> None:
         self.session = session
         self.seat = seat
@@ -70,8 +97,14 @@ class SeatPlayer:
         )
         self.readied: set[int] = set()
         self.finished = False
+        self.ended: SeatEnd | None = None
+        self.resume = resume
+        self.may_act = may_act
+        self.on_strength = on_strength
         self._changed = asyncio.Event()
         self.log = structlog.get_logger().bind(table=seat.table_id, player=seat.player_id)
+        if strength:  # what the table showed, as the seat's record kept it
+            self.assign(strength)
 
     # --- what the bot learns -------------------------------------------------------------
 
@@ -111,6 +144,8 @@ class SeatPlayer:
         if shown == self.shown:
             return  # the reply and the stream both carry it
         self.shown = shown
+        if self.on_strength is not None:
+            self.on_strength(shown)
         drawn = brain.parse_strength(shown)
         if self.forced is not None:
             self.log.info("strength forced", strength=self.forced.value, drawn=shown)
@@ -123,6 +158,18 @@ class SeatPlayer:
             self.strength = drawn
             self.memory.profile = brain.PROFILES[drawn]
 
+    def end(self, why: SeatEnd) -> None:
+        """Stop playing the seat (the first reason given is kept)."""
+        if self.ended is None:
+            self.ended = why
+        self.finished = True
+        self._changed.set()
+
+    def hand_over(self) -> None:
+        """Another replica plays the seat now: stop at once, send nothing more."""
+        self.log.warning("seat taken over by another replica; stopping")
+        self.end(SeatEnd.HANDED_OVER)
+
     async def wait_change(self, timeout: float) -> None:
         """Until something new arrives, or ``timeout`` seconds (at least a little while)."""
         self._changed.clear()
@@ -133,7 +180,7 @@ class SeatPlayer:
 
     async def run(self) -> None:
         """Play the seat until the game is over (or the seat is lost)."""
-        self.log.info("seat taken", seat=self.seat.seat)
+        self.log.info("seat taken", seat=self.seat.seat, resumed=self.resume)
         watcher = asyncio.create_task(self.watch())
         try:
             await self.act()
@@ -142,14 +189,18 @@ class SeatPlayer:
             watcher.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await watcher
-        self.log.info("seat done", game_over=self.tracker.game_over)
+        ended = self.ended.value if self.ended is not None else None
+        self.log.info("seat done", game_over=self.tracker.game_over, ended=ended)
 
     async def watch(self) -> None:
         """Follow the table; when the stream breaks, resume after the last event seen."""
         failures = 0
         while not self.finished:
+            after = self.tracker.event_number
+            if not after and self.resume:
+                after = FORGET_AFTER  # a snapshot: what is up now, not the faces seen before
             try:
-                async for item in self.session.watch(self.tracker.event_number):
+                async for item in self.session.watch(after):
                     failures = 0
                     self.observe_watch(item)
                 if self.tracker.game_over:
@@ -161,15 +212,13 @@ class SeatPlayer:
                 status = status_name(err)
                 if status in PERMANENT:
                     self.log.warning("watch refused; giving up the seat", status=status)
-                    self.finished = True
-                    self._changed.set()
+                    self.end(SeatEnd.REFUSED)
                     return
                 failures += 1
                 self.log.info("watch broke; resuming", status=status, failures=failures)
                 if failures >= MAX_WATCH_FAILURES:
                     self.log.warning("watch keeps failing; giving up the seat")
-                    self.finished = True
-                    self._changed.set()
+                    self.end(SeatEnd.GAVE_UP)
                     return
             await asyncio.sleep(min(0.2 * 2 ** min(failures, 5), 5.0))
 
@@ -182,11 +231,15 @@ class SeatPlayer:
                     metrics.GAMES_FINISHED.inc()
                     finished_counted = True
                 self.log.info("game over", standings=[(s.player, s.place) for s in t.standings])
+                self.end(SeatEnd.GAME_OVER)
                 return
             if t.status == RaceView.STATUS_OUT:
                 self.log.info("out of the game")
+                self.end(SeatEnd.OUT)
                 return
-            if (
+            if not self.may_act():
+                await self.wait_change(self.poll_s)  # the replica's lease is in doubt
+            elif (
                 t.phase == RaceView.PHASE_READY
                 and t.status == RaceView.STATUS_WAITING
                 and t.board not in self.readied
@@ -199,6 +252,8 @@ class SeatPlayer:
 
     async def press_ready(self, board: int) -> None:
         await asyncio.sleep(brain.ready_delay_ms(self.rng, self.pace) / 1000)
+        if self.finished or not self.may_act():
+            return
         try:
             reply = await self.session.press_ready()
         except Exception as err:
@@ -239,6 +294,7 @@ class SeatPlayer:
         await asyncio.sleep(max(self.clock.local_delay_s(at), MIN_SLEEP_S))
         if (
             self.finished
+            or not self.may_act()
             or t.board != board
             or t.status != RaceView.STATUS_PLAYING
             or t.found != found
@@ -252,6 +308,8 @@ class SeatPlayer:
     async def send_turn(self, tile: int) -> None:
         request_id = new_request_id()
         for attempt in range(3):
+            if self.finished or not self.may_act():
+                return
             try:
                 reply = await self.session.turn(tile, request_id=request_id)
             except Exception as err:
@@ -282,7 +340,7 @@ class SeatPlayer:
         elif code in ("board_over", "board_not_started", "game_over", "player_out"):
             await self.wait_change(self.poll_s)
         elif code == "not_seated" or status in PERMANENT - {"INVALID_ARGUMENT"}:
-            self.finished = True
+            self.end(SeatEnd.REFUSED)
         else:
             await self.wait_change(RETRY_SLEEP_S)
         return False

@@ -1,17 +1,22 @@
-"""A bot seat's strength: read from the table's public BotsAssigned, or forced by the operator."""
+"""A bot seat's strength: read from the table's public BotsAssigned, or forced by the operator;
+and a seat taken over from another replica: from a snapshot, forgetting, fenced by its lease."""
 
 from __future__ import annotations
 
+import asyncio
 import random
+from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
-from match.v1 import common_pb2, race_pb2
+from match.v1 import common_pb2, race_pb2, race_service_pb2, views_pb2
 from match_client.client import Seat
+from match_client.clock import wall_ms
 from match_rules.deal import Strength
 from services.bot import brain
 from services.bot.config import BotConfig, ConfigError
-from services.bot.player import SeatPlayer
+from services.bot.player import FORGET_AFTER, SeatEnd, SeatPlayer
 from services.lobby.viewer import TableViewer
 
 SEAT = Seat(table_id="abcdef0123456789", player_id="bot", token="tok", seat=2)
@@ -92,3 +97,143 @@ def test_the_lobby_shows_the_strength_to_every_client() -> None:
     for viewer in ("ann", "bot"):
         out = TableViewer("abcdef0123456789", viewer).fold(assigned("strong", number=1))
         assert out.table.bots_assigned.strength == "strong"
+
+
+# --- a seat taken over from another replica --------------------------------------------------
+
+
+class Session:
+    """Stands in for PlayerSession: Watch sends ``view`` as a snapshot, then what the test
+    queues; a turn or a press ends the game."""
+
+    def __init__(self, view: views_pb2.RaceView) -> None:
+        self.view = view
+        self.afters: list[int] = []
+        self.turns: list[int] = []
+        self.presses = 0
+        self.more: asyncio.Queue[race_service_pb2.WatchResponse | None] = asyncio.Queue()
+
+    async def watch(self, after_event_number: int = 0) -> AsyncIterator[Any]:
+        self.afters.append(after_event_number)
+        yield race_service_pb2.WatchResponse(snapshot=self.view)
+        while (item := await self.more.get()) is not None:
+            yield item
+
+    async def _end_game(self) -> None:
+        ended = race_pb2.RaceEvent(game_ended=race_pb2.RaceEvent.GameEnded())
+        number = self.view.event_number + 1
+        await self.more.put(
+            race_service_pb2.WatchResponse(
+                event=common_pb2.EventEnvelope(event_number=number, race=ended)
+            )
+        )
+        await self.more.put(None)
+
+    async def turn(self, tile: int, request_id: str | None = None) -> Any:
+        self.turns.append(tile)
+        await self._end_game()
+        return race_service_pb2.TurnTileResponse()
+
+    async def press_ready(self, request_id: str | None = None) -> Any:
+        self.presses += 1
+        await self._end_game()
+        return race_service_pb2.PressReadyResponse()
+
+
+def playing_view() -> views_pb2.RaceView:
+    """Board 1, six turns in: tiles 1 and 2 found (symbol 5), tile 3 showing (symbol 7)."""
+    now = wall_ms()
+    view = views_pb2.RaceView(
+        table_id=SEAT.table_id,
+        player="bot",
+        event_number=40,
+        server_time_ms=now,
+        phase=views_pb2.RaceView.PHASE_PLAYING,
+        board=1,
+        status=views_pb2.RaceView.STATUS_PLAYING,
+        starts_at_ms=now - 20_000,
+        ends_at_ms=now + 100_000,
+        turns=6,
+        pairs=1,
+    )
+    for tile in range(1, 21):
+        state = views_pb2.RaceView.TILE_STATE_DOWN
+        if tile in (1, 2):
+            state = views_pb2.RaceView.TILE_STATE_FOUND
+        elif tile == 3:
+            state = views_pb2.RaceView.TILE_STATE_SHOWING
+        t = view.tiles.add(tile=tile, state=state)
+        if tile in (1, 2):
+            t.symbol = 5
+        elif tile == 3:
+            t.symbol = 7
+    return view
+
+
+async def test_a_resumed_seat_starts_from_a_snapshot_and_forgets_what_was_seen_before() -> None:
+    session = Session(playing_view())
+    player = SeatPlayer(
+        session,  # type: ignore[arg-type]
+        SEAT,
+        pace=0.01,
+        poll_s=0.05,
+        resume=True,
+        strength="strong",
+    )
+    assert player.strength is Strength.STRONG  # as the seat's record kept it
+    await asyncio.wait_for(player.run(), 10)
+    assert session.afters == [FORGET_AFTER]  # a snapshot, never the faces of the history
+    assert player.memory.turn >= 6 and player.memory.board == 1
+    [tile] = session.turns  # the second tile of the attempt: one that is down
+    assert tile not in (1, 2, 3)
+    assert player.memory.recall() == {}  # nothing from before the takeover
+    assert player.ended is SeatEnd.GAME_OVER
+
+
+async def test_a_new_seat_watches_the_table_from_its_first_event() -> None:
+    view = views_pb2.RaceView(player="bot", event_number=4, phase=views_pb2.RaceView.PHASE_READY)
+    view.board, view.status = 1, views_pb2.RaceView.STATUS_WAITING
+    session = Session(view)
+    player = SeatPlayer(session, SEAT, pace=0.01, poll_s=0.05)  # type: ignore[arg-type]
+    await asyncio.wait_for(player.run(), 10)
+    assert session.afters == [0] and session.presses == 1
+
+
+async def test_a_seat_sends_nothing_while_its_replica_may_not_act() -> None:
+    view = views_pb2.RaceView(player="bot", event_number=4, phase=views_pb2.RaceView.PHASE_READY)
+    view.board, view.status = 1, views_pb2.RaceView.STATUS_WAITING
+    session = Session(view)
+    allowed = False
+    player = SeatPlayer(
+        session,  # type: ignore[arg-type]
+        SEAT,
+        pace=0.01,
+        poll_s=0.05,
+        may_act=lambda: allowed,
+    )
+    task = asyncio.create_task(player.run())
+    await asyncio.sleep(0.5)
+    assert session.presses == 0  # Ready is open, but the lease is in doubt
+    allowed = True
+    await asyncio.wait_for(task, 10)
+    assert session.presses == 1
+
+
+async def test_a_seat_handed_over_stops_at_once() -> None:
+    view = views_pb2.RaceView(player="bot", event_number=4, phase=views_pb2.RaceView.PHASE_READY)
+    view.board, view.status = 1, views_pb2.RaceView.STATUS_WAITING
+    session = Session(view)
+    player = SeatPlayer(session, SEAT, pace=0.01, poll_s=0.05, may_act=lambda: False)  # type: ignore[arg-type]
+    task = asyncio.create_task(player.run())
+    await asyncio.sleep(0.2)
+    player.hand_over()
+    await asyncio.wait_for(task, 5)
+    assert player.ended is SeatEnd.HANDED_OVER and session.presses == 0
+
+
+def test_the_strength_shown_is_passed_on_once() -> None:
+    shown: list[str] = []
+    player = SeatPlayer(None, SEAT, on_strength=shown.append)  # type: ignore[arg-type]
+    player.observe_events([assigned("weak")])
+    player.observe_events([assigned("weak")])
+    assert shown == ["weak"]

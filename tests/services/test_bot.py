@@ -1,5 +1,6 @@
-"""The bot's decisions, as pure functions (services/bot/brain.py), its settings, and whole boards
-played by the brain against the rules core on a simulated clock."""
+"""The bot's decisions, as pure functions (services/bot/brain.py), its settings, whole boards
+played by the brain against the rules core on a simulated clock, and the seat book (which replica
+plays which seat) against a real nats-server."""
 
 from __future__ import annotations
 
@@ -10,17 +11,24 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
+import nats
 import pytest
+from nats.aio.client import Client
 
 from match.v1 import common_pb2, lobby_pb2, race_pb2, race_service_pb2, views_pb2
-from match_client.client import Seat
+from match_bus.clock import Clock
+from match_bus.service import BaseConfig
+from match_client.client import MatchClient, Seat
 from match_rules.race import commands as cmd
 from match_rules.race import decide, evolve, initial_state
 from match_rules.race import events as ev
 from match_rules.race.state import RaceState
-from services.bot import brain
+from match_testing.natsserver import NatsServer
+from services.bot import brain, seats
 from services.bot.config import BotConfig, ConfigError
 from services.bot.player import SeatPlayer
+from services.bot.seats import Identity, SeatBook, SeatRecord
+from services.bot.service import Bot, Held
 
 T0 = 1_000_000
 ALL = set(range(1, 21))
@@ -303,3 +311,194 @@ async def test_a_seat_resumes_its_watch_presses_ready_once_and_stops_at_the_end(
     assert session.watch_calls == [0, 0]
     assert session.presses == 1
     assert player.tracker.game_over and player.tracker.event_number == 6
+
+
+# --- the seat book against a real nats-server ----------------------------------------------
+
+
+async def books(
+    server: NatsServer, *who: Identity, ttl_s: float = seats.REPLICA_TTL_S
+) -> tuple[Client, list[SeatBook]]:
+    nc = await nats.connect(server.url)
+    js = nc.jetstream()
+    opened = await asyncio.gather(*(SeatBook.open(js, me, replica_ttl_s=ttl_s) for me in who))
+    return nc, list(opened)
+
+
+def dead_seat(seat: int = 2) -> SeatRecord:
+    return SeatRecord(
+        table_id="abcdef0123456789",
+        seat=seat,
+        player_id=f"p{seat}",
+        token=f"token-{seat}",
+        owner="bot-gone",
+        incarnation="old",
+        strength="weak",
+    )
+
+
+async def test_the_buckets_are_made_once_whoever_comes_first(nats_server: NatsServer) -> None:
+    nc, (a, _b, _c) = await books(
+        nats_server, Identity.new("a"), Identity.new("b"), Identity.new("c")
+    )
+    try:
+        js = nc.jetstream()
+        seats_info = await js.stream_info(f"KV_{seats.SEATS_BUCKET}")
+        beats_info = await js.stream_info(f"KV_{seats.REPLICAS_BUCKET}")
+        assert seats_info.config.max_age == seats.SEAT_TTL_S
+        assert beats_info.config.max_age == seats.REPLICA_TTL_S
+        assert seats_info.config.num_replicas == 1
+        await SeatBook.open(js, Identity.new("d"))  # and again: nothing changes
+        assert await a.seats() == [] and await a.live() == {}
+    finally:
+        await nc.close()
+
+
+async def test_of_two_replicas_claiming_one_orphan_exactly_one_wins(
+    nats_server: NatsServer,
+) -> None:
+    a_id, b_id = Identity.new("bot-a"), Identity.new("bot-b")
+    nc, (writer, a, b) = await books(nats_server, Identity.new("bot-gone"), a_id, b_id)
+    try:
+        for seat in (2, 3, 4):
+            await writer.record(dead_seat(seat))
+        await asyncio.gather(a.beat(), b.beat())
+        live = await a.live()
+        assert live == {a_id.key: a_id.incarnation, b_id.key: b_id.incarnation}
+        for _ in range(3):  # three seats, each raced for by both
+            for revision, record in await a.seats():
+                if record.owned_by(a_id) or record.owned_by(b_id):
+                    continue
+                assert seats.orphaned(record, live, a_id, set())
+                assert seats.orphaned(record, live, b_id, set())
+                won = await asyncio.gather(
+                    a.replace(revision, record.for_owner(a_id)),
+                    b.replace(revision, record.for_owner(b_id)),
+                )
+                assert sum(w is not None for w in won) == 1, won
+        owners = {r.key: r.owner for _, r in await b.seats()}
+        assert len(owners) == 3 and set(owners.values()) <= {"bot-a", "bot-b"}
+        for _, record in await a.seats():  # the token and the strength went with the seat
+            assert (record.token, record.strength) == (f"token-{record.seat}", "weak")
+            assert not seats.orphaned(record, live, a_id, {record.key})
+            assert not seats.orphaned(record, live, b_id, {record.key})
+        # A claim on a stale revision loses; a release on a stale revision leaves it alone.
+        revision, record = (await a.seats())[0]
+        assert await a.replace(revision - 1, record.for_owner(a_id)) is None
+        assert not await a.release(record.key, revision - 1)
+        assert await a.get(record.key) == (revision, record)
+        assert await a.release(record.key, revision)
+        assert await a.get(record.key) is None
+        assert len(await a.seats()) == 2
+    finally:
+        await nc.close()
+
+
+async def test_a_replica_that_stops_beating_leaves_its_seats_to_the_others(
+    nats_server: NatsServer,
+) -> None:
+    a_id, b_id = Identity.new("bot-a"), Identity.new("bot-b")
+    nc, (a, b) = await books(nats_server, a_id, b_id, ttl_s=1.0)
+    try:
+        assert not await a.beat()  # the first beat starts a heartbeat
+        assert await a.beat()  # then it is renewed
+        await a.record(dead_seat().for_owner(a_id))
+        await b.beat()
+        [(revision, record)] = await b.seats()
+        assert not seats.orphaned(record, await b.live(), b_id, set())
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 10
+        while not seats.orphaned(record, live := await b.live(), b_id, set()):
+            assert loop.time() < deadline, "a's heartbeat never expired"
+            await b.beat()
+            await asyncio.sleep(0.2)
+        assert a_id.key not in live and b_id.key in live
+        assert await b.replace(revision, record.for_owner(b_id)) is not None
+        assert not await a.beat()  # a notices its heartbeat had lapsed
+        assert not (await a.get(record.key) or (0, record))[1].owned_by(a_id)
+    finally:
+        await nc.close()
+
+
+async def test_a_replica_restarted_under_the_same_id_orphans_its_former_seats_at_once(
+    nats_server: NatsServer,
+) -> None:
+    before, after = Identity("bot-a", "life1"), Identity("bot-a", "life2")
+    nc, (old, new) = await books(nats_server, before, after)
+    try:
+        await old.beat()
+        await old.record(dead_seat().for_owner(before))
+        await new.beat()  # the new process takes the heartbeat key over
+        assert await new.live() == {"bot-a": "life2"}
+        [(_, record)] = await new.seats()
+        assert seats.orphaned(record, await new.live(), after, set())
+        await new.retire()
+        assert await new.live() == {}
+    finally:
+        await nc.close()
+
+
+async def test_looking_at_the_seat_book_leaves_no_consumers_behind(nats_server: NatsServer) -> None:
+    nc, (book,) = await books(nats_server, Identity.new("a"))
+    try:
+        js = nc.jetstream()
+        await book.beat()
+        for _ in range(20):  # twenty seconds of takeover scans
+            await book.seats()
+            await book.live()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 10
+        while True:
+            left = [
+                (await js.stream_info(f"KV_{bucket}")).state.consumer_count
+                for bucket in (seats.SEATS_BUCKET, seats.REPLICAS_BUCKET)
+            ]
+            if max(left) <= 1:
+                break
+            assert loop.time() < deadline, f"consumers left behind: {left}"
+            await asyncio.sleep(0.2)
+    finally:
+        await nc.close()
+
+
+def bot_config() -> BotConfig:
+    base = BaseConfig(nats_url="", log_format="auto", log_level="info", metrics_port=0)
+    return BotConfig(
+        base=base, lobby_addr="127.0.0.1:9", bot_key="k", poll_s=0.2, pace=1.0, clock=Clock()
+    )
+
+
+async def test_after_its_heartbeat_lapsed_a_replica_waits_before_it_acts_again(
+    nats_server: NatsServer,
+) -> None:
+    me, other = Identity.new("bot-a"), Identity.new("bot-b")
+    nc, (book, theirs) = await books(nats_server, me, other, ttl_s=1.0)
+    client = MatchClient("127.0.0.1:9")  # never called here
+    try:
+        bot = Bot(bot_config(), client, book)
+        assert book.replica_ttl_s == 1.0 and bot.lease_s == seats.HEARTBEAT_S
+        await bot.heartbeat()  # the first beat, holding nothing: act at once
+        assert bot.holds_lease()
+        mine = dead_seat().for_owner(me)
+        bot.held[mine.key] = Held(mine, revision=await book.record(mine))
+        # The heartbeat expires (the replica was stalled); another replica claims the seat.
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 10
+        while await book.alive(me.replica, me.incarnation):
+            assert loop.time() < deadline, "the heartbeat never expired"
+            await asyncio.sleep(0.2)
+        assert not bot.holds_lease()
+        [(revision, record)] = await theirs.seats()
+        assert await theirs.replace(revision, record.for_owner(other)) is not None
+        # Back: the lapse is noticed; the replica does not act for two more beats.
+        await bot.heartbeat()
+        assert not bot.holds_lease()
+        await bot.heartbeat()
+        assert not bot.holds_lease()
+        await bot.heartbeat()
+        assert bot.holds_lease()
+        assert await book.alive(me.replica, me.incarnation)
+        assert not await book.alive(me.replica, "another life")
+    finally:
+        await client.close()
+        await nc.close()

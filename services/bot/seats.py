@@ -1,0 +1,349 @@
+"""Which bot replica plays which seat: the seat book and the replicas' heartbeats, in JetStream KV.
+
+Several bot replicas run side by side. Each seat a replica takes is recorded in the bucket
+``MATCH_BOT_SEATS`` under ``<table_id>.<seat>`` (a :class:`SeatRecord`: the seat's player id and
+token, its owner replica and that replica's incarnation, the strength the table showed). Each
+replica renews its heartbeat, ``MATCH_BOT_REPLICAS`` key :func:`replica_key` (value: its
+incarnation), every HEARTBEAT_S; the bucket's max age (REPLICA_TTL_S) removes the heartbeat of a
+replica that stopped renewing it. A seat whose owner has no heartbeat, or a heartbeat of another
+incarnation (the replica restarted), is an orphan: any replica may claim it with a
+compare-and-set update (``kv.update`` with the record's last revision), so exactly one wins, and
+plays it on with the stored token.
+
+**Internal.** The seat book holds player tokens: only the bot reads it. Nothing here is ever sent
+to a client, and a client never reaches NATS.
+
+The decisions are pure functions (:func:`orphaned`, :func:`preferred`, :func:`may_fill`); the
+:class:`SeatBook` is the thin port to the two buckets.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import secrets
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import asdict, dataclass, replace
+
+import nats.errors
+import structlog
+from nats.js import JetStreamContext
+from nats.js.api import KeyValueConfig, StorageType
+from nats.js.errors import (
+    APIError,
+    BadRequestError,
+    BucketNotFoundError,
+    KeyNotFoundError,
+    KeyWrongLastSequenceError,
+)
+from nats.js.kv import KV_DEL, KV_PURGE, KeyValue
+
+SEATS_BUCKET = "MATCH_BOT_SEATS"
+REPLICAS_BUCKET = "MATCH_BOT_REPLICAS"
+HEARTBEAT_S = 1.0  # how often a replica renews its heartbeat
+REPLICA_TTL_S = 5.0  # the heartbeat bucket's max age: a replica silent this long is gone
+LEASE_MARGIN_S = 1.5  # a replica stops acting this long before its heartbeat could expire
+SETTLE_BEATS = 2  # after its heartbeat lapsed, a replica waits this many beats before acting
+TAKEOVER_S = 1.0  # how often a replica looks for orphaned seats
+SEAT_TTL_S = 12 * 3600.0  # a seat record outlives any token (6 h) and any game
+RECORD_VERSION = 1
+WRONG_LAST_SEQUENCE = (10071, 10164)  # single replica, clustered
+SCAN_TIMEOUT_S = 5.0
+
+_PLAIN_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+log = structlog.get_logger()
+
+# The NATS errors a KV call may end with when the server or the connection is in trouble.
+KV_ERRORS: tuple[type[Exception], ...] = (nats.errors.Error, TimeoutError)
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """One bot process: its replica id (configured) and its incarnation (new at every start)."""
+
+    replica: str
+    incarnation: str
+
+    @classmethod
+    def new(cls, replica: str) -> Identity:
+        return cls(replica, secrets.token_hex(6))
+
+    @property
+    def key(self) -> str:
+        return replica_key(self.replica)
+
+
+def replica_key(replica_id: str) -> str:
+    """The heartbeat key of a replica: its id when that is a plain KV key, else ``x`` + hex."""
+    if _PLAIN_ID.match(replica_id):
+        return replica_id
+    return "x" + replica_id.encode().hex()[:120]
+
+
+def seat_key(table_id: str, seat: int) -> str:
+    return f"{table_id}.{seat}"
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRecord:
+    """One seat a bot holds: enough to play it on from another process."""
+
+    table_id: str
+    seat: int
+    player_id: str
+    token: str  # the seat's player token: a secret
+    owner: str  # the replica id playing it
+    incarnation: str  # that replica's incarnation
+    name: str = ""  # the seat's display name (logs)
+    strength: str = ""  # what the table's BotsAssigned showed, once the owner saw it
+
+    @property
+    def key(self) -> str:
+        return seat_key(self.table_id, self.seat)
+
+    def owned_by(self, me: Identity) -> bool:
+        return self.owner == me.replica and self.incarnation == me.incarnation
+
+    def for_owner(self, me: Identity) -> SeatRecord:
+        return replace(self, owner=me.replica, incarnation=me.incarnation)
+
+    def encode(self) -> bytes:
+        return json.dumps({"v": RECORD_VERSION, **asdict(self)}, sort_keys=True).encode()
+
+    @classmethod
+    def decode(cls, data: bytes) -> SeatRecord | None:
+        """The record, or None for anything that is not one (it is then left alone)."""
+        try:
+            raw = json.loads(data)
+            if not isinstance(raw, dict) or raw.pop("v", None) != RECORD_VERSION:
+                return None
+            record = cls(**raw)
+        except (ValueError, TypeError):
+            return None
+        texts = (record.table_id, record.player_id, record.token, record.owner, record.incarnation)
+        if not all(isinstance(t, str) and t for t in texts) or not isinstance(record.seat, int):
+            return None
+        if not isinstance(record.name, str) or not isinstance(record.strength, str):
+            return None
+        return record
+
+
+# --- the decisions -------------------------------------------------------------------------
+
+
+def orphaned(
+    record: SeatRecord, live: Mapping[str, str], me: Identity, playing: Collection[str]
+) -> bool:
+    """Whether nobody plays the seat: its owner's heartbeat is gone or belongs to another
+    incarnation (the owner restarted), or it is this process's own seat but no task plays it
+    (a seat given up for a while, see Bot)."""
+    if record.owned_by(me):
+        return record.key not in playing
+    return live.get(replica_key(record.owner)) != record.incarnation
+
+
+def _weight(item: str, replica: str) -> bytes:
+    return hashlib.sha256(f"{item}/{replica}".encode()).digest()
+
+
+def preferred(item: str, replicas: Iterable[str]) -> str | None:
+    """The replica (by heartbeat key) that should act on ``item`` first: rendezvous hashing, so
+    every replica agrees, and an item moves only when its replica comes or goes."""
+    return max(replicas, key=lambda r: _weight(item, r), default=None)
+
+
+def may_fill(
+    table_id: str, fill_at_ms: int, now_ms: int, live: Collection[str], me: str, grace_ms: int
+) -> bool:
+    """Whether this replica should take a table's free seats now: its preferred replica does at
+    once; any replica does once ``grace_ms`` more have passed (the preferred one may be dead)."""
+    return preferred(table_id, live) in (me, None) or now_ms >= fill_at_ms + grace_ms
+
+
+# --- the buckets ---------------------------------------------------------------------------
+
+
+async def open_bucket(
+    js: JetStreamContext, bucket: str, description: str, ttl_s: float, replicas: int
+) -> KeyValue:
+    """The bucket, made when missing (file storage, one value per key, ``ttl_s`` max age).
+    Idempotent; a bucket made meanwhile by another replica, or by an operator with other
+    settings, is used as it is."""
+    try:
+        return await js.key_value(bucket)
+    except BucketNotFoundError:
+        pass
+    config = KeyValueConfig(
+        bucket=bucket,
+        description=description,
+        history=1,
+        ttl=ttl_s,
+        storage=StorageType.FILE,
+        replicas=replicas,
+    )
+    try:
+        return await js.create_key_value(config)
+    except BadRequestError:  # made meanwhile with another config: keep it
+        return await js.key_value(bucket)
+
+
+async def _latest(kv: KeyValue) -> dict[str, KeyValue.Entry]:
+    """The latest value of every key now in the bucket (one pass of an ordered consumer)."""
+    # A short inactive threshold: the server drops the consumer soon after the watcher stops
+    # (by default it would linger five minutes, one more for every scan).
+    watcher = await kv.watchall(inactive_threshold=1.0)
+    out: dict[str, KeyValue.Entry] = {}
+    try:
+        while True:
+            entry = await watcher.updates(timeout=SCAN_TIMEOUT_S)  # type: ignore[no-untyped-call]
+            if entry is None:  # caught up
+                return out
+            if entry.operation in (KV_DEL, KV_PURGE):
+                out.pop(entry.key, None)
+            else:
+                out[entry.key] = entry
+    finally:
+        await watcher.stop()  # type: ignore[no-untyped-call]
+
+
+class SeatBook:
+    """The seat records and the heartbeats, for one bot process (``me``)."""
+
+    def __init__(
+        self,
+        seats: KeyValue,
+        replicas: KeyValue,
+        me: Identity,
+        replica_ttl_s: float = REPLICA_TTL_S,
+    ) -> None:
+        self._seats = seats
+        self._replicas = replicas
+        self.me = me
+        self.replica_ttl_s = replica_ttl_s  # the heartbeat bucket's max age, as it is
+        self._beat_revision = 0
+
+    @classmethod
+    async def open(
+        cls,
+        js: JetStreamContext,
+        me: Identity,
+        replicas: int = 1,
+        replica_ttl_s: float = REPLICA_TTL_S,
+    ) -> SeatBook:
+        seats = await open_bucket(
+            js,
+            SEATS_BUCKET,
+            "Match bot: the seats each bot replica plays, with their tokens (internal)",
+            SEAT_TTL_S,
+            replicas,
+        )
+        beats = await open_bucket(
+            js,
+            REPLICAS_BUCKET,
+            "Match bot: one heartbeat per live bot replica",
+            replica_ttl_s,
+            replicas,
+        )
+        ttl = (await beats.status()).stream_info.config.max_age or 0.0
+        if not ttl:
+            log.warning(
+                "MATCH_BOT_REPLICAS has no max age: a dead replica's seats are never taken over"
+            )
+        return cls(seats, beats, me, ttl or replica_ttl_s)
+
+    # --- heartbeats ------------------------------------------------------------------------
+
+    async def beat(self) -> bool:
+        """Renew this replica's heartbeat. True when it renewed an unbroken one; False when the
+        heartbeat had to be made again (the first beat, or it expired or was overwritten in
+        between: another replica may have claimed this replica's seats meanwhile)."""
+        value = self.me.incarnation.encode()
+        key = self.me.key
+        if self._beat_revision:
+            try:
+                self._beat_revision = await self._replicas.update(
+                    key, value, last=self._beat_revision
+                )
+                return True
+            except KeyWrongLastSequenceError:
+                log.warning("the heartbeat lapsed; checking which seats are still ours")
+        try:
+            self._beat_revision = await self._replicas.create(key, value)
+        except KeyWrongLastSequenceError:
+            entry = await self._replicas.get(key)
+            if self._beat_revision and entry.value != value:
+                log.error(
+                    "another live bot process uses this MATCH_REPLICA_ID; give each its own",
+                    replica=self.me.replica,
+                )
+            self._beat_revision = await self._replicas.update(key, value, last=entry.revision)
+        return False
+
+    async def retire(self) -> None:
+        """Remove this replica's heartbeat: the others take its seats over at once."""
+        if self._beat_revision:
+            await self._replicas.delete(self.me.key, last=self._beat_revision)
+            self._beat_revision = 0
+
+    async def alive(self, replica: str, incarnation: str) -> bool:
+        """Whether that incarnation of that replica has a heartbeat now (read just before a
+        claim: the scan it was decided on may be a moment old)."""
+        try:
+            entry = await self._replicas.get(replica_key(replica))
+        except KeyNotFoundError:
+            return False
+        return (entry.value or b"").decode(errors="replace") == incarnation
+
+    async def live(self) -> dict[str, str]:
+        """Heartbeat key -> incarnation of every live replica."""
+        entries = await _latest(self._replicas)
+        return {k: (e.value or b"").decode(errors="replace") for k, e in entries.items()}
+
+    # --- seats -----------------------------------------------------------------------------
+
+    async def seats(self) -> list[tuple[int, SeatRecord]]:
+        """(revision, record) of every seat recorded now (unreadable values are skipped)."""
+        out = []
+        for entry in (await _latest(self._seats)).values():
+            record = SeatRecord.decode(entry.value or b"")
+            if record is None or record.key != entry.key:
+                log.warning("an unreadable seat record; left alone", key=entry.key)
+                continue
+            assert entry.revision is not None
+            out.append((entry.revision, record))
+        return out
+
+    async def get(self, key: str) -> tuple[int, SeatRecord] | None:
+        try:
+            entry = await self._seats.get(key)
+        except KeyNotFoundError:
+            return None
+        record = SeatRecord.decode(entry.value or b"")
+        if record is None or entry.revision is None:
+            return None
+        return entry.revision, record
+
+    async def record(self, record: SeatRecord) -> int:
+        """Write a seat just taken; its revision."""
+        return await self._seats.put(record.key, record.encode())
+
+    async def replace(self, revision: int, record: SeatRecord) -> int | None:
+        """Write ``record`` over the one at ``revision``: its new revision, or None when the
+        record changed since (another replica claimed the seat first)."""
+        try:
+            return await self._seats.update(record.key, record.encode(), last=revision)
+        except KeyWrongLastSequenceError:
+            return None
+
+    async def release(self, key: str, revision: int) -> bool:
+        """Forget a seat whose game is over (only if the record is still the one at
+        ``revision``)."""
+        try:
+            await self._seats.delete(key, last=revision)
+        except APIError as error:  # delete does not translate a wrong last sequence
+            if error.err_code not in WRONG_LAST_SEQUENCE:
+                raise
+            return False
+        return True

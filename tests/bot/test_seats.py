@@ -1,0 +1,133 @@
+"""The seat book's decisions, as pure functions (services/bot/seats.py): records, orphans, which
+replica acts first; and the bot's replica settings."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import replace
+
+import pytest
+
+from services.bot import seats
+from services.bot.config import BotConfig, ConfigError
+from services.bot.seats import Identity, SeatRecord
+
+A = Identity("bot-a", "a1")
+B = Identity("bot-b", "b1")
+
+
+def record(owner: Identity = A, **kw: object) -> SeatRecord:
+    base = SeatRecord(
+        table_id="abcdef0123456789",
+        seat=2,
+        player_id="p2",
+        token="tok.sig",
+        owner=owner.replica,
+        incarnation=owner.incarnation,
+        name="Bot 1",
+    )
+    return replace(base, **kw)  # type: ignore[arg-type]
+
+
+def test_a_record_survives_the_round_trip() -> None:
+    r = record(strength="weak")
+    assert r.key == "abcdef0123456789.2"
+    assert SeatRecord.decode(r.encode()) == r
+    assert json.loads(r.encode())["v"] == seats.RECORD_VERSION
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"not json",
+        b"[]",
+        json.dumps({"table_id": "t"}).encode(),
+        json.dumps({"v": 99, "table_id": "t"}).encode(),
+        json.dumps({**json.loads(record().encode()), "seat": "2"}).encode(),
+        json.dumps({**json.loads(record().encode()), "token": ""}).encode(),
+        json.dumps({**json.loads(record().encode()), "strength": 3}).encode(),
+        json.dumps({**json.loads(record().encode()), "extra": 1}).encode(),
+    ],
+)
+def test_anything_else_is_not_a_record(data: bytes) -> None:
+    assert SeatRecord.decode(data) is None
+
+
+def test_a_seat_is_orphaned_when_its_owner_has_no_heartbeat() -> None:
+    r = record(A)
+    assert not seats.orphaned(r, {A.key: A.incarnation}, B, set())
+    assert seats.orphaned(r, {}, B, set())  # A's heartbeat expired
+    assert seats.orphaned(r, {B.key: B.incarnation}, B, set())
+
+
+def test_a_restarted_replica_orphans_the_seats_of_its_former_life() -> None:
+    again = Identity("bot-a", "a2")  # same replica id, new process
+    r = record(A)
+    live = {again.key: again.incarnation}
+    assert seats.orphaned(r, live, again, set())
+    assert seats.orphaned(r, live, B, set())
+
+
+def test_own_seats_are_orphans_only_while_nobody_here_plays_them() -> None:
+    r = record(A)
+    assert not seats.orphaned(r, {A.key: A.incarnation}, A, {r.key})
+    assert seats.orphaned(r, {A.key: A.incarnation}, A, set())
+
+
+def test_claiming_changes_the_owner_only() -> None:
+    r = record(A, strength="strong")
+    mine = r.for_owner(B)
+    assert mine.owned_by(B) and not mine.owned_by(A)
+    assert (mine.token, mine.player_id, mine.strength) == (r.token, r.player_id, r.strength)
+
+
+def test_replica_keys_are_valid_kv_keys_and_distinct() -> None:
+    assert seats.replica_key("bot-a") == "bot-a"
+    odd = ["host.example-12", "a b", "a:b", "a_b", "ünï", "x" * 100]
+    keys = [seats.replica_key(r) for r in odd]
+    assert len(set(keys)) == len(keys)
+    for key in keys:
+        assert all(c.isascii() and (c.isalnum() or c in "_-") for c in key), key
+
+
+def test_every_replica_agrees_which_one_goes_first() -> None:
+    live = ["bot-a", "bot-b", "bot-c"]
+    for table in ("t1", "t2", "abcdef0123456789"):
+        assert seats.preferred(table, live) == seats.preferred(table, reversed(live))
+    assert seats.preferred("t1", []) is None
+    shares = Counter(seats.preferred(f"table{i:04d}", live) for i in range(3000))
+    assert set(shares) == set(live)
+    assert all(800 < n < 1200 for n in shares.values()), shares  # about a third each
+
+
+def test_a_table_moves_only_when_its_replica_goes() -> None:
+    live = ["bot-a", "bot-b", "bot-c"]
+    before = {f"t{i}": seats.preferred(f"t{i}", live) for i in range(300)}
+    after = {t: seats.preferred(t, ["bot-a", "bot-b"]) for t in before}
+    for table, replica in before.items():
+        if replica != "bot-c":
+            assert after[table] == replica
+
+
+def test_the_preferred_replica_fills_at_once_the_others_after_the_grace() -> None:
+    live = ["bot-a", "bot-b"]
+    first = seats.preferred("t1", live)
+    other = "bot-b" if first == "bot-a" else "bot-a"
+    assert first is not None
+    assert seats.may_fill("t1", 1_000, 1_000, live, first, grace_ms=2_000)
+    assert not seats.may_fill("t1", 1_000, 2_999, live, other, grace_ms=2_000)
+    assert seats.may_fill("t1", 1_000, 3_000, live, other, grace_ms=2_000)
+    assert seats.may_fill("t1", 1_000, 1_000, [], other, grace_ms=2_000)  # nobody known yet
+
+
+def test_replica_settings_from_the_environment() -> None:
+    c = BotConfig.from_env({"MATCH_BOT_KEY": "k", "MATCH_REPLICA_ID": "bot-7"})
+    assert (c.replica_id, c.stream_replicas) == ("bot-7", 1)
+    d = BotConfig.from_env({"MATCH_BOT_KEY": "k", "MATCH_STREAM_REPLICAS": "3"})
+    assert d.stream_replicas == 3 and d.replica_id  # host-pid by default
+    with pytest.raises(ConfigError, match="MATCH_STREAM_REPLICAS"):
+        BotConfig.from_env({"MATCH_BOT_KEY": "k", "MATCH_STREAM_REPLICAS": "0"})
+    with pytest.raises(ConfigError, match="MATCH_STREAM_REPLICAS"):
+        BotConfig.from_env({"MATCH_BOT_KEY": "k", "MATCH_STREAM_REPLICAS": "three"})
