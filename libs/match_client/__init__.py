@@ -1,8 +1,9 @@
 """The Python client of Match over gRPC: the SDK the bot, the CLI and the tests use.
 
 ``MatchClient`` (the lobby and the race over one channel), ``PlayerSession`` (one seat's calls),
-``refusal_code`` (the rules' slug of a refused call) and ``ViewTracker`` (one player's view, kept
-up to date from what the server sends). See docs/client.md.
+``refusal_code`` (the rules' slug of a refused call), ``retry_after_ms`` (the wait a
+rate-limited call was given) and ``ViewTracker`` (one player's view, kept up to date from what
+the server sends). See docs/client.md.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from match_client.client import (
     Seat,
     default_address,
     refusal_code,
+    retry_after_ms,
 )
 from match_client.clock import ServerClock
 from match_client.tracker import ViewTracker
@@ -27,4 +29,5 @@ __all__ = [
     "ViewTracker",
     "default_address",
     "refusal_code",
+    "retry_after_ms",
 ]

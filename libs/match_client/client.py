@@ -29,6 +29,7 @@ from match.v1 import (
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
 REFUSAL_CODE_KEY = "match-refusal-code"
+RETRY_AFTER_KEY = "retry-after-ms"
 BOT_KEY_HEADER = "x-match-bot-key"
 REQUEST_ID_HEADER = "x-request-id"
 DEFAULT_TIMEOUT_S = 10.0
@@ -82,17 +83,28 @@ def new_request_id() -> str:
     return uuid.uuid4().hex
 
 
-def refusal_code(err: BaseException) -> str | None:
-    """The refusal slug (e.g. ``"tile_face_up"``) in a failed call's trailing metadata
-    ``match-refusal-code``, or None when the error is not a refusal of the rules."""
+def _trailer(err: BaseException, wanted: str) -> str | None:
     trailing = getattr(err, "trailing_metadata", None)
     if trailing is None:
         return None
     items: Any = trailing()
     for key, value in items or ():
-        if key == REFUSAL_CODE_KEY:
+        if key == wanted:
             return value.decode() if isinstance(value, bytes) else str(value)
     return None
+
+
+def refusal_code(err: BaseException) -> str | None:
+    """The refusal slug (e.g. ``"tile_face_up"``) in a failed call's trailing metadata
+    ``match-refusal-code``, or None when the error is not a refusal of the rules."""
+    return _trailer(err, REFUSAL_CODE_KEY)
+
+
+def retry_after_ms(err: BaseException) -> int | None:
+    """How long to wait before calling again (trailing metadata ``retry-after-ms`` of a
+    RESOURCE_EXHAUSTED the lobby's rate limit gave), or None when the error says nothing."""
+    text = _trailer(err, RETRY_AFTER_KEY)
+    return int(text) if text is not None and text.isdigit() else None
 
 
 def status_name(err: BaseException) -> str:

@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
+import math
 import os
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from match_bus.service import BaseConfig
+from services.lobby.limits import Rate
 
 DEFAULT_ADDR = "127.0.0.1:50051"
 DEFAULT_TOKEN_TTL_S = 6 * 3600
 MIN_SECRET_BYTES = 16
+DEFAULT_REFEREE_TIMEOUT_S = 5.0  # for the referee's answer to a command it received
+# How long a command is offered again while no referee holds its table's partition ("no
+# responders"): longer than a referee failover (a lease taken over, ~5 s).
+DEFAULT_REFEREE_WAIT_S = 10.0
+# Token buckets (calls per second, calls at once after a quiet spell). A person makes a few
+# calls a second; the bot at a 10x clock about 16 turns a second per seat in a board's rush;
+# one connection may carry many seats (the bot service, a load driver).
+DEFAULT_PLAYER_LIMIT = Rate(per_s=20.0, burst=40.0)
+DEFAULT_CONNECTION_LIMIT = Rate(per_s=200.0, burst=400.0)
 
 
 class ConfigError(Exception):
@@ -26,7 +37,10 @@ class LobbyConfig:
     secret_generated: bool  # no MATCH_TOKEN_SECRET: tokens die with the process
     token_ttl_s: int
     bot_key: str | None  # the bot service's shared secret; None refuses every bot join
-    referee_timeout_s: float = 5.0
+    referee_timeout_s: float = DEFAULT_REFEREE_TIMEOUT_S
+    referee_wait_s: float = DEFAULT_REFEREE_WAIT_S  # "no responders": ask again this long
+    player_limit: Rate = DEFAULT_PLAYER_LIMIT  # per player (of a valid token)
+    connection_limit: Rate = DEFAULT_CONNECTION_LIMIT  # per client connection
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> LobbyConfig:
@@ -52,6 +66,9 @@ class LobbyConfig:
             raise ConfigError("TOKEN_TTL_S must be a whole number of seconds") from None
         if ttl <= 0:
             raise ConfigError("TOKEN_TTL_S must be more than 0")
+        timeout = _number(env, "LOBBY_REFEREE_TIMEOUT_S", DEFAULT_REFEREE_TIMEOUT_S)
+        if timeout <= 0:
+            raise ConfigError("LOBBY_REFEREE_TIMEOUT_S must be more than 0 seconds")
         return cls(
             base=BaseConfig.from_env(default_metrics_port=9101),
             addr=env.get("LOBBY_ADDR", DEFAULT_ADDR),
@@ -59,4 +76,37 @@ class LobbyConfig:
             secret_generated=not secret_hex,
             token_ttl_s=ttl,
             bot_key=env.get("MATCH_BOT_KEY") or None,
+            referee_timeout_s=timeout,
+            referee_wait_s=_number(env, "LOBBY_REFEREE_WAIT_S", DEFAULT_REFEREE_WAIT_S),
+            player_limit=_rate(env, "PLAYER", DEFAULT_PLAYER_LIMIT),
+            connection_limit=_rate(env, "CONN", DEFAULT_CONNECTION_LIMIT),
         )
+
+
+def _number(env: Mapping[str, str], name: str, default: float) -> float:
+    """A finite number >= 0 from ``env[name]`` (unset or empty: ``default``)."""
+    text = env.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number, got {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise ConfigError(f"{name} must be 0 or more, got {text!r}")
+    return value
+
+
+def _rate(env: Mapping[str, str], which: str, default: Rate) -> Rate:
+    """LOBBY_RATE_<which> calls/s and LOBBY_BURST_<which> calls at once; 0 in either turns
+    that limit off."""
+    limit = Rate(
+        _number(env, f"LOBBY_RATE_{which}", default.per_s),
+        _number(env, f"LOBBY_BURST_{which}", default.burst),
+    )
+    if limit.enabled and limit.burst < 1:
+        raise ConfigError(
+            f"LOBBY_BURST_{which} must be at least 1 (a bucket that never holds a whole call "
+            f"refuses everything), or 0 to turn the limit off; got {limit.burst:g}"
+        )
+    return limit

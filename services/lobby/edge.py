@@ -1,8 +1,12 @@
-"""What every RPC shares: metadata, authentication, and how a call ends (status, log, metrics).
+"""What every RPC shares: metadata, authentication, rate limits, and how a call ends (status,
+log, metrics).
 
-``unary`` and ``streaming`` wrap a servicer method: an ApiError ends the call with its status,
-message and refusal slug; anything else is logged with its traceback and ends as INTERNAL with
-a plain sentence. No traceback ever reaches a client.
+``unary`` and ``streaming`` wrap a servicer method: the call is first counted against its
+connection's bucket (a Watch once, when it opens); a valid player token is counted against its
+player's bucket when it is checked. Over either limit the call ends RESOURCE_EXHAUSTED with
+``retry-after-ms`` before anything is forwarded. An ApiError ends the call with its status,
+message and trailers; anything else is logged with its traceback and ends as INTERNAL with a
+plain sentence. No traceback ever reaches a client.
 """
 
 from __future__ import annotations
@@ -12,20 +16,21 @@ import functools
 import hmac
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
 
 import grpc  # type: ignore[import-untyped]
 import structlog
 
 from services.lobby import metrics
-from services.lobby.errors import ApiError
+from services.lobby.errors import ApiError, rate_limited
+from services.lobby.limits import Limiter, Rate, retry_after_ms
 from services.lobby.tokens import Claims, TokenError, Tokens
 
 log = structlog.get_logger()
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
-Self = TypeVar("Self")
 Context = Any  # grpc.aio.ServicerContext: grpc ships no type hints
 
 INTERNAL_MESSAGE = "the lobby failed to handle this request; try again"
@@ -39,12 +44,47 @@ def metadata(context: Context, key: str) -> str | None:
     return None
 
 
-class Auth:
-    """Checks player tokens and the bot key."""
+_OFF = Rate(0, 0)
 
-    def __init__(self, tokens: Tokens, bot_key: str | None) -> None:
+
+@dataclass(frozen=True)
+class Limits:
+    """The lobby's two kinds of buckets (off unless given)."""
+
+    player: Limiter = field(default_factory=lambda: Limiter(_OFF))
+    connection: Limiter = field(default_factory=lambda: Limiter(_OFF))
+
+
+def _admit(limiter: Limiter, kind: str, key: str, what: str) -> None:
+    wait = limiter.take(key)
+    if wait:
+        metrics.LIMITED.labels(kind).inc()
+        raise rate_limited(what, retry_after_ms(wait))
+
+
+class Auth:
+    """Checks player tokens and the bot key, and counts calls against the rate limits."""
+
+    def __init__(self, tokens: Tokens, bot_key: str | None, limits: Limits | None = None) -> None:
         self.tokens = tokens
         self._bot_key = bot_key
+        self._limits = limits or Limits()
+
+    def admit(self, context: Context) -> None:
+        """Count the call against its connection's bucket; RESOURCE_EXHAUSTED when it is empty.
+        The bot service (the right ``x-match-bot-key``) is not counted here: it plays every bot
+        seat over one connection. Each of its seats is still counted as a player."""
+        limiter = self._limits.connection
+        if not limiter.rate.enabled or self._is_bot_key(metadata(context, "x-match-bot-key")):
+            return
+        _admit(limiter, "connection", str(context.peer()), "this connection")
+
+    def _is_bot_key(self, key: str | None) -> bool:
+        return (
+            key is not None
+            and self._bot_key is not None
+            and hmac.compare_digest(key.encode(), self._bot_key.encode())
+        )
 
     def claims(self, context: Context) -> Claims | None:
         """The caller's token's claims; None without a token; ApiError for a bad one."""
@@ -55,9 +95,12 @@ class Auth:
         if scheme.lower() != "bearer" or not token.strip():
             raise ApiError(grpc.StatusCode.UNAUTHENTICATED, _NO_TOKEN)
         try:
-            return self.tokens.verify(token.strip())
+            claims = self.tokens.verify(token.strip())
         except TokenError as error:
             raise ApiError(grpc.StatusCode.UNAUTHENTICATED, str(error)) from None
+        # Only a verified token is counted: a forged one cannot spend somebody else's calls.
+        _admit(self._limits.player, "player", claims.player, "this player")
+        return claims
 
     def player(self, context: Context, table_id: str) -> Claims:
         """The token's claims, which must name ``table_id``."""
@@ -67,7 +110,8 @@ class Auth:
         if claims.table != table_id:
             raise ApiError(
                 grpc.StatusCode.PERMISSION_DENIED,
-                "your player token is for another table: use the token of your seat here",
+                f"your player token is for another table, not {table_id}: a token acts for its "
+                "own seat at its own table only; use the token that table gave you",
             )
         structlog.contextvars.bind_contextvars(player_id=claims.player)
         return claims
@@ -77,7 +121,7 @@ class Auth:
         key = metadata(context, "x-match-bot-key")
         if key is None:
             return False
-        if self._bot_key is None or not hmac.compare_digest(key.encode(), self._bot_key.encode()):
+        if not self._is_bot_key(key):
             raise ApiError(
                 grpc.StatusCode.PERMISSION_DENIED,
                 "x-match-bot-key is not the bot key this lobby was given; bots cannot join",
@@ -85,11 +129,21 @@ class Auth:
         return True
 
 
+class Guarded(Protocol):
+    """A servicer: its calls pass through its ``auth``."""
+
+    auth: Auth
+
+
+Self = TypeVar("Self", bound=Guarded)
+
+
 async def _end(context: Context, method: str, error: BaseException) -> grpc.StatusCode:
     """Abort the call for ``error``; returns the status code it ends with."""
     if isinstance(error, ApiError):
         extra = {"refusal": error.refusal_code} if error.refusal_code else {}
-        log.info("refused", method=method, code=error.code.name, reason=error.message, **extra)
+        say = log.debug if error.quiet else log.info
+        say("refused", method=method, code=error.code.name, reason=error.log_reason, **extra)
         await context.abort(error.code, error.message, error.trailing_metadata)
     log.error("request failed", method=method, exc_info=error)
     await context.abort(grpc.StatusCode.INTERNAL, INTERNAL_MESSAGE)
@@ -111,6 +165,7 @@ def unary(
             start = time.perf_counter()
             with structlog.contextvars.bound_contextvars(method=method):
                 try:
+                    self.auth.admit(context)
                     return await handler(self, request, context)
                 except asyncio.CancelledError:
                     code = grpc.StatusCode.CANCELLED
@@ -150,6 +205,7 @@ def streaming(
             metrics.WATCHES.inc()
             with structlog.contextvars.bound_contextvars(method=method):
                 try:
+                    self.auth.admit(context)  # once, when the stream opens
                     async for item in handler(self, request, context):
                         yield item
                 except (asyncio.CancelledError, GeneratorExit):

@@ -7,6 +7,8 @@ import grpc  # type: ignore[import-untyped]
 from match.v1 import common_pb2
 
 REFUSAL_CODE_KEY = "match-refusal-code"
+RETRY_AFTER_KEY = "retry-after-ms"  # a rate-limited call: whole milliseconds to wait
+REQUEST_ID_KEY = "x-request-id"
 
 _CATEGORY = {
     common_pb2.Refusal.CATEGORY_INVALID_ARGUMENT: grpc.StatusCode.INVALID_ARGUMENT,
@@ -19,17 +21,30 @@ _CATEGORY = {
 
 
 class ApiError(Exception):
-    """Ends the call with ``code`` and ``message``; a refusal adds its slug to the trailers."""
+    """Ends the call with ``code`` and ``message``; a refusal adds its slug to the trailers,
+    ``trailers`` adds more (e.g. ``retry-after-ms``)."""
 
-    def __init__(self, code: grpc.StatusCode, message: str, refusal_code: str = "") -> None:
+    def __init__(
+        self,
+        code: grpc.StatusCode,
+        message: str,
+        refusal_code: str = "",
+        trailers: tuple[tuple[str, str], ...] = (),
+        quiet: bool = False,
+        log_reason: str = "",
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.refusal_code = refusal_code
+        self.trailers = trailers
+        self.quiet = quiet  # logged at debug only (a flood must not flood the log)
+        self.log_reason = log_reason or message  # what the log says (no secrets)
 
     @property
     def trailing_metadata(self) -> tuple[tuple[str, str], ...]:
-        return ((REFUSAL_CODE_KEY, self.refusal_code),) if self.refusal_code else ()
+        refusal = ((REFUSAL_CODE_KEY, self.refusal_code),) if self.refusal_code else ()
+        return refusal + self.trailers
 
 
 def invalid(message: str) -> ApiError:
@@ -45,3 +60,28 @@ def from_refusal(refusal: common_pb2.Refusal) -> ApiError:
 
 
 REFEREE_DOWN = "the referee is not answering; try again"
+
+
+def referee_silent(request_id: str, what: str = "the referee did not answer in time") -> ApiError:
+    """The command may have reached the referee but its answer did not come back: it may have
+    been applied. The same request id gets the first answer (the referee remembers it); a new
+    id would be a second command."""
+    return ApiError(
+        grpc.StatusCode.UNAVAILABLE,
+        f"{what} and the command may have been applied: retry with the same "
+        f"x-request-id ({request_id}) to get its answer",
+        trailers=((REQUEST_ID_KEY, request_id),),
+        # A CreateTable's or JoinTable's request id gets its seat's token on a retry: the
+        # caller's to know, not the log's.
+        log_reason=f"{what}; the caller may retry with the same x-request-id",
+    )
+
+
+def rate_limited(what: str, wait_ms: int) -> ApiError:
+    """Too many calls from ``what`` ("this player", "this connection")."""
+    return ApiError(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        f"too many requests from {what}: wait {wait_ms} ms and try again",
+        trailers=((RETRY_AFTER_KEY, str(wait_ms)),),
+        quiet=True,
+    )

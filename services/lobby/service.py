@@ -19,7 +19,9 @@ from match_bus.jetstream import ensure_stream
 from match_bus.service import run
 from services.lobby.config import ConfigError, LobbyConfig
 from services.lobby.directory import TableDirectory
-from services.lobby.edge import Auth
+from services.lobby.edge import Auth, Limits
+from services.lobby.ids import Ids
+from services.lobby.limits import Limiter
 from services.lobby.referee import Referee
 from services.lobby.servicers import LobbyServicer, RaceServicer
 from services.lobby.tokens import Tokens
@@ -71,12 +73,13 @@ async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]
     await ensure_stream(js)
     directory = TableDirectory(js)
     tasks = [asyncio.create_task(directory.run(), name="table-directory")]
-    referee = Referee(nc, config.referee_timeout_s)
-    auth = Auth(Tokens(config.token_secret, config.token_ttl_s), config.bot_key)
+    referee = Referee(nc, config.referee_timeout_s, config.referee_wait_s)
+    limits = Limits(Limiter(config.player_limit), Limiter(config.connection_limit))
+    auth = Auth(Tokens(config.token_secret, config.token_ttl_s), config.bot_key, limits)
 
     server = grpc.aio.server(options=SERVER_OPTIONS)
     lobby_pb2_grpc.add_LobbyServiceServicer_to_server(  # type: ignore[no-untyped-call]
-        LobbyServicer(auth, referee, directory), server
+        LobbyServicer(auth, referee, directory, Ids(config.token_secret)), server
     )
     race_service_pb2_grpc.add_MatchRaceServiceServicer_to_server(  # type: ignore[no-untyped-call]
         RaceServicer(auth, referee, directory, js), server
@@ -89,7 +92,14 @@ async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]
     server.add_insecure_port(config.addr)
     await server.start()
     tasks.append(asyncio.create_task(_mirror_nats_health(nc, checks), name="health"))
-    log.info("listening", addr=config.addr)
+    log.info(
+        "listening",
+        addr=config.addr,
+        player_limit=f"{config.player_limit.per_s:g}/s burst {config.player_limit.burst:g}",
+        connection_limit=f"{config.connection_limit.per_s:g}/s burst "
+        f"{config.connection_limit.burst:g}",
+        referee_wait_s=config.referee_wait_s,
+    )
 
     async def stop() -> None:
         for name in SERVED:

@@ -22,6 +22,7 @@ from services.lobby import validation
 from services.lobby.directory import TableDirectory
 from services.lobby.edge import Auth, Context, metadata, streaming, unary
 from services.lobby.errors import ApiError, invalid
+from services.lobby.ids import Ids
 from services.lobby.referee import Referee
 from services.lobby.tokens import Claims
 from services.lobby.viewer import leaks
@@ -56,11 +57,20 @@ def seated_player(
     return table_id, claims
 
 
+def _created_invite(accepted: referee_pb2.TableCommandReply.Accepted) -> str | None:
+    """The invite code in the reply's TableCreated (the first answer, on a retry)."""
+    for envelope in accepted.events:
+        if envelope.WhichOneof("body") == "table" and envelope.table.HasField("table_created"):
+            return str(envelope.table.table_created.invite_code)
+    return None
+
+
 class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
-    def __init__(self, auth: Auth, referee: Referee, directory: TableDirectory) -> None:
-        self._auth = auth
+    def __init__(self, auth: Auth, referee: Referee, directory: TableDirectory, ids: Ids) -> None:
+        self.auth = auth
         self._referee = referee
         self._directory = directory
+        self._ids = ids
 
     async def _table(self, table_id: str) -> lobby_pb2.Table | None:
         """The table from the listing, waiting for the listing to catch up when it misses."""
@@ -74,7 +84,11 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         self, request: lobby_pb2.CreateTableRequest, context: Context
     ) -> lobby_pb2.CreateTableResponse:
         name, settings = validation.create_table(request)
-        table_id, player_id = validation.new_id(), validation.new_id()
+        # A retry (same request id, maybe on another lobby) names the same table and player,
+        # and the referee answers it with its first answer.
+        request_id = validation.request_id(metadata(context, "x-request-id"))
+        table_id = self._ids.table(request_id)
+        player_id = self._ids.player(table_id, request_id)
         _bind_table(table_id)
         structlog.contextvars.bind_contextvars(player_id=player_id)
         invite = ""
@@ -85,7 +99,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         command = TableCommand(
             table_id=table_id,
             player_id=player_id,
-            request_id=validation.request_id(metadata(context, "x-request-id")),
+            request_id=request_id,
             create_table=TableCommand.CreateTable(
                 game_kind=request.game_kind,
                 seats=request.seats,
@@ -97,12 +111,16 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         )
         accepted = await self._referee.table(command)
         seat = accepted.seat or 1
+        # On a retry the table was made with the first attempt's code, not the one drawn here.
+        created = _created_invite(accepted)
+        if created is not None:
+            invite = created
         log.info("table created", seats=request.seats, private=bool(invite))
         return lobby_pb2.CreateTableResponse(
             table_id=table_id,
             invite_code=invite,
             player_id=player_id,
-            player_token=self._auth.tokens.issue(table_id, player_id, seat),
+            player_token=self.auth.tokens.issue(table_id, player_id, seat),
             seat=seat,
         )
 
@@ -126,7 +144,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         if target is None:
             raise invalid("set table_id (an open table) or invite_code (a private one)")
         name = validation.display_name(request.display_name)
-        is_bot = self._auth.is_bot(context)
+        is_bot = self.auth.is_bot(context)
         invite = ""
         if target == "invite_code":
             invite = validation.invite_code(request.invite_code)
@@ -143,12 +161,13 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
             if await self._table(table_id) is None:
                 raise _unknown_table(table_id)
         _bind_table(table_id)
-        player_id = validation.new_id()
+        request_id = validation.request_id(metadata(context, "x-request-id"))
+        player_id = self._ids.player(table_id, request_id)  # the same player on a retry
         structlog.contextvars.bind_contextvars(player_id=player_id)
         command = TableCommand(
             table_id=table_id,
             player_id=player_id,
-            request_id=validation.request_id(metadata(context, "x-request-id")),
+            request_id=request_id,
             join_table=TableCommand.JoinTable(display_name=name, is_bot=is_bot, invite_code=invite),
         )
         accepted = await self._referee.table(command)
@@ -156,12 +175,12 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         return lobby_pb2.JoinTableResponse(
             table_id=table_id,
             player_id=player_id,
-            player_token=self._auth.tokens.issue(table_id, player_id, accepted.seat),
+            player_token=self.auth.tokens.issue(table_id, player_id, accepted.seat),
             seat=accepted.seat,
         )
 
     def _seat_command(self, table_id: str, context: Context) -> TableCommand:
-        table_id, claims = seated_player(self._auth, self._directory, table_id, context)
+        table_id, claims = seated_player(self.auth, self._directory, table_id, context)
         return TableCommand(
             table_id=table_id,
             player_id=claims.player,
@@ -196,7 +215,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     ) -> lobby_pb2.GetTableResponse:
         table_id = validation.table_id(request.table_id)
         _bind_table(table_id)
-        claims = self._auth.claims(context)
+        claims = self.auth.claims(context)
         table = await self._table(table_id)
         if table is None:
             raise _unknown_table(table_id)
@@ -220,13 +239,13 @@ class RaceServicer(race_service_pb2_grpc.MatchRaceServiceServicer):
     def __init__(
         self, auth: Auth, referee: Referee, directory: TableDirectory, js: JetStreamContext
     ) -> None:
-        self._auth = auth
+        self.auth = auth
         self._referee = referee
         self._directory = directory
         self._js = js
 
     def _player(self, table_id: str, context: Context) -> tuple[str, Claims]:
-        return seated_player(self._auth, self._directory, table_id, context)
+        return seated_player(self.auth, self._directory, table_id, context)
 
     async def _send(
         self, table_id: str, claims: Claims, context: Context, **command: object

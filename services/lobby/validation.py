@@ -28,12 +28,9 @@ INVITE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L: read aloud
 INVITE_LENGTH = 8
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
-_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
-
-
-def new_id() -> str:
-    """A table or player id: 16 lowercase hex digits (a valid subject token)."""
-    return secrets.token_hex(8)
+MIN_REQUEST_ID_CHARS = 16
+MAX_REQUEST_ID_CHARS = 64
+_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]+$")
 
 
 def new_invite_code() -> str:
@@ -74,11 +71,22 @@ def tile(value: int) -> int:
 
 
 def request_id(metadata_value: str | None) -> str:
-    """The client's `x-request-id` (reused on a retry), or a fresh one."""
+    """The client's `x-request-id` (reused on a retry), or a fresh random one.
+
+    It names the command: a retry under the same id gets the first answer, for CreateTable and
+    JoinTable the seat and its token. So it must be unguessable: at least 16 characters (a
+    uuid4, as the SDK sends, is 32 hex digits)."""
     if metadata_value is None:
         return uuid.uuid4().hex
-    if not _REQUEST_ID.match(metadata_value):
-        raise invalid("x-request-id is 1 to 64 letters, digits or . _ : -")
+    if not (
+        MIN_REQUEST_ID_CHARS <= len(metadata_value) <= MAX_REQUEST_ID_CHARS
+        and _REQUEST_ID.match(metadata_value)
+    ):
+        raise invalid(
+            f"x-request-id must be {MIN_REQUEST_ID_CHARS} to {MAX_REQUEST_ID_CHARS} letters, "
+            f"digits or . _ : -, and unpredictable (got {len(metadata_value)} characters): send "
+            "a fresh uuid4 per command, and the same one again only to retry that command"
+        )
     return metadata_value
 
 

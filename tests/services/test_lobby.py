@@ -8,10 +8,14 @@ stack (referee, dealer, lobby) is tested in test_lobby_integration.py.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import os
 import subprocess
 import sys
 import time
+import urllib.request
+import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +23,7 @@ from pathlib import Path
 import grpc  # type: ignore[import-untyped]
 import nats
 import pytest
+from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc  # type: ignore[import-untyped]
 from grpc_reflection.v1alpha import (  # type: ignore[import-untyped]
     reflection_pb2,
@@ -41,6 +46,7 @@ from match.v1 import (
 from match_bus import subjects
 from match_bus.codec import to_proto
 from match_bus.jetstream import TableLog, ensure_stream
+from match_client.client import retry_after_ms
 from match_rules.race import commands as cmd
 from match_rules.race import events as ev
 from match_testing.natsserver import NatsServer, free_port
@@ -85,7 +91,13 @@ def _wait_serving(addr: str, process: subprocess.Popen[bytes], log: Path) -> Non
 
 
 @pytest.fixture
-def lobby(nats_server: NatsServer, tmp_path: Path) -> Iterator[Lobby]:
+def lobby_env() -> dict[str, str]:
+    """More environment for the lobby: a test overrides it with ``parametrize``."""
+    return {}
+
+
+@pytest.fixture
+def lobby(nats_server: NatsServer, tmp_path: Path, lobby_env: dict[str, str]) -> Iterator[Lobby]:
     addr = f"127.0.0.1:{free_port()}"
     log = tmp_path / "lobby.log"
     env = {
@@ -96,6 +108,7 @@ def lobby(nats_server: NatsServer, tmp_path: Path) -> Iterator[Lobby]:
         "MATCH_TOKEN_SECRET": SECRET.hex(),
         "MATCH_BOT_KEY": BOT_KEY,
         "LOG_FORMAT": "json",
+        **lobby_env,
     }
     with open(log, "wb") as out:
         process = subprocess.Popen(
@@ -182,22 +195,42 @@ class ScriptedReferee:
         self.race_commands: list[race_command_pb2.RaceCommand] = []
         self.refusal: Refusal | None = None  # refuse every command with this, when set
         self.race_accepted: race_command_pb2.RaceCommandReply.Accepted | None = None
+        self.subjects: list[str] = []  # where each command arrived
+        self.retries: list[referee_pb2.TableCommand | race_command_pb2.RaceCommand] = []
+        self.lose_answers = False  # apply commands but never answer (a lost reply)
+        # (table, player, request id) -> the first reply: a retry gets it again, as from the
+        # real referee, and changes nothing
+        self.first_replies: dict[tuple[str, str, str], bytes] = {}
         self._created_at = 1_000_000
 
     async def start(self) -> ScriptedReferee:
-        await self._nc.subscribe(subjects.REFEREE_ALL, subjects.REFEREE_QUEUE, cb=self._on)
+        # One referee for every partition: match.referee.p<NN>.<table|race>.<table_id>
+        await self._nc.subscribe(subjects.REFEREE_ALL, cb=self._on)
         return self
 
     async def _on(self, msg: Msg) -> None:
-        if msg.subject.startswith("match.referee.table."):
+        self.subjects.append(msg.subject)
+        kind = msg.subject.split(".")[3]  # match.referee.p<NN>.<table|race>.<table_id>
+        command: referee_pb2.TableCommand | race_command_pb2.RaceCommand
+        if kind == "table":
             command = referee_pb2.TableCommand.FromString(msg.data)
-            self.table_commands.append(command)
-            reply = await self._table(command)
         else:
-            race_command = race_command_pb2.RaceCommand.FromString(msg.data)
-            self.race_commands.append(race_command)
-            reply = self._race(race_command)
-        await msg.respond(reply.SerializeToString())
+            command = race_command_pb2.RaceCommand.FromString(msg.data)
+        key = (command.table_id, command.player_id, command.request_id)
+        if key in self.first_replies:
+            self.retries.append(command)
+            await msg.respond(self.first_replies[key])
+            return
+        if isinstance(command, referee_pb2.TableCommand):
+            self.table_commands.append(command)
+            reply: Message = await self._table(command)
+        else:
+            self.race_commands.append(command)
+            reply = self._race(command)
+        self.first_replies[key] = data = reply.SerializeToString()
+        if self.lose_answers:
+            return  # applied, but the answer never reaches the lobby
+        await msg.respond(data)
 
     async def append(
         self,
@@ -358,10 +391,16 @@ async def test_reflection_lists_the_services(channel: grpc.aio.Channel) -> None:
     assert "grpc.health.v1.Health" in names
 
 
-async def test_an_oversized_request_is_refused(tables: lobby_pb2_grpc.LobbyServiceStub) -> None:
-    request = lobby_pb2.CreateTableRequest(display_name="x" * 100_000)
-    error = await status_of(tables.CreateTable(request))
-    assert error.code() == StatusCode.RESOURCE_EXHAUSTED
+async def test_an_oversized_request_is_refused_and_the_lobby_goes_on(
+    tables: lobby_pb2_grpc.LobbyServiceStub, referee: ScriptedReferee
+) -> None:
+    request = lobby_pb2.CreateTableRequest(display_name="x" * 100_000)  # > 64 KiB
+    for _ in range(3):
+        error = await status_of(tables.CreateTable(request))
+        assert error.code() == StatusCode.RESOURCE_EXHAUSTED
+    assert referee.table_commands == []
+    made = await create(tables)  # the same connection, served as before
+    assert made.seat == 1 and len(referee.table_commands) == 1
 
 
 # --- tables -----------------------------------------------------------------------------------
@@ -544,6 +583,49 @@ async def test_tokens_are_checked(
     assert referee.race_commands[-1].player_id == made.player_id
 
 
+async def test_a_token_acts_only_at_its_own_table_everything_else_is_permission_denied(
+    tables: lobby_pb2_grpc.LobbyServiceStub,
+    race: race_service_pb2_grpc.MatchRaceServiceStub,
+    referee: ScriptedReferee,
+) -> None:
+    """A token names its table and seat; a request names only a table (the player is the
+    token's). So the only way to act for another seat is another table's token: refused as
+    PERMISSION_DENIED (the token is good, it is not good here), never forwarded."""
+    a = await create(tables, visibility=PRIVATE, seats=3)
+    b = await create(tables, seats=3)
+    forwarded = len(referee.table_commands)
+    t = b.table_id
+    wrong = bearer(a.player_token)
+    sent = {
+        "LeaveTable": tables.LeaveTable(lobby_pb2.LeaveTableRequest(table_id=t), metadata=wrong),
+        "StartTable": tables.StartTable(lobby_pb2.StartTableRequest(table_id=t), metadata=wrong),
+        "PressReady": race.PressReady(
+            race_service_pb2.PressReadyRequest(table_id=t), metadata=wrong
+        ),
+        "TurnTile": race.TurnTile(
+            race_service_pb2.TurnTileRequest(table_id=t, tile=1), metadata=wrong
+        ),
+        "Resign": race.Resign(race_service_pb2.ResignRequest(table_id=t), metadata=wrong),
+        "RequestHint": race.RequestHint(
+            race_service_pb2.RequestHintRequest(table_id=t), metadata=wrong
+        ),
+    }
+    for name, call in sent.items():
+        error = await status_of(call)
+        assert error.code() == StatusCode.PERMISSION_DENIED, name
+        assert "for another table" in error.details() and t in error.details(), name
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await read(watch(race, t, a.player_token))
+    assert caught.value.code() == StatusCode.PERMISSION_DENIED
+    error = await status_of(
+        tables.GetTable(
+            lobby_pb2.GetTableRequest(table_id=a.table_id), metadata=bearer(b.player_token)
+        )
+    )
+    assert error.code() == StatusCode.PERMISSION_DENIED and "another table" in error.details()
+    assert len(referee.table_commands) == forwarded and referee.race_commands == []
+
+
 # --- validation -------------------------------------------------------------------------------
 
 
@@ -623,11 +705,11 @@ async def test_a_command_carries_the_player_and_request_id_and_returns_the_reply
     )
     turn = race_service_pb2.TurnTileRequest(table_id=made.table_id, tile=4)
     answer = await race.TurnTile(
-        turn, metadata=bearer(made.player_token, **{"x-request-id": "retry-me-1"})
+        turn, metadata=bearer(made.player_token, **{"x-request-id": "retry-me-0123456789"})
     )
     (command,) = referee.race_commands
     assert command.table_id == made.table_id and command.player_id == made.player_id
-    assert command.request_id == "retry-me-1" and command.turn_tile.tile == 4
+    assert command.request_id == "retry-me-0123456789" and command.turn_tile.tile == 4
     assert answer.events[0].race.tile_turned.symbol == 9
     assert answer.counters.turns == 1
 
@@ -695,7 +777,10 @@ async def test_a_refusal_becomes_its_categorys_status_with_message_and_code(
     assert trailer(error, "match-refusal-code") == "some_slug"
 
 
-async def test_no_referee_is_unavailable(tables: lobby_pb2_grpc.LobbyServiceStub) -> None:
+@pytest.mark.parametrize("lobby_env", [{"LOBBY_REFEREE_WAIT_S": "1.5"}])
+async def test_no_referee_is_unavailable_after_the_wait(
+    tables: lobby_pb2_grpc.LobbyServiceStub,
+) -> None:
     started = time.monotonic()
     error = await status_of(
         tables.CreateTable(
@@ -706,18 +791,286 @@ async def test_no_referee_is_unavailable(tables: lobby_pb2_grpc.LobbyServiceStub
     )
     assert error.code() == StatusCode.UNAVAILABLE
     assert error.details() == "the referee is not answering; try again"
-    assert time.monotonic() - started < 6
+    assert 1.5 <= time.monotonic() - started < 5
 
 
-async def test_a_referee_that_comes_up_a_moment_later_still_answers(
+async def test_a_referee_that_comes_up_seconds_later_still_answers(
     tables: lobby_pb2_grpc.LobbyServiceStub, nc: Client
 ) -> None:
     call = create(tables)
     late = asyncio.create_task(call)
-    await asyncio.sleep(0.4)  # "no responders" meanwhile: nobody got it, so the lobby asks again
+    # "No responders" meanwhile (a referee failover takes up to ~5 s): nobody got the command,
+    # so the lobby asks again, by default for up to 10 s.
+    await asyncio.sleep(2.5)
+    assert not late.done()
     referee = await ScriptedReferee(nc).start()
     made = await late
     assert [c.player_id for c in referee.table_commands] == [made.player_id]
+
+
+@pytest.mark.parametrize("lobby_env", [{"LOBBY_REFEREE_TIMEOUT_S": "1"}])
+async def test_a_lost_answer_is_unavailable_and_a_retry_with_the_same_id_gets_it(
+    lobby: Lobby,
+    tables: lobby_pb2_grpc.LobbyServiceStub,
+    race: race_service_pb2_grpc.MatchRaceServiceStub,
+    referee: ScriptedReferee,
+) -> None:
+    made = await create(tables)
+    turn = race_service_pb2.TurnTileRequest(table_id=made.table_id, tile=4)
+    referee.lose_answers = True  # the referee applies the turn; its answer is lost
+    error = await status_of(race.TurnTile(turn, metadata=bearer(made.player_token)))
+    assert error.code() == StatusCode.UNAVAILABLE
+    assert "may have been applied" in error.details()
+    assert "retry with the same x-request-id" in error.details()
+    (lost,) = referee.race_commands
+    # Without an x-request-id of its own, the caller learns the one the lobby made up.
+    assert lost.request_id in error.details()
+    assert trailer(error, "x-request-id") == lost.request_id
+
+    referee.lose_answers = False
+    retry = bearer(made.player_token, **{"x-request-id": lost.request_id})
+    answer = await race.TurnTile(turn, metadata=retry)
+    assert answer.counters.event_number == 7
+    assert referee.race_commands == [lost]  # applied once; the retry got the first answer
+    assert [c.request_id for c in referee.retries] == [lost.request_id]
+    # The id gets a CreateTable's or JoinTable's seat on a retry: it is not written to the log.
+    logged = lobby.log.read_text()
+    assert "the caller may retry with the same x-request-id" in logged
+    assert lost.request_id not in logged
+
+
+# --- partitions and request ids ---------------------------------------------------------------
+
+
+def request_id() -> tuple[tuple[str, str], ...]:
+    return (("x-request-id", uuid.uuid4().hex),)
+
+
+async def test_commands_go_to_their_tables_partition(
+    tables: lobby_pb2_grpc.LobbyServiceStub,
+    race: race_service_pb2_grpc.MatchRaceServiceStub,
+    referee: ScriptedReferee,
+) -> None:
+    made = [await create(tables) for _ in range(6)]
+    for m in made:
+        await race.PressReady(
+            race_service_pb2.PressReadyRequest(table_id=m.table_id),
+            metadata=bearer(m.player_token),
+        )
+    expected = [subjects.referee_table(m.table_id) for m in made]
+    expected += [subjects.referee_race(m.table_id) for m in made]
+    assert referee.subjects == expected
+    assert all(s.startswith("match.referee.p") for s in expected)
+    assert len({subjects.partition_of(m.table_id) for m in made}) > 1  # 16**-5 to fail
+
+
+async def test_a_create_table_retried_with_its_request_id_gets_the_same_table_and_code(
+    tables: lobby_pb2_grpc.LobbyServiceStub, referee: ScriptedReferee
+) -> None:
+    request = lobby_pb2.CreateTableRequest(
+        game_kind=RACE, seats=2, visibility=PRIVATE, display_name="Ann"
+    )
+    once = request_id()
+    first = await tables.CreateTable(request, metadata=once)
+    again = await tables.CreateTable(request, metadata=once)  # a retry: maybe another lobby
+    assert (again.table_id, again.player_id, again.seat) == (first.table_id, first.player_id, 1)
+    # The second attempt drew its own invite code, but the table has the first one.
+    (retried,) = referee.retries
+    assert isinstance(retried, referee_pb2.TableCommand)
+    assert (retried.table_id, retried.player_id) == (first.table_id, first.player_id)
+    assert retried.create_table.invite_code != first.invite_code
+    assert again.invite_code == first.invite_code
+    assert Tokens(SECRET, 60).verify(again.player_token).player == first.player_id
+    assert len(referee.table_commands) == 1
+
+    # The ids are keyed hashes of the request id: every lobby with the secret agrees.
+    rid = once[0][1]
+    mac = hmac.new(SECRET, b"table-id\0" + rid.encode(), hashlib.sha256).hexdigest()
+    assert first.table_id == mac[:16]
+    mac = hmac.new(
+        SECRET, b"player-id\0" + f"{first.table_id}\0{rid}".encode(), hashlib.sha256
+    ).hexdigest()
+    assert first.player_id == mac[:16]
+
+    other = await tables.CreateTable(request, metadata=request_id())
+    assert other.table_id != first.table_id and other.invite_code != first.invite_code
+
+
+async def test_without_a_request_id_every_create_table_is_a_new_table(
+    tables: lobby_pb2_grpc.LobbyServiceStub, referee: ScriptedReferee
+) -> None:
+    first, second = await create(tables), await create(tables)
+    assert first.table_id != second.table_id and first.player_id != second.player_id
+    assert referee.retries == [] and len(referee.table_commands) == 2
+
+
+async def test_a_join_table_retried_with_its_request_id_gets_the_same_seat(
+    tables: lobby_pb2_grpc.LobbyServiceStub, referee: ScriptedReferee
+) -> None:
+    made = await create(tables, seats=4)
+    join = lobby_pb2.JoinTableRequest(table_id=made.table_id, display_name="Bob")
+    once = request_id()
+    first = await tables.JoinTable(join, metadata=once)
+    again = await tables.JoinTable(join, metadata=once)
+    assert first.seat == 2 and (again.player_id, again.seat) == (first.player_id, 2)
+    (retried,) = referee.retries
+    assert retried.player_id == first.player_id
+    other = await tables.JoinTable(join, metadata=request_id())
+    assert other.player_id != first.player_id and other.seat == 3
+
+
+@pytest.mark.parametrize(
+    "bad", ["ann-1", "x" * 15, "x" * 65, "sixteen chars ok", "sixteen/chars/ok"]
+)
+async def test_a_short_or_malformed_request_id_is_invalid_argument(
+    tables: lobby_pb2_grpc.LobbyServiceStub,
+    race: race_service_pb2_grpc.MatchRaceServiceStub,
+    referee: ScriptedReferee,
+    bad: str,
+) -> None:
+    made = await create(tables)
+    md = (("x-request-id", bad),)
+    create_request = lobby_pb2.CreateTableRequest(
+        game_kind=RACE, seats=2, visibility=OPEN, display_name="Ann"
+    )
+    for call in (
+        tables.CreateTable(create_request, metadata=md),
+        tables.JoinTable(
+            lobby_pb2.JoinTableRequest(table_id=made.table_id, display_name="Bob"), metadata=md
+        ),
+        race.PressReady(
+            race_service_pb2.PressReadyRequest(table_id=made.table_id),
+            metadata=bearer(made.player_token, **dict(md)),
+        ),
+    ):
+        error = await status_of(call)
+        assert error.code() == StatusCode.INVALID_ARGUMENT
+        assert "x-request-id must be 16 to 64" in error.details()
+        assert "uuid4" in error.details()
+    assert len(referee.table_commands) == 1 and referee.race_commands == []
+    await tables.CreateTable(create_request, metadata=(("x-request-id", "x" * 16),))
+
+
+# --- rate limits ------------------------------------------------------------------------------
+
+METRICS_PORT = free_port()
+
+
+def limited_count(kind: str) -> float:
+    """match_lobby_rate_limited_total{kind} from the lobby's /metrics."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{METRICS_PORT}/metrics", timeout=5) as page:
+        text = page.read().decode()
+    for line in text.splitlines():
+        if line.startswith(f'match_lobby_rate_limited_total{{kind="{kind}"}}'):
+            return float(line.split()[-1])
+    return 0.0
+
+
+def retry_after(error: grpc.aio.AioRpcError) -> int:
+    value = retry_after_ms(error)
+    assert value is not None, error.trailing_metadata()
+    return value
+
+
+# A token every 5 s, 3 at once: nothing on this machine stalls long enough to refill one.
+@pytest.mark.parametrize(
+    "lobby_env",
+    [{"LOBBY_RATE_PLAYER": "0.2", "LOBBY_BURST_PLAYER": "3", "METRICS_PORT": str(METRICS_PORT)}],
+)
+async def test_a_player_over_the_limit_is_told_to_wait_and_nothing_reaches_the_referee(
+    tables: lobby_pb2_grpc.LobbyServiceStub,
+    race: race_service_pb2_grpc.MatchRaceServiceStub,
+    referee: ScriptedReferee,
+) -> None:
+    ann = await create(tables, name="Ann")  # no token yet: only the connection is counted
+    bob = await tables.JoinTable(
+        lobby_pb2.JoinTableRequest(table_id=ann.table_id, display_name="Bob")
+    )
+    other = await create(tables, name="Cat")
+    ready = race_service_pb2.PressReadyRequest(table_id=ann.table_id)
+    stream = watch(race, ann.table_id, ann.player_token)  # a Watch counts once, when it opens
+    assert [kind(e) for e in await events(stream, 4)] == [
+        "table_created",
+        "seed_committed",
+        "player_seated",
+        "player_seated",
+    ]
+    for _ in range(2):
+        await race.PressReady(ready, metadata=bearer(ann.player_token))
+    assert len(referee.race_commands) == 2
+
+    error = await status_of(race.PressReady(ready, metadata=bearer(ann.player_token)))
+    assert error.code() == StatusCode.RESOURCE_EXHAUSTED
+    wait = retry_after(error)
+    assert 4000 < wait <= 5000
+    assert error.details() == f"too many requests from this player: wait {wait} ms and try again"
+    error = await status_of(
+        race.TurnTile(
+            race_service_pb2.TurnTileRequest(table_id=ann.table_id, tile=3),
+            metadata=bearer(ann.player_token),
+        )
+    )
+    assert error.code() == StatusCode.RESOURCE_EXHAUSTED and retry_after(error) <= wait
+    error = await status_of(  # every call that shows Ann's token counts
+        tables.GetTable(
+            lobby_pb2.GetTableRequest(table_id=ann.table_id), metadata=bearer(ann.player_token)
+        )
+    )
+    assert error.code() == StatusCode.RESOURCE_EXHAUSTED
+    assert len(referee.race_commands) == 2  # nothing was forwarded: nothing changed
+    assert await asyncio.to_thread(limited_count, "player") == 3
+
+    # Ann's open Watch goes on; Bob at her table and Cat at another are not held back.
+    await race.PressReady(ready, metadata=bearer(bob.player_token))
+    await race.PressReady(
+        race_service_pb2.PressReadyRequest(table_id=other.table_id),
+        metadata=bearer(other.player_token),
+    )
+    assert [c.player_id for c in referee.race_commands[2:]] == [bob.player_id, other.player_id]
+    seated = common_pb2.TableEvent(fill_requested=common_pb2.TableEvent.FillRequested())
+    (appended,) = await referee.append(ann.table_id, [seated])
+    (seen,) = await events(stream, 1)
+    assert seen.event_number == appended.event_number
+    stream.cancel()
+    # Without a token only the connection counts: ListTables is not Ann's.
+    await tables.ListTables(lobby_pb2.ListTablesRequest())
+    assert await asyncio.to_thread(limited_count, "connection") == 0
+
+
+@pytest.mark.parametrize("lobby_env", [{"LOBBY_RATE_CONN": "0.2", "LOBBY_BURST_CONN": "4"}])
+async def test_a_connection_over_the_limit_is_told_to_wait_and_others_are_not(
+    lobby: Lobby, tables: lobby_pb2_grpc.LobbyServiceStub, referee: ScriptedReferee
+) -> None:
+    made = await create(tables)  # 1
+    for _ in range(3):  # 2, 3, 4
+        await tables.ListTables(lobby_pb2.ListTablesRequest())
+    for call in (
+        tables.ListTables(lobby_pb2.ListTablesRequest()),
+        tables.GetTable(lobby_pb2.GetTableRequest(table_id=made.table_id)),
+        tables.JoinTable(lobby_pb2.JoinTableRequest(table_id=made.table_id, display_name="B")),
+    ):
+        error = await status_of(call)
+        assert error.code() == StatusCode.RESOURCE_EXHAUSTED
+        assert "too many requests from this connection: wait" in error.details()
+        assert 0 < retry_after(error) <= 5000
+    assert len(referee.table_commands) == 1  # the join was not forwarded
+    # The bot service plays all its seats over one connection: its key exempts it (each seat
+    # is still counted as a player); a wrong key does not.
+    bot = (("x-match-bot-key", BOT_KEY),)
+    await tables.ListTables(lobby_pb2.ListTablesRequest(), metadata=bot)
+    error = await status_of(
+        tables.ListTables(lobby_pb2.ListTablesRequest(), metadata=(("x-match-bot-key", "guess"),))
+    )
+    assert error.code() == StatusCode.RESOURCE_EXHAUSTED
+
+    # Channels to one address share their connection unless told not to.
+    options = [("grpc.use_local_subchannel_pool", 1)]
+    async with grpc.aio.insecure_channel(lobby.addr, options=options) as fresh:
+        other = lobby_pb2_grpc.LobbyServiceStub(fresh)
+        joined = await other.JoinTable(
+            lobby_pb2.JoinTableRequest(table_id=made.table_id, display_name="Bob")
+        )
+    assert joined.seat == 2 and len(referee.table_commands) == 2
 
 
 # --- Watch ------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ gRPC, refusals from the real rules, and the Watch stream of a real table log."""
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -157,3 +158,40 @@ async def test_an_open_table_is_listed_until_it_is_full(channel: grpc.aio.Channe
             break
         await asyncio.sleep(0.1)
     assert made.table_id not in [t.table_id for t in listed.tables]
+
+
+async def test_create_and_join_retried_with_their_request_ids_make_one_table_and_one_seat(
+    channel: grpc.aio.Channel,
+) -> None:
+    """A retry (same x-request-id; maybe on another lobby replica) names the same table and
+    player, and the referee answers it with its first answer: one table, one seat each."""
+    tables = lobby_pb2_grpc.LobbyServiceStub(channel)
+    create = lobby_pb2.CreateTableRequest(
+        game_kind=RACE, seats=3, visibility=common_pb2.VISIBILITY_PRIVATE, display_name="Ann"
+    )
+    once = (("x-request-id", uuid.uuid4().hex),)
+    made = await tables.CreateTable(create, metadata=once)
+    again = await tables.CreateTable(create, metadata=once)
+    assert (again.table_id, again.player_id, again.seat) == (made.table_id, made.player_id, 1)
+    assert again.invite_code == made.invite_code  # the table's, not the retry's fresh draw
+
+    join = lobby_pb2.JoinTableRequest(invite_code=made.invite_code, display_name="Bob")
+    once = (("x-request-id", uuid.uuid4().hex),)
+    bob = await tables.JoinTable(join, metadata=once)
+    bob_again = await tables.JoinTable(join, metadata=once)
+    assert bob.seat == 2 and (bob_again.player_id, bob_again.seat) == (bob.player_id, 2)
+
+    get = lobby_pb2.GetTableRequest(table_id=made.table_id)
+    for _ in range(50):  # the listing follows the log: give it a moment
+        shown = await tables.GetTable(get, metadata=bearer(made.player_token))
+        if len(shown.table.taken) >= 2:
+            break
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(0.3)  # a duplicate seat would show by now
+    shown = await tables.GetTable(get, metadata=bearer(made.player_token))
+    assert [(s.seat, s.player_id) for s in shown.table.taken] == [
+        (1, made.player_id),
+        (2, bob.player_id),
+    ]
+    other = await tables.CreateTable(create, metadata=(("x-request-id", uuid.uuid4().hex),))
+    assert other.table_id != made.table_id

@@ -1,0 +1,40 @@
+"""Table and player ids, derived from the command's request id.
+
+A retried CreateTable or JoinTable (same ``x-request-id``) may reach another lobby replica; it
+must name the same table and the same player, so that the referee recognises the retry and
+answers with its first answer instead of making a second table or a second seat. So the ids
+are keyed hashes of the request id, under the token secret every replica shares:
+
+    table_id  = hex(HMAC-SHA256(secret, "table-id\\0" request_id))[:16]
+    player_id = hex(HMAC-SHA256(secret, "player-id\\0" table_id "\\0" request_id))[:16]
+
+A request without ``x-request-id`` gets a fresh random one from the lobby (uuid4), so its ids
+are as random as before. Without the secret nobody can tell an id from its request id or the
+other way round; but whoever knows a request id can replay the command and get its answer, a
+seat token included: request ids must be unpredictable (see docs/api.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+
+ID_HEX_DIGITS = 16  # 64 bits, like the random ids before; a valid subject token
+TABLE_LABEL = b"table-id\0"
+PLAYER_LABEL = b"player-id\0"
+
+
+class Ids:
+    def __init__(self, secret: bytes) -> None:
+        self._secret = secret
+
+    def _derive(self, message: bytes) -> str:
+        return hmac.new(self._secret, message, hashlib.sha256).hexdigest()[:ID_HEX_DIGITS]
+
+    def table(self, request_id: str) -> str:
+        """The table a CreateTable with this request id makes."""
+        return self._derive(TABLE_LABEL + request_id.encode())
+
+    def player(self, table_id: str, request_id: str) -> str:
+        """The player a CreateTable or JoinTable with this request id seats at ``table_id``."""
+        return self._derive(PLAYER_LABEL + table_id.encode() + b"\0" + request_id.encode())

@@ -1,0 +1,88 @@
+"""Rate limits: one token bucket per key (a player, a connection), on an injected clock.
+
+A bucket holds at most ``burst`` tokens and gains ``per_s`` tokens a second; a call takes one.
+A call that finds less than one token is refused, takes nothing, and is told how long until a
+token is there. A bucket left alone until it is full again is the same as a new one, so it is
+dropped: the limiter holds only the keys seen in the last ``burst / per_s`` seconds (and never
+more than ``max_keys``: past that the least recently used key is dropped early, which only
+forgives it).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+MAX_KEYS = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class Rate:
+    per_s: float  # tokens gained per second; 0 turns the limit off
+    burst: float  # the bucket's size: calls allowed at once after a quiet spell; 0: off
+
+    @property
+    def enabled(self) -> bool:
+        return self.per_s > 0 and self.burst > 0
+
+
+@dataclass(slots=True)
+class _Bucket:
+    tokens: float
+    at: float  # clock reading when ``tokens`` was right
+
+
+class Limiter:
+    """Token buckets by key. ``take`` is the only operation; it never blocks."""
+
+    def __init__(
+        self,
+        rate: Rate,
+        clock: Callable[[], float] = time.monotonic,
+        max_keys: int = MAX_KEYS,
+    ) -> None:
+        self.rate = rate
+        self._clock = clock
+        self._max_keys = max_keys
+        self._buckets: OrderedDict[str, _Bucket] = OrderedDict()  # least recently used first
+
+    def __len__(self) -> int:
+        return len(self._buckets)
+
+    def take(self, key: str) -> float:
+        """0.0 if the call may go ahead (a token was taken); else the seconds until one is
+        there (nothing was taken)."""
+        if not self.rate.enabled:
+            return 0.0
+        now = self._clock()
+        self._evict(now)
+        bucket = self._buckets.pop(key, None)
+        if bucket is None:
+            bucket = _Bucket(self.rate.burst, now)
+        else:
+            bucket.tokens = min(
+                self.rate.burst, bucket.tokens + max(now - bucket.at, 0.0) * self.rate.per_s
+            )
+            bucket.at = now
+        self._buckets[key] = bucket  # the most recently used, last
+        if bucket.tokens >= 1.0:
+            bucket.tokens -= 1.0
+            return 0.0
+        return (1.0 - bucket.tokens) / self.rate.per_s
+
+    def _evict(self, now: float) -> None:
+        """Drop the least recently used buckets that are full by ``now`` (or over the cap)."""
+        while self._buckets:
+            key, bucket = next(iter(self._buckets.items()))
+            full_at = bucket.at + (self.rate.burst - bucket.tokens) / self.rate.per_s
+            if full_at > now and len(self._buckets) < self._max_keys:
+                return
+            del self._buckets[key]
+
+
+def retry_after_ms(wait_s: float) -> int:
+    """Whole milliseconds to wait, rounded up, at least 1."""
+    return max(1, math.ceil(wait_s * 1000))
