@@ -67,10 +67,13 @@ class Sink:
 
 
 class Channels:
-    """A few gRPC channels, round-robin: one HTTP/2 connection would cap the concurrency."""
+    """A few gRPC connections, round-robin: one HTTP/2 connection would cap the concurrency.
+    (Channels with the same settings share one connection unless each has its own subchannel
+    pool.)"""
 
     def __init__(self, addr: str, count: int = 8) -> None:
-        self.channels = [grpc.aio.insecure_channel(addr) for _ in range(count)]
+        options = [("grpc.use_local_subchannel_pool", 1)]
+        self.channels = [grpc.aio.insecure_channel(addr, options=options) for _ in range(count)]
         self._next = itertools.cycle(range(count))
 
     def pick(self) -> grpc.aio.Channel:

@@ -523,7 +523,9 @@ async def amain(args: argparse.Namespace) -> str:
     with tempfile.TemporaryDirectory(prefix="match-bench-") as tmp:
         stack = Stack(
             Path(tmp) / "stack",
-            env={"REFEREE_FILL_WAIT_MS": "86400000"},
+            # Eight connections carry thousands of players here: the per-connection limit,
+            # meant for one app, is off; every player's own limit stays on.
+            env={"REFEREE_FILL_WAIT_MS": "86400000", "LOBBY_RATE_CONN": "0"},
             services=SERVICES,
         )
         stack.start()
