@@ -22,6 +22,7 @@ from services.lobby.directory import TableDirectory
 from services.lobby.edge import Auth, Limits
 from services.lobby.ids import Ids
 from services.lobby.limits import Limiter
+from services.lobby.parsing import add_safely
 from services.lobby.referee import Referee
 from services.lobby.servicers import LobbyServicer, RaceServicer
 from services.lobby.tokens import Tokens
@@ -78,14 +79,20 @@ async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]
     auth = Auth(Tokens(config.token_secret, config.token_ttl_s), config.bot_key, limits)
 
     server = grpc.aio.server(options=SERVER_OPTIONS)
-    lobby_pb2_grpc.add_LobbyServiceServicer_to_server(  # type: ignore[no-untyped-call]
-        LobbyServicer(auth, referee, directory, Ids(config.token_secret)), server
+    add_safely(
+        server,
+        lobby_pb2_grpc.add_LobbyServiceServicer_to_server,
+        LobbyServicer(auth, referee, directory, Ids(config.token_secret)),
+        auth.admit,
     )
-    race_service_pb2_grpc.add_MatchRaceServiceServicer_to_server(  # type: ignore[no-untyped-call]
-        RaceServicer(auth, referee, directory, js), server
+    add_safely(
+        server,
+        race_service_pb2_grpc.add_MatchRaceServiceServicer_to_server,
+        RaceServicer(auth, referee, directory, js),
+        auth.admit,
     )
     checks = health.aio.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(checks, server)
+    add_safely(server, health_pb2_grpc.add_HealthServicer_to_server, checks, auth.admit)
     reflection.enable_server_reflection(
         (*SERVED[1:], health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )

@@ -1,0 +1,84 @@
+"""One real stack for the fuzz suite (every service a process, as in tests/e2e), and a record of
+everything any fuzz client received, for the leak check at the end.
+
+The system clock runs ten times faster, as in the end-to-end tests; the bot fills seats only when
+a host starts a table.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+import nats
+import pytest
+from nats.aio.client import Client
+
+from match_bus.clock import Clock
+from match_testing.stack import Stack
+from tests.e2e.players import Player
+from tests.fuzz.api import OWN_CONNECTION
+
+RATE = 10.0
+
+
+@dataclass
+class Seen:
+    """Every fuzz client of the module: the scripted people, and what raw calls got back."""
+
+    people: list[Player] = field(default_factory=list)
+    strangers: list[Any] = field(default_factory=list)  # replies to calls with no valid token
+    calls: int = 0
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    s = Stack(
+        Path(tmp_path_factory.mktemp("fuzz")),
+        env={
+            "REFEREE_CLOCK_RATE": str(RATE),
+            "REFEREE_CLOCK_ANCHOR_MS": str(int(time.time() * 1000)),
+            "REFEREE_FILL_WAIT_MS": "3600000",  # bots fill only when the host starts the table
+            "BOT_PACE": "0.1",
+        },
+    )
+    s.start()
+    try:
+        yield s
+    finally:
+        s.stop()
+
+
+@pytest.fixture(scope="module")
+def seen() -> Seen:
+    return Seen()
+
+
+@pytest.fixture
+def clock(stack: Stack) -> Clock:
+    return Clock(RATE, int(stack.env["REFEREE_CLOCK_ANCHOR_MS"]))
+
+
+@pytest.fixture
+def raw(stack: Stack) -> Iterator[grpc.Channel]:
+    """A blocking channel on a connection of its own (the raw calls of hypothesis tests)."""
+    with grpc.insecure_channel(stack.lobby_addr, options=OWN_CONNECTION) as channel:
+        yield channel
+
+
+@pytest.fixture
+async def channel(stack: Stack) -> AsyncIterator[grpc.aio.Channel]:
+    """The scripted people's channel (one connection for the test)."""
+    async with grpc.aio.insecure_channel(stack.lobby_addr, options=OWN_CONNECTION) as ch:
+        yield ch
+
+
+@pytest.fixture
+async def nc(stack: Stack) -> AsyncIterator[Client]:
+    client = await nats.connect(stack.url)
+    yield client
+    await client.close()
