@@ -134,11 +134,13 @@ async def consume_until(
 
 
 async def connect(url: str, name: str) -> Client:
-    """Connect with reconnects forever: services ride out a NATS restart."""
+    """Connect with reconnects forever: services ride out a NATS restart. ``url`` may list
+    several servers, comma-separated (the nodes of a cluster)."""
     import nats
 
+    servers = [part.strip() for part in url.split(",") if part.strip()]  # a cluster: a, b, c
     return await nats.connect(
-        url,
+        servers,
         name=name,
         max_reconnect_attempts=-1,
         reconnect_time_wait=0.5,

@@ -24,6 +24,7 @@ from google.protobuf.message import DecodeError
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
+from nats.errors import Error as NatsError
 from nats.errors import NoRespondersError
 from nats.errors import TimeoutError as NatsTimeout
 from prometheus_client import Counter, Gauge, Histogram
@@ -92,14 +93,20 @@ class Referee:
     async def start(self) -> None:
         """Create the stream and the lease bucket, take a share of the partitions (rebuilding
         their tables), then keep the leases in the background."""
-        await ensure_stream(self._js, self._config.base.stream_replicas)
-        kv = await lease_bucket(
-            self._js, self._config.lease_ttl_s, self._config.base.stream_replicas
-        )
-        self.leases = Leases(
-            kv, self._writer, self._config.lease_ttl_s, self._gain, self._lose, time.monotonic
-        )
-        await self.leases.step()
+        replicas = self._config.base.stream_replicas
+        for attempt in range(60):  # a new cluster may not have elected the leaders yet
+            try:
+                await ensure_stream(self._js, replicas)
+                kv = await lease_bucket(self._js, self._config.lease_ttl_s, replicas)
+                ttl = self._config.lease_ttl_s
+                self.leases = Leases(kv, self._writer, ttl, self._gain, self._lose, time.monotonic)
+                await self.leases.step()
+                break
+            except (TimeoutError, NatsTimeout, NoRespondersError, NatsError) as error:
+                log.warning("JetStream not ready; trying again", attempt=attempt, error=repr(error))
+                await asyncio.sleep(0.5)
+        else:
+            raise RuntimeError("JetStream did not answer for 30 s")
         self._spawn(self.leases.run())
 
     async def stop(self) -> None:
