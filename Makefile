@@ -80,6 +80,14 @@ lint: $(STAMP) checkgenerate ## ruff, mypy strict on libs/, buf lint
 run: $(STAMP) ## Start NATS (embedded unless NATS_URL is set) and the five services; Ctrl-C stops
 	exec $(BIN)/python -m services.stack
 
+.PHONY: run-cluster
+run-cluster: $(STAMP) ## Three local NATS nodes (streams at R3) and two replicas of every service; Ctrl-C stops
+	exec $(BIN)/python -m services.stack --cluster
+
+.PHONY: chaos
+chaos: $(STAMP) ## Games on a fresh local cluster while replicas are killed; checks and audits them (not a test)
+	$(BIN)/python -m match_chaos --out var
+
 .PHONY: demo
 demo: $(STAMP) ## Play a whole game with the bot against the running stack (make run first)
 	$(BIN)/python -m match_client.demo

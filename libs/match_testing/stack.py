@@ -1,9 +1,21 @@
-"""The whole system on one machine: NATS (embedded unless a URL is given) and the five services,
-each a real process. `make run`, `make demo` and the end-to-end tests all use this."""
+"""The whole system on one machine: NATS (embedded, a local three-node cluster, or a URL given)
+and the five services, each a real process, optionally several replicas of each. `make run`,
+`make run-cluster`, `make demo`, `make chaos` and the end-to-end tests all use this.
+
+Process names: a service run once is named after it (``"referee"``); a service with more
+replicas has one process per replica, ``"referee.1"``, ``"referee.2"``, ... Every process gets
+``MATCH_REPLICA_ID`` (``referee-2``) and ``MATCH_STREAM_REPLICAS`` (the number of NATS nodes,
+unless ``env`` says otherwise). All lobby replicas bind the same ``LOBBY_ADDR`` and all ledger
+replicas the same ``LEDGER_ADDR``: gRPC sets SO_REUSEPORT on Linux, and the kernel spreads new
+connections over the processes bound to the port. Each ledger replica keeps its own copy of
+the log (``ledger-<i>.sqlite3``, durable consumer ``ledger-<i>``), signed with the one key in
+``ledger.key``. A single ledger keeps ``ledger.sqlite3`` and the durable ``ledger``.
+"""
 
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import signal
 import subprocess
@@ -14,9 +26,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from match_testing.natscluster import NatsCluster
 from match_testing.natsserver import NatsServer, free_port
 
 SERVICES = ("dealer", "ledger", "referee", "lobby", "bot")
+CREATORS = ("dealer", "ledger", "referee")  # they make the streams and buckets at start
+# What match_bus.service.run logs once a service is up, as JSON or for a terminal.
+SERVING = re.compile(r'"event": "serving"|\] serving\b')
+METRICS_STEP = 10  # replica i of a service with <SERVICE>_METRICS_PORT=P serves on P + 10 * (i-1)
+
+
+def process_names(service: str, replicas: int) -> list[str]:
+    """``["referee"]`` for one replica, ``["referee.1", "referee.2"]`` for two."""
+    if replicas <= 1:
+        return [service]
+    return [f"{service}.{i}" for i in range(1, replicas + 1)]
+
+
+def split_name(name: str) -> tuple[str, int]:
+    """``"referee.2"`` -> ``("referee", 2)``; ``"referee"`` -> ``("referee", 1)``."""
+    service, _, index = name.partition(".")
+    return service, int(index) if index else 1
 
 
 @dataclass
@@ -29,6 +59,8 @@ class Stack:
     services: tuple[str, ...] = SERVICES
     inherit_output: bool = False
     nats: NatsServer | None = None
+    cluster: NatsCluster | None = None  # run on this cluster (started here if it is not running)
+    replicas: Mapping[str, int] = field(default_factory=dict)  # per service; 1 when absent
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     _logs: dict[str, IO[bytes]] = field(default_factory=dict)
 
@@ -50,44 +82,103 @@ class Stack:
         pairs = (line.split("=", 1) for line in path.read_text().splitlines() if "=" in line)
         return {k: v for k, v in pairs}
 
+    # --- names and addresses ---------------------------------------------------------------
+
+    def names(self, service: str | None = None) -> list[str]:
+        """Every process name, in start order (or those of one service)."""
+        chosen = self.services if service is None else (service,)
+        return [n for s in chosen for n in process_names(s, self.replicas.get(s, 1))]
+
     @property
     def url(self) -> str:
+        """One NATS URL to connect to (with a cluster: the first node running)."""
         if self.nats_url:
             return self.nats_url
+        if self.cluster is not None:
+            return self.cluster.url
         assert self.nats is not None
         return self.nats.url
 
+    @property
+    def ledger_key_file(self) -> Path:
+        return self.workdir / "ledger.key"
+
+    @property
+    def verifier_key_file(self) -> Path:
+        """What auditors pin: ``match-audit verify <game> --key <this>``."""
+        return self.workdir / "ledger.vkey"
+
+    def ledger_db(self, name: str) -> Path:
+        """The SQLite file of ledger process ``name``."""
+        if self.replicas.get("ledger", 1) <= 1:
+            return self.workdir / "ledger.sqlite3"
+        _, index = split_name(name)
+        return self.workdir / f"ledger-{index}.sqlite3"
+
+    def _process_nats_url(self) -> str:
+        """A cluster's processes get every node, comma-separated (``connect`` splits them and
+        nats-py picks one at random and fails over to the others); otherwise the one URL."""
+        if self.cluster is None or self.nats_url:
+            return self.url
+        return self.cluster.urls
+
     def service_env(self, name: str) -> dict[str, str]:
+        """The environment of process ``name`` (``"lobby"``, ``"ledger.2"``, ...)."""
+        service, index = split_name(name)
+        replicated = self.replicas.get(service, 1) > 1
         env = dict(os.environ)
         env.update(self.secrets)
         env.update(
-            NATS_URL=self.url,
+            NATS_URL=self._process_nats_url(),
             LOBBY_ADDR=self.lobby_addr,
             LEDGER_ADDR=self.ledger_addr,
-            LEDGER_DB=str(self.workdir / "ledger.sqlite3"),
+            LEDGER_DB=str(self.ledger_db(name)),
+            MATCH_REPLICA_ID=f"{service}-{index}",
+            MATCH_STREAM_REPLICAS=str(self.cluster.size if self.cluster is not None else 1),
             PYTHONUNBUFFERED="1",
         )
+        if replicated and service == "ledger":
+            env["LEDGER_DURABLE"] = f"ledger-{index}"  # each replica keeps a whole copy
+            env["LEDGER_KEY_FILE"] = str(self.ledger_key_file)  # every copy signs with one key
         env.update(self.env)
         # Metrics are off unless the stack is given <SERVICE>_METRICS_PORT (make run is).
-        env["METRICS_PORT"] = self.env.get(f"{name.upper()}_METRICS_PORT", "0")
+        port = int(self.env.get(f"{service.upper()}_METRICS_PORT", "0"))
+        env["METRICS_PORT"] = str(port + METRICS_STEP * (index - 1) if port else 0)
         return env
 
+    # --- life --------------------------------------------------------------------------------
+
     def start(self, timeout: float = 30.0) -> Stack:
-        if not self.nats_url:
+        if self.cluster is not None and not self.nats_url:
+            if not self.cluster.live_urls():
+                self.cluster.start()
+        elif not self.nats_url:
             self.nats = NatsServer(self.workdir / "nats", port=int(self.env.get("NATS_PORT", 0)))
             self.nats.start()
-        for name in self.services:
+        # The first replica of every service first: it makes the streams and buckets, which on
+        # a cluster take a moment to elect their leaders; then the other replicas.
+        first = [n for n in self.names() if split_name(n)[1] == 1]
+        for name in first:
             self.start_service(name)
         self.wait_healthy(timeout)
+        rest = [n for n in self.names() if n not in first]
+        if rest and not self.inherit_output:
+            self.wait_serving([n for n in first if split_name(n)[0] in CREATORS], timeout)
+        for name in rest:
+            self.start_service(name)
+        if rest:
+            self.wait_healthy(timeout)
         return self
 
     def start_service(self, name: str) -> None:
+        """Start process ``name`` (a service, or one replica of it: ``"referee.2"``)."""
+        service, _ = split_name(name)
         out = None
         if not self.inherit_output:
             self._close_log(name)
             out = self._logs[name] = open(self.workdir / "logs" / f"{name}.log", "ab")  # noqa: SIM115
         self.processes[name] = subprocess.Popen(
-            [sys.executable, "-m", f"services.{name}"],
+            [sys.executable, "-m", f"services.{service}"],
             env=self.service_env(name),
             stdout=out,
             stderr=out,
@@ -103,7 +194,7 @@ class Stack:
             for name, proc in self.processes.items():
                 if proc.poll() is not None:
                     raise RuntimeError(f"{name} exited with {proc.returncode}: {self.log(name)}")
-            if "lobby" not in self.processes:
+            if not any(split_name(n)[0] == "lobby" for n in self.processes):
                 return
             try:
                 with grpc.insecure_channel(self.lobby_addr) as channel:
@@ -117,9 +208,26 @@ class Stack:
             time.sleep(0.2)
         raise RuntimeError(f"the lobby did not become healthy on {self.lobby_addr}")
 
-    def log(self, name: str) -> str:
+    def wait_serving(self, names: list[str], timeout: float = 30.0) -> None:
+        """Until each of ``names`` has logged that it is serving (logs written to files)."""
+        deadline = time.monotonic() + timeout
+        waiting = list(names)
+        while waiting:
+            for name in waiting:
+                proc = self.processes.get(name)
+                if proc is not None and proc.poll() is not None:
+                    raise RuntimeError(f"{name} exited with {proc.returncode}: {self.log(name)}")
+            waiting = [n for n in waiting if not SERVING.search(self.log(n, tail=0))]
+            if waiting and time.monotonic() > deadline:
+                raise RuntimeError(f"{waiting} did not start serving within {timeout} s")
+            time.sleep(0.1)
+
+    def log(self, name: str, tail: int = 4000) -> str:
         path = self.workdir / "logs" / f"{name}.log"
-        return path.read_text(errors="replace")[-4000:] if path.exists() else "(no log)"
+        if not path.exists():
+            return "(no log)"
+        text = path.read_text(errors="replace")
+        return text[-tail:] if tail else text
 
     def _close_log(self, name: str) -> None:
         handle = self._logs.pop(name, None)
@@ -127,7 +235,7 @@ class Stack:
             handle.close()
 
     def stop_service(self, name: str, sig: int = signal.SIGTERM) -> None:
-        """Stop one service (SIGKILL to crash it) and wait for it to be gone."""
+        """Stop one process (SIGKILL to crash it) and wait for it to be gone."""
         proc = self.processes.pop(name, None)
         if proc is not None and proc.poll() is None:
             proc.send_signal(sig)
@@ -143,3 +251,5 @@ class Stack:
             self.stop_service(name)
         if self.nats is not None:
             self.nats.stop()
+        if self.cluster is not None:
+            self.cluster.stop()

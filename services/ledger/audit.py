@@ -4,7 +4,7 @@ with inclusion proofs, and consistency proofs, for auditors."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 
 import grpc  # type: ignore[import-untyped]
 import structlog
@@ -18,6 +18,10 @@ log = structlog.get_logger()
 
 AUDIT_SERVICE = audit_pb2.DESCRIPTOR.services_by_name["LedgerAuditService"].full_name
 NOT_OVER = "the game is still being played; its records are published when it ends"
+BEHIND = "this ledger replica is still storing the game's last records; ask again in a moment"
+
+# table id -> (caught up, stored up to, the table's last stream sequence): see CatchUp
+Ready = Callable[[str], Awaitable[tuple[bool, int, int]]]
 
 
 def game_over(records: Iterable[bytes]) -> bool:
@@ -34,9 +38,10 @@ def game_over(records: Iterable[bytes]) -> bool:
 
 
 class AuditServicer(audit_pb2_grpc.LedgerAuditServiceServicer):
-    def __init__(self, store: Store, verifier_key: str) -> None:
+    def __init__(self, store: Store, verifier_key: str, ready: Ready | None = None) -> None:
         self._store = store
         self._verifier_key = verifier_key
+        self._ready = ready
 
     async def GetCheckpoint(
         self, request: audit_pb2.GetCheckpointRequest, context: grpc.aio.ServicerContext
@@ -63,6 +68,14 @@ class AuditServicer(audit_pb2_grpc.LedgerAuditServiceServicer):
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "a game id is 8-32 lowercase letters and digits",
             )
+        if self._ready is not None:
+            caught_up, stored, last = await self._ready(table_id)
+            if not caught_up:
+                await context.abort(
+                    grpc.StatusCode.UNAVAILABLE,
+                    f"{BEHIND} (stored up to stream sequence {stored}, the game's last record "
+                    f"is {last})",
+                )
         rows = await asyncio.to_thread(self._store.records, table_id)
         if not rows:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"the ledger has no game {table_id}")

@@ -1,7 +1,14 @@
-"""The durable pull consumer ``ledger`` on MATCH_EVENTS: fetch a batch, store it, then ack it.
+"""The durable pull consumer on MATCH_EVENTS (``ledger``, or ``LEDGER_DURABLE``: one per ledger
+replica): fetch a batch, store it, then ack it.
 
 Acking only after the batch is committed means a ledger killed at any instant loses nothing:
 what it had not acked comes again, and the store ignores what it already holds.
+
+Records are stored in stream order, with no hole: a record whose stream sequence is above the
+next one expected while that one exists on the stream (a delivery lost with a subscription, or
+a redelivery racing new records) is not stored; the consumer is reset to the missing sequence
+and the records come again in order. So every replica's leaves are the stream, in order, and
+two replicas' Merkle trees are the same tree.
 
 nats-py habits handled here: ``fetch`` raises TimeoutError when there is nothing to fetch; a pull
 subscription can go quiet after the server restarts, so the subscription is made again after a
@@ -18,7 +25,7 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
-from nats.js.errors import APIError
+from nats.js.errors import APIError, NotFoundError
 from prometheus_client import Counter, Gauge
 
 from match_bus import subjects
@@ -31,6 +38,9 @@ GAPS = Counter(
     "match_ledger_gaps_total", "Records whose event numbers do not continue their table's"
 )
 REDELIVERED = Counter("match_ledger_redelivered_total", "Records delivered again, ignored")
+OUT_OF_ORDER = Counter(
+    "match_ledger_out_of_order_total", "Deliveries that skipped a record; fetched again in order"
+)
 CONFLICTS = Counter(
     "match_ledger_conflicts_total", "Records whose sequence is stored with other bytes (kept)"
 )
@@ -41,9 +51,9 @@ LAST_SEQUENCE = Gauge("match_ledger_last_stream_sequence", "Highest stream seque
 log = structlog.get_logger()
 
 
-def consumer_config() -> ConsumerConfig:
+def consumer_config(durable: str = subjects.LEDGER_DURABLE) -> ConsumerConfig:
     return ConsumerConfig(
-        durable_name=subjects.LEDGER_DURABLE,
+        durable_name=durable,
         filter_subject=subjects.EVENTS_ALL,
         ack_policy=AckPolicy.EXPLICIT,
         deliver_policy=DeliverPolicy.ALL,
@@ -60,15 +70,24 @@ class Ingest:
         batch: int = 256,
         fetch_timeout: float = 1.0,
         check_every: int = 5,
+        durable: str = subjects.LEDGER_DURABLE,
+        stream_replicas: int = 1,
     ) -> None:
         self._nc = nc
+        self._durable = durable
+        self._stream_replicas = stream_replicas
         self._js: JetStreamContext = nc.jetstream()
         self._store = store
         self._batch = batch
         self._fetch_timeout = fetch_timeout
         self._check_every = check_every  # idle fetches between two looks at the consumer
-        self._last_sequence = 0
+        self._last_sequence = 0  # the highest stream sequence stored
         self._stopped = False
+
+    @property
+    def last_sequence(self) -> int:
+        """The highest stream sequence stored: every record up to it is stored."""
+        return self._last_sequence
 
     def stop(self) -> None:
         """Make :meth:`run` return. Cancelling the task alone is not enough: nats-py can turn a
@@ -83,15 +102,15 @@ class Ingest:
         while not self._stopped:
             subscription = None
             try:
-                await ensure_stream(self._js)
+                await ensure_stream(self._js, self._stream_replicas)
                 subscription = await self._js.pull_subscribe(
                     subjects.EVENTS_ALL,
-                    durable=subjects.LEDGER_DURABLE,
+                    durable=self._durable,
                     stream=subjects.EVENTS_STREAM,
-                    config=consumer_config(),
+                    config=consumer_config(self._durable),
                 )
                 await self._redeliver_unacked()
-                log.info("consuming", consumer=subjects.LEDGER_DURABLE)
+                log.info("consuming", consumer=self._durable)
                 await self._pull(subscription)
             except asyncio.CancelledError:
                 raise
@@ -109,13 +128,15 @@ class Ingest:
         """Have the records delivered but never acked (by a ledger killed mid-batch, or to a
         subscription lost in a reconnect) delivered again now, not after ``ack_wait``.
 
-        ADR-60 consumer reset (nats-server >= 2.14): the consumer resumes just above its ack
-        floor. Only one ledger consumes ``ledger``, and it holds nothing unacked here, so the
-        only cost is a few records it already stored coming again (and ignored).
+        ADR-60 consumer reset (nats-server >= 2.14): the consumer resumes at the record after the
+        last one stored. Only one ledger process consumes each durable, and it holds nothing
+        unacked here.
         """
         await self._nc.flush()  # acks still buffered go out first
         try:
-            reset = await self._js.reset_consumer(subjects.EVENTS_STREAM, subjects.LEDGER_DURABLE)
+            reset = await self._js.reset_consumer(
+                subjects.EVENTS_STREAM, self._durable, seq=self._last_sequence + 1
+            )
         except APIError as error:  # an older server: redelivery waits for ack_wait
             log.warning("could not reset the consumer", error=repr(error))
             return
@@ -147,10 +168,35 @@ class Ingest:
                     return
 
     async def _handle(self, messages: list[Msg]) -> None:
-        batch = [
-            Incoming(m.metadata.sequence.stream, subjects.table_of(m.subject), m.data)
-            for m in messages
-        ]
+        """Store the batch's records up to the first one that skips a record, ack them; if one
+        did skip, raise OutOfOrder (the loop subscribes again from the record missing)."""
+        batch: list[Incoming] = []
+        expected = self._last_sequence + 1
+        for m in messages:
+            sequence = m.metadata.sequence.stream
+            if sequence > expected and await self._exists(expected):
+                OUT_OF_ORDER.inc()
+                log.warning("a record was skipped; fetching again in order", missing=expected)
+                messages = messages[: len(batch)]
+                break
+            batch.append(Incoming(sequence, subjects.table_of(m.subject), m.data))
+            expected = max(expected, sequence + 1)
+        else:
+            await self._store_and_ack(messages, batch)
+            return
+        if batch:
+            await self._store_and_ack(messages, batch)
+        raise OutOfOrder(f"stream sequence {expected} was skipped")
+
+    async def _exists(self, sequence: int) -> bool:
+        """Whether the stream holds ``sequence`` (False: it was never there, or deleted)."""
+        try:
+            await self._js.get_msg(subjects.EVENTS_STREAM, sequence)
+        except NotFoundError:
+            return False
+        return True
+
+    async def _store_and_ack(self, messages: list[Msg], batch: list[Incoming]) -> None:
         try:
             outcomes = await asyncio.to_thread(self._store.append, batch)
         except Exception:
@@ -162,9 +208,13 @@ class Ingest:
             await message.ack()
         for outcome in outcomes:
             _account(outcome)
-        self._last_sequence = max(self._last_sequence, batch[-1].sequence)
+        self._last_sequence = max(self._last_sequence, max(r.sequence for r in batch))
         LAST_SEQUENCE.set(self._last_sequence)
         LAG.set(messages[-1].metadata.num_pending)
+
+
+class OutOfOrder(Exception):
+    """A delivery skipped a record that exists: subscribe again from it."""
 
 
 def _account(outcome: Outcome) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import stat
 from pathlib import Path
 
@@ -28,30 +29,54 @@ def verifier_path(key_file: Path) -> Path:
 
 def load_or_create(key_file: Path, origin: str) -> Signer:
     """The signer for ``origin`` with the key in ``key_file``, made (0600) if it is missing.
-    Writes the verifier key to :func:`verifier_path` on every start."""
+    Writes the verifier key to :func:`verifier_path` on every start.
+
+    Several ledger replicas may start at once with one key file: the key is written to a file of
+    its own and linked into place, which only one of them can do, so all of them end up with
+    the one key, and none ever reads a half-written file."""
     key_file.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        key = _read(key_file)
-    else:
-        key = Ed25519PrivateKey.generate()
-        pem = key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-        with os.fdopen(fd, "wb") as out:
-            out.write(pem)
-            out.flush()
-            os.fsync(out.fileno())
-        log.info("made a new checkpoint key", path=str(key_file))
+    key = _read(key_file) if key_file.exists() else _create(key_file)
     mode = stat.S_IMODE(key_file.stat().st_mode)
     if mode & 0o077:
         log.warning("the checkpoint key is readable by others", path=str(key_file), mode=oct(mode))
     signer = Signer(origin, key)
     _write_verifier(verifier_path(key_file), str(signer.verifier))
     return signer
+
+
+def _create(key_file: Path) -> Ed25519PrivateKey:
+    """A new key in ``key_file``, or the one another process put there first."""
+    key = Ed25519PrivateKey.generate()
+    pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )
+    tmp = key_file.with_name(f".{key_file.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(pem)
+            out.flush()
+            os.fsync(out.fileno())
+        try:
+            os.link(tmp, key_file)  # fails if the key exists: exactly one process wins
+        except FileExistsError:
+            return _read(key_file)
+    finally:
+        tmp.unlink(missing_ok=True)
+    _fsync_dir(key_file.parent)
+    log.info("made a new checkpoint key", path=str(key_file))
+    return key
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def _read(key_file: Path) -> Ed25519PrivateKey:
@@ -65,7 +90,7 @@ def _read(key_file: Path) -> Ed25519PrivateKey:
 
 
 def _write_verifier(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")  # one per writer
     tmp.write_text(text + "\n")
     with contextlib.suppress(OSError):
         tmp.chmod(0o644)

@@ -1,5 +1,12 @@
-"""The ledger process: the durable consumer ``ledger`` into SQLite (a transparency log with
-signed checkpoints), ``match.ledger.records``, and the gRPC ``LedgerAuditService``."""
+"""The ledger process: the durable consumer ``ledger`` (``LEDGER_DURABLE``) into SQLite (a
+transparency log with signed checkpoints), ``match.ledger.records``, and the gRPC
+``LedgerAuditService``.
+
+Several ledger replicas may run side by side, each with its own durable consumer and its own
+SQLite file, signing with the same key: each keeps a whole copy of the stream in stream order,
+so their trees are the same tree. Requests go to whichever replica the queue group or the
+kernel (SO_REUSEPORT on the shared gRPC address) picks, so a replica first catches up with a
+table's last record on the stream before answering for it (:class:`CatchUp`)."""
 
 from __future__ import annotations
 
@@ -17,7 +24,8 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc  # type: ignore[i
 from grpc_reflection.v1alpha import reflection  # type: ignore[import-untyped]
 from nats.aio.client import Client
 from nats.aio.msg import Msg
-from prometheus_client import Gauge
+from nats.js.errors import NotFoundError
+from prometheus_client import Counter, Gauge
 
 from match.v1 import audit_pb2_grpc, referee_pb2
 from match_bus import subjects
@@ -35,6 +43,10 @@ DEFAULT_ORIGIN = "match.local/ledger"
 
 TREE_SIZE = Gauge("match_ledger_tree_size", "Leaves in the ledger's Merkle tree")
 CHECKPOINT_SIZE = Gauge("match_ledger_checkpoint_size", "Tree size of the latest checkpoint")
+BEHIND = Counter(
+    "match_ledger_behind_total",
+    "Requests for a table this replica had not stored to the end of within the wait",
+)
 
 SERVER_OPTIONS = [
     ("grpc.max_receive_message_length", 64 * 1024),  # every request is a few bytes
@@ -52,6 +64,8 @@ class LedgerConfig:
     key_file: Path = Path("var/ledger.key")
     checkpoint_every: int = 64  # a checkpoint at least every N leaves...
     checkpoint_s: float = 5.0  # ...or T seconds when anything is new
+    durable: str = subjects.LEDGER_DURABLE  # the consumer: one per replica, each a whole copy
+    catch_up_s: float = 3.0  # how long a request waits for this replica to store a table's end
 
     @classmethod
     def from_env(cls) -> LedgerConfig:
@@ -65,11 +79,65 @@ class LedgerConfig:
             key_file=Path(os.environ.get("LEDGER_KEY_FILE", str(db_path.parent / "ledger.key"))),
             checkpoint_every=int(os.environ.get("LEDGER_CHECKPOINT_EVERY", "64")),
             checkpoint_s=float(os.environ.get("LEDGER_CHECKPOINT_S", "5")),
+            durable=os.environ.get("LEDGER_DURABLE") or subjects.LEDGER_DURABLE,
+            catch_up_s=float(os.environ.get("LEDGER_CATCH_UP_S", "3")),
         )
 
 
-async def answer_records(store: Store, data: bytes) -> bytes:
-    """LedgerRecordsRequest -> LedgerRecordsResponse; empty for a bad request or unknown table."""
+class CatchUp:
+    """Waits until this replica has stored a table's last record as the stream has it now.
+
+    A request may reach a replica that is behind (restarted, or slower): answering at once would
+    give fewer records than its twin. So it first asks the stream for the table's last sequence
+    and waits, up to ``wait_s``, until its own store has reached it. ``ready`` says whether it
+    did; when the stream cannot be asked (NATS down), the store is all there is, and it answers.
+    """
+
+    def __init__(
+        self,
+        nc: Client,
+        stored: Callable[[], int],
+        wait_s: float,
+        every_s: float = 0.05,
+    ) -> None:
+        self._js = nc.jetstream()
+        self._stored = stored
+        self._wait_s = wait_s
+        self._every_s = every_s
+
+    async def stream_last(self, table_id: str) -> int | None:
+        """The table's last stream sequence; 0 for a table the stream does not have; None when
+        the stream did not answer."""
+        try:
+            message = await self._js.get_last_msg(subjects.EVENTS_STREAM, subjects.events(table_id))
+        except NotFoundError:
+            return 0
+        except Exception as error:
+            log.warning("could not ask the stream for a table's end", error=repr(error))
+            return None
+        return message.seq or 0
+
+    async def ready(self, table_id: str) -> tuple[bool, int, int]:
+        """(caught up, stored up to, the table's last sequence on the stream)."""
+        last = await self.stream_last(table_id)
+        if last is None:
+            return True, self._stored(), 0
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._wait_s
+        while self._stored() < last:
+            if loop.time() >= deadline:
+                BEHIND.inc()
+                return False, self._stored(), last
+            await asyncio.sleep(self._every_s)
+        return True, self._stored(), last
+
+
+async def answer_records(
+    store: Store, data: bytes, catch_up: CatchUp | None = None
+) -> bytes | None:
+    """LedgerRecordsRequest -> LedgerRecordsResponse; empty for a bad request or unknown table;
+    None (no answer: the caller asks again, maybe another replica) when ``catch_up`` says this
+    replica has not stored the table to its end."""
     response = referee_pb2.LedgerRecordsResponse()
     try:
         request = referee_pb2.LedgerRecordsRequest.FromString(data)
@@ -78,6 +146,16 @@ async def answer_records(store: Store, data: bytes) -> bytes:
         return response.SerializeToString()
     if not subjects.valid_table_id(request.table_id):
         return response.SerializeToString()
+    if catch_up is not None:
+        ready, stored, last = await catch_up.ready(request.table_id)
+        if not ready:
+            log.warning(
+                "behind the stream; not answering a records request",
+                table_id=request.table_id,
+                stored=stored,
+                table_last=last,
+            )
+            return None
     for sequence, record in await asyncio.to_thread(store.records, request.table_id):
         response.entries.add(stream_sequence=sequence, record=record)
     return response.SerializeToString()
@@ -103,11 +181,14 @@ def _gauge(store: Store) -> None:
     CHECKPOINT_SIZE.set(latest.size if latest is not None else 0)
 
 
-async def serve_audit(store: Store, addr: str, verifier_key: str) -> Callable[[], Awaitable[None]]:
+async def serve_audit(
+    store: Store, addr: str, verifier_key: str, catch_up: CatchUp | None = None
+) -> Callable[[], Awaitable[None]]:
     """The gRPC audit server (with health and reflection) on ``addr``; returns its stop."""
     server = grpc.aio.server(options=SERVER_OPTIONS)
     audit_pb2_grpc.add_LedgerAuditServiceServicer_to_server(  # type: ignore[no-untyped-call]
-        AuditServicer(store, verifier_key), server
+        AuditServicer(store, verifier_key, catch_up.ready if catch_up is not None else None),
+        server,
     )
     checks = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(checks, server)
@@ -138,16 +219,26 @@ async def serve_ledger(nc: Client, config: LedgerConfig) -> Callable[[], Awaitab
         verifier_key=str(signer.verifier),
     )
     _gauge(store)
-    stop_audit = await serve_audit(store, config.addr, str(signer.verifier))
-    await ensure_stream(nc.jetstream())  # the referee makes it too; whoever comes first
+    ingest = Ingest(
+        nc,
+        store,
+        batch=config.batch,
+        durable=config.durable,
+        stream_replicas=config.base.stream_replicas,
+    )
+    catch_up = CatchUp(nc, lambda: ingest.last_sequence, config.catch_up_s)
+    stop_audit = await serve_audit(store, config.addr, str(signer.verifier), catch_up)
+    # the referee makes it too; whoever comes first
+    await ensure_stream(nc.jetstream(), config.base.stream_replicas)
 
     async def on_request(msg: Msg) -> None:
         if not msg.reply:
             return
-        await msg.respond(await answer_records(store, msg.data))
+        answer = await answer_records(store, msg.data, catch_up)
+        if answer is not None:
+            await msg.respond(answer)
 
     await nc.subscribe(subjects.LEDGER_RECORDS, queue=subjects.LEDGER_QUEUE, cb=spawn(on_request))
-    ingest = Ingest(nc, store, batch=config.batch)
     tasks = [
         asyncio.create_task(ingest.run(), name="ingest"),
         asyncio.create_task(sign_checkpoints(store, config.checkpoint_s), name="checkpoints"),

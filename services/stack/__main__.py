@@ -1,30 +1,82 @@
-"""Start NATS (embedded, unless NATS_URL is set) and the five services; Ctrl-C stops them all."""
+"""Start NATS and the five services; Ctrl-C stops them all.
+
+``python -m services.stack`` (`make run`): one embedded nats-server (unless NATS_URL is set) and
+one process per service, data in ``var/``.
+
+``python -m services.stack --cluster`` (`make run-cluster`): a local three-node NATS cluster
+(client ports 4222-4224, routes 6222-6224: deploy/nats/cluster-{1,2,3}.conf), every stream and
+bucket at three replicas, and two replicas of every service, data in ``var/cluster/``. The lobby
+is at the same address as `make run` (both lobby replicas bind it) and so is the audit API.
+Each process logs to ``var/cluster/logs/<name>.log`` (``referee.1.log``, ...).
+"""
 
 from __future__ import annotations
 
+import argparse
 import os
 import signal
 import sys
 import time
 from pathlib import Path
 
-from match_testing.stack import Stack
+from match_testing.natscluster import NatsCluster
+from match_testing.stack import SERVICES, Stack
+
+METRICS = {"LOBBY": 9101, "REFEREE": 9102, "DEALER": 9103, "LEDGER": 9104, "BOT": 9105}
 
 
-def main() -> int:
-    env = os.environ.get
-    metrics = {"LOBBY": 9101, "REFEREE": 9102, "DEALER": 9103, "LEDGER": 9104, "BOT": 9105}
-    stack = Stack(
-        Path(env("MATCH_VAR", "var")).resolve(),
-        nats_url=env("NATS_URL") or None,
-        lobby_addr=env("LOBBY_ADDR", "127.0.0.1:50051"),
-        ledger_addr=env("LEDGER_ADDR", "127.0.0.1:50052"),
+def _ports(value: str) -> list[int]:
+    return [int(p) for p in value.split(",") if p.strip()]
+
+
+def single(env: dict[str, str]) -> Stack:
+    get = env.get
+    return Stack(
+        Path(get("MATCH_VAR", "var")).resolve(),
+        nats_url=get("NATS_URL") or None,
+        lobby_addr=get("LOBBY_ADDR", "127.0.0.1:50051"),
+        ledger_addr=get("LEDGER_ADDR", "127.0.0.1:50052"),
         env={
-            "NATS_PORT": env("NATS_PORT", "4222"),
-            **{f"{k}_METRICS_PORT": env(f"{k}_METRICS_PORT", str(v)) for k, v in metrics.items()},
+            "NATS_PORT": get("NATS_PORT", "4222"),
+            **{f"{k}_METRICS_PORT": get(f"{k}_METRICS_PORT", str(v)) for k, v in METRICS.items()},
         },
         inherit_output=True,
     )
+
+
+def clustered(env: dict[str, str], replicas: int) -> Stack:
+    """Three local NATS nodes, streams at R3, ``replicas`` of every service. Metrics are off
+    unless <SERVICE>_METRICS_PORT is set (replica i then serves on that port + 10 * (i - 1))."""
+    get = env.get
+    workdir = Path(get("MATCH_VAR", "var")).resolve() / "cluster"
+    cluster = NatsCluster(
+        workdir / "nats",
+        ports=_ports(get("NATS_PORTS", "4222,4223,4224")),
+        cluster_ports=_ports(get("NATS_CLUSTER_PORTS", "6222,6223,6224")),
+    )
+    metrics = {f"{k}_METRICS_PORT": get(f"{k}_METRICS_PORT", "") for k in METRICS}
+    return Stack(
+        workdir,
+        cluster=cluster,
+        replicas=dict.fromkeys(SERVICES, replicas),
+        lobby_addr=get("LOBBY_ADDR", "127.0.0.1:50051"),
+        ledger_addr=get("LEDGER_ADDR", "127.0.0.1:50052"),
+        env={k: v for k, v in metrics.items() if v},
+        inherit_output=False,  # ten processes: one log file each, in <data>/logs/
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m services.stack", description=__doc__)
+    parser.add_argument(
+        "--cluster", action="store_true", help="three NATS nodes and replicas of every service"
+    )
+    parser.add_argument(
+        "--replicas", type=int, default=2, help="with --cluster: processes per service (2)"
+    )
+    args = parser.parse_args(argv)
+    env = dict(os.environ)
+    stack = clustered(env, args.replicas) if args.cluster else single(env)
     stopping = False
 
     def stop(*_: object) -> None:
@@ -34,11 +86,16 @@ def main() -> int:
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
     try:
-        stack.start()
+        stack.start(timeout=60.0 if args.cluster else 30.0)
+        nats = stack.cluster.urls if stack.cluster is not None else stack.url
         print(
             f"\nMatch is up. gRPC: {stack.lobby_addr}  audit: {stack.ledger_addr}  "
-            f"NATS: {stack.url}  data: {stack.workdir}\n"
-            f"Play: .venv/bin/match play --new      Demo: make demo      Stop: Ctrl-C\n",
+            f"NATS: {nats}  data: {stack.workdir}\n"
+            f"processes: {' '.join(stack.processes)}"
+            + ("" if stack.inherit_output else f"  logs: {stack.workdir / 'logs'}")
+            + "\n"
+            f"Play: .venv/bin/match play --new      Demo: make demo      "
+            f"Audit key: {stack.verifier_key_file}      Stop: Ctrl-C\n",
             file=sys.stderr,
             flush=True,
         )
@@ -46,6 +103,8 @@ def main() -> int:
             for name, proc in stack.processes.items():
                 if proc.poll() is not None:
                     print(f"{name} exited ({proc.returncode}); stopping", file=sys.stderr)
+                    if not stack.inherit_output:
+                        print(stack.log(name), file=sys.stderr)
                     stopping = True
             time.sleep(0.5)
     finally:

@@ -4,18 +4,21 @@ the leaves of a Merkle tree with signed checkpoints, served to auditors over gRP
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import itertools
 import os
 import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import grpc
 import nats
+import nats.js.errors
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -31,7 +34,8 @@ from match_bus.jetstream import ensure_stream
 from match_testing.natsserver import NatsServer, free_port
 from services.ledger import keys
 from services.ledger.audit import NOT_OVER
-from services.ledger.service import answer_records, serve_audit
+from services.ledger.consumer import Ingest, OutOfOrder
+from services.ledger.service import CatchUp, answer_records, serve_audit
 from services.ledger.store import Incoming, LedgerCorrupt, Store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,7 +43,7 @@ TABLES = ("tablea0000001", "tableb0000002")
 
 
 class LedgerProcess:
-    def __init__(self, url: str, db: Path, log: Path) -> None:
+    def __init__(self, url: str, db: Path, log: Path, **env: str) -> None:
         self.db = db
         self.log = log
         self._env = {
@@ -51,6 +55,7 @@ class LedgerProcess:
             "LEDGER_ADDR": f"127.0.0.1:{free_port()}",
             "LEDGER_CHECKPOINT_EVERY": "50",
             "LEDGER_CHECKPOINT_S": "0.2",
+            **env,
         }
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -346,11 +351,11 @@ def test_the_store_notices_a_gap_and_keeps_the_record(tmp_path: Path) -> None:
 async def test_a_records_request_answers_from_the_store(tmp_path: Path) -> None:
     store = Store.open(tmp_path / "ledger.db")
     store.append([Incoming(4, TABLES[0], b"four"), Incoming(9, TABLES[0], b"nine")])
-    answer = referee_pb2.LedgerRecordsResponse.FromString(
-        await answer_records(
-            store, referee_pb2.LedgerRecordsRequest(table_id=TABLES[0]).SerializeToString()
-        )
+    answered = await answer_records(
+        store, referee_pb2.LedgerRecordsRequest(table_id=TABLES[0]).SerializeToString()
     )
+    assert answered is not None
+    answer = referee_pb2.LedgerRecordsResponse.FromString(answered)
     assert [(e.stream_sequence, e.record) for e in answer.entries] == [(4, b"four"), (9, b"nine")]
     assert await answer_records(store, b"\xff") == b""
     store.close()
@@ -566,3 +571,151 @@ async def test_an_empty_ledger_has_no_checkpoint_yet(tmp_path: Path) -> None:
     finally:
         await stop()
         store.close()
+
+
+def test_ledgers_starting_at_once_make_one_key_between_them(tmp_path: Path) -> None:
+    key_file = tmp_path / "var" / "ledger.key"
+    start = threading.Barrier(12)
+
+    def replica() -> str:
+        start.wait()
+        return str(keys.load_or_create(key_file, "match.local/ledger").verifier)
+
+    with concurrent.futures.ThreadPoolExecutor(12) as pool:
+        made = list(pool.map(lambda _: replica(), range(12)))
+    assert len(set(made)) == 1  # one key, and nobody read a half-written file
+    assert (tmp_path / "var" / "ledger.vkey").read_text().strip() == made[0]
+    assert sorted(p.name for p in key_file.parent.iterdir()) == ["ledger.key", "ledger.vkey"]
+    assert key_file.stat().st_mode & 0o777 == 0o600
+
+
+# --- replicas: one copy each, the same tree ----------------------------------------------------
+
+
+async def test_two_ledger_replicas_keep_the_same_tree(
+    nats_server: NatsServer, nc: Client, tmp_path: Path
+) -> None:
+    await ensure_stream(nc.jetstream())
+    var = tmp_path / "var"
+    shared = {"LEDGER_KEY_FILE": str(var / "ledger.key")}
+    one = LedgerProcess(
+        nats_server.url,
+        var / "ledger-1.db",
+        tmp_path / "l1.log",
+        LEDGER_DURABLE="ledger-1",
+        **shared,
+    )
+    two = LedgerProcess(
+        nats_server.url,
+        var / "ledger-2.db",
+        tmp_path / "l2.log",
+        LEDGER_DURABLE="ledger-2",
+        **shared,
+    )
+    try:
+        publisher = Publisher(nc)
+        await publisher.publish(120)
+        one.start()
+        two.start(batch=25)  # both at once: they make one key between them
+        await until(lambda: len(two.stored()) > 0, every=0.002)
+        two.kill()  # one replica down a while: the other goes on alone
+        await publisher.publish(130)
+        two.start()
+        await publisher.publish(30)
+        await until(lambda: len(one.stored()) == len(two.stored()) == 280, within=20)
+
+        published = [data for _, (_, data) in sorted(publisher.sent.items())]
+        await assert_the_tree_holds(one, published)
+        await assert_the_tree_holds(two, published)
+        assert tree_of(one.db) == tree_of(two.db)  # leaf by leaf, node by node
+        js = nc.jetstream()
+        for durable in ("ledger-1", "ledger-2"):  # a consumer each, each read to the end
+            info = await js.consumer_info(subjects.EVENTS_STREAM, durable)
+            assert info.num_pending == 0 and info.delivered.stream_seq == 280
+        with pytest.raises(nats.js.errors.NotFoundError):
+            await js.consumer_info(subjects.EVENTS_STREAM, subjects.LEDGER_DURABLE)
+    finally:
+        one.stop()
+        two.stop()
+
+
+def tree_of(db: Path) -> tuple[list[tuple[int, int]], list[tuple[int, int, bytes]]]:
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        leaves = conn.execute(
+            "SELECT leaf_index, stream_sequence FROM leaves ORDER BY 1"
+        ).fetchall()
+        nodes = conn.execute("SELECT level, idx, hash FROM nodes ORDER BY 1, 2").fetchall()
+    return leaves, nodes
+
+
+async def test_a_delivery_that_skips_a_record_is_fetched_again_in_order(
+    nc: Client, tmp_path: Path
+) -> None:
+    js = nc.jetstream()
+    await ensure_stream(js)
+    publisher = Publisher(nc)
+    await publisher.publish(8)
+    await js.delete_msg(subjects.EVENTS_STREAM, 7)  # a hole the stream really has
+    probe = await js.pull_subscribe(
+        subjects.EVENTS_ALL, durable="probe", stream=subjects.EVENTS_STREAM
+    )
+    got = await probe.fetch(7, timeout=5)
+    assert [m.metadata.sequence.stream for m in got] == [1, 2, 3, 4, 5, 6, 8]
+    store = Store.open(tmp_path / "ledger.db", signer())
+    ingest = Ingest(nc, store)
+    await ingest._handle(got[:3])
+    with pytest.raises(OutOfOrder):  # 5 came before 4: 5 is not stored
+        await ingest._handle([got[4], got[3], got[5]])
+    assert [seq for seq, _ in store.records(TABLES[0]) + store.records(TABLES[1])] == [1, 3, 2]
+    await ingest._handle(got[3:])  # 4, 5, 6 in order, then 8 (7 is not on the stream)
+    assert ingest.last_sequence == 8 and store.tree_size() == 7
+    published = [data for seq, (_, data) in sorted(publisher.sent.items()) if seq != 7]
+    assert store.root_at(7) == merkle.root_of_data(published)
+    store.close()
+
+
+async def test_a_replica_behind_the_stream_waits_and_then_does_not_answer(
+    nc: Client, tmp_path: Path
+) -> None:
+    await ensure_stream(nc.jetstream())
+    publisher = Publisher(nc)
+    await publisher.publish(6)  # table a: 1, 3, 5; table b: 2, 4, 6
+    key = signer()
+    store = Store.open(tmp_path / "ledger.db", key)
+    sent = sorted(publisher.sent.items())
+    store.append([Incoming(seq, table, data) for seq, (table, data) in sent[:3]])
+    catch_up = CatchUp(nc, store.last_sequence, wait_s=0.3)
+
+    def ask(table_id: str) -> bytes:
+        return referee_pb2.LedgerRecordsRequest(table_id=table_id).SerializeToString()
+
+    assert await catch_up.ready(TABLES[0]) == (False, 3, 5)
+    assert await answer_records(store, ask(TABLES[0]), catch_up) is None  # not 2 of its 3
+    unknown = await answer_records(store, ask("unknowntable"), catch_up)
+    assert unknown is not None and not referee_pb2.LedgerRecordsResponse.FromString(unknown).entries
+
+    addr = f"127.0.0.1:{free_port()}"
+    stop = await serve_audit(store, addr, str(key.verifier), catch_up)
+    try:
+        async with grpc.aio.insecure_channel(addr) as channel:
+            stub = audit_pb2_grpc.LedgerAuditServiceStub(channel)
+            with pytest.raises(grpc.aio.AioRpcError) as behind:
+                await stub.GetGameRecords(audit_pb2.GetGameRecordsRequest(table_id=TABLES[1]))
+            assert behind.value.code() == grpc.StatusCode.UNAVAILABLE
+            assert "stored up to stream sequence 3, the game's last record is 6" in str(
+                behind.value.details()
+            )
+    finally:
+        await stop()
+
+    async def the_rest_arrives() -> None:
+        await asyncio.sleep(0.1)
+        store.append([Incoming(seq, table, data) for seq, (table, data) in sent[3:]])
+
+    arriving = asyncio.create_task(the_rest_arrives())
+    answered = await answer_records(store, ask(TABLES[0]), catch_up)  # waits, then answers
+    await arriving
+    assert answered is not None
+    entries = referee_pb2.LedgerRecordsResponse.FromString(answered).entries
+    assert [e.stream_sequence for e in entries] == [1, 3, 5]
+    store.close()

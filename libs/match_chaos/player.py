@@ -1,0 +1,321 @@
+"""A scripted client player for chaos runs: one seat at an open table the bots fill, played
+through ``match_client`` with a perfect memory, recording every event the server sent it.
+
+Every call is retried while the system is failing over: on UNAVAILABLE, CANCELLED,
+DEADLINE_EXCEEDED, a lost connection, or a rate limit (after its ``retry-after-ms``), with the
+same ``x-request-id``, so the referee answers a retry of a command it already decided with its
+first answer instead of deciding it again. A refusal the referee gave (it carries a refusal code)
+is an answer, except one in the UNAVAILABLE category ("nothing changed, try again"), which is
+asked again as a new request. The Watch stream is resumed after the last event applied.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+import match_client.client as client_module
+from match.v1 import common_pb2, lobby_pb2, race_pb2
+from match_bus.clock import Clock
+from match_client.client import (
+    CommandReply,
+    MatchClient,
+    PlayerSession,
+    Seat,
+    is_rpc_error,
+    new_request_id,
+    refusal_code,
+    retry_after_ms,
+    status_name,
+)
+from match_client.clock import ServerClock
+from match_client.tracker import RaceView, ViewTracker
+
+T = TypeVar("T")
+
+TILES = 20
+CLEAR_NOT_BEFORE_MS = 12_500  # never a clear faster than a person could
+RETRYABLE = frozenset({"UNAVAILABLE", "CANCELLED", "DEADLINE_EXCEEDED", "RESOURCE_EXHAUSTED"})
+# A call that ends with these and no refusal code comes from the transport (a lobby killed
+# mid-call, a connection reset), not from the server's judgement: it is asked again too.
+TRANSPORT = frozenset({"UNKNOWN", "INTERNAL"})
+
+
+class GaveUp(Exception):
+    """A call kept failing for longer than the player retries."""
+
+
+@dataclass
+class Received:
+    """Everything one player got from the server, by event number (replies and Watch)."""
+
+    events: dict[int, list[common_pb2.EventEnvelope]] = field(default_factory=dict)
+    snapshots: list[int] = field(default_factory=list)  # event numbers snapshots were taken at
+
+    def add(self, envelope: common_pb2.EventEnvelope) -> None:
+        copy = common_pb2.EventEnvelope()
+        copy.CopyFrom(envelope)
+        self.events.setdefault(envelope.event_number, []).append(copy)
+
+
+@dataclass
+class Tally:
+    calls: int = 0
+    retries: int = 0  # the same request asked again
+    fresh: int = 0  # asked again as a new request after an UNAVAILABLE refusal
+    refused: int = 0
+    gave_up: int = 0
+    watches: int = 0  # Watch streams opened (1 + resumptions)
+
+
+class RetryingClient(MatchClient):
+    """``MatchClient`` whose table calls take the request id, so a retry can reuse it, on a
+    connection of its own.
+
+    gRPC shares one TCP connection between the channels of a process that have the same target
+    and arguments, so every player would reach the same lobby replica (the kernel spreads
+    connections, not calls, over the replicas bound to the port). A local subchannel pool gives
+    each player its own connection. MatchClient takes no channel options, so its module's
+    CHANNEL_OPTIONS is widened for the duration of the constructor (single-threaded).
+    """
+
+    def __init__(self, address: str, timeout: float) -> None:
+        usual = client_module.CHANNEL_OPTIONS
+        client_module.CHANNEL_OPTIONS = [*usual, ("grpc.use_local_subchannel_pool", 1)]
+        try:
+            super().__init__(address, timeout)
+        finally:
+            client_module.CHANNEL_OPTIONS = usual
+
+    async def create_table_as(
+        self, request_id: str, seats: int, display_name: str, ready_window_ms: int
+    ) -> Seat:
+        request = lobby_pb2.CreateTableRequest(
+            game_kind=common_pb2.GAME_KIND_MATCH_RACE,
+            seats=seats,
+            visibility=common_pb2.VISIBILITY_OPEN,
+            display_name=display_name,
+            race=race_pb2.RaceSettings(ready_window_ms=ready_window_ms, hints_per_board=0),
+        )
+        r = await self._create(
+            request, timeout=self.timeout, metadata=self.metadata(None, request_id)
+        )
+        return Seat(r.table_id, r.player_id, r.player_token, r.seat, r.invite_code)
+
+    async def start_table_as(self, request_id: str, table_id: str, token: str) -> lobby_pb2.Table:
+        request = lobby_pb2.StartTableRequest(table_id=table_id)
+        r = await self._start(
+            request, timeout=self.timeout, metadata=self.metadata(token, request_id)
+        )
+        return r.table
+
+
+class ChaosPlayer:
+    """One person at one table: creates it, starts it (the bots fill the rest), plays it out."""
+
+    def __init__(
+        self,
+        addr: str,
+        name: str,
+        clock: Clock,
+        rng: random.Random,
+        retry_for_s: float = 90.0,
+        call_timeout_s: float = 8.0,
+    ) -> None:
+        self.client = RetryingClient(addr, timeout=call_timeout_s)
+        self.name = name
+        self.clock = ServerClock(clock.now_ms, clock.rate)
+        self.rng = rng
+        self.retry_for_s = retry_for_s
+        self.received = Received()
+        self.tally = Tally()
+        self.tracker = ViewTracker()
+        self.session: PlayerSession | None = None
+        self.memory: dict[int, int] = {}
+        self.memory_board = 0
+        self.readied: set[int] = set()
+        self.changed = asyncio.Event()
+
+    @property
+    def table_id(self) -> str:
+        return self.tracker.table_id
+
+    @property
+    def seat(self) -> PlayerSession:
+        assert self.session is not None, "no seat yet"
+        return self.session
+
+    async def close(self) -> None:
+        await self.client.close()
+
+    # --- calls ---------------------------------------------------------------------------------
+
+    async def retried(self, call: Callable[[str], Awaitable[T]]) -> T:
+        """``call(request_id)`` until it answers; the same request id while it may have been
+        applied. Raises the refusal (an AioRpcError with a refusal code), or GaveUp."""
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + self.retry_for_s
+        request_id = new_request_id()
+        pause = 0.2
+        self.tally.calls += 1
+        while True:
+            try:
+                return await call(request_id)
+            except Exception as err:
+                if not is_rpc_error(err):
+                    raise
+                status, code = status_name(err), refusal_code(err)
+                if code is not None and status != "UNAVAILABLE":
+                    raise  # the referee's answer
+                if code is None and status not in RETRYABLE | TRANSPORT:
+                    raise
+                if loop.time() > give_up:
+                    self.tally.gave_up += 1
+                    raise GaveUp(f"{status} for {self.retry_for_s} s: {err}") from err
+                if code is not None:  # refused as unavailable: nothing changed; a new request
+                    request_id = new_request_id()
+                    self.tally.fresh += 1
+                else:
+                    self.tally.retries += 1
+                wait_ms = retry_after_ms(err)
+                await asyncio.sleep(wait_ms / 1000 if wait_ms else pause)
+                pause = min(pause * 2, 2.0)
+
+    async def command(self, call: Callable[[str], Awaitable[CommandReply]]) -> None:
+        """A race command: its events are recorded and applied; a refusal is only counted."""
+        try:
+            reply = await self.retried(call)
+        except GaveUp:
+            return
+        except Exception as err:
+            if not is_rpc_error(err) or refusal_code(err) is None:
+                raise
+            self.tally.refused += 1
+            return
+        self.take(list(reply.events))
+        self.tracker.apply_counters(reply.counters)
+
+    def take(self, events: list[common_pb2.EventEnvelope]) -> None:
+        for envelope in events:
+            self.received.add(envelope)
+        for envelope in self.tracker.apply_events(events):
+            self.clock.observe(envelope.server_time_ms)
+            race = envelope.race
+            if envelope.HasField("race") and race.HasField("tile_turned"):
+                turned = race.tile_turned
+                if turned.player == self.tracker.player:
+                    self.remember(turned.board, turned.tile, turned.symbol)
+        self.changed.set()
+
+    # --- the game ------------------------------------------------------------------------------
+
+    async def play_game(self, seats: int, ready_window_ms: int) -> None:
+        """Create an open table, start it, play until the game is over and the seed is out."""
+        seat = await self.retried(
+            lambda rid: self.client.create_table_as(rid, seats, self.name, ready_window_ms)
+        )
+        self.tracker = ViewTracker(player=seat.player_id, table_id=seat.table_id)
+        self.session = PlayerSession(self.client, seat.table_id, seat.token)
+        async with asyncio.TaskGroup() as group:  # either failing ends both
+            group.create_task(self.watch())
+            group.create_task(self._start_and_play(seat))
+
+    async def _start_and_play(self, seat: Seat) -> None:
+        table = await self.retried(
+            lambda rid: self.client.start_table_as(rid, seat.table_id, seat.token)
+        )
+        self.tracker.note_table(table)
+        await self.play()
+
+    async def watch(self) -> None:
+        """Follow the table's Watch stream until it ends after the seed; resume after a failure
+        from the last event applied."""
+        pause = 0.2
+        while not (self.tracker.game_over and self.tracker.seed is not None):
+            self.tally.watches += 1
+            try:
+                async for item in self.seat.watch(self.tracker.event_number):
+                    pause = 0.2
+                    if item.HasField("snapshot"):
+                        self.received.snapshots.append(item.snapshot.event_number)
+                        self.tracker.apply_snapshot(item.snapshot)
+                        self.clock.observe(item.snapshot.server_time_ms)
+                        self.changed.set()
+                    else:
+                        self.take([item.event])
+            except Exception as err:
+                if not is_rpc_error(err) or status_name(err) not in RETRYABLE | TRANSPORT:
+                    raise
+            if self.tracker.game_over and self.tracker.seed is not None:
+                break
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 2.0)
+
+    async def play(self) -> None:
+        while not self.tracker.game_over:
+            t = self.tracker
+            if (
+                t.phase == RaceView.PHASE_READY
+                and t.status == RaceView.STATUS_WAITING
+                and t.board not in self.readied
+            ):
+                board = t.board
+                await asyncio.sleep(self.clock.local_delay_s(self.clock.now() + 500))
+                await self.command(lambda rid: self.seat.press_ready(request_id=rid))
+                self.readied.add(board)
+                continue
+            if t.phase == RaceView.PHASE_PLAYING and t.status == RaceView.STATUS_PLAYING:
+                await self.turn()
+                continue
+            await self.wait_change(0.5)
+
+    async def wait_change(self, timeout: float) -> None:
+        self.changed.clear()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.changed.wait(), timeout)
+
+    def remember(self, board: int, tile: int, symbol: int) -> None:
+        if board != self.memory_board:
+            self.memory_board, self.memory = board, {}
+        self.memory[tile] = symbol
+
+    def next_tile(self) -> int:
+        """A perfect memory of the player's own turns: a known pair first, else a new tile."""
+        t = self.tracker
+        found, showing = t.found, t.showing
+        if t.board != self.memory_board:
+            self.memory_board, self.memory = t.board, {}
+        seen = {k: v for k, v in self.memory.items() if k not in found}
+        down = [n for n in range(1, TILES + 1) if n not in found and n not in showing]
+        unseen = [n for n in down if n not in seen]
+        if len(showing) == 1:
+            partner = [k for k, v in seen.items() if k != showing[0] and v == seen.get(showing[0])]
+            return partner[0] if partner else self.rng.choice(unseen or down)
+        by_symbol: dict[int, list[int]] = {}
+        for k, v in sorted(seen.items()):
+            by_symbol.setdefault(v, []).append(k)
+        for tiles in by_symbol.values():
+            free = [k for k in tiles if k not in showing]
+            if len(tiles) == 2 and free:
+                return free[0]
+        return self.rng.choice(unseen or down)
+
+    async def turn(self) -> None:
+        t = self.tracker
+        board, found, showing = t.board, t.found, t.showing
+        tile = self.next_tile()
+        at = self.clock.now() + self.rng.randint(1000, 2500)  # thinking, in game time
+        if t.paused_until_ms:
+            at = max(at, t.paused_until_ms + 50)
+        if len(found) >= TILES - 2:
+            at = max(at, t.starts_at_ms + CLEAR_NOT_BEFORE_MS)
+        await asyncio.sleep(max(self.clock.local_delay_s(at), 0.02))
+        if (t.board, t.found, t.showing) != (board, found, showing):
+            return
+        if t.status != RaceView.STATUS_PLAYING:
+            return
+        await self.command(lambda rid: self.seat.turn(tile, request_id=rid))

@@ -1,0 +1,321 @@
+"""One chaos run: the local cluster, games played through it while replicas are killed, then the
+checks (see match_chaos.check for what is counted) and `match-audit verify` of every game."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import json
+import random
+import sqlite3
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import nats
+
+from match.v1 import referee_pb2
+from match_audit import cli as audit_cli
+from match_bus import subjects
+from match_bus.clock import Clock
+from match_bus.jetstream import TableLog
+from match_chaos.check import GameCheck, check_game
+from match_chaos.faults import Faults
+from match_chaos.player import ChaosPlayer, Received, Tally
+from match_testing.natscluster import NatsCluster
+from match_testing.stack import SERVICES, Stack
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    out: Path = Path("var")
+    games: int = 20
+    concurrency: int = 6
+    min_kills: int = 10
+    rate: float = 10.0  # the system's clock: 10x, so a game takes about 40 s
+    replicas: int = 2  # of every service
+    seed: int | None = None
+    game_timeout_s: float = 300.0
+    ready_window_ms: int = 60_000  # game time: 6 s of wall time at rate 10
+
+
+@dataclass
+class GameResult:
+    index: int
+    table_id: str = ""
+    player_id: str = ""
+    finished: bool = False
+    error: str = ""
+    seconds: float = 0.0
+    received: Received = field(default_factory=Received)
+    tally: Tally = field(default_factory=Tally)
+
+
+@dataclass
+class Summary:
+    games: int = 0
+    kills: int = 0
+    lost: int = 0
+    duplicated: int = 0
+    verified: int = 0
+    mismatched: int = 0
+    ledgers_identical: bool = False
+    nats_stops: int = 0
+
+    def line(self) -> str:
+        return (
+            f"chaos: games={self.games} kills={self.kills} lost={self.lost} "
+            f"duplicated={self.duplicated} verified={self.verified}"
+        )
+
+    @property
+    def ok(self) -> bool:
+        return (
+            self.games > 0
+            and self.lost == 0
+            and self.duplicated == 0
+            and self.verified == self.games
+            and self.mismatched == 0
+            and self.ledgers_identical
+        )
+
+
+def say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def stack_env(rate: float, anchor_ms: int) -> dict[str, str]:
+    return {
+        "REFEREE_CLOCK_RATE": str(rate),
+        "REFEREE_CLOCK_ANCHOR_MS": str(anchor_ms),
+        "REFEREE_FILL_WAIT_MS": "3600000",  # bots fill only when the host starts the table
+        "BOT_PACE": "1.0",  # a person's pace on the wall clock: slow on the fast clock
+        "LOG_FORMAT": "json",
+    }
+
+
+def cluster_stack(workdir: Path, env: dict[str, str], replicas: int) -> Stack:
+    return Stack(
+        workdir / "stack",
+        cluster=NatsCluster(workdir / "nats"),
+        replicas=dict.fromkeys(SERVICES, replicas),
+        env=env,
+    )
+
+
+async def play_one(
+    index: int, addr: str, clock: Clock, rng: random.Random, opts: Options
+) -> GameResult:
+    result = GameResult(index)
+    player = ChaosPlayer(addr, f"Chaos {index}", clock, rng)
+    started = time.monotonic()
+    try:
+        await asyncio.wait_for(
+            player.play_game(rng.choice((2, 3)), opts.ready_window_ms), opts.game_timeout_s
+        )
+        result.finished = player.tracker.game_over and player.tracker.seed is not None
+    except Exception as error:  # the game is then not verified: the run fails
+        result.error = repr(error)[:500]
+    finally:
+        await player.close()
+    result.table_id, result.player_id = player.tracker.table_id, player.tracker.player
+    result.received, result.tally = player.received, player.tally
+    result.seconds = time.monotonic() - started
+    return result
+
+
+async def play_all(
+    stack: Stack, faults: Faults, clock: Clock, rng: random.Random, opts: Options
+) -> list[GameResult]:
+    """``opts.games`` games, ``opts.concurrency`` at a time, and more while the chaos has not
+    done what it must (at most three times as many)."""
+    slots = asyncio.Semaphore(opts.concurrency)
+    tasks: list[asyncio.Task[GameResult]] = []
+
+    async def one(index: int) -> GameResult:
+        try:
+            result = await play_one(
+                index, stack.lobby_addr, clock, random.Random(rng.random()), opts
+            )
+        finally:
+            slots.release()
+        state = "finished" if result.finished else f"NOT finished: {result.error}"
+        say(f"game {index} {result.table_id} {state} in {result.seconds:.0f}s")
+        return result
+
+    index = 0
+    while index < opts.games or (not faults.satisfied and index < 3 * opts.games):
+        await slots.acquire()
+        tasks.append(asyncio.create_task(one(index)))
+        index += 1
+        await asyncio.sleep(rng.uniform(0.5, 2.0))  # games at different moments
+    return list(await asyncio.gather(*tasks))
+
+
+async def table_records(stack: Stack, table_id: str) -> list[referee_pb2.TableRecord]:
+    nc = await nats.connect(_servers(stack))
+    try:
+        stored = await TableLog(nc.jetstream(), timeout=10).read(table_id)
+    finally:
+        await nc.close()
+    return [referee_pb2.TableRecord.FromString(r.data) for r in stored]
+
+
+def _servers(stack: Stack) -> list[str]:
+    return stack.cluster.url_list if stack.cluster is not None else [stack.url]
+
+
+async def verify(stack: Stack, game: str, within_s: float = 90.0) -> tuple[bool, str]:
+    """``match-audit verify <game> --key <the ledger's verifier key>``; asked again while it
+    cannot check anything (exit 2: a ledger replica catching up or restarting)."""
+    argv = ["verify", game, "--addr", stack.ledger_addr, "--key", str(stack.verifier_key_file)]
+    deadline = time.monotonic() + within_s
+    while True:
+        out = io.StringIO()
+        code = await asyncio.to_thread(audit_cli.main, argv, out, out)
+        last = out.getvalue().strip().splitlines()[-1:] or [""]
+        if code != audit_cli.USAGE_ERROR or time.monotonic() > deadline:
+            return code == 0, last[0]
+        await asyncio.sleep(1.0)
+
+
+async def ledgers_caught_up(stack: Stack, within_s: float = 60.0) -> int:
+    """Wait until every ledger replica stored the whole stream; return the stream's length."""
+    nc = await nats.connect(_servers(stack))
+    try:
+        last = (await nc.jetstream().stream_info(subjects.EVENTS_STREAM)).state.last_seq
+    finally:
+        await nc.close()
+    deadline = time.monotonic() + within_s
+    while True:
+        stored = [_max_sequence(stack.ledger_db(n)) for n in stack.names("ledger")]
+        if all(s >= last for s in stored) or time.monotonic() > deadline:
+            return last
+        await asyncio.sleep(0.5)
+
+
+def _max_sequence(db: Path) -> int:
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+        (last,) = conn.execute("SELECT max(stream_sequence) FROM records").fetchone()
+    return int(last or 0)
+
+
+def ledger_tree(db: Path) -> tuple[list[tuple[int, int]], list[tuple[int, int, bytes]]]:
+    """A ledger file's leaves (index, stream sequence) and every node hash."""
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+        leaves = conn.execute(
+            "SELECT leaf_index, stream_sequence FROM leaves ORDER BY 1"
+        ).fetchall()
+        nodes = conn.execute("SELECT level, idx, hash FROM nodes ORDER BY 1, 2").fetchall()
+    return leaves, nodes
+
+
+async def check_all(
+    stack: Stack, results: list[GameResult], out: Callable[[str], None]
+) -> tuple[Summary, list[GameCheck]]:
+    summary = Summary(games=len(results))
+    checks: list[GameCheck] = []
+    stream_length = await ledgers_caught_up(stack)
+    for result in results:
+        if not result.finished:
+            out(f"  game {result.index} {result.table_id or '-'}: not finished ({result.error})")
+            continue
+        records = await table_records(stack, result.table_id)
+        check = check_game(
+            result.table_id,
+            records,
+            result.player_id,
+            result.received.events,
+            result.received.snapshots,
+        )
+        checks.append(check)
+        ok, verdict = await verify(stack, result.table_id)
+        summary.lost += check.lost
+        summary.duplicated += check.duplicated
+        summary.mismatched += check.mismatched
+        summary.verified += ok
+        tally = result.tally
+        out(
+            f"  game {result.index} {result.table_id}: {check.records} records, events 1-"
+            f"{check.last_event}, received {check.received}, lost {check.lost}, duplicated "
+            f"{check.duplicated}; calls {tally.calls}, retried {tally.retries}, watches "
+            f"{tally.watches}; {verdict}"
+        )
+        for note in check.notes:
+            out(f"    {note}")
+    trees = [ledger_tree(stack.ledger_db(n)) for n in stack.names("ledger")]
+    summary.ledgers_identical = all(t == trees[0] for t in trees)
+    sizes = [len(leaves) for leaves, _ in trees]
+    out(
+        f"  ledgers: {len(trees)} copies of the {stream_length} records, tree sizes {sizes}, "
+        + ("the same tree" if summary.ledgers_identical else "DIFFERENT TREES")
+    )
+    return summary, checks
+
+
+async def run(opts: Options) -> int:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    workdir = (opts.out / "chaos" / stamp).resolve()
+    seed = opts.seed if opts.seed is not None else random.randrange(2**32)
+    rng = random.Random(seed)
+    anchor = int(time.time() * 1000)
+    clock = Clock(opts.rate, anchor)
+    stack = cluster_stack(workdir, stack_env(opts.rate, anchor), opts.replicas)
+    say(f"chaos: seed {seed}, data and logs in {workdir}")
+    try:
+        await asyncio.to_thread(stack.start, 120.0)
+        say(
+            f"chaos: up: {' '.join(stack.processes)} on NATS {stack.cluster and stack.cluster.urls}"
+        )
+        faults = Faults(stack, random.Random(rng.random()), say, min_kills=opts.min_kills)
+        stop = asyncio.Event()
+        chaos = asyncio.create_task(faults.run(stop))
+        try:
+            results = await play_all(stack, faults, clock, rng, opts)
+        finally:
+            stop.set()
+            await chaos
+        lines: list[str] = []
+        summary, checks = await check_all(stack, results, lines.append)
+        summary.kills, summary.nats_stops = faults.kills, faults.nats_stops
+    finally:
+        await asyncio.to_thread(stack.stop)
+    for line in lines:
+        print(line)
+    tally = Tally()
+    for r in results:
+        for name in vars(tally):
+            setattr(tally, name, getattr(tally, name) + getattr(r.tally, name))
+    print(
+        f"  players: {tally.calls} calls, {tally.retries} asked again with the same request id, "
+        f"{tally.fresh} anew after an UNAVAILABLE refusal, {tally.refused} refused, "
+        f"{tally.gave_up} given up; {tally.watches} Watch streams for {len(results)} games"
+    )
+    print(
+        f"  faults: {faults.kills} kills {dict(faults.killed)}, NATS node stops "
+        f"{faults.nats_stops}, processes that exited by themselves: {faults.crashed or 'none'}"
+    )
+    report = {
+        "seed": seed,
+        "summary": asdict(summary),
+        "crashed": faults.crashed,
+        "games": [
+            {
+                "index": r.index,
+                "table_id": r.table_id,
+                "finished": r.finished,
+                "error": r.error,
+                "seconds": round(r.seconds, 1),
+                "tally": asdict(r.tally),
+            }
+            for r in results
+        ],
+        "checks": [asdict(c) for c in checks],
+    }
+    (workdir / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    print(f"  report: {workdir / 'report.json'}")
+    print(summary.line(), flush=True)
+    return 0 if summary.ok else 1
