@@ -52,10 +52,13 @@ def _unb64(text: str) -> bytes:
 class Tokens:
     """Issues and checks player tokens with one secret."""
 
+    CACHE_SIZE = 65_536  # verified tokens kept (a token is re-sent with every call of a seat)
+
     def __init__(self, secret: bytes, ttl_s: int, clock: Callable[[], float] = time.time) -> None:
         self._secret = secret
         self._ttl_s = ttl_s
         self._clock = clock
+        self._verified: dict[str, Claims] = {}
 
     def _sign(self, payload: bytes) -> bytes:
         return hmac.new(self._secret, payload, hashlib.sha256).digest()
@@ -67,7 +70,21 @@ class Tokens:
         return f"{_b64(payload)}.{_b64(self._sign(payload))}"
 
     def verify(self, token: str) -> Claims:
-        """The token's claims; raises TokenError (or TokenExpired) with a message to show."""
+        """The token's claims; raises TokenError (or TokenExpired) with a message to show.
+        A token verified before is not verified again (only its expiry is checked)."""
+        claims = self._verified.get(token)
+        if claims is None:
+            claims = self._check(token)
+            if len(self._verified) >= self.CACHE_SIZE:
+                self._verified.clear()
+            self._verified[token] = claims
+        if claims.exp <= self._clock():
+            raise TokenExpired(
+                "the player token expired: tokens last a few hours; join a table again"
+            )
+        return claims
+
+    def _check(self, token: str) -> Claims:
         if len(token) > MAX_TOKEN_CHARS or token.count(".") != 1:
             raise TokenError("the player token is garbled")
         payload_part, signature_part = token.split(".")
@@ -84,8 +101,4 @@ class Tokens:
         types_ok = isinstance(claims.table, str) and isinstance(claims.player, str)
         if not (types_ok and isinstance(claims.seat, int) and isinstance(claims.exp, int)):
             raise TokenError("the player token is garbled")
-        if claims.exp <= self._clock():
-            raise TokenExpired(
-                "the player token expired: tokens last a few hours; join a table again"
-            )
         return claims
