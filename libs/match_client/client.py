@@ -209,8 +209,10 @@ class MatchClient:
         display_name: str = "Player",
         ready_window_ms: int = 30_000,
         hints_per_board: int | None = None,
+        request_id: str | None = None,
     ) -> Seat:
-        """Make a race table and take seat 1 (the host's)."""
+        """Make a race table and take seat 1 (the host's). Retrying with the same
+        ``request_id`` returns the same table and seat."""
         settings = race_pb2.RaceSettings(ready_window_ms=ready_window_ms)
         if hints_per_board is not None:
             settings.hints_per_board = hints_per_board
@@ -221,7 +223,8 @@ class MatchClient:
             display_name=display_name,
             race=settings,
         )
-        r = await self._create(request, timeout=self.timeout, metadata=self.metadata())
+        md = self.metadata(request_id=request_id)
+        r = await self._create(request, timeout=self.timeout, metadata=md)
         return Seat(r.table_id, r.player_id, r.player_token, r.seat, r.invite_code)
 
     async def join_table(
@@ -230,6 +233,7 @@ class MatchClient:
         invite_code: str | None = None,
         display_name: str = "Player",
         bot_key: str | None = None,
+        request_id: str | None = None,
     ) -> Seat:
         """Take a free seat: an open table by id, or a private one by invite code (exactly one).
         ``bot_key`` marks the caller as the bot (metadata ``x-match-bot-key``)."""
@@ -239,21 +243,25 @@ class MatchClient:
             request = lobby_pb2.JoinTableRequest(table_id=table_id, display_name=display_name)
         else:
             request = lobby_pb2.JoinTableRequest(invite_code=invite_code, display_name=display_name)
-        md = list(self.metadata())
+        md = list(self.metadata(request_id=request_id))
         if bot_key:
             md.append((BOT_KEY_HEADER, bot_key))
         r = await self._join(request, timeout=self.timeout, metadata=md)
         return Seat(r.table_id, r.player_id, r.player_token, r.seat, invite_code or "")
 
-    async def leave(self, table_id: str, token: str) -> None:
+    async def leave(self, table_id: str, token: str, request_id: str | None = None) -> None:
         """Give up a seat before the game starts."""
         request = lobby_pb2.LeaveTableRequest(table_id=table_id)
-        await self._leave(request, timeout=self.timeout, metadata=self.metadata(token))
+        md = self.metadata(token, request_id)
+        await self._leave(request, timeout=self.timeout, metadata=md)
 
-    async def start_table(self, table_id: str, token: str) -> lobby_pb2.Table:
+    async def start_table(
+        self, table_id: str, token: str, request_id: str | None = None
+    ) -> lobby_pb2.Table:
         """Host only, open tables only: the bot fills the empty seats now."""
         request = lobby_pb2.StartTableRequest(table_id=table_id)
-        r = await self._start(request, timeout=self.timeout, metadata=self.metadata(token))
+        md = self.metadata(token, request_id)
+        r = await self._start(request, timeout=self.timeout, metadata=md)
         return r.table
 
     async def list_tables(
