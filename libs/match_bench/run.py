@@ -214,7 +214,7 @@ class Bench:
             return
         pids = self.pids()
         procs = {}
-        for name in ("referee", "lobby"):
+        for name in ("referee", "lobby", "ledger"):
             raw = self.out / f"prof-{name}.txt"
             procs[name] = await asyncio.create_subprocess_exec(
                 str(spy), "record", "-d", str(seconds), "-r", "100", "-p", str(pids[name]),

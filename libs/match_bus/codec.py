@@ -28,8 +28,19 @@ _CLASSES: dict[str, type] = {
 }
 
 
+@cache
 def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _names(cls: type) -> tuple[str, ...]:
+    names = _NAMES.get(cls)
+    if names is None:
+        names = _NAMES[cls] = tuple(f.name for f in fields(cls))
+    return names
 
 
 @cache
@@ -38,23 +49,23 @@ def _hints(cls: type) -> dict[str, Any]:
 
 
 def _fill(msg: Message, obj: Any) -> None:
-    for f in fields(obj):
-        value = getattr(obj, f.name)
+    for name in _names(type(obj)):
+        value = getattr(obj, name)
         if value is None:
             continue
         if isinstance(value, Enum):
             wire, prefix = _ENUMS[type(value)]
-            setattr(msg, f.name, wire.Value(prefix + value.name))
+            setattr(msg, name, wire.Value(prefix + value.name))
         elif isinstance(value, tuple | frozenset):
             items = sorted(value) if isinstance(value, frozenset) else value
-            target = getattr(msg, f.name)
+            target = getattr(msg, name)
             for item in items:
                 if is_dataclass(item):
                     _fill(target.add(), item)
                 else:
                     target.append(item)
         else:
-            setattr(msg, f.name, value)
+            setattr(msg, name, value)
 
 
 def to_proto(event: ev.Event | OpponentMoved) -> race_pb2.RaceEvent:

@@ -69,6 +69,7 @@ class Ingest:
         store: Store,
         batch: int = 256,
         fetch_timeout: float = 1.0,
+        linger_s: float = 0.0,
         check_every: int = 5,
         durable: str = subjects.LEDGER_DURABLE,
         stream_replicas: int = 1,
@@ -79,6 +80,10 @@ class Ingest:
         self._js: JetStreamContext = nc.jetstream()
         self._store = store
         self._batch = batch
+        # A batch costs a transaction, an fsync and a thread hop whatever its size: under load,
+        # waiting a little after a short batch stores more records per batch (the lag grows by
+        # at most this long; nothing waits for the ledger).
+        self._linger_s = linger_s
         self._fetch_timeout = fetch_timeout
         self._check_every = check_every  # idle fetches between two looks at the consumer
         self._last_sequence = 0  # the highest stream sequence stored
@@ -157,6 +162,8 @@ class Ingest:
             if messages:
                 idle = 0
                 await self._handle(messages)
+                if len(messages) < self._batch and self._linger_s:
+                    await asyncio.sleep(self._linger_s)
                 continue
             await asyncio.sleep(0.05)  # a status message (e.g. 409) can end a fetch at once
             idle += 1

@@ -66,6 +66,7 @@ class LedgerConfig:
     checkpoint_s: float = 5.0  # ...or T seconds when anything is new
     durable: str = subjects.LEDGER_DURABLE  # the consumer: one per replica, each a whole copy
     catch_up_s: float = 3.0  # how long a request waits for this replica to store a table's end
+    linger_s: float = 0.05  # after a short batch, wait this long so the next one is fuller
 
     @classmethod
     def from_env(cls) -> LedgerConfig:
@@ -74,6 +75,7 @@ class LedgerConfig:
             base=BaseConfig.from_env(default_metrics_port=9104),
             db_path=db_path,
             batch=int(os.environ.get("LEDGER_BATCH", "256")),
+            linger_s=float(os.environ.get("LEDGER_LINGER_S", "0.05")),
             addr=os.environ.get("LEDGER_ADDR", DEFAULT_ADDR),
             origin=os.environ.get("LEDGER_ORIGIN", DEFAULT_ORIGIN),
             key_file=Path(os.environ.get("LEDGER_KEY_FILE", str(db_path.parent / "ledger.key"))),
@@ -223,6 +225,7 @@ async def serve_ledger(nc: Client, config: LedgerConfig) -> Callable[[], Awaitab
         nc,
         store,
         batch=config.batch,
+        linger_s=config.linger_s,
         durable=config.durable,
         stream_replicas=config.base.stream_replicas,
     )
