@@ -159,31 +159,35 @@ def unary(
     def wrap(
         handler: Callable[[Self, Req, Context], Awaitable[Resp]],
     ) -> Callable[[Self, Req, Context], Awaitable[Resp]]:
+        latency = metrics.LATENCY.labels(method)
+        counted = {c: metrics.REQUESTS.labels(method, c.name) for c in grpc.StatusCode}
+
         @functools.wraps(handler)
         async def call(self: Self, request: Req, context: Context) -> Resp:
             code = grpc.StatusCode.OK
             start = time.perf_counter()
-            with structlog.contextvars.bound_contextvars(method=method):
-                try:
-                    self.auth.admit(context)
-                    return await handler(self, request, context)
-                except asyncio.CancelledError:
-                    code = grpc.StatusCode.CANCELLED
-                    raise
-                except grpc.aio.AbortError:
-                    code = grpc.StatusCode.UNKNOWN
-                    raise
-                except ApiError as error:
-                    code = error.code
-                    await _end(context, method, error)
-                    raise
-                except Exception as error:
-                    code = grpc.StatusCode.INTERNAL
-                    await _end(context, method, error)
-                    raise
-                finally:
-                    metrics.REQUESTS.labels(method, code.name).inc()
-                    metrics.LATENCY.labels(method).observe(time.perf_counter() - start)
+            # Each call runs in its own task, with its own copy of the context: nothing to undo.
+            structlog.contextvars.bind_contextvars(method=method)
+            try:
+                self.auth.admit(context)
+                return await handler(self, request, context)
+            except asyncio.CancelledError:
+                code = grpc.StatusCode.CANCELLED
+                raise
+            except grpc.aio.AbortError:
+                code = grpc.StatusCode.UNKNOWN
+                raise
+            except ApiError as error:
+                code = error.code
+                await _end(context, method, error)
+                raise
+            except Exception as error:
+                code = grpc.StatusCode.INTERNAL
+                await _end(context, method, error)
+                raise
+            finally:
+                counted[code].inc()
+                latency.observe(time.perf_counter() - start)
 
         return call
 
