@@ -61,6 +61,15 @@ class NatsServer:
                 time.sleep(0.05)
         raise RuntimeError(f"nats-server did not listen on {self.port} in {timeout} s")
 
+    def kill(self) -> None:
+        """SIGKILL, as a crash: no clean shutdown. ``start`` brings it back on the same files."""
+        if self.process and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
     def stop(self) -> None:
         if self.process and self.process.poll() is None:
             self.process.terminate()

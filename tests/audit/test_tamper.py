@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import grpc
+import nats
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -28,6 +29,7 @@ from match_audit import export, merkle
 from match_audit.cli import main
 from match_audit.note import Checkpoint, Signer, open_checkpoint, parse, sign_checkpoint
 from match_audit.verify import Consistency, Entry, Evidence
+from match_bus import subjects
 from match_bus.clock import Clock
 from match_testing.stack import Stack
 from tests.audit.game import play_short_game, served_records, stack_env
@@ -47,15 +49,25 @@ async def _play(stack: Stack, env: dict[str, str], early: Path) -> str:
     clock = Clock(float(env["REFEREE_CLOCK_RATE"]), int(env["REFEREE_CLOCK_ANCHOR_MS"]))
 
     async def keep_a_checkpoint(_: str) -> None:
+        """A checkpoint covering every record so far (the turns): the ledger stores and signs a
+        little after the stream, so wait for one that has caught up."""
+        nc = await nats.connect(stack.url)
+        try:
+            info = await nc.jetstream().stream_info(subjects.EVENTS_STREAM)
+            so_far = info.state.messages
+        finally:
+            await nc.close()
         async with grpc.aio.insecure_channel(stack.ledger_addr) as channel:
             stub = audit_pb2_grpc.LedgerAuditServiceStub(channel)
             for _ in range(100):
                 try:
                     answer = await stub.GetCheckpoint(audit_pb2.GetCheckpointRequest())
-                    early.write_text(answer.checkpoint)
-                    return
+                    if int(answer.checkpoint.split("\n")[1]) >= so_far:
+                        early.write_text(answer.checkpoint)
+                        return
                 except grpc.aio.AioRpcError:
-                    await asyncio.sleep(0.1)
+                    pass
+                await asyncio.sleep(0.1)
         raise AssertionError("the ledger signed no checkpoint while the game was played")
 
     async with grpc.aio.insecure_channel(stack.lobby_addr) as channel:
