@@ -334,7 +334,10 @@ class Referee:
             table = self.tables.get(table_id)
             if which != "create_table" and table is None:
                 return _table_refused("unknown_table", Category.NOT_FOUND, f"no table {table_id!r}")
-            if table is not None:
+            # A create or join answer becomes a seat token in the lobby, and once the game is
+            # over its request id is public (the ledger publishes finished games): from then on
+            # such a request is judged again (and refused), never answered from memory.
+            if table is not None and not table.game_over:
                 answered = table.answer(request.player_id, request.request_id)
                 if answered is not None:
                     RETRIES.labels("table").inc()

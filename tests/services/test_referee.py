@@ -170,3 +170,27 @@ async def race_cmd_retry(
         except nats.errors.NoRespondersError:
             await asyncio.sleep(0.1 * attempt)
     raise AssertionError("referee never came back")
+
+
+async def test_a_seat_is_not_answered_again_once_the_game_is_over(nc: Client, stack: Stack) -> None:
+    """While the game runs, a retried create or join gets its first answer (the lobby turns it
+    into the seat's token). Once the game is over the ledger publishes the request ids, so a
+    replay is judged again and refused."""
+    table = "t4abcdef01"
+
+    async def create_again() -> referee_pb2.TableCommandReply:
+        request = referee_pb2.TableCommand(
+            table_id=table, player_id="ann", request_id="r-ann-create-0001", **create()
+        )
+        msg = await nc.request(subjects.referee_table(table), request.SerializeToString(), 5)
+        return referee_pb2.TableCommandReply.FromString(msg.data)
+
+    first = await create_again()
+    assert first.accepted.seat == 1
+    await table_cmd(nc, table, "bob", join_table={"display_name": "Bob"})
+    assert (await create_again()) == first  # a retry while the table lives
+    for player in ("ann", "bob"):
+        resigned = await race_cmd(nc, table, player, resign={})
+        assert resigned.WhichOneof("result") == "accepted", resigned
+    replay = await create_again()
+    assert replay.refusal.code == "table_exists"
