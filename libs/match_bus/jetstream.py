@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from nats.aio.client import Client
 from nats.js import JetStreamContext
-from nats.js.api import DeliverPolicy, StorageType, StreamConfig
+from nats.js.api import DeliverPolicy, RawStreamMsg, StorageType, StreamConfig
 from nats.js.errors import APIError, BadRequestError, NotFoundError
 
 from match_bus import subjects
@@ -71,9 +71,10 @@ class TableLog:
         except APIError as error:
             if error.err_code not in (WRONG_LAST_SEQUENCE, CLUSTER_WRONG_LAST_SEQUENCE):
                 raise
-            last = await self.last(table_id)
-            if last is not None and last[1] == msg_id:
-                return last[0]  # our earlier try landed; its ack was lost
+            last = await self._last_message(table_id)
+            if last is not None and last.data == data:
+                assert last.seq is not None
+                return last.seq  # our earlier try landed; its ack was lost
             raise SequenceConflict(
                 f"table {table_id} moved past sequence {expected_last}"
             ) from error
@@ -86,11 +87,16 @@ class TableLog:
             return False
         return stored.data == data
 
+    async def _last_message(self, table_id: str) -> RawStreamMsg | None:
+        try:
+            return await self._js.get_last_msg(subjects.EVENTS_STREAM, subjects.events(table_id))
+        except NotFoundError:
+            return None
+
     async def last(self, table_id: str) -> tuple[int, str] | None:
         """The sequence and msg id of the table's last record, read from the stream leader."""
-        try:
-            msg = await self._js.get_last_msg(subjects.EVENTS_STREAM, subjects.events(table_id))
-        except NotFoundError:
+        msg = await self._last_message(table_id)
+        if msg is None:
             return None
         assert msg.seq is not None
         msg_id = (msg.headers or {}).get("Nats-Msg-Id", "")
@@ -117,12 +123,12 @@ async def consume_until(
 ) -> list[tuple[str, StoredRecord]]:
     """Read ``subject`` from the start up to stream sequence ``until`` with an ordered consumer."""
     out: list[tuple[str, StoredRecord]] = []
+    if subject != subjects.EVENTS_ALL:
+        info = await js.stream_info(subjects.EVENTS_STREAM, subjects_filter=subject)
+        if not info.state.subjects:
+            return out  # nothing under this subject: nothing would come
     sub = await js.subscribe(subject, ordered_consumer=True, deliver_policy=DeliverPolicy.ALL)
     try:
-        info = await sub.consumer_info()
-        delivered = info.delivered.stream_seq if info.delivered else 0
-        if not info.num_pending and not delivered:
-            return out  # nothing under this subject: nothing will come
         while True:
             msg = await sub.next_msg(timeout=timeout)
             seq = msg.metadata.sequence.stream

@@ -63,8 +63,10 @@ async def lease_bucket(js: JetStreamContext, ttl_s: float, replicas: int) -> Key
 
 
 class Leases:
-    """Holds partitions for one replica. ``gain(p)`` runs before the replica answers for ``p``;
-    ``lose(p)`` runs when it must stop (surplus, or a renewal it could not make in time)."""
+    """Holds partitions for one replica. ``gain(ps)`` loads the partitions and starts answering
+    for them; it runs in its own task, so leases keep being renewed while it reads the log, and
+    it must check ``holding(p)`` before it starts answering for ``p``. ``lose(p)`` runs when the
+    replica must stop (surplus, or a renewal it could not make in time)."""
 
     def __init__(
         self,
@@ -84,23 +86,37 @@ class Leases:
         self._lose = lose
         self._now = monotonic
         self._partitions = partitions
-        self.held: dict[int, tuple[int, float]] = {}  # partition -> (revision, renewed at)
+        # partition -> (revision, when the request that renewed it was sent)
+        self.held: dict[int, tuple[int, float]] = {}
+        self._loading: set[asyncio.Task[None]] = set()
 
     @property
     def period_s(self) -> float:
         return self._ttl_s / 3
 
+    def holding(self, partition: int) -> bool:
+        return partition in self.held
+
     async def run(self) -> None:
-        """Renew, balance, repeat every third of a term, until cancelled."""
+        """Renew, balance, repeat every third of a term, until cancelled; meanwhile a watchdog
+        lets go of any lease not renewed in time, however long a round takes."""
+        watchdog = asyncio.create_task(self._watchdog())
+        try:
+            while True:
+                try:
+                    await self.step()
+                except asyncio.CancelledError:
+                    raise
+                except Exception as error:  # NATS down or a node restarting: next round
+                    log.warning("lease round failed", error=repr(error))
+                await asyncio.sleep(self.period_s)
+        finally:
+            watchdog.cancel()
+
+    async def _watchdog(self) -> None:
         while True:
-            try:
-                await self.step()
-            except asyncio.CancelledError:
-                raise
-            except Exception as error:  # NATS down or a node restarting: try again next round
-                log.warning("lease round failed", error=repr(error))
-                await self._drop_expired()
-            await asyncio.sleep(self.period_s)
+            await asyncio.sleep(self._ttl_s / 10)
+            await self._drop_expired()
 
     async def step(self) -> None:
         await self._kv.put(heartbeat_key(self.replica_id), self._me)
@@ -123,13 +139,15 @@ class Leases:
     async def _renew(self) -> None:
         for partition, (revision, _) in list(self.held.items()):
             key = subjects.partition_name(partition)
+            sent = self._now()  # the lease runs from when the renewal was sent, not answered
             try:
                 revision = await self._kv.update(key, self._me, last=revision)
             except KeyWrongLastSequenceError:
                 log.warning("lease lost", partition=partition)
                 await self._drop(partition)
                 continue
-            self.held[partition] = (revision, self._now())
+            if partition in self.held:
+                self.held[partition] = (revision, sent)
         await self._drop_expired()
 
     async def _drop_expired(self) -> None:
@@ -149,21 +167,35 @@ class Leases:
             partition = (start + i) % self._partitions
             if partition in self.held:
                 continue
+            sent = self._now()
             try:
                 revision = await self._kv.create(subjects.partition_name(partition), self._me)
             except KeyWrongLastSequenceError:
                 continue  # somebody holds it
-            self.held[partition] = (revision, self._now())
+            self.held[partition] = (revision, sent)
             gained.append(partition)
         if gained:
             MOVES.labels("gained").inc(len(gained))
             log.info("partitions gained", partitions=gained)
-            try:
-                await self._gain(gained)
-            except Exception:
-                for partition in gained:  # could not load them: give them back
+            task = asyncio.create_task(self._load(gained))
+            self._loading.add(task)
+            task.add_done_callback(self._loading.discard)
+
+    async def _load(self, gained: list[int]) -> None:
+        try:
+            await self._gain(gained)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # could not load them: give them back
+            log.error("could not take partitions on; handing them back", error=repr(error))
+            for partition in gained:
+                if partition in self.held:
                     await self.release(partition)
-                raise
+
+    async def settled(self) -> None:
+        """Until every partition being loaded is loaded (or given back)."""
+        while self._loading:
+            await asyncio.gather(*self._loading, return_exceptions=True)
 
     async def release(self, partition: int) -> None:
         """Stop answering for ``partition``, then free its lease for another replica."""
@@ -173,6 +205,8 @@ class Leases:
             await self._kv.delete(subjects.partition_name(partition), last=revision)
 
     async def release_all(self) -> None:
+        for task in list(self._loading):
+            task.cancel()
         for partition in list(self.held):
             await self.release(partition)
         with contextlib.suppress(Exception):

@@ -97,10 +97,13 @@ class Referee:
         for attempt in range(60):  # a new cluster may not have elected the leaders yet
             try:
                 await ensure_stream(self._js, replicas)
-                kv = await lease_bucket(self._js, self._config.lease_ttl_s, replicas)
                 ttl = self._config.lease_ttl_s
+                # Lease calls time out well within a term: a slow answer must not outlast it.
+                leases_js = self._nc.jetstream(timeout=max(ttl / 3, 0.2))
+                kv = await lease_bucket(leases_js, ttl, replicas)
                 self.leases = Leases(kv, self._writer, ttl, self._gain, self._lose, time.monotonic)
                 await self.leases.step()
+                await self.leases.settled()
                 break
             except (TimeoutError, NatsTimeout, NoRespondersError, NatsError) as error:
                 log.warning("JetStream not ready; trying again", attempt=attempt, error=repr(error))
@@ -112,19 +115,20 @@ class Referee:
     async def stop(self) -> None:
         """Hand every partition back at once (a clean stop), so another replica need not wait
         for the leases to run out."""
+        for handle in self._timers.values():
+            handle.cancel()
         for task in list(self._tasks):
             task.cancel()
         if self.leases is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.leases.release_all(), timeout=5)
-        for handle in self._timers.values():
-            handle.cancel()
 
     def holds(self, table_id: str) -> bool:
         return subjects.partition_of(table_id) in self._subs
 
     async def _gain(self, partitions: list[int]) -> None:
-        """Rebuild the partitions' tables from the stream, re-arm every deadline, then answer."""
+        """Rebuild the partitions' tables from the stream, re-arm every deadline, then answer
+        (for each partition whose lease is still held once its tables are loaded)."""
         wanted = set(partitions)
         started = time.perf_counter()
         if len(wanted) == 1:
@@ -137,13 +141,17 @@ class Referee:
                 continue
             table = fresh.setdefault(table_id, Table(table_id))
             fold(table, referee_pb2.TableRecord.FromString(stored.data), stored.sequence)
-        self.tables.update(fresh)
-        for table in fresh.values():
+        assert self.leases is not None
+        kept = {p for p in wanted if self.leases.holding(p)}  # lost meanwhile: not ours
+        for table_id, table in fresh.items():
+            if subjects.partition_of(table_id) not in kept:
+                continue
+            self.tables[table_id] = table
             if table.started and not table.game_over:
-                self._spawn(self._resume(table.table_id))
+                self._spawn(self._resume(table_id))
             elif table.game_over and not table.seed_revealed:
-                self._spawn(self._reveal(table.table_id))
-        for partition in partitions:
+                self._spawn(self._reveal(table_id))
+        for partition in sorted(kept):
             self._subs[partition] = await self._nc.subscribe(
                 subjects.referee_partition(partition), cb=self._on_message
             )
@@ -158,16 +166,22 @@ class Referee:
             with contextlib.suppress(Exception):
                 await sub.unsubscribe()
         gone = [t for t in self.tables if subjects.partition_of(t) == partition]
-        for table_id in gone:
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(2):
-                    async with self._lock(table_id):
-                        pass
+        for table_id in gone:  # from now on no timer, reveal or handler touches them
             handle = self._timers.pop(table_id, None)
             if handle is not None:
                 handle.cancel()
             self.tables.pop(table_id, None)
-            self._locks.pop(table_id, None)
+
+        async def drained(table_id: str) -> None:
+            async with self._lock(table_id):
+                pass
+
+        with contextlib.suppress(TimeoutError):  # commands in flight finish (or are fenced)
+            async with asyncio.timeout(2):
+                await asyncio.gather(*(drained(t) for t in gone))
+        for table_id in gone:
+            if table_id not in self.tables:
+                self._locks.pop(table_id, None)
         LIVE_TABLES.set(sum(1 for t in self.tables.values() if not t.game_over))
         log.info("partition handed over", partition=partition, tables=len(gone))
 
@@ -238,15 +252,20 @@ class Referee:
                 Category.INVALID_ARGUMENT,
                 "send one of press_ready, turn_tile, resign, request_hint",
             )
-        if not subjects.valid_table_id(table_id) or table_id not in self.tables:
-            if subjects.valid_table_id(table_id) and not self.holds(table_id):
-                return refused("unavailable", Category.UNAVAILABLE, _MOVED)
+        if not subjects.valid_table_id(table_id):
             return refused("unknown_table", Category.NOT_FOUND, f"no table {table_id!r}")
+        if not self.holds(table_id):
+            return refused("unavailable", Category.UNAVAILABLE, _MOVED)
         structlog.contextvars.bind_contextvars(table_id=table_id, player_id=request.player_id)
         async with self._lock(table_id):
-            table = self.tables.get(table_id)
-            if table is None:  # the partition moved while we waited
-                return refused("unavailable", Category.UNAVAILABLE, _MOVED)
+            try:
+                table = await self._current(table_id)
+            except Unavailable as error:
+                return refused("unavailable", Category.UNAVAILABLE, str(error))
+            if table is None:
+                if not self.holds(table_id):  # the partition moved while we waited
+                    return refused("unavailable", Category.UNAVAILABLE, _MOVED)
+                return refused("unknown_table", Category.NOT_FOUND, f"no table {table_id!r}")
             answered = table.answer(request.player_id, request.request_id)
             if answered is not None:
                 RETRIES.labels("race").inc()
@@ -331,7 +350,10 @@ class Referee:
         async with self._lock(table_id):
             if not self.holds(table_id):  # the partition moved while we waited
                 return _table_refused("unavailable", Category.UNAVAILABLE, _MOVED)
-            table = self.tables.get(table_id)
+            try:
+                table = await self._current(table_id)
+            except Unavailable as error:
+                return _table_refused("unavailable", Category.UNAVAILABLE, str(error))
             if which != "create_table" and table is None:
                 return _table_refused("unknown_table", Category.NOT_FOUND, f"no table {table_id!r}")
             # A create or join answer becomes a seat token in the lobby, and once the game is
@@ -402,9 +424,18 @@ class Referee:
                 table, request, now, [(now, created), (now, committed), (now, seated)], 1
             )
         except SequenceConflict as error:
+            # Taken: maybe by this very request, an earlier try whose answer was lost.
+            stored = await self._read_table(table_id)
+            if stored is not None and self.holds(table_id):
+                self.tables[table_id] = stored
+                answered = stored.answer(request.player_id, request.request_id)
+                if answered is not None and not stored.game_over:
+                    return answered
             raise TableRefusal(
                 "table_exists", Category.FAILED_PRECONDITION, "that table id is taken"
             ) from error
+        if not self.holds(table_id):
+            raise Unavailable(_MOVED)  # appended, but the partition moved: the new holder has it
         self.tables[table_id] = table
         LIVE_TABLES.inc()
         return reply
@@ -486,35 +517,72 @@ class Referee:
             except SequenceConflict:
                 if table.last_sequence == 0:
                     raise
-                await self._reload(table)
+                table.stale = True  # another writer moved it on: read it again before judging
                 raise Unavailable("the table changed under us; try again") from None
             except (TimeoutError, NatsTimeout, NoRespondersError) as error:
                 log.warning("append failed", attempt=attempt, error=repr(error))
                 await asyncio.sleep(0.2 * (attempt + 1))
+            except NatsError as error:  # e.g. a retry overlapping a publish still in process
+                log.warning("append failed", attempt=attempt, error=repr(error))
+                table.stale = True
+                raise Unavailable("the event store refused the append; try again") from None
         else:
+            # The outcome is unknown (the append may have landed): read the table again first.
+            table.stale = True
             raise Unavailable("the event store is not answering; try again")
         table.apply(record, sequence, race_after)
 
-    async def _reload(self, table: Table) -> None:
-        fresh = Table(table.table_id)
-        for stored in await self._log.read(table.table_id):
-            fold(fresh, referee_pb2.TableRecord.FromString(stored.data), stored.sequence)
+    async def _read_table(self, table_id: str) -> Table | None:
+        """The table as its log has it (None: no such table); raises Unavailable."""
+        try:
+            stored = await self._log.read(table_id)
+        except (TimeoutError, NatsTimeout, NoRespondersError, NatsError) as error:
+            raise Unavailable("the event store is not answering; try again") from error
+        if not stored:
+            return None
+        fresh = Table(table_id)
+        for record in stored:
+            fold(fresh, referee_pb2.TableRecord.FromString(record.data), record.sequence)
+        return fresh
+
+    async def _current(self, table_id: str) -> Table | None:
+        """Under the table's lock: the table, read again from the log when the last append's
+        outcome is unknown, or loaded when this replica holds its partition but not the table
+        (created by the previous holder after this one read the log). Raises Unavailable."""
+        table = self.tables.get(table_id)
+        if table is not None and not table.stale:
+            return table
+        if not self.holds(table_id):
+            return None
+        fresh = await self._read_table(table_id)
+        if fresh is None:
+            return None
         if fresh.started:
-            deal = table.race.deal
-            if deal is not None:
-                fresh.with_deal(deal)
-        if self.holds(table.table_id):
-            self.tables[table.table_id] = fresh
-        log.warning("reloaded a table another writer touched", table_id=table.table_id)
+            if table is not None and table.race.deal is not None:
+                fresh.with_deal(table.race.deal)
+            else:
+                await self._load_deal(fresh)
+        if not self.holds(table_id):
+            return None
+        self.tables[table_id] = fresh
+        log.warning("table read again from the log", table_id=table_id)
+        self._arm(fresh)
+        if fresh.game_over and not fresh.seed_revealed:
+            self._spawn(self._reveal(table_id))
+        return fresh
 
     def _after(self, table: Table) -> None:
         """After every append: re-arm the timer; at the end of the game, reveal the seed."""
+        if self.tables.get(table.table_id) is not table:
+            return  # handed over meanwhile: the new holder keeps its timers
         self._arm(table)
         if table.game_over and not table.seed_revealed:
             LIVE_TABLES.dec()
             self._spawn(self._reveal(table.table_id))
 
     def _arm(self, table: Table) -> None:
+        if self.tables.get(table.table_id) is not table:
+            return
         handle = self._timers.pop(table.table_id, None)
         if handle is not None:
             handle.cancel()
@@ -531,25 +599,26 @@ class Referee:
         if table_id not in self.tables:
             return  # handed over to another replica, which keeps the deadline
         async with self._lock(table_id):
-            table = self.tables.get(table_id)
-            if table is None:
-                return
-            now = max(self._clock.now_ms(), table.race.now)
-            due = next_deadline(table.race)
-            if due is None:
-                return
-            if due > now:  # woke early (clock rounding): sleep again
-                self._arm(table)
-                return
-            TIMER_LATE_MS.observe(now - due)
             try:
+                table = await self._current(table_id)
+                if table is None:
+                    return
+                now = max(self._clock.now_ms(), table.race.now)
+                due = next_deadline(table.race)
+                if due is None:
+                    return
+                if due > now:  # woke early (clock rounding): sleep again
+                    self._arm(table)
+                    return
+                TIMER_LATE_MS.observe(now - due)
                 await self._pass_time(table, now)
-            except Unavailable as error:
-                log.warning("timer could not fire; retrying", error=str(error))
-                loop = asyncio.get_running_loop()
-                self._timers[table_id] = loop.call_later(
-                    0.5, lambda: self._spawn(self._on_timer(table_id, deadline))
-                )
+            except Exception as error:  # a timer must never die: the game would stall
+                log.warning("timer could not fire; retrying", error=repr(error))
+                if table_id in self.tables:
+                    loop = asyncio.get_running_loop()
+                    self._timers[table_id] = loop.call_later(
+                        0.5, lambda: self._spawn(self._on_timer(table_id, deadline))
+                    )
 
     async def _reveal(self, table_id: str) -> None:
         """Publish the seed once the game is over (the dealer checks the log says so)."""
@@ -558,10 +627,10 @@ class Referee:
             if table_id not in self.tables:
                 return  # handed over: the new holder reveals
             async with self._lock(table_id):
-                table = self.tables.get(table_id)
-                if table is None or table.seed_revealed:
-                    return
                 try:
+                    table = await self._current(table_id)
+                    if table is None or table.seed_revealed:
+                        return
                     answer = await self._dealer(
                         subjects.DEALER_REVEAL,
                         dealer_pb2.RevealSeedRequest(table_id=table_id, game_id=table_id),
@@ -582,8 +651,8 @@ class Referee:
                         log.info("seed revealed", table_id=table_id)
                         return
                     log.warning("dealer refused to reveal", refusal=answer.refusal.message)
-                except Unavailable as error:
-                    log.warning("reveal failed; retrying", error=str(error))
+                except Exception as error:  # keep trying: the seed must come out
+                    log.warning("reveal failed; retrying", error=repr(error))
             await asyncio.sleep(delay)
             delay = min(delay * 2, 5.0)
 

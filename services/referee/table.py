@@ -26,10 +26,10 @@ from match_rules.race.state import validate_deal
 from match_rules.race.view import Status
 
 RACE = common_pb2.GAME_KIND_MATCH_RACE
-# How many answered requests a table remembers for retries (the most recent; about the last four
-# of each of four players). A retry of an older request would be judged again: clients retry
-# their latest command, and the SDK never moves on before it has an answer.
-ANSWERS_KEPT = 16
+# How many answered requests a table remembers for retries, per player (the most recent). A retry
+# of an older request would be judged again: clients retry their latest command, and the SDK
+# never moves on before it has an answer.
+ANSWERS_PER_PLAYER = 4
 _STATUS = {s: views_pb2.RaceView.Status.Value(f"STATUS_{s.name}") for s in Status}
 _CATEGORY = {
     Category.INVALID_ARGUMENT: common_pb2.Refusal.CATEGORY_INVALID_ARGUMENT,
@@ -85,8 +85,9 @@ class Table:
     last_sequence: int = 0  # the stream sequence of the table's last record
     records: int = 0  # records appended so far
     next_event: int = 1  # the number the next event takes
-    # (player, request id) -> the serialized reply it got, for retries; see ANSWERS_KEPT
+    # (player, request id) -> the serialized reply it got, for retries; see ANSWERS_PER_PLAYER
     answers: dict[tuple[str, str], bytes] = field(default_factory=dict)
+    stale: bool = False  # an append's outcome is unknown: read the table again before judging
 
     @property
     def game_over(self) -> bool:
@@ -144,8 +145,9 @@ class Table:
         if not request_id:
             return
         self.answers[(player, request_id)] = answer
-        if len(self.answers) > ANSWERS_KEPT:
-            del self.answers[next(iter(self.answers))]
+        mine = [key for key in self.answers if key[0] == player]
+        for key in mine[:-ANSWERS_PER_PLAYER]:  # the oldest of this player's beyond the limit
+            del self.answers[key]
 
     def answer(self, player: str, request_id: str) -> bytes | None:
         """The reply a request already got: a retry is answered with it and applies nothing."""

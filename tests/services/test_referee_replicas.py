@@ -22,7 +22,7 @@ from nats.js.errors import KeyNotFoundError
 from match.v1 import race_command_pb2, referee_pb2
 from match_bus import subjects
 from match_bus.codec import from_proto
-from match_bus.jetstream import TableLog
+from match_bus.jetstream import TableLog, ensure_stream
 from match_rules.race import events as ev
 from match_testing.natsserver import NatsServer
 from match_testing.stack import Stack
@@ -55,6 +55,7 @@ async def rounds(*holders: Holder, n: int = 3) -> None:
     for _ in range(n):
         for h in holders:
             await h.leases.step()
+            await h.leases.settled()  # partitions gained are loaded in their own task
 
 
 async def test_leases_split_the_partitions_and_a_silent_holder_loses_them(
@@ -324,3 +325,25 @@ async def test_a_retry_is_answered_once_with_the_first_answer(
     assert refused.refusal.code == "table_started"
     seated = [e for r in log for e in r.events if e.table.HasField("player_seated")]
     assert [e.table.player_seated.player_id for e in seated] == ["ann", "bob"]
+
+
+async def test_reading_an_empty_partition_of_a_busy_stream_returns_at_once(
+    nats_server: NatsServer,
+) -> None:
+    """A replica that takes on a partition with no tables must not wait for records that
+    will never come (while other partitions hold many)."""
+    nc = await nats.connect(nats_server.url)
+    try:
+        js = nc.jetstream()
+        await ensure_stream(js)
+        log = TableLog(js)
+        busy = "busy0000table"
+        await log.append(busy, b"record", f"{busy}:0:test", 0)
+        empty = next(p for p in range(subjects.PARTITIONS) if p != subjects.partition_of(busy))
+        started = time.monotonic()
+        assert await log.read_all(subjects.events_of_partition(empty)) == []
+        assert time.monotonic() - started < 2.0
+        (only,) = await log.read_all(subjects.events_of_partition(subjects.partition_of(busy)))
+        assert only[0] == busy and only[1].data == b"record"
+    finally:
+        await nc.close()
