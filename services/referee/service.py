@@ -101,6 +101,10 @@ class Referee:
                 # Lease calls time out well within a term: a slow answer must not outlast it.
                 leases_js = self._nc.jetstream(timeout=max(ttl / 3, 0.2))
                 kv = await lease_bucket(leases_js, ttl, replicas)
+                kept = (await kv.status()).ttl  # an existing bucket keeps its own term
+                if kept and abs(kept - ttl) > 1e-3:
+                    log.warning("the lease bucket's term wins", configured=ttl, bucket=kept)
+                    ttl = kept
                 self.leases = Leases(kv, self._writer, ttl, self._gain, self._lose, time.monotonic)
                 await self.leases.step()
                 await self.leases.settled()

@@ -194,3 +194,30 @@ async def test_a_seat_is_not_answered_again_once_the_game_is_over(nc: Client, st
         assert resigned.WhichOneof("result") == "accepted", resigned
     replay = await create_again()
     assert replay.refusal.code == "table_exists"
+
+
+async def test_a_table_in_the_log_but_not_in_memory_is_read_from_the_log(
+    nc: Client, stack: Stack
+) -> None:
+    """The previous holder of a partition may append a new table after this replica read the
+    log: the table must not be NOT_FOUND for the rest of its life. Here a table's first record
+    is written straight to the log, behind the referee's back."""
+    await table_cmd(nc, "t5abcdef01", "ann", **create(seats=3))
+    (first,) = (await TableLog(nc.jetstream()).read("t5abcdef01"))[:1]
+    record = referee_pb2.TableRecord.FromString(first.data)
+    behind = "t5behind0001"
+    record.table_id = behind
+    for env in record.events:
+        env.table_id = env.game_id = behind
+    await TableLog(nc.jetstream()).append(
+        behind, record.SerializeToString(), f"{behind}:0:elsewhere", 0
+    )
+    joined = await table_cmd(nc, behind, "bob", join_table={"display_name": "Bob"})
+    assert joined.WhichOneof("result") == "accepted", joined
+    assert joined.accepted.seat == 2
+    numbers = [
+        e.event_number
+        for r in await TableLog(nc.jetstream()).read(behind)
+        for e in referee_pb2.TableRecord.FromString(r.data).events
+    ]
+    assert numbers == list(range(1, len(numbers) + 1))
