@@ -16,6 +16,7 @@ class RefereeConfig:
     clock_anchor_ms: int
     dealer_timeout_s: float
     lease_ttl_s: float  # a partition's lease term: how long a dead replica's tables wait
+    forget_after_s: float  # how long a finished game stays in memory (then: read from the log)
 
     @classmethod
     def from_env(cls) -> RefereeConfig:
@@ -26,4 +27,5 @@ class RefereeConfig:
             clock_anchor_ms=int(os.environ.get("REFEREE_CLOCK_ANCHOR_MS", "0")),
             dealer_timeout_s=float(os.environ.get("REFEREE_DEALER_TIMEOUT_S", "3")),
             lease_ttl_s=float(os.environ.get("REFEREE_LEASE_TTL_S", "3")),
+            forget_after_s=float(os.environ.get("REFEREE_FORGET_AFTER_S", "60")),
         )

@@ -148,8 +148,8 @@ class Referee:
         assert self.leases is not None
         kept = {p for p in wanted if self.leases.holding(p)}  # lost meanwhile: not ours
         for table_id, table in fresh.items():
-            if subjects.partition_of(table_id) not in kept:
-                continue
+            if subjects.partition_of(table_id) not in kept or table.finished:
+                continue  # a finished game is read again from the log if anyone asks
             self.tables[table_id] = table
             if table.started and not table.game_over:
                 self._spawn(self._resume(table_id))
@@ -431,7 +431,7 @@ class Referee:
             # Taken: maybe by this very request, an earlier try whose answer was lost.
             stored = await self._read_table(table_id)
             if stored is not None and self.holds(table_id):
-                self.tables[table_id] = stored
+                self._install(stored)
                 answered = stored.answer(request.player_id, request.request_id)
                 if answered is not None and not stored.game_over:
                     return answered
@@ -536,6 +536,19 @@ class Referee:
             raise Unavailable("the event store is not answering; try again")
         table.apply(record, sequence, race_after)
 
+    def _install(self, table: Table) -> None:
+        self.tables[table.table_id] = table
+        if table.finished:
+            asyncio.get_running_loop().call_later(self._config.forget_after_s, self._forget, table)
+
+    def _forget(self, table: Table) -> None:
+        """A finished game leaves memory (a command for it reads it again from the log)."""
+        if self.tables.get(table.table_id) is table and table.finished:
+            del self.tables[table.table_id]
+            lock = self._locks.get(table.table_id)
+            if lock is not None and not lock.locked():
+                del self._locks[table.table_id]
+
     async def _read_table(self, table_id: str) -> Table | None:
         """The table as its log has it (None: no such table); raises Unavailable."""
         try:
@@ -568,8 +581,8 @@ class Referee:
                 await self._load_deal(fresh)
         if not self.holds(table_id):
             return None
-        self.tables[table_id] = fresh
-        log.warning("table read again from the log", table_id=table_id)
+        self._install(fresh)
+        log.info("table read again from the log", table_id=table_id)
         self._arm(fresh)
         if fresh.game_over and not fresh.seed_revealed:
             self._spawn(self._reveal(table_id))
@@ -653,6 +666,8 @@ class Referee:
                         record.events.extend(number_events(table, [(now, body)]))
                         await self._append(table, record)
                         log.info("seed revealed", table_id=table_id)
+                        loop = asyncio.get_running_loop()
+                        loop.call_later(self._config.forget_after_s, self._forget, table)
                         return
                     log.warning("dealer refused to reveal", refusal=answer.refusal.message)
                 except Exception as error:  # keep trying: the seed must come out

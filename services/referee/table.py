@@ -93,6 +93,11 @@ class Table:
     def game_over(self) -> bool:
         return self.race.phase is Phase.OVER
 
+    @property
+    def finished(self) -> bool:
+        """Over and its seed published: nothing more will ever be appended but refusals."""
+        return self.game_over and self.seed_revealed
+
     def seat_of(self, player: str) -> Seat | None:
         return next((s for s in self.seated if s.player == player), None)
 

@@ -30,7 +30,11 @@ def stack(nats_server: NatsServer, tmp_path: Path) -> Any:
         tmp_path / "stack",
         nats_url=nats_server.url,
         services=("dealer", "referee"),
-        env={"REFEREE_CLOCK_RATE": str(RATE), "REFEREE_CLOCK_ANCHOR_MS": anchor},
+        env={
+            "REFEREE_CLOCK_RATE": str(RATE),
+            "REFEREE_CLOCK_ANCHOR_MS": anchor,
+            "REFEREE_FORGET_AFTER_S": "0.5",  # finished games leave memory at once
+        },
     )
     s.start()
     yield s
@@ -221,3 +225,52 @@ async def test_a_table_in_the_log_but_not_in_memory_is_read_from_the_log(
         for e in referee_pb2.TableRecord.FromString(r.data).events
     ]
     assert numbers == list(range(1, len(numbers) + 1))
+
+
+async def test_a_finished_game_leaves_memory_and_is_read_back_when_asked(
+    nc: Client, stack: Stack
+) -> None:
+    """Once its seed is out a game leaves the referee's memory (and a restart does not load
+    it); a command for it still gets the game's own answers, read back from the log."""
+    table = "t6abcdef01"
+    await table_cmd(nc, table, "ann", **create())
+    await table_cmd(nc, table, "bob", join_table={"display_name": "Bob"})
+    await race_cmd(nc, table, "ann", resign={})
+    request = race_command_pb2.RaceCommand(
+        table_id=table, player_id="bob", request_id="r-bob-last-resign", resign={}
+    )
+    data = request.SerializeToString()
+    last = await nc.request(subjects.referee_race(table), data, 5)
+    assert race_command_pb2.RaceCommandReply.FromString(last.data).WhichOneof("result") == (
+        "accepted"
+    )
+    for _ in range(100):  # the seed is revealed, then the table is forgotten
+        records = await TableLog(nc.jetstream()).read(table)
+        if any(
+            e.table.HasField("seed_revealed")
+            for r in records
+            for e in referee_pb2.TableRecord.FromString(r.data).events
+        ):
+            break
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(1.0)
+    stack.stop_service("referee")
+    stack.start_service("referee")  # the rebuild leaves finished games in the log
+    retried = await race_cmd_retry_raw(nc, table, data)
+    assert retried == last.data  # the last command's first answer, rebuilt from the log
+    late = await race_cmd_retry(nc, table, "ann", press_ready={})
+    assert late.refusal.code == "game_over"
+
+
+async def race_cmd_retry_raw(nc: Client, table: str, data: bytes) -> bytes:
+    for attempt in range(50):
+        try:
+            msg = await nc.request(subjects.referee_race(table), data, 5)
+        except nats.errors.NoRespondersError:
+            await asyncio.sleep(0.1 * attempt)
+            continue
+        reply = race_command_pb2.RaceCommandReply.FromString(msg.data)
+        if reply.refusal.code != "unavailable":
+            return msg.data
+        await asyncio.sleep(0.1 * attempt)
+    raise AssertionError("referee never came back")
