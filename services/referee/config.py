@@ -26,6 +26,6 @@ class RefereeConfig:
             clock_rate=float(os.environ.get("REFEREE_CLOCK_RATE", "1")),
             clock_anchor_ms=int(os.environ.get("REFEREE_CLOCK_ANCHOR_MS", "0")),
             dealer_timeout_s=float(os.environ.get("REFEREE_DEALER_TIMEOUT_S", "3")),
-            lease_ttl_s=float(os.environ.get("REFEREE_LEASE_TTL_S", "3")),
+            lease_ttl_s=float(os.environ.get("REFEREE_LEASE_TTL_S", "5")),
             forget_after_s=float(os.environ.get("REFEREE_FORGET_AFTER_S", "60")),
         )

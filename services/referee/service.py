@@ -48,8 +48,8 @@ from services.referee.table import (
     check_leave,
     check_start,
     counters,
-    fold,
     number_events,
+    rebuild,
     redacted_for,
     redacted_steps,
     refusal,
@@ -139,17 +139,21 @@ class Referee:
             records = await self._log.read_all(subjects.events_of_partition(partitions[0]))
         else:
             records = await self._log.read_all()
-        fresh: dict[str, Table] = {}
+        by_table: dict[str, list[tuple[referee_pb2.TableRecord, int]]] = {}
         for table_id, stored in records:
-            if subjects.partition_of(table_id) not in wanted:
-                continue
-            table = fresh.setdefault(table_id, Table(table_id))
-            fold(table, referee_pb2.TableRecord.FromString(stored.data), stored.sequence)
+            if subjects.partition_of(table_id) in wanted:
+                parsed = referee_pb2.TableRecord.FromString(stored.data)
+                by_table.setdefault(table_id, []).append((parsed, stored.sequence))
+        fresh: dict[str, Table] = {}
+        for table_id, table_records in by_table.items():
+            table = rebuild(table_id, table_records)
+            if table is not None:  # a finished game is read again from the log if anyone asks
+                fresh[table_id] = table
         assert self.leases is not None
         kept = {p for p in wanted if self.leases.holding(p)}  # lost meanwhile: not ours
         for table_id, table in fresh.items():
-            if subjects.partition_of(table_id) not in kept or table.finished:
-                continue  # a finished game is read again from the log if anyone asks
+            if subjects.partition_of(table_id) not in kept:
+                continue
             self.tables[table_id] = table
             if table.started and not table.game_over:
                 self._spawn(self._resume(table_id))
@@ -557,10 +561,8 @@ class Referee:
             raise Unavailable("the event store is not answering; try again") from error
         if not stored:
             return None
-        fresh = Table(table_id)
-        for record in stored:
-            fold(fresh, referee_pb2.TableRecord.FromString(record.data), record.sequence)
-        return fresh
+        parsed = [(referee_pb2.TableRecord.FromString(r.data), r.sequence) for r in stored]
+        return rebuild(table_id, parsed, finished_too=True)
 
     async def _current(self, table_id: str) -> Table | None:
         """Under the table's lock: the table, read again from the log when the last append's

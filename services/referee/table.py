@@ -365,12 +365,51 @@ def counters(table: Table, player: str, now: int) -> views_pb2.RaceCounters:
     )
 
 
-def fold(table: Table, record: referee_pb2.TableRecord, sequence: int) -> None:
+def _request_of(record: referee_pb2.TableRecord) -> tuple[str, str] | None:
+    """(player, request id) of the record's command, if it carries a request id."""
+    command = record.command
+    which = command.WhichOneof("command")
+    if which == "race" and command.race.request_id:
+        return command.race.player_id, command.race.request_id
+    if which == "table" and command.table.request_id:
+        return command.table.player_id, command.table.request_id
+    return None
+
+
+def rebuild(
+    table_id: str, records: list[tuple[referee_pb2.TableRecord, int]], finished_too: bool = False
+) -> Table | None:
+    """The table folded from its records (None for a finished game unless ``finished_too``).
+    Only the answers a retry could still ask for are worked out: each player's last few."""
+    if not finished_too and any(
+        env.HasField("table") and env.table.HasField("seed_revealed")
+        for record, _ in reversed(records)  # the reveal is at the end, before late refusals
+        for env in record.events
+    ):
+        return None
+    wanted: set[int] = set()
+    per_player: dict[str, int] = {}
+    for index in range(len(records) - 1, -1, -1):
+        key = _request_of(records[index][0])
+        if key is not None and per_player.get(key[0], 0) < ANSWERS_PER_PLAYER:
+            per_player[key[0]] = per_player.get(key[0], 0) + 1
+            wanted.add(index)
+    table = Table(table_id)
+    for index, (record, sequence) in enumerate(records):
+        fold(table, record, sequence, remember=index in wanted)
+    return table
+
+
+def fold(
+    table: Table, record: referee_pb2.TableRecord, sequence: int, remember: bool = True
+) -> None:
     """Apply a record read back from the log, remembering the reply its command got, exactly as
     the referee that appended it answered (so a retry after a failover gets the same answer)."""
     command = record.command
     which = command.WhichOneof("command")
-    if which == "race" and command.race.request_id:
+    if not remember:
+        table.apply(record, sequence)
+    elif which == "race" and command.race.request_id:
         player = command.race.player_id
         race_reply = race_command_pb2.RaceCommandReply()
         if record.HasField("refusal"):
