@@ -168,6 +168,8 @@ class Stack:
             self.start_service(name)
         if rest:
             self.wait_healthy(timeout)
+        if not self.inherit_output:  # the lobby may be healthy before the dealer listens
+            self.wait_serving([n for n in self.names() if split_name(n)[0] in CREATORS], timeout)
         return self
 
     def start_service(self, name: str) -> None:
