@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 from nats.aio.client import Client
 from nats.js import JetStreamContext
-from nats.js.api import DeliverPolicy, RawStreamMsg, StorageType, StreamConfig
-from nats.js.errors import APIError, BadRequestError, NotFoundError
+from nats.js.api import DeliverPolicy, KeyValueConfig, RawStreamMsg, StorageType, StreamConfig
+from nats.js.errors import APIError, BadRequestError, BucketNotFoundError, NotFoundError
+from nats.js.kv import KeyValue
 
 from match_bus import subjects
 
@@ -46,6 +47,34 @@ async def ensure_stream(js: JetStreamContext, replicas: int = 1) -> None:
         await js.add_stream(config)
     except BadRequestError:  # exists with another config: keep the operator's
         await js.stream_info(subjects.EVENTS_STREAM)
+
+
+async def open_bucket(
+    js: JetStreamContext,
+    bucket: str,
+    description: str,
+    ttl_s: float | None = None,
+    replicas: int = 1,
+) -> KeyValue:
+    """A KV bucket, made when missing (file storage, one value per key, ``ttl_s`` max age).
+    Idempotent; a bucket made meanwhile by another replica, or by an operator with other
+    settings, is used as it is."""
+    try:
+        return await js.key_value(bucket)
+    except BucketNotFoundError:
+        pass
+    config = KeyValueConfig(
+        bucket=bucket,
+        description=description,
+        history=1,
+        ttl=ttl_s,
+        storage=StorageType.FILE,
+        replicas=replicas,
+    )
+    try:
+        return await js.create_key_value(config)
+    except BadRequestError:  # made meanwhile with another config: keep it
+        return await js.key_value(bucket)
 
 
 class TableLog:

@@ -29,15 +29,14 @@ from dataclasses import asdict, dataclass, replace
 import nats.errors
 import structlog
 from nats.js import JetStreamContext
-from nats.js.api import KeyValueConfig, StorageType
 from nats.js.errors import (
     APIError,
-    BadRequestError,
-    BucketNotFoundError,
     KeyNotFoundError,
     KeyWrongLastSequenceError,
 )
 from nats.js.kv import KV_DEL, KV_PURGE, KeyValue
+
+from match_bus.jetstream import open_bucket
 
 SEATS_BUCKET = "MATCH_BOT_SEATS"
 REPLICAS_BUCKET = "MATCH_BOT_REPLICAS"
@@ -163,30 +162,6 @@ def may_fill(
 
 
 # --- the buckets ---------------------------------------------------------------------------
-
-
-async def open_bucket(
-    js: JetStreamContext, bucket: str, description: str, ttl_s: float, replicas: int
-) -> KeyValue:
-    """The bucket, made when missing (file storage, one value per key, ``ttl_s`` max age).
-    Idempotent; a bucket made meanwhile by another replica, or by an operator with other
-    settings, is used as it is."""
-    try:
-        return await js.key_value(bucket)
-    except BucketNotFoundError:
-        pass
-    config = KeyValueConfig(
-        bucket=bucket,
-        description=description,
-        history=1,
-        ttl=ttl_s,
-        storage=StorageType.FILE,
-        replicas=replicas,
-    )
-    try:
-        return await js.create_key_value(config)
-    except BadRequestError:  # made meanwhile with another config: keep it
-        return await js.key_value(bucket)
 
 
 async def _latest(kv: KeyValue) -> dict[str, KeyValue.Entry]:

@@ -9,10 +9,7 @@ from __future__ import annotations
 import nats.errors
 from google.protobuf.message import DecodeError
 from nats.js import JetStreamContext
-from nats.js.api import KeyValueConfig, StorageType
 from nats.js.errors import (
-    BadRequestError,
-    BucketNotFoundError,
     KeyWrongLastSequenceError,
     NotFoundError,
 )
@@ -20,7 +17,7 @@ from nats.js.kv import KeyValue
 
 from match.v1 import referee_pb2
 from match_bus import subjects
-from match_bus.jetstream import TableLog
+from match_bus.jetstream import TableLog, open_bucket
 from match_rules.deal import SEED_BYTES
 from services.dealer.dealer import SeedLost
 
@@ -34,21 +31,12 @@ def _seed_subject(game_id: str) -> str:
 
 async def open_seeds(js: JetStreamContext, replicas: int = 1) -> KeyValue:
     """The MATCH_SEEDS bucket, made when missing (file storage, one value per key, no TTL)."""
-    try:
-        return await js.key_value(subjects.SEEDS_BUCKET)
-    except BucketNotFoundError:
-        pass
-    config = KeyValueConfig(
-        bucket=subjects.SEEDS_BUCKET,
-        description="Match: each game's secret seed, written once by the dealer",
-        history=1,
-        storage=StorageType.FILE,
+    return await open_bucket(
+        js,
+        subjects.SEEDS_BUCKET,
+        "Match: each game's secret seed, written once by the dealer",
         replicas=replicas,
     )
-    try:
-        return await js.create_key_value(config)
-    except BadRequestError:  # made meanwhile with another config: keep the operator's
-        return await js.key_value(subjects.SEEDS_BUCKET)
 
 
 class KvSeedStore:

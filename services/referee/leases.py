@@ -24,12 +24,12 @@ from collections.abc import Awaitable, Callable
 
 import structlog
 from nats.js import JetStreamContext
-from nats.js.api import KeyValueConfig, StorageType
-from nats.js.errors import BadRequestError, KeyWrongLastSequenceError, NoKeysError
+from nats.js.errors import KeyWrongLastSequenceError, NoKeysError
 from nats.js.kv import KeyValue
 from prometheus_client import Counter, Gauge
 
 from match_bus import subjects
+from match_bus.jetstream import open_bucket
 
 log = structlog.get_logger()
 
@@ -49,17 +49,13 @@ def share(partitions: int, live: int) -> int:
 
 
 async def lease_bucket(js: JetStreamContext, ttl_s: float, replicas: int) -> KeyValue:
-    config = KeyValueConfig(
-        bucket=subjects.REFEREE_LEASES_BUCKET,
-        history=1,
-        ttl=ttl_s,
-        storage=StorageType.FILE,
-        replicas=replicas,
+    return await open_bucket(
+        js,
+        subjects.REFEREE_LEASES_BUCKET,
+        "Match: which referee replica holds which partition of the tables",
+        ttl_s,
+        replicas,
     )
-    try:
-        return await js.create_key_value(config)
-    except BadRequestError:  # exists with another config: keep the operator's
-        return await js.key_value(subjects.REFEREE_LEASES_BUCKET)
 
 
 class Leases:

@@ -23,7 +23,7 @@ from match_rules.race.constants import (
     MIN_READY_WINDOW_MS,
 )
 from match_rules.race.state import validate_deal
-from match_rules.race.view import Status
+from match_rules.race.view import OpponentMoved, Status
 
 RACE = common_pb2.GAME_KIND_MATCH_RACE
 # How many answered requests a table remembers for retries, per player (the most recent). A retry
@@ -314,17 +314,22 @@ def redacted_steps(
     player: str,
 ) -> list[common_pb2.EventEnvelope]:
     """``redacted_for`` for race events whose states ``decide_steps`` already gave."""
-    out = []
-    for env, (event, state) in zip(envelopes, steps, strict=True):
-        seen = redact(state, event, player)
-        if seen is event:
-            out.append(env)
-        else:
-            copy = common_pb2.EventEnvelope()
-            copy.CopyFrom(env)
-            copy.race.CopyFrom(to_proto(seen))
-            out.append(copy)
-    return out
+    return [
+        _as_seen(env, event, redact(state, event, player))
+        for env, (event, state) in zip(envelopes, steps, strict=True)
+    ]
+
+
+def _as_seen(
+    env: common_pb2.EventEnvelope, event: ev.Event, seen: ev.Event | OpponentMoved
+) -> common_pb2.EventEnvelope:
+    """The envelope as its viewer sees it: itself, or a copy carrying the redacted event."""
+    if seen is event:
+        return env
+    copy = common_pb2.EventEnvelope()
+    copy.CopyFrom(env)
+    copy.race.CopyFrom(to_proto(seen))
+    return copy
 
 
 def redacted_for(
@@ -339,14 +344,7 @@ def redacted_for(
             continue
         event = from_proto(env.race)
         state = evolve(state, event)  # type: ignore[arg-type]
-        seen = redact(state, event, player)  # type: ignore[arg-type]
-        if seen is event:
-            out.append(env)
-        else:
-            copy = common_pb2.EventEnvelope()
-            copy.CopyFrom(env)
-            copy.race.CopyFrom(to_proto(seen))
-            out.append(copy)
+        out.append(_as_seen(env, event, redact(state, event, player)))  # type: ignore[arg-type]
     return out
 
 
