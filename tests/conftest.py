@@ -1,13 +1,20 @@
-"""Shared fixtures: a real nats-server with JetStream on a free port, per test."""
+"""Shared fixtures: a real nats-server with JetStream on a free port, per test; and, for the
+folders that define a ``stack`` (the whole system, match_testing.stack.Stack), its clock, a
+gRPC channel to its lobby and a NATS connection."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import grpc
+import nats
 import pytest
+from nats.aio.client import Client
 
+from match_bus.clock import Clock
 from match_testing.natsserver import NatsServer
+from match_testing.stack import Stack
 
 
 @pytest.fixture
@@ -17,3 +24,22 @@ def nats_server(tmp_path: Path) -> Iterator[NatsServer]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def clock(stack: Stack) -> Clock:
+    """The system's clock, as the stack's services keep it (tests run it faster)."""
+    return Clock(float(stack.env["REFEREE_CLOCK_RATE"]), int(stack.env["REFEREE_CLOCK_ANCHOR_MS"]))
+
+
+@pytest.fixture
+async def channel(stack: Stack) -> AsyncIterator[grpc.aio.Channel]:
+    async with grpc.aio.insecure_channel(stack.lobby_addr) as ch:
+        yield ch
+
+
+@pytest.fixture
+async def nc(stack: Stack) -> AsyncIterator[Client]:
+    client = await nats.connect(stack.url)
+    yield client
+    await client.close()

@@ -141,9 +141,12 @@ class TableLog:
     async def read_all(self, subject: str = subjects.EVENTS_ALL) -> list[tuple[str, StoredRecord]]:
         """Every record under ``subject`` (all tables, or one partition's), in stream order:
         how a referee rebuilds the tables it takes on."""
-        info = await self._js.stream_info(subjects.EVENTS_STREAM)
-        if info.state.messages == 0:
-            return []
+        whole = subject == subjects.EVENTS_ALL  # (a filter would list every table's subject)
+        info = await self._js.stream_info(
+            subjects.EVENTS_STREAM, subjects_filter=None if whole else subject
+        )
+        if info.state.messages == 0 or not (whole or info.state.subjects):
+            return []  # nothing under this subject: a consumer would wait for nothing
         return await consume_until(self._js, subject, info.state.last_seq)
 
 
@@ -152,10 +155,6 @@ async def consume_until(
 ) -> list[tuple[str, StoredRecord]]:
     """Read ``subject`` from the start up to stream sequence ``until`` with an ordered consumer."""
     out: list[tuple[str, StoredRecord]] = []
-    if subject != subjects.EVENTS_ALL:
-        info = await js.stream_info(subjects.EVENTS_STREAM, subjects_filter=subject)
-        if not info.state.subjects:
-            return out  # nothing under this subject: nothing would come
     sub = await js.subscribe(subject, ordered_consumer=True, deliver_policy=DeliverPolicy.ALL)
     try:
         while True:

@@ -13,10 +13,9 @@ import asyncio
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 
 import grpc
-import nats
 import pytest
 from nats.aio.client import Client
 from nats.js.errors import KeyNotFoundError
@@ -56,24 +55,6 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         yield s
     finally:
         s.stop()
-
-
-@pytest.fixture
-def clock(stack: Stack) -> Clock:
-    return Clock(RATE, int(stack.env["REFEREE_CLOCK_ANCHOR_MS"]))
-
-
-@pytest.fixture
-async def channel(stack: Stack) -> AsyncIterator[grpc.aio.Channel]:
-    async with grpc.aio.insecure_channel(stack.lobby_addr) as ch:
-        yield ch
-
-
-@pytest.fixture
-async def nc(stack: Stack) -> AsyncIterator[Client]:
-    client = await nats.connect(stack.url)
-    yield client
-    await client.close()
 
 
 @pytest.fixture

@@ -7,15 +7,11 @@ that times anything), so a 120 s board lasts 12 s of wall time. The rules never 
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
-import grpc
-import nats
 import pytest
-from nats.aio.client import Client
 
-from match_bus.clock import Clock
 from match_testing.stack import Stack
 
 RATE = 10.0
@@ -38,21 +34,3 @@ def stack(tmp_path: Path) -> Iterator[Stack]:
         yield s
     finally:
         s.stop()
-
-
-@pytest.fixture
-def clock(stack: Stack) -> Clock:
-    return Clock(float(stack.env["REFEREE_CLOCK_RATE"]), int(stack.env["REFEREE_CLOCK_ANCHOR_MS"]))
-
-
-@pytest.fixture
-async def channel(stack: Stack) -> AsyncIterator[grpc.aio.Channel]:
-    async with grpc.aio.insecure_channel(stack.lobby_addr) as ch:
-        yield ch
-
-
-@pytest.fixture
-async def nc(stack: Stack) -> AsyncIterator[Client]:
-    client = await nats.connect(stack.url)
-    yield client
-    await client.close()

@@ -1,5 +1,5 @@
-"""Kill the referee mid-board and start it again: the board goes on from the stream and every
-deadline holds to the millisecond."""
+"""Kill the referee, or NATS itself, mid-board and start it again: the board goes on from the
+stream and every deadline holds to the millisecond."""
 
 from __future__ import annotations
 
@@ -16,9 +16,8 @@ from tests.e2e.players import Player
 CAP = 120_000
 
 
-async def test_a_killed_referee_comes_back_and_the_board_goes_on(
-    stack: Stack, channel: grpc.aio.Channel, clock: Clock
-) -> None:
+async def board_under_way(channel: grpc.aio.Channel, clock: Clock) -> tuple[Player, Player, int]:
+    """Ann and Bob at a private table, Ann watching, both Ready: board 1 has started at T0."""
     ann, bob = Player("Ann", channel, clock), Player("Bob", channel, clock)
     created = await ann.create(seats=2, visibility=common_pb2.VISIBILITY_PRIVATE)
     await bob.join(invite_code=created.invite_code)
@@ -27,6 +26,13 @@ async def test_a_killed_referee_comes_back_and_the_board_goes_on(
     await ann.ready()
     await bob.ready()
     t0 = (await ann.wait_for("board_started", board=1, timeout=20)).at
+    return ann, bob, t0
+
+
+async def test_a_killed_referee_comes_back_and_the_board_goes_on(
+    stack: Stack, channel: grpc.aio.Channel, clock: Clock
+) -> None:
+    ann, bob, t0 = await board_under_way(channel, clock)
     await ann.turn(1)
     await ann.turn(2)
     await bob.turn(5)
@@ -57,14 +63,7 @@ async def test_a_crashed_nats_server_comes_back_and_the_game_goes_on(
 ) -> None:
     """NATS itself dies mid-board (SIGKILL) and comes back on its files: every service
     reconnects, the timers fire at their instants, and nothing acknowledged is lost."""
-    ann, bob = Player("Ann", channel, clock), Player("Bob", channel, clock)
-    created = await ann.create(seats=2, visibility=common_pb2.VISIBILITY_PRIVATE)
-    await bob.join(invite_code=created.invite_code)
-    ann.watch()
-    await ann.wait_for("ready_opened", board=1)
-    await ann.ready()
-    await bob.ready()
-    t0 = (await ann.wait_for("board_started", board=1, timeout=20)).at
+    ann, _, t0 = await board_under_way(channel, clock)
     await ann.turn(1)
     await ann.turn(2)
     seen = max(i.event.event_number for i in ann.stream if i.WhichOneof("item") == "event")

@@ -14,11 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-import nats
 import pytest
-from nats.aio.client import Client
 
-from match_bus.clock import Clock
 from match_testing.stack import Stack
 from tests.e2e.players import Player
 from tests.fuzz.api import OWN_CONNECTION
@@ -59,11 +56,6 @@ def seen() -> Seen:
 
 
 @pytest.fixture
-def clock(stack: Stack) -> Clock:
-    return Clock(RATE, int(stack.env["REFEREE_CLOCK_ANCHOR_MS"]))
-
-
-@pytest.fixture
 def raw(stack: Stack) -> Iterator[grpc.Channel]:
     """A blocking channel on a connection of its own (the raw calls of hypothesis tests)."""
     with grpc.insecure_channel(stack.lobby_addr, options=OWN_CONNECTION) as channel:
@@ -75,10 +67,3 @@ async def channel(stack: Stack) -> AsyncIterator[grpc.aio.Channel]:
     """The scripted people's channel (one connection for the test)."""
     async with grpc.aio.insecure_channel(stack.lobby_addr, options=OWN_CONNECTION) as ch:
         yield ch
-
-
-@pytest.fixture
-async def nc(stack: Stack) -> AsyncIterator[Client]:
-    client = await nats.connect(stack.url)
-    yield client
-    await client.close()

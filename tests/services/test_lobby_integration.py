@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import grpc  # type: ignore[import-untyped]
@@ -21,12 +21,6 @@ from match.v1 import (
 )
 from match_testing.stack import Stack
 
-ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.skipif(
-    not (ROOT / "services" / "referee" / "__main__.py").exists()
-    or not (ROOT / "services" / "dealer" / "__main__.py").exists(),
-    reason="needs services/referee and services/dealer",
-)
 RACE = common_pb2.GAME_KIND_MATCH_RACE
 
 
@@ -40,12 +34,6 @@ def stack(tmp_path: Path) -> Iterator[Stack]:
         s.stop()
     for name in ("lobby", "referee", "dealer"):
         assert "Traceback" not in s.log(name), s.log(name)
-
-
-@pytest.fixture
-async def channel(stack: Stack) -> AsyncIterator[grpc.aio.Channel]:
-    async with grpc.aio.insecure_channel(stack.lobby_addr) as ch:
-        yield ch
 
 
 def bearer(token: str) -> tuple[tuple[str, str], ...]:
