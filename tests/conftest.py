@@ -8,13 +8,26 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import grpc
-import nats
 import pytest
 from nats.aio.client import Client
 
 from match_bus.clock import Clock
+from match_bus.secretfiles import write_secret
 from match_testing.natsserver import NatsServer
 from match_testing.stack import Stack
+
+
+def secret_file(folder: Path, name: str, text: str) -> str:
+    """A secret file as the services want one: mode 0600. Returns its path."""
+    path = folder / name
+    write_secret(path, text.encode())
+    return str(path)
+
+
+@pytest.fixture
+def bot_key(tmp_path: Path) -> dict[str, str]:
+    """The environment that gives a bot (or a lobby) the bot key ``k``, in a file."""
+    return {"MATCH_BOT_KEY_FILE": secret_file(tmp_path, "bot.key", "k\n")}
 
 
 @pytest.fixture
@@ -40,6 +53,6 @@ async def channel(stack: Stack) -> AsyncIterator[grpc.aio.Channel]:
 
 @pytest.fixture
 async def nc(stack: Stack) -> AsyncIterator[Client]:
-    client = await nats.connect(stack.url)
+    client = await stack.connect_nats()
     yield client
     await client.close()

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import sys
+from typing import Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
 import nats
@@ -17,14 +19,23 @@ from nats.aio.msg import Msg
 from nats.js.api import StorageType, StreamConfig
 from nats.js.errors import BadRequestError
 
+from match_bus.access import connect_options
+
 STREAM = "BENCH_BARE"
 SUBJECTS = "bench.bare.>"
 REQUEST_SUBJECT = "bench.bare-chain.call"
 METHOD = "/match.bench.Bare/Call"
 
 
+def _identity() -> Any:
+    """The stack's admin identity when NATS_NKEY_FILE names it (the bare chain has no service
+    identity of its own: it writes to its own stream, BENCH_BARE)."""
+    seed = os.environ.get("NATS_NKEY_FILE", "")
+    return connect_options(seed, "admin") if seed else {}
+
+
 async def responder(url: str) -> None:
-    nc = await nats.connect(url, name="bench-bare-responder")
+    nc = await nats.connect(url, name="bench-bare-responder", **_identity())
     js = nc.jetstream()
     with contextlib.suppress(BadRequestError):  # exists already
         await js.add_stream(
@@ -50,7 +61,7 @@ async def responder(url: str) -> None:
 
 
 async def server(addr: str, url: str) -> None:
-    nc = await nats.connect(url, name="bench-bare-server")
+    nc = await nats.connect(url, name="bench-bare-server", **_identity())
 
     async def call(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
         reply = await nc.request(REQUEST_SUBJECT, request, timeout=5)

@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
-import nats
 from nats.aio.client import Client
 
 from match_bench import procstat
@@ -234,7 +233,8 @@ class Bench:
     async def bare_chain(self, concurrency: int) -> None:
         a = self.args
         addr = f"127.0.0.1:{free_port()}"
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        admin = str(self.stack.identities.seed_file("admin"))
+        env = dict(os.environ, PYTHONUNBUFFERED="1", NATS_NKEY_FILE=admin)
         logs = self.stack.workdir / "logs"
         for argv in (["responder", self.stack.url], ["server", addr, self.stack.url]):
             proc = subprocess.Popen(
@@ -531,7 +531,7 @@ async def amain(args: argparse.Namespace) -> str:
         stack.start()
         bench: Bench | None = None
         try:
-            nc = await nats.connect(stack.url, name="match-bench")
+            nc = await stack.connect_nats(name="match-bench")
             bench = Bench(args, stack, nc, args.out)
             bench.log(f"stack up at {stack.lobby_addr} ({len(stack.processes)} services)")
             line = await bench.run()

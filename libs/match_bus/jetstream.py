@@ -11,16 +11,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import structlog
 from nats.aio.client import Client
 from nats.js import JetStreamContext
 from nats.js.api import DeliverPolicy, KeyValueConfig, RawStreamMsg, StorageType, StreamConfig
 from nats.js.errors import APIError, BadRequestError, BucketNotFoundError, NotFoundError
 from nats.js.kv import KeyValue
+from prometheus_client import Counter
 
 from match_bus import subjects
+from match_bus.access import connect_options
 
 WRONG_LAST_SEQUENCE = 10071  # single replica; a three-replica stream answers 10164
 CLUSTER_WRONG_LAST_SEQUENCE = 10164
+_log = structlog.get_logger()
+NATS_REFUSED = Counter(
+    "match_nats_permission_denied_total",
+    "Publishes and subscriptions NATS refused to this service (a missing grant, or a bug)",
+)
 
 
 class SequenceConflict(Exception):
@@ -155,7 +163,12 @@ async def consume_until(
 ) -> list[tuple[str, StoredRecord]]:
     """Read ``subject`` from the start up to stream sequence ``until`` with an ordered consumer."""
     out: list[tuple[str, StoredRecord]] = []
-    sub = await js.subscribe(subject, ordered_consumer=True, deliver_policy=DeliverPolicy.ALL)
+    sub = await js.subscribe(
+        subject,
+        stream=subjects.EVENTS_STREAM,  # named: no look-up of the stream by subject
+        ordered_consumer=True,
+        deliver_policy=DeliverPolicy.ALL,
+    )
     try:
         while True:
             msg = await sub.next_msg(timeout=timeout)
@@ -167,16 +180,32 @@ async def consume_until(
         await sub.unsubscribe()
 
 
-async def connect(url: str, name: str) -> Client:
+async def connect(url: str, name: str, seed_file: str = "") -> Client:
     """Connect with reconnects forever: services ride out a NATS restart. ``url`` may list
-    several servers, comma-separated (the nodes of a cluster)."""
+    several servers, comma-separated (the nodes of a cluster). With ``seed_file`` (an NKey
+    seed, readable by its owner only) it connects as identity ``name``, whose replies and
+    deliveries arrive under its own inbox prefix (see match_bus.access). A subject NATS
+    refuses is logged and counted, never silent."""
     import nats
 
     servers = [part.strip() for part in url.split(",") if part.strip()]  # a cluster: a, b, c
+    options = connect_options(seed_file, name) if seed_file else {}
+    if not seed_file:
+        _log.warning("connecting to NATS without an identity (NATS_NKEY_FILE is not set)")
     return await nats.connect(
         servers,
         name=name,
         max_reconnect_attempts=-1,
         reconnect_time_wait=0.5,
         connect_timeout=5,
+        error_cb=_on_error,
+        **options,
     )
+
+
+async def _on_error(error: Exception) -> None:
+    if "permissions violation" in str(error):
+        NATS_REFUSED.inc()
+        _log.error("NATS refused a subject to this service", error=str(error))
+    else:
+        _log.warning("NATS connection error", error=repr(error))

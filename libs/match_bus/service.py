@@ -7,8 +7,10 @@ import contextlib
 import os
 import signal
 import socket
+import sys
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import structlog
@@ -16,6 +18,7 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 
 from match_bus.jetstream import connect
+from match_bus.secretfiles import SecretFileError, check_private
 from match_obs import configure_logging, serve_metrics
 
 
@@ -29,6 +32,7 @@ class BaseConfig:
     metrics_port: int
     stream_replicas: int = 1  # JetStream replicas of the streams and buckets a service creates
     replica_id: str = ""  # this process among its service's replicas (logs, leases, durables)
+    nats_seed_file: str = ""  # the service's NATS identity (an NKey seed file, mode 0600)
 
     @classmethod
     def from_env(cls, default_metrics_port: int) -> BaseConfig:
@@ -40,7 +44,23 @@ class BaseConfig:
             stream_replicas=int(os.environ.get("MATCH_STREAM_REPLICAS", "1")),
             replica_id=os.environ.get("MATCH_REPLICA_ID")
             or f"{socket.gethostname()}-{os.getpid()}",
+            nats_seed_file=os.environ.get("NATS_NKEY_FILE", ""),
         )
+
+
+def answerable(msg: Msg) -> bool:
+    """Whether ``msg`` is a request whose answer goes to an inbox (``_INBOX.``). A service
+    answers nowhere else, and judges nothing else: a reply subject is chosen by the sender,
+    and an answer published there carries the service's own rights (the referee's may write
+    to the table log), so a request naming any other subject is dropped and logged."""
+    if msg.reply.startswith("_INBOX."):
+        return True
+    structlog.get_logger().warning(
+        "request dropped: its answer would not go to an inbox",
+        subject=msg.subject,
+        reply=msg.reply,
+    )
+    return False
 
 
 def spawn(handler: Callable[[Msg], Coroutine[Any, Any, None]]) -> Callable[[Msg], Awaitable[None]]:
@@ -78,11 +98,16 @@ def run(
 ) -> None:
     """Run a service: ``serve(nc)`` registers everything and may return a clean-up coroutine."""
     configure_logging(name, config.log_format, config.log_level)
-    serve_metrics(config.metrics_port)
     log = structlog.get_logger()
+    if config.nats_seed_file:
+        try:
+            check_private(Path(config.nats_seed_file))
+        except SecretFileError as error:  # refused before anything starts
+            sys.exit(f"{name}: NATS_NKEY_FILE: {error}")
+    serve_metrics(config.metrics_port)
 
     async def main() -> None:
-        nc = await connect(config.nats_url, name)
+        nc = await connect(config.nats_url, name, config.nats_seed_file)
         log.info("connected", nats=config.nats_url)
         cleanup = await serve(nc)
         log.info("serving")

@@ -15,8 +15,6 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import nats
-
 from match.v1 import referee_pb2
 from match_audit import cli as audit_cli
 from match_bus import subjects
@@ -156,7 +154,7 @@ async def play_all(
 
 
 async def table_records(stack: Stack, table_id: str) -> list[referee_pb2.TableRecord]:
-    nc = await nats.connect(_servers(stack))
+    nc = await stack.connect_nats()
     try:
         stored = await TableLog(nc.jetstream(), timeout=10).read(table_id)
     finally:
@@ -184,7 +182,7 @@ async def verify(stack: Stack, game: str, within_s: float = 90.0) -> tuple[bool,
 
 async def ledgers_caught_up(stack: Stack, within_s: float = 60.0) -> int:
     """Wait until every ledger replica stored the whole stream; return the stream's length."""
-    nc = await nats.connect(_servers(stack))
+    nc = await stack.connect_nats()
     try:
         last = (await nc.jetstream().stream_info(subjects.EVENTS_STREAM)).state.last_seq
     finally:

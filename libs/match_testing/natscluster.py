@@ -40,9 +40,23 @@ class NodeSpec:
         return f"nats://127.0.0.1:{self.port}"
 
 
-def node_config(node: NodeSpec, peers: Sequence[NodeSpec], cluster: str = CLUSTER_NAME) -> str:
-    """The nats-server configuration of ``node`` in a cluster with ``peers`` (the other nodes)."""
-    routes = "\n".join(f"    nats-route://127.0.0.1:{p.cluster_port}" for p in peers)
+def node_config(
+    node: NodeSpec,
+    peers: Sequence[NodeSpec],
+    cluster: str = CLUSTER_NAME,
+    authorization: str = "",
+    route_password: str = "",
+) -> str:
+    """The nats-server configuration of ``node`` in a cluster with ``peers`` (the other nodes).
+    ``authorization`` is the clients' (see match_bus.access); with ``route_password`` the nodes
+    accept a route only from a node that knows it (user ``route``)."""
+    login = f"route:{route_password}@" if route_password else ""
+    routes = "\n".join(f"    nats-route://{login}127.0.0.1:{p.cluster_port}" for p in peers)
+    route_auth = (
+        f"  authorization {{ user: route, password: {route_password!r} }}\n"
+        if route_password
+        else ""
+    )
     return (
         f"server_name: {node.name}\n"
         f"listen: 127.0.0.1:{node.port}\n"
@@ -55,10 +69,12 @@ def node_config(node: NodeSpec, peers: Sequence[NodeSpec], cluster: str = CLUSTE
         "cluster {\n"
         f"  name: {cluster}\n"
         f"  listen: 127.0.0.1:{node.cluster_port}\n"
+        f"{route_auth}"
         "  routes: [\n"
         f"{routes}\n"
         "  ]\n"
         "}\n"
+        f"{authorization}"
     )
 
 
@@ -70,14 +86,18 @@ def _listening(port: int) -> bool:
         return False
 
 
-async def _jetstream_answers(urls: Sequence[str]) -> bool:
+async def _jetstream_answers(urls: Sequence[str], options: dict[str, str]) -> bool:
     """True once some node answers a JetStream account info (the meta group has a leader)."""
     import nats
     from nats.errors import Error as NatsError
 
     try:
         nc = await nats.connect(
-            list(urls), connect_timeout=1, allow_reconnect=False, max_reconnect_attempts=0
+            list(urls),
+            connect_timeout=1,
+            allow_reconnect=False,
+            max_reconnect_attempts=0,
+            **options,
         )
     except (OSError, NatsError, TimeoutError):
         return False
@@ -104,6 +124,9 @@ class NatsCluster:
     size: int = 3
     ports: Sequence[int] = ()  # client ports, one per node; free ones when empty
     cluster_ports: Sequence[int] = ()  # route ports, one per node; free ones when empty
+    authorization: str = ""  # the clients' authorization block (match_bus.access)
+    route_password: str = ""  # routes between the nodes log in with it
+    connect_options: dict[str, str] = field(default_factory=dict)  # how to check JetStream
     nodes: list[NodeSpec] = field(default_factory=list)
     processes: dict[int, subprocess.Popen[bytes]] = field(default_factory=dict)
     _logs: dict[int, IO[bytes]] = field(default_factory=dict)
@@ -119,8 +142,6 @@ class NatsCluster:
         ]
         for node in self.nodes:
             node.store_dir.mkdir(parents=True, exist_ok=True)
-            peers = [p for p in self.nodes if p is not node]
-            (node.store_dir / "nats.conf").write_text(node_config(node, peers))
 
     # --- addresses -------------------------------------------------------------------------
 
@@ -186,7 +207,7 @@ class NatsCluster:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             self._check_alive()
-            if _in_own_loop(_jetstream_answers(self.live_urls())):
+            if _in_own_loop(_jetstream_answers(self.live_urls(), self.connect_options)):
                 return
             time.sleep(0.25)
         raise RuntimeError(f"JetStream had no meta leader within {timeout} s: see {self.workdir}")
@@ -197,11 +218,25 @@ class NatsCluster:
 
     # --- inside ------------------------------------------------------------------------------
 
+    def _write_config(self, node: NodeSpec) -> Path:
+        """The node's configuration, written afresh at every start (the authorization may have
+        been given after the cluster was made)."""
+        peers = [p for p in self.nodes if p is not node]
+        config = node.store_dir / "nats.conf"
+        config.touch(mode=0o600)  # it holds the route password
+        config.write_text(
+            node_config(
+                node, peers, authorization=self.authorization, route_password=self.route_password
+            )
+        )
+        return config
+
     def _spawn(self, index: int) -> None:
         node = self.nodes[index]
+        config = self._write_config(node)
         log = self._logs[index] = open(node.store_dir / "nats.log", "ab")  # noqa: SIM115
         self.processes[index] = subprocess.Popen(
-            [nats_server_binary(), "-c", str(node.store_dir / "nats.conf")],
+            [nats_server_binary(), "-c", str(config)],
             stdout=log,
             stderr=log,
         )

@@ -29,17 +29,23 @@ def nats_server_binary() -> str:
 class NatsServer:
     """A nats-server process. ``url`` is where to connect; ``stop`` ends it."""
 
-    def __init__(self, store_dir: Path, port: int = 0, sync_always: bool = True) -> None:
+    def __init__(
+        self, store_dir: Path, port: int = 0, sync_always: bool = True, authorization: str = ""
+    ) -> None:
+        """``authorization``: a nats-server ``authorization`` block (match_bus.access renders
+        the deployment's); without it, anybody may connect with every right."""
         self.port = port or free_port()
         self.store_dir = store_dir
         self.url = f"nats://127.0.0.1:{self.port}"
         store_dir.mkdir(parents=True, exist_ok=True)
         config = store_dir / "nats.conf"
+        config.touch(mode=0o600)  # it may list the identities' public keys
         config.write_text(
             f"listen: 127.0.0.1:{self.port}\n"
             f"jetstream {{\n  store_dir: {str(store_dir)!r}\n"
             + ("  sync_interval: always\n" if sync_always else "")
             + "}\n"
+            + authorization
         )
         self._config = config
         self.process: subprocess.Popen[bytes] | None = None

@@ -24,8 +24,12 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
+from nats.aio.client import Client
+
+from match_bus.access import ADMIN, Identities
+from match_bus.secretfiles import read_secret, write_secret
 from match_testing.natscluster import NatsCluster
 from match_testing.natsserver import NatsServer, free_port
 
@@ -72,15 +76,44 @@ class Stack:
         self.secrets = self._secrets()
 
     def _secrets(self) -> dict[str, str]:
-        """Token and bot keys, made once per work folder so tokens survive a restart."""
-        path = self.workdir / "secrets.env"
-        if not path.exists():
-            path.write_text(
-                f"MATCH_TOKEN_SECRET={secrets.token_hex(32)}\nMATCH_BOT_KEY={secrets.token_hex(16)}\n"
-            )
-            path.chmod(0o600)
-        pairs = (line.split("=", 1) for line in path.read_text().splitlines() if "=" in line)
-        return {k: v for k, v in pairs}
+        """The deployment's secrets, made once per work folder (so tokens survive a restart)
+        as files only their owner may read, in ``<workdir>/secrets/``: the NATS identities
+        (match_bus.access), the lobby's token secret and the bot key. Returns the token secret
+        and the bot key by name, for tests that mint tokens."""
+        self.identities = Identities(self.workdir / "secrets").ensure()
+        for path, size in ((self.token_secret_file, 32), (self.bot_key_file, 16)):
+            if not path.exists():
+                write_secret(path, secrets.token_hex(size).encode() + b"\n")
+        if self.cluster is not None:
+            self.cluster.authorization = self.identities.authorization()
+            self.cluster.route_password = self.identities.route_password
+            self.cluster.connect_options = self.nats_options()
+        return {
+            "MATCH_TOKEN_SECRET": read_secret(self.token_secret_file).decode().strip(),
+            "MATCH_BOT_KEY": read_secret(self.bot_key_file).decode().strip(),
+        }
+
+    @property
+    def token_secret_file(self) -> Path:
+        return self.workdir / "secrets" / "token.secret"
+
+    @property
+    def bot_key_file(self) -> Path:
+        return self.workdir / "secrets" / "bot.key"
+
+    def nats_options(self, name: str = ADMIN) -> dict[str, str]:
+        """``nats.connect`` keyword arguments for identity ``name`` (the operator's ``admin``
+        by default, which has every right; tests that tamper use it)."""
+        return self.identities.connect_options(name)
+
+    async def connect_nats(self, name: str = ADMIN, **kwargs: Any) -> Client:
+        """A NATS connection to this stack as identity ``name`` (``admin`` by default)."""
+        import nats
+
+        servers = (
+            self.cluster.url_list if self.cluster is not None and not self.nats_url else [self.url]
+        )
+        return await nats.connect(servers, **self.nats_options(name), **kwargs)
 
     # --- names and addresses ---------------------------------------------------------------
 
@@ -127,9 +160,11 @@ class Stack:
         service, index = split_name(name)
         replicated = self.replicas.get(service, 1) > 1
         env = dict(os.environ)
-        env.update(self.secrets)
         env.update(
             NATS_URL=self._process_nats_url(),
+            NATS_NKEY_FILE=str(self.identities.seed_file(service)),
+            MATCH_TOKEN_SECRET_FILE=str(self.token_secret_file),
+            MATCH_BOT_KEY_FILE=str(self.bot_key_file),
             LOBBY_ADDR=self.lobby_addr,
             LEDGER_ADDR=self.ledger_addr,
             LEDGER_DB=str(self.ledger_db(name)),
@@ -149,11 +184,24 @@ class Stack:
     # --- life --------------------------------------------------------------------------------
 
     def start(self, timeout: float = 30.0) -> Stack:
+        """Start NATS (unless given) and every service; a start that fails stops what it
+        started, so no process outlives it."""
+        try:
+            return self._start(timeout)
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self, timeout: float) -> Stack:
         if self.cluster is not None and not self.nats_url:
             if not self.cluster.live_urls():
                 self.cluster.start()
         elif not self.nats_url:
-            self.nats = NatsServer(self.workdir / "nats", port=int(self.env.get("NATS_PORT", 0)))
+            self.nats = NatsServer(
+                self.workdir / "nats",
+                port=int(self.env.get("NATS_PORT", 0)),
+                authorization=self.identities.authorization(),
+            )
             self.nats.start()
         # The first replica of every service first: it makes the streams and buckets, which on
         # a cluster take a moment to elect their leaders; then the other replicas.
@@ -247,6 +295,24 @@ class Stack:
                 proc.kill()
                 proc.wait()
         self._close_log(name)
+
+    def nats_refusals(self) -> list[str]:
+        """Every publish or subscription NATS refused, from its servers' logs (the lines
+        ``... - Publish Violation - Subject "..."``): a service's missing grant, or an
+        attacker's try. Empty when every service kept to its permissions."""
+        if self.nats is not None:
+            logs = [self.nats.store_dir / "nats.log"]
+        elif self.cluster is not None:
+            logs = [node.store_dir / "nats.log" for node in self.cluster.nodes]
+        else:
+            return []  # somebody else's NATS
+        return [
+            line
+            for path in logs
+            if path.exists()
+            for line in path.read_text(errors="replace").splitlines()
+            if "Violation" in line and "Authorization Violation" not in line
+        ]
 
     def stop(self) -> None:
         for name in reversed(list(self.processes)):

@@ -6,8 +6,10 @@ import os
 import socket
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from match_bus.clock import Clock
+from match_bus.secretfiles import SecretFileError, read_secret
 from match_bus.service import BaseConfig
 from match_rules.deal import Strength
 
@@ -40,12 +42,18 @@ class BotConfig:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> BotConfig:
         env = os.environ if env is None else env
-        key = env.get("MATCH_BOT_KEY", "").strip()
-        if not key:
+        key_file = env.get("MATCH_BOT_KEY_FILE", "").strip()
+        if not key_file:
             raise ConfigError(
-                "MATCH_BOT_KEY is not set: the bot needs the lobby's bot key to take seats "
-                "as the bot (set the same MATCH_BOT_KEY for the lobby and the bot)"
+                "MATCH_BOT_KEY_FILE is not set: the bot needs the lobby's bot key to take seats "
+                "as the bot (give the lobby and the bot the same file)"
             )
+        try:
+            key = read_secret(Path(key_file)).decode().strip()
+        except (SecretFileError, OSError) as error:
+            raise ConfigError(str(error)) from None
+        if not key:
+            raise ConfigError(f"MATCH_BOT_KEY_FILE {key_file} is empty")
         poll_s = _positive(env, "BOT_POLL_S", 0.5)
         pace = _positive(env, "BOT_PACE", 1.0)
         force = _strength(env, "BOT_FORCE_STRENGTH")

@@ -14,7 +14,7 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 
 from match_bus import subjects
-from match_bus.service import BaseConfig, run, spawn
+from match_bus.service import BaseConfig, answerable, run, spawn
 from services.dealer.dealer import Dealer
 from services.dealer.stores import EventLog, KvSeedStore, open_seeds
 
@@ -25,10 +25,8 @@ def _replying(
     handle: Callable[[bytes], Awaitable[bytes]],
 ) -> Callable[[Msg], Coroutine[Any, Any, None]]:
     async def on_request(msg: Msg) -> None:
-        if not msg.reply:
-            log.warning("request without a reply subject, dropped", subject=msg.subject)
-            return
-        await msg.respond(await handle(msg.data))
+        if answerable(msg):
+            await msg.respond(await handle(msg.data))
 
     return on_request
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-import stat
 from pathlib import Path
 
 import structlog
@@ -14,6 +13,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from match_audit.note import Signer
+from match_bus.secretfiles import SecretFileError, check_private
 
 log = structlog.get_logger()
 
@@ -36,9 +36,6 @@ def load_or_create(key_file: Path, origin: str) -> Signer:
     the one key, and none ever reads a half-written file."""
     key_file.parent.mkdir(parents=True, exist_ok=True)
     key = _read(key_file) if key_file.exists() else _create(key_file)
-    mode = stat.S_IMODE(key_file.stat().st_mode)
-    if mode & 0o077:
-        log.warning("the checkpoint key is readable by others", path=str(key_file), mode=oct(mode))
     signer = Signer(origin, key)
     _write_verifier(verifier_path(key_file), str(signer.verifier))
     return signer
@@ -80,6 +77,10 @@ def _fsync_dir(folder: Path) -> None:
 
 
 def _read(key_file: Path) -> Ed25519PrivateKey:
+    try:
+        check_private(key_file)  # a key others may read signs nothing
+    except SecretFileError as error:
+        raise KeyFileError(str(error)) from None
     try:
         key = serialization.load_pem_private_key(key_file.read_bytes(), password=None)
     except (ValueError, TypeError) as error:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +31,8 @@ from prometheus_client import Counter, Gauge
 from match.v1 import audit_pb2_grpc, referee_pb2
 from match_bus import subjects
 from match_bus.jetstream import ensure_stream
-from match_bus.service import BaseConfig, run, spawn
+from match_bus.secretfiles import SecretFileError, check_private
+from match_bus.service import BaseConfig, answerable, run, spawn
 from services.ledger import keys
 from services.ledger.audit import AUDIT_SERVICE, AuditServicer
 from services.ledger.consumer import Ingest
@@ -235,7 +237,7 @@ async def serve_ledger(nc: Client, config: LedgerConfig) -> Callable[[], Awaitab
     await ensure_stream(nc.jetstream(), config.base.stream_replicas)
 
     async def on_request(msg: Msg) -> None:
-        if not msg.reply:
+        if not answerable(msg):
             return
         answer = await answer_records(store, msg.data, catch_up)
         if answer is not None:
@@ -264,6 +266,11 @@ async def serve_ledger(nc: Client, config: LedgerConfig) -> Callable[[], Awaitab
 
 def main() -> None:
     config = LedgerConfig.from_env()
+    if config.key_file.exists():
+        try:
+            check_private(config.key_file)
+        except SecretFileError as error:  # refused before anything starts
+            sys.exit(f"ledger: LEDGER_KEY_FILE: {error}")
 
     async def serve(nc: Client) -> Callable[[], Awaitable[None]]:
         return await serve_ledger(nc, config)

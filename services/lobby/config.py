@@ -7,7 +7,9 @@ import os
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
+from match_bus.secretfiles import SecretFileError, read_secret
 from match_bus.service import BaseConfig
 from services.lobby.limits import Rate
 
@@ -34,7 +36,7 @@ class LobbyConfig:
     base: BaseConfig
     addr: str  # host:port of the gRPC server
     token_secret: bytes  # HMAC-SHA256 key of the player tokens
-    secret_generated: bool  # no MATCH_TOKEN_SECRET: tokens die with the process
+    secret_generated: bool  # no MATCH_TOKEN_SECRET_FILE: tokens die with the process
     token_ttl_s: int
     bot_key: str | None  # the bot service's shared secret; None refuses every bot join
     referee_timeout_s: float = DEFAULT_REFEREE_TIMEOUT_S
@@ -45,21 +47,10 @@ class LobbyConfig:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> LobbyConfig:
         env = os.environ if env is None else env
-        secret_hex = env.get("MATCH_TOKEN_SECRET", "").strip()
-        if secret_hex:
-            try:
-                secret = bytes.fromhex(secret_hex)
-            except ValueError:
-                raise ConfigError(
-                    "MATCH_TOKEN_SECRET must be hex, e.g. `openssl rand -hex 32`"
-                ) from None
-            if len(secret) < MIN_SECRET_BYTES:
-                raise ConfigError(
-                    f"MATCH_TOKEN_SECRET must hold at least {MIN_SECRET_BYTES} bytes "
-                    f"({2 * MIN_SECRET_BYTES} hex digits)"
-                )
-        else:
-            secret = secrets.token_bytes(32)
+        secret_file = env.get("MATCH_TOKEN_SECRET_FILE", "").strip()
+        secret = _token_secret(Path(secret_file)) if secret_file else secrets.token_bytes(32)
+        bot_key_file = env.get("MATCH_BOT_KEY_FILE", "").strip()
+        bot_key = _read(Path(bot_key_file)).decode().strip() if bot_key_file else None
         try:
             ttl = int(env.get("TOKEN_TTL_S", str(DEFAULT_TOKEN_TTL_S)))
         except ValueError:
@@ -73,14 +64,38 @@ class LobbyConfig:
             base=BaseConfig.from_env(default_metrics_port=9101),
             addr=env.get("LOBBY_ADDR", DEFAULT_ADDR),
             token_secret=secret,
-            secret_generated=not secret_hex,
+            secret_generated=not secret_file,
             token_ttl_s=ttl,
-            bot_key=env.get("MATCH_BOT_KEY") or None,
+            bot_key=bot_key or None,
             referee_timeout_s=timeout,
             referee_wait_s=_number(env, "LOBBY_REFEREE_WAIT_S", DEFAULT_REFEREE_WAIT_S),
             player_limit=_rate(env, "PLAYER", DEFAULT_PLAYER_LIMIT),
             connection_limit=_rate(env, "CONN", DEFAULT_CONNECTION_LIMIT),
         )
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return read_secret(path)
+    except (SecretFileError, OSError) as error:
+        raise ConfigError(str(error)) from None
+
+
+def _token_secret(path: Path) -> bytes:
+    """The token secret: hex in a file readable by its owner only."""
+    text = _read(path).decode(errors="replace").strip()
+    try:
+        secret = bytes.fromhex(text)
+    except ValueError:
+        raise ConfigError(
+            f"MATCH_TOKEN_SECRET_FILE {path} must hold hex, e.g. from `openssl rand -hex 32`"
+        ) from None
+    if len(secret) < MIN_SECRET_BYTES:
+        raise ConfigError(
+            f"MATCH_TOKEN_SECRET_FILE {path} must hold at least {MIN_SECRET_BYTES} bytes "
+            f"({2 * MIN_SECRET_BYTES} hex digits)"
+        )
+    return secret
 
 
 def _number(env: Mapping[str, str], name: str, default: float) -> float:

@@ -204,7 +204,11 @@ class TableDirectory:
         else:
             config = ConsumerConfig(deliver_policy=DeliverPolicy.ALL)
         sub = await self._js.subscribe(
-            subjects.EVENTS_ALL, ordered_consumer=True, config=config, idle_heartbeat=2.0
+            subjects.EVENTS_ALL,
+            stream=subjects.EVENTS_STREAM,  # named: no look-up of the stream by subject
+            ordered_consumer=True,
+            config=config,
+            idle_heartbeat=2.0,
         )
         try:
             while True:

@@ -15,7 +15,6 @@ from grpc_reflection.v1alpha import reflection  # type: ignore[import-untyped]
 from nats.aio.client import Client
 
 from match.v1 import lobby_pb2, lobby_pb2_grpc, race_service_pb2, race_service_pb2_grpc
-from match_bus.jetstream import ensure_stream
 from match_bus.service import run
 from services.lobby.config import ConfigError, LobbyConfig
 from services.lobby.directory import TableDirectory
@@ -65,13 +64,12 @@ async def _mirror_nats_health(nc: Client, checks: health.aio.HealthServicer) -> 
 async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]]:
     if config.secret_generated:
         log.warning(
-            "MATCH_TOKEN_SECRET is not set: using a random secret, so player tokens will not "
+            "MATCH_TOKEN_SECRET_FILE is not set: using a random secret, so player tokens will not "
             "survive a restart of the lobby"
         )
     if config.bot_key is None:
-        log.warning("MATCH_BOT_KEY is not set: bot joins are refused")
-    js = nc.jetstream()
-    await ensure_stream(js)
+        log.warning("MATCH_BOT_KEY_FILE is not set: bot joins are refused")
+    js = nc.jetstream()  # the log is the referee's and the ledger's to make, not ours
     directory = TableDirectory(js)
     tasks = [asyncio.create_task(directory.run(), name="table-directory")]
     referee = Referee(nc, config.referee_timeout_s, config.referee_wait_s)

@@ -44,7 +44,10 @@ async def watch(
     caught_up_at = last[0]
     table = TableViewer(table_id, viewer)
     sub = await js.subscribe(
-        subjects.events(table_id), ordered_consumer=True, deliver_policy=DeliverPolicy.ALL
+        subjects.events(table_id),
+        stream=subjects.EVENTS_STREAM,  # named: no look-up of the stream by subject
+        ordered_consumer=True,
+        deliver_policy=DeliverPolicy.ALL,
     )
     try:
         backlog: list[common_pb2.EventEnvelope] | None = []  # None: send a snapshot instead

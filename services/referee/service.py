@@ -33,6 +33,7 @@ from match.v1 import common_pb2, dealer_pb2, race_command_pb2, referee_pb2
 from match_bus import subjects
 from match_bus.clock import Clock
 from match_bus.jetstream import SequenceConflict, TableLog, ensure_stream
+from match_bus.service import answerable
 from match_rules.errors import Category, RuleError
 from match_rules.race import RaceState, decide, decide_steps, next_deadline
 from match_rules.race import commands as cmd
@@ -209,7 +210,8 @@ class Referee:
 
     async def _on_message(self, msg: Msg) -> None:
         stamp = self._clock.now_ms()  # the arrival, before anything else
-        self._spawn(self._handle(msg, stamp))
+        if answerable(msg):
+            self._spawn(self._handle(msg, stamp))
 
     def _spawn(self, coro: Awaitable[Any]) -> None:
         task = asyncio.ensure_future(coro)
@@ -235,8 +237,7 @@ class Referee:
             reply = referee_pb2.TableCommandReply(
                 refusal=refusal("unknown_subject", Category.INVALID_ARGUMENT, msg.subject)
             ).SerializeToString()
-        if msg.reply:
-            await msg.respond(reply)
+        await msg.respond(reply)
 
     def _lock(self, table_id: str) -> asyncio.Lock:
         return self._locks.setdefault(table_id, asyncio.Lock())

@@ -19,7 +19,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import grpc
-import nats
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -51,7 +50,7 @@ async def _play(stack: Stack, env: dict[str, str], early: Path) -> str:
     async def keep_a_checkpoint(_: str) -> None:
         """A checkpoint covering every record so far (the turns): the ledger stores and signs a
         little after the stream, so wait for one that has caught up."""
-        nc = await nats.connect(stack.url)
+        nc = await stack.connect_nats()
         try:
             info = await nc.jetstream().stream_info(subjects.EVENTS_STREAM)
             so_far = info.state.messages

@@ -82,8 +82,8 @@ def test_each_seat_draws_from_its_own_seeded_randomness() -> None:
     assert explicit.rng.random() == random.Random(1).random()
 
 
-def test_bot_force_strength_is_read_from_the_environment() -> None:
-    base = {"MATCH_BOT_KEY": "k"}
+def test_bot_force_strength_is_read_from_the_environment(bot_key: dict[str, str]) -> None:
+    base = bot_key
     assert BotConfig.from_env(base).force_strength is None
     assert BotConfig.from_env({**base, "BOT_FORCE_STRENGTH": ""}).force_strength is None
     assert BotConfig.from_env({**base, "BOT_FORCE_STRENGTH": "off"}).force_strength is None

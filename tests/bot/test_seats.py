@@ -122,12 +122,12 @@ def test_the_preferred_replica_fills_at_once_the_others_after_the_grace() -> Non
     assert seats.may_fill("t1", 1_000, 1_000, [], other, grace_ms=2_000)  # nobody known yet
 
 
-def test_replica_settings_from_the_environment() -> None:
-    c = BotConfig.from_env({"MATCH_BOT_KEY": "k", "MATCH_REPLICA_ID": "bot-7"})
+def test_replica_settings_from_the_environment(bot_key: dict[str, str]) -> None:
+    c = BotConfig.from_env({**bot_key, "MATCH_REPLICA_ID": "bot-7"})
     assert (c.replica_id, c.stream_replicas) == ("bot-7", 1)
-    d = BotConfig.from_env({"MATCH_BOT_KEY": "k", "MATCH_STREAM_REPLICAS": "3"})
+    d = BotConfig.from_env({**bot_key, "MATCH_STREAM_REPLICAS": "3"})
     assert d.stream_replicas == 3 and d.replica_id  # host-pid by default
     with pytest.raises(ConfigError, match="MATCH_STREAM_REPLICAS"):
-        BotConfig.from_env({"MATCH_BOT_KEY": "k", "MATCH_STREAM_REPLICAS": "0"})
+        BotConfig.from_env({**bot_key, "MATCH_STREAM_REPLICAS": "0"})
     with pytest.raises(ConfigError, match="MATCH_STREAM_REPLICAS"):
-        BotConfig.from_env({"MATCH_BOT_KEY": "k", "MATCH_STREAM_REPLICAS": "three"})
+        BotConfig.from_env({**bot_key, "MATCH_STREAM_REPLICAS": "three"})

@@ -12,7 +12,6 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import nats
 import pytest
 from nats.js.errors import KeyNotFoundError
 
@@ -43,11 +42,12 @@ def stack(tmp_path: Path) -> Iterator[Stack]:
         yield s
     finally:
         s.stop()
+    assert not s.nats_refusals(), "\n".join(s.nats_refusals())  # every grant was enough
 
 
 async def holder(stack: Stack, table_id: str) -> str:
     """The referee process holding the lease of the table's partition ("referee.2")."""
-    nc = await nats.connect(stack.cluster.url_list if stack.cluster else [stack.url])
+    nc = await stack.connect_nats()
     try:
         kv = await nc.jetstream().key_value(subjects.REFEREE_LEASES_BUCKET)
         deadline = time.monotonic() + 20

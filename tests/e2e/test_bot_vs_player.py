@@ -49,6 +49,7 @@ def stack(tmp_path: Path) -> Iterator[Stack]:
         yield s
     finally:
         s.stop()
+    assert not s.nats_refusals(), "\n".join(s.nats_refusals())  # every grant was enough
 
 
 @dataclass

@@ -48,6 +48,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         yield s
     finally:
         s.stop()
+    assert not s.nats_refusals(), "\n".join(s.nats_refusals())  # every grant was enough
 
 
 @pytest.fixture(scope="module")

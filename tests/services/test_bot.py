@@ -8,6 +8,7 @@ import asyncio
 import itertools
 import random
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
@@ -164,19 +165,27 @@ def test_bot_names_follow_the_bots_already_seated() -> None:
 
 
 def test_refuses_to_start_without_a_bot_key() -> None:
-    with pytest.raises(ConfigError, match="MATCH_BOT_KEY"):
+    with pytest.raises(ConfigError, match="MATCH_BOT_KEY_FILE is not set"):
         BotConfig.from_env({})
 
 
-def test_settings_from_the_environment() -> None:
-    c = BotConfig.from_env({"MATCH_BOT_KEY": "k", "BOT_PACE": "0.1", "BOT_POLL_S": "0.2"})
+def test_refuses_a_bot_key_file_others_may_read(tmp_path: Path) -> None:
+    path = tmp_path / "bot.key"
+    path.write_text("k\n")
+    path.chmod(0o644)
+    with pytest.raises(ConfigError, match=r"open to others.*chmod 600"):
+        BotConfig.from_env({"MATCH_BOT_KEY_FILE": str(path)})
+
+
+def test_settings_from_the_environment(bot_key: dict[str, str]) -> None:
+    c = BotConfig.from_env({**bot_key, "BOT_PACE": "0.1", "BOT_POLL_S": "0.2"})
     assert (c.bot_key, c.pace, c.poll_s, c.lobby_addr) == ("k", 0.1, 0.2, "127.0.0.1:50051")
-    d = BotConfig.from_env({"MATCH_BOT_KEY": "k", "LOBBY_ADDR": "lobby:1"})
+    d = BotConfig.from_env({**bot_key, "LOBBY_ADDR": "lobby:1"})
     assert (d.pace, d.poll_s, d.lobby_addr) == (1.0, 0.5, "lobby:1")
     with pytest.raises(ConfigError, match="BOT_PACE"):
-        BotConfig.from_env({"MATCH_BOT_KEY": "k", "BOT_PACE": "0"})
+        BotConfig.from_env({**bot_key, "BOT_PACE": "0"})
     with pytest.raises(ConfigError, match="BOT_POLL_S"):
-        BotConfig.from_env({"MATCH_BOT_KEY": "k", "BOT_POLL_S": "soon"})
+        BotConfig.from_env({**bot_key, "BOT_POLL_S": "soon"})
 
 
 # --- whole boards against the rules ------------------------------------------------------

@@ -51,6 +51,7 @@ from match_rules.race import commands as cmd
 from match_rules.race import events as ev
 from match_testing.natsserver import NatsServer, free_port
 from services.lobby.tokens import Tokens
+from tests.conftest import secret_file
 from tests.rules.race.helpers import Game
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -105,8 +106,8 @@ def lobby(nats_server: NatsServer, tmp_path: Path, lobby_env: dict[str, str]) ->
         "NATS_URL": nats_server.url,
         "LOBBY_ADDR": addr,
         "METRICS_PORT": "0",
-        "MATCH_TOKEN_SECRET": SECRET.hex(),
-        "MATCH_BOT_KEY": BOT_KEY,
+        "MATCH_TOKEN_SECRET_FILE": secret_file(tmp_path, "token.secret", SECRET.hex()),
+        "MATCH_BOT_KEY_FILE": secret_file(tmp_path, "bot.key", BOT_KEY),
         "LOG_FORMAT": "json",
         **lobby_env,
     }

@@ -34,6 +34,7 @@ def stack(tmp_path: Path) -> Iterator[Stack]:
         s.stop()
     for name in ("lobby", "referee", "dealer"):
         assert "Traceback" not in s.log(name), s.log(name)
+    assert not s.nats_refusals(), "\n".join(s.nats_refusals())  # every grant was enough
 
 
 def bearer(token: str) -> tuple[tuple[str, str], ...]:

@@ -10,7 +10,6 @@ from collections.abc import AsyncIterator, Awaitable, Iterator
 from pathlib import Path
 
 import grpc  # type: ignore[import-untyped]
-import nats
 import pytest
 
 from match.v1 import common_pb2, race_service_pb2
@@ -219,6 +218,7 @@ def stack(tmp_path: Path) -> Iterator[Stack]:
         s.stop()
     for name in ("lobby", "referee", "dealer"):
         assert "Traceback" not in s.log(name), s.log(name)
+    assert not s.nats_refusals(), "\n".join(s.nats_refusals())  # every grant was enough
 
 
 @pytest.fixture
@@ -229,7 +229,7 @@ async def client(stack: Stack) -> AsyncIterator[MatchClient]:
 
 async def records(stack: Stack, table_id: str) -> int:
     """How many records the table's log holds (every command the referee judged is one)."""
-    nc = await nats.connect(stack.url)
+    nc = await stack.connect_nats()
     try:
         return len(await TableLog(nc.jetstream()).read(table_id))
     finally:

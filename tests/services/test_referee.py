@@ -17,18 +17,16 @@ from match_bus import subjects
 from match_bus.codec import from_proto
 from match_bus.jetstream import TableLog
 from match_rules.race import events as ev
-from match_testing.natsserver import NatsServer
 from match_testing.stack import Stack
 
 RATE = 10.0
 
 
 @pytest.fixture
-def stack(nats_server: NatsServer, tmp_path: Path) -> Any:
+def stack(tmp_path: Path) -> Any:
     anchor = str(int(time.time() * 1000))
     s = Stack(
         tmp_path / "stack",
-        nats_url=nats_server.url,
         services=("dealer", "referee"),
         env={
             "REFEREE_CLOCK_RATE": str(RATE),
@@ -39,11 +37,12 @@ def stack(nats_server: NatsServer, tmp_path: Path) -> Any:
     s.start()
     yield s
     s.stop()
+    assert not s.nats_refusals(), "\n".join(s.nats_refusals())  # every grant was enough
 
 
 @pytest.fixture
 async def nc(stack: Stack) -> AsyncIterator[Client]:
-    client = await nats.connect(stack.url)
+    client = await stack.connect_nats()
     for attempt in range(100):  # until the referee has subscribed
         try:
             await client.request(subjects.referee_race("ping0000"), b"", 1)

@@ -106,11 +106,10 @@ async def test_a_clean_stop_hands_the_partitions_back_at_once(nats_server: NatsS
 
 
 @pytest.fixture
-def stack(nats_server: NatsServer, tmp_path: Path) -> Iterator[Stack]:
+def stack(tmp_path: Path) -> Iterator[Stack]:
     anchor = str(int(time.time() * 1000))
     s = Stack(
         tmp_path / "stack",
-        nats_url=nats_server.url,
         services=("dealer",),
         env={
             "REFEREE_CLOCK_RATE": str(RATE),
@@ -121,6 +120,7 @@ def stack(nats_server: NatsServer, tmp_path: Path) -> Iterator[Stack]:
     s.start()
     yield s
     s.stop()
+    assert not s.nats_refusals(), "\n".join(s.nats_refusals())  # every grant was enough
 
 
 class Referees:
@@ -156,7 +156,7 @@ async def two(stack: Stack) -> AsyncIterator[tuple[Referees, Client]]:
     refs = Referees(stack)
     refs.start("ra")
     refs.start("rb")
-    nc = await nats.connect(stack.url)
+    nc = await stack.connect_nats()
     try:
         await until_split(nc)
         yield refs, nc
