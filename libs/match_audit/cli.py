@@ -5,6 +5,10 @@
     match-audit replay <game> [--addr A] | replay --offline EXPORT
     match-audit export <game> [-o FILE] [--addr A] [--since FILE]
 
+Wherever ``--addr`` goes, ``--ca FILE`` (default: $LEDGER_CA) or ``--tls`` (the system's trusted
+roots) reaches a ledger that serves TLS and verifies its certificate; without them the audit API
+is spoken in plain text.
+
 Exit status: 0 when every check holds; 1 when one does not (the last line names the first bad
 record and what is wrong); 2 when nothing could be checked (no ledger, unknown game, a game
 still being played, a bad argument).
@@ -23,7 +27,7 @@ from google.protobuf.message import DecodeError
 
 from match.v1 import referee_pb2
 from match_audit import export as export_file
-from match_audit.client import LedgerClient, LedgerError, default_address
+from match_audit.client import LedgerClient, LedgerError, default_address, default_ca
 from match_audit.note import Checkpoint, NoteError, Verifier, parse
 from match_audit.replay import timeline
 from match_audit.verify import Evidence, verify
@@ -66,7 +70,11 @@ def _evidence(args: argparse.Namespace, since: str | None) -> tuple[Evidence, st
     if not args.game:
         raise _Stop("name a game, or give an export with --offline FILE")
     try:
-        with LedgerClient(args.addr) as client:
+        client = LedgerClient(args.addr, ca_file=args.ca, tls=args.tls)
+    except OSError as error:
+        raise _Stop(f"cannot read the CA file {args.ca}: {error.strerror}") from None
+    try:
+        with client:
             return client.evidence(args.game, since), f"the ledger at {args.addr}"
     except LedgerError as error:
         raise _Stop(
@@ -154,6 +162,18 @@ def parser() -> argparse.ArgumentParser:
             "--addr",
             default=default_address(),
             help="the ledger's audit API (default: $LEDGER_ADDR, else 127.0.0.1:50052)",
+        )
+        p.add_argument(
+            "--ca",
+            metavar="FILE",
+            default=default_ca(),
+            help="speak TLS and verify the ledger with this CA certificate (PEM; default: "
+            "$LEDGER_CA)",
+        )
+        p.add_argument(
+            "--tls",
+            action="store_true",
+            help="speak TLS and verify the ledger with the system's trusted roots",
         )
         if offline:
             p.add_argument("--offline", metavar="EXPORT", help="read an export, not the ledger")

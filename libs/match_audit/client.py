@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import grpc  # type: ignore[import-untyped]
 
@@ -17,6 +18,12 @@ OPTIONS = [("grpc.max_receive_message_length", 64 * 1024 * 1024)]
 def default_address() -> str:
     """``LEDGER_ADDR`` from the environment, else 127.0.0.1:50052."""
     return os.environ.get("LEDGER_ADDR") or DEFAULT_ADDR
+
+
+def default_ca() -> str | None:
+    """``LEDGER_CA`` from the environment (the CA certificate that signed the audit API's),
+    else None."""
+    return os.environ.get("LEDGER_CA") or None
 
 
 class LedgerError(Exception):
@@ -37,10 +44,26 @@ def _size_of(note: str) -> int | None:
 
 
 class LedgerClient:
-    def __init__(self, addr: str, timeout: float = 30.0) -> None:
+    """The audit API over one channel: plain text by default; with ``ca_file`` (PEM) or ``tls``
+    (the system's trusted roots), TLS that verifies the server. Raises OSError when ``ca_file``
+    cannot be read."""
+
+    def __init__(
+        self,
+        addr: str,
+        timeout: float = 30.0,
+        *,
+        ca_file: str | os.PathLike[str] | None = None,
+        tls: bool = False,
+    ) -> None:
         self.addr = addr
         self._timeout = timeout
-        self._channel = grpc.insecure_channel(addr, options=OPTIONS)
+        if ca_file or tls:
+            roots = Path(ca_file).read_bytes() if ca_file else None
+            credentials = grpc.ssl_channel_credentials(root_certificates=roots)
+            self._channel = grpc.secure_channel(addr, credentials, options=OPTIONS)
+        else:
+            self._channel = grpc.insecure_channel(addr, options=OPTIONS)
         self._stub = audit_pb2_grpc.LedgerAuditServiceStub(self._channel)  # type: ignore[no-untyped-call]
 
     def __enter__(self) -> LedgerClient:

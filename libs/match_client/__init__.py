@@ -14,6 +14,7 @@ from match_client.client import (
     PlayerSession,
     Seat,
     default_address,
+    default_ca,
     refusal_code,
     retry_after_ms,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "ServerClock",
     "ViewTracker",
     "default_address",
+    "default_ca",
     "refusal_code",
     "retry_after_ms",
 ]

@@ -5,8 +5,10 @@
     match play --table ID | --invite CODE
     match watch --table ID --token TOKEN
 
-Every subcommand takes ``--addr HOST:PORT`` (default: $MATCH_ADDR, else 127.0.0.1:50051). The
-board is printed as tile numbers, so it reads well with a screen reader; see docs/client.md.
+Every subcommand takes ``--addr HOST:PORT`` (default: $MATCH_ADDR, else 127.0.0.1:50051) and,
+for a lobby that serves TLS, ``--ca FILE`` (default: $MATCH_CA) or ``--tls`` (the system's
+trusted roots). The board is printed as tile numbers, so it reads well with a screen reader;
+see docs/client.md.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from match_client.client import (
     PlayerSession,
     Seat,
     default_address,
+    default_ca,
     error_details,
     is_rpc_error,
     refusal_code,
@@ -46,15 +49,34 @@ def say(line: str) -> None:
 # --- arguments ---------------------------------------------------------------------------
 
 
+def _connection_options(parser: argparse.ArgumentParser, default: object) -> None:
+    parser.add_argument(
+        "--addr",
+        default=default,
+        help="the lobby's gRPC address (default: $MATCH_ADDR, else 127.0.0.1:50051)",
+    )
+    parser.add_argument(
+        "--ca",
+        metavar="FILE",
+        default=default,
+        help="speak TLS and verify the lobby with this CA certificate (PEM; default: $MATCH_CA)",
+    )
+    parser.add_argument(
+        "--tls",
+        action="store_true",
+        default=default if default is argparse.SUPPRESS else False,
+        help="speak TLS and verify the lobby with the system's trusted roots",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
-    addr_help = "the lobby's gRPC address (default: $MATCH_ADDR, else 127.0.0.1:50051)"
     parser = argparse.ArgumentParser(
         prog="match", description="Play Match, the race, from a terminal."
     )
-    parser.add_argument("--addr", default=None, help=addr_help)
-    # The same option after the subcommand; SUPPRESS keeps one given before it.
+    _connection_options(parser, None)
+    # The same options after the subcommand; SUPPRESS keeps one given before it.
     addr = argparse.ArgumentParser(add_help=False)
-    addr.add_argument("--addr", default=argparse.SUPPRESS, help=addr_help)
+    _connection_options(addr, argparse.SUPPRESS)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("tables", parents=[addr], help="list the open tables with a free seat")
 
@@ -113,6 +135,11 @@ def address(args: argparse.Namespace) -> str:
     return str(args.addr) if args.addr else default_address()
 
 
+def ca_file(args: argparse.Namespace) -> str | None:
+    """``--ca``, else $MATCH_CA, else None (with ``--tls``: the system's roots; else plain)."""
+    return str(args.ca) if args.ca else default_ca()
+
+
 def display_name(args: argparse.Namespace) -> str:
     if args.name:
         return str(args.name)
@@ -135,7 +162,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 async def _run(args: argparse.Namespace) -> int:
-    async with MatchClient(address(args)) as client:
+    try:
+        client = MatchClient(address(args), ca_file=ca_file(args), tls=args.tls)
+    except OSError as error:
+        say(f"error: cannot read the CA file {ca_file(args)}: {error.strerror}")
+        return 1
+    async with client:
         try:
             if args.command == "tables":
                 return await tables(client, say)

@@ -11,6 +11,7 @@ import os
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol, TypeVar
 
@@ -79,6 +80,23 @@ def default_address() -> str:
     return os.environ.get("MATCH_ADDR") or DEFAULT_ADDRESS
 
 
+def default_ca() -> str | None:
+    """``MATCH_CA`` from the environment (the CA certificate that signed the lobby's), else
+    None."""
+    return os.environ.get("MATCH_CA") or None
+
+
+def channel_credentials(ca_file: str | os.PathLike[str] | None = None, tls: bool = False) -> Any:
+    """TLS credentials that verify the server against the CA certificates in ``ca_file`` (PEM),
+    or, with ``tls`` alone, against the system's trusted roots; None (plain text) with neither.
+    Raises OSError when ``ca_file`` cannot be read."""
+    if ca_file:
+        return grpc.ssl_channel_credentials(root_certificates=Path(ca_file).read_bytes())
+    if tls:
+        return grpc.ssl_channel_credentials()
+    return None
+
+
 def new_request_id() -> str:
     return uuid.uuid4().hex
 
@@ -139,12 +157,28 @@ class Seat:
 
 
 class MatchClient:
-    """The lobby and the race over one gRPC channel. Use ``async with`` or call ``close``."""
+    """The lobby and the race over one gRPC channel. Use ``async with`` or call ``close``.
 
-    def __init__(self, address: str = DEFAULT_ADDRESS, timeout: float = DEFAULT_TIMEOUT_S) -> None:
+    Plain text by default; ``ca_file`` (a PEM file of the CA that signed the lobby's
+    certificate) or ``tls=True`` (the system's trusted roots) speaks TLS and verifies the
+    server's certificate against the address's host name."""
+
+    def __init__(
+        self,
+        address: str = DEFAULT_ADDRESS,
+        timeout: float = DEFAULT_TIMEOUT_S,
+        *,
+        ca_file: str | os.PathLike[str] | None = None,
+        tls: bool = False,
+    ) -> None:
         self.address = address
         self.timeout = timeout
-        self._channel: Any = grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
+        credentials = channel_credentials(ca_file, tls)
+        self._channel: Any = (
+            grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
+            if credentials is None
+            else grpc.aio.secure_channel(address, credentials, options=CHANNEL_OPTIONS)
+        )
         lobby: Any = lobby_pb2_grpc.LobbyServiceStub(self._channel)  # type: ignore[no-untyped-call, unused-ignore]
         race: Any = race_service_pb2_grpc.MatchRaceServiceStub(self._channel)  # type: ignore[no-untyped-call, unused-ignore]
         self._create: _Unary[lobby_pb2.CreateTableRequest, lobby_pb2.CreateTableResponse] = (

@@ -27,6 +27,7 @@ from match_client.client import (
     PlayerSession,
     Seat,
     default_address,
+    default_ca,
     error_details,
     is_rpc_error,
     refusal_code,
@@ -210,9 +211,11 @@ def check_seed(t: ViewTracker) -> list[str]:
     return out
 
 
-async def demo(addr: str, pace: float, seed: int | None) -> int:
+async def demo(
+    addr: str, pace: float, seed: int | None, ca_file: str | None = None, tls: bool = False
+) -> int:
     rng = random.Random(seed)
-    async with MatchClient(addr) as client:
+    async with MatchClient(addr, ca_file=ca_file, tls=tls) as client:
         seat = await client.create_table(
             seats=2,
             visibility=common_pb2.VISIBILITY_OPEN,
@@ -251,12 +254,24 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m match_client.demo", description=__doc__)
     parser.add_argument("--addr", default=None, help="default: $MATCH_ADDR, else 127.0.0.1:50051")
     parser.add_argument(
+        "--ca", metavar="FILE", default=None, help="TLS, verified with this CA (default: $MATCH_CA)"
+    )
+    parser.add_argument("--tls", action="store_true", help="TLS, verified with the system's roots")
+    parser.add_argument(
         "--pace", type=float, default=1.0, help="think-time scale: 1.0 is a person's pace"
     )
     parser.add_argument("--rng-seed", type=int, default=None, help="the scripted player's choices")
     args = parser.parse_args(argv)
     try:
-        return asyncio.run(demo(args.addr or default_address(), args.pace, args.rng_seed))
+        return asyncio.run(
+            demo(
+                args.addr or default_address(),
+                args.pace,
+                args.rng_seed,
+                args.ca or default_ca(),
+                args.tls,
+            )
+        )
     except KeyboardInterrupt:
         return 130
     except Exception as err:

@@ -60,6 +60,9 @@ class Stack:
     lobby_addr: str = ""
     ledger_addr: str = ""  # the ledger's audit gRPC API (LEDGER_ADDR)
     env: Mapping[str, str] = field(default_factory=dict)
+    # The CA certificate that signed the lobby's (when env gives it LOBBY_TLS_CERT): the health
+    # checks verify the lobby with it, and every process gets it as MATCH_CA (the bot's).
+    ca_file: Path | None = None
     services: tuple[str, ...] = SERVICES
     inherit_output: bool = False
     nats: NatsServer | None = None
@@ -175,6 +178,8 @@ class Stack:
         if replicated and service == "ledger":
             env["LEDGER_DURABLE"] = f"ledger-{index}"  # each replica keeps a whole copy
             env["LEDGER_KEY_FILE"] = str(self.ledger_key_file)  # every copy signs with one key
+        if self.ca_file is not None:
+            env["MATCH_CA"] = str(self.ca_file)
         env.update(self.env)
         # Metrics are off unless the stack is given <SERVICE>_METRICS_PORT (make run is).
         port = int(self.env.get(f"{service.upper()}_METRICS_PORT", "0"))
@@ -239,6 +244,8 @@ class Stack:
         import grpc  # type: ignore[import-untyped]
         from grpc_health.v1 import health_pb2, health_pb2_grpc  # type: ignore[import-untyped]
 
+        tls = bool(self.service_env("lobby").get("LOBBY_TLS_CERT"))
+        roots = self.ca_file.read_bytes() if tls and self.ca_file is not None else None
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             for name, proc in self.processes.items():
@@ -247,7 +254,12 @@ class Stack:
             if not any(split_name(n)[0] == "lobby" for n in self.processes):
                 return
             try:
-                with grpc.insecure_channel(self.lobby_addr) as channel:
+                channel = (
+                    grpc.secure_channel(self.lobby_addr, grpc.ssl_channel_credentials(roots))
+                    if tls
+                    else grpc.insecure_channel(self.lobby_addr)
+                )
+                with channel:
                     answer = health_pb2_grpc.HealthStub(channel).Check(
                         health_pb2.HealthCheckRequest(service=""), timeout=1
                     )

@@ -38,6 +38,9 @@ class BotConfig:
     replica_id: str = "bot"
     # MATCH_STREAM_REPLICAS: JetStream replicas of the buckets the bot creates (3 in a cluster).
     stream_replicas: int = 1
+    # MATCH_CA: the CA certificate (PEM) that signed the lobby's; set, the bot speaks TLS to the
+    # lobby and verifies it, as the `match` command does. Unset: plain text.
+    lobby_ca: Path | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> BotConfig:
@@ -58,6 +61,12 @@ class BotConfig:
         pace = _positive(env, "BOT_PACE", 1.0)
         force = _strength(env, "BOT_FORCE_STRENGTH")
         base = BaseConfig.from_env(default_metrics_port=DEFAULT_METRICS_PORT)
+        ca = env.get("MATCH_CA", "").strip()
+        if ca and not (Path(ca).is_file() and os.access(ca, os.R_OK)):
+            raise ConfigError(
+                f"MATCH_CA={ca} cannot be read: it must be the PEM file of the CA that signed "
+                "the lobby's certificate (or unset, for a lobby that speaks plain text)"
+            )
         return cls(
             base=base,
             lobby_addr=env.get("LOBBY_ADDR") or DEFAULT_LOBBY_ADDR,
@@ -68,6 +77,7 @@ class BotConfig:
             force_strength=force,
             replica_id=env.get("MATCH_REPLICA_ID") or f"{socket.gethostname()}-{os.getpid()}",
             stream_replicas=_whole(env, "MATCH_STREAM_REPLICAS", 1),
+            lobby_ca=Path(ca) if ca else None,
         )
 
 

@@ -331,6 +331,7 @@ class Bot:
         self.log.info(
             "bot polling",
             lobby=self.config.lobby_addr,
+            lobby_ca=str(self.config.lobby_ca or "none: plain text"),
             every_s=self.config.poll_s,
             incarnation=self.me.incarnation,
         )
@@ -415,7 +416,7 @@ def main(config: BotConfig) -> None:
         log.info("connected", nats=base.nats_url, replica=config.replica_id)
         try:
             book = await open_book(nc.jetstream(), config)
-            async with MatchClient(config.lobby_addr) as client:
+            async with MatchClient(config.lobby_addr, ca_file=config.lobby_ca) as client:
                 await Bot(config, client, book).run(stop)
         finally:
             with contextlib.suppress(Exception):

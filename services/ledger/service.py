@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import os
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +37,7 @@ from services.ledger import keys
 from services.ledger.audit import AUDIT_SERVICE, AuditServicer
 from services.ledger.consumer import Ingest
 from services.ledger.store import Store
+from services.tls import ServerTls, TlsConfigError, add_port, plaintext_warning, server_tls
 
 log = structlog.get_logger()
 
@@ -69,22 +70,26 @@ class LedgerConfig:
     durable: str = subjects.LEDGER_DURABLE  # the consumer: one per replica, each a whole copy
     catch_up_s: float = 3.0  # how long a request waits for this replica to store a table's end
     linger_s: float = 0.05  # after a short batch, wait this long so the next one is fuller
+    tls: ServerTls | None = None  # LEDGER_TLS_CERT and LEDGER_TLS_KEY; None serves plain text
 
     @classmethod
-    def from_env(cls) -> LedgerConfig:
-        db_path = Path(os.environ.get("LEDGER_DB", "var/ledger.sqlite3"))
+    def from_env(cls, env: Mapping[str, str] | None = None) -> LedgerConfig:
+        """Raises :class:`TlsConfigError` for TLS settings it cannot serve."""
+        env = os.environ if env is None else env
+        db_path = Path(env.get("LEDGER_DB", "var/ledger.sqlite3"))
         return cls(
             base=BaseConfig.from_env(default_metrics_port=9104),
             db_path=db_path,
-            batch=int(os.environ.get("LEDGER_BATCH", "256")),
-            linger_s=float(os.environ.get("LEDGER_LINGER_S", "0.05")),
-            addr=os.environ.get("LEDGER_ADDR", DEFAULT_ADDR),
-            origin=os.environ.get("LEDGER_ORIGIN", DEFAULT_ORIGIN),
-            key_file=Path(os.environ.get("LEDGER_KEY_FILE", str(db_path.parent / "ledger.key"))),
-            checkpoint_every=int(os.environ.get("LEDGER_CHECKPOINT_EVERY", "64")),
-            checkpoint_s=float(os.environ.get("LEDGER_CHECKPOINT_S", "5")),
-            durable=os.environ.get("LEDGER_DURABLE") or subjects.LEDGER_DURABLE,
-            catch_up_s=float(os.environ.get("LEDGER_CATCH_UP_S", "3")),
+            batch=int(env.get("LEDGER_BATCH", "256")),
+            linger_s=float(env.get("LEDGER_LINGER_S", "0.05")),
+            addr=env.get("LEDGER_ADDR", DEFAULT_ADDR),
+            origin=env.get("LEDGER_ORIGIN", DEFAULT_ORIGIN),
+            key_file=Path(env.get("LEDGER_KEY_FILE", str(db_path.parent / "ledger.key"))),
+            checkpoint_every=int(env.get("LEDGER_CHECKPOINT_EVERY", "64")),
+            checkpoint_s=float(env.get("LEDGER_CHECKPOINT_S", "5")),
+            durable=env.get("LEDGER_DURABLE") or subjects.LEDGER_DURABLE,
+            catch_up_s=float(env.get("LEDGER_CATCH_UP_S", "3")),
+            tls=server_tls(env, "LEDGER"),
         )
 
 
@@ -186,9 +191,17 @@ def _gauge(store: Store) -> None:
 
 
 async def serve_audit(
-    store: Store, addr: str, verifier_key: str, catch_up: CatchUp | None = None
+    store: Store,
+    addr: str,
+    verifier_key: str,
+    catch_up: CatchUp | None = None,
+    tls: ServerTls | None = None,
 ) -> Callable[[], Awaitable[None]]:
-    """The gRPC audit server (with health and reflection) on ``addr``; returns its stop."""
+    """The gRPC audit server (with health and reflection) on ``addr``, over TLS with ``tls``;
+    returns its stop."""
+    plaintext = plaintext_warning(addr, tls, "LEDGER")
+    if plaintext is not None:
+        log.warning(plaintext)
     server = grpc.aio.server(options=SERVER_OPTIONS)
     audit_pb2_grpc.add_LedgerAuditServiceServicer_to_server(  # type: ignore[no-untyped-call]
         AuditServicer(store, verifier_key, catch_up.ready if catch_up is not None else None),
@@ -199,11 +212,15 @@ async def serve_audit(
     reflection.enable_server_reflection(
         (AUDIT_SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
-    server.add_insecure_port(addr)
+    add_port(server, addr, tls)
     await server.start()
     for name in ("", AUDIT_SERVICE):
         await checks.set(name, health_pb2.HealthCheckResponse.SERVING)
-    log.info("audit api listening", addr=addr)
+    log.info(
+        "audit api listening",
+        addr=addr,
+        tls=f"{tls.cert_file}, valid until {tls.not_after}" if tls else "off",
+    )
 
     async def stop() -> None:
         for name in ("", AUDIT_SERVICE):
@@ -232,7 +249,7 @@ async def serve_ledger(nc: Client, config: LedgerConfig) -> Callable[[], Awaitab
         stream_replicas=config.base.stream_replicas,
     )
     catch_up = CatchUp(nc, lambda: ingest.last_sequence, config.catch_up_s)
-    stop_audit = await serve_audit(store, config.addr, str(signer.verifier), catch_up)
+    stop_audit = await serve_audit(store, config.addr, str(signer.verifier), catch_up, config.tls)
     # the referee makes it too; whoever comes first
     await ensure_stream(nc.jetstream(), config.base.stream_replicas)
 
@@ -265,7 +282,10 @@ async def serve_ledger(nc: Client, config: LedgerConfig) -> Callable[[], Awaitab
 
 
 def main() -> None:
-    config = LedgerConfig.from_env()
+    try:
+        config = LedgerConfig.from_env()
+    except TlsConfigError as error:
+        sys.exit(f"ledger: {error}")
     if config.key_file.exists():
         try:
             check_private(config.key_file)

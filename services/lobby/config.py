@@ -12,6 +12,7 @@ from pathlib import Path
 from match_bus.secretfiles import SecretFileError, read_secret
 from match_bus.service import BaseConfig
 from services.lobby.limits import Rate
+from services.tls import ServerTls, TlsConfigError, server_tls
 
 DEFAULT_ADDR = "127.0.0.1:50051"
 DEFAULT_TOKEN_TTL_S = 6 * 3600
@@ -43,6 +44,7 @@ class LobbyConfig:
     referee_wait_s: float = DEFAULT_REFEREE_WAIT_S  # "no responders": ask again this long
     player_limit: Rate = DEFAULT_PLAYER_LIMIT  # per player (of a valid token)
     connection_limit: Rate = DEFAULT_CONNECTION_LIMIT  # per client connection
+    tls: ServerTls | None = None  # LOBBY_TLS_CERT and LOBBY_TLS_KEY; None serves plain text
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> LobbyConfig:
@@ -60,6 +62,10 @@ class LobbyConfig:
         timeout = _number(env, "LOBBY_REFEREE_TIMEOUT_S", DEFAULT_REFEREE_TIMEOUT_S)
         if timeout <= 0:
             raise ConfigError("LOBBY_REFEREE_TIMEOUT_S must be more than 0 seconds")
+        try:
+            tls = server_tls(env, "LOBBY")
+        except TlsConfigError as error:
+            raise ConfigError(str(error)) from None
         return cls(
             base=BaseConfig.from_env(default_metrics_port=9101),
             addr=env.get("LOBBY_ADDR", DEFAULT_ADDR),
@@ -71,6 +77,7 @@ class LobbyConfig:
             referee_wait_s=_number(env, "LOBBY_REFEREE_WAIT_S", DEFAULT_REFEREE_WAIT_S),
             player_limit=_rate(env, "PLAYER", DEFAULT_PLAYER_LIMIT),
             connection_limit=_rate(env, "CONN", DEFAULT_CONNECTION_LIMIT),
+            tls=tls,
         )
 
 

@@ -25,6 +25,7 @@ from services.lobby.parsing import add_safely
 from services.lobby.referee import Referee
 from services.lobby.servicers import LobbyServicer, RaceServicer
 from services.lobby.tokens import Tokens
+from services.tls import add_port, plaintext_warning
 
 log = structlog.get_logger()
 
@@ -69,6 +70,9 @@ async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]
         )
     if config.bot_key is None:
         log.warning("MATCH_BOT_KEY_FILE is not set: bot joins are refused")
+    plaintext = plaintext_warning(config.addr, config.tls, "LOBBY")
+    if plaintext is not None:
+        log.warning(plaintext)
     js = nc.jetstream()  # the log is the referee's and the ledger's to make, not ours
     directory = TableDirectory(js)
     tasks = [asyncio.create_task(directory.run(), name="table-directory")]
@@ -94,12 +98,13 @@ async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]
     reflection.enable_server_reflection(
         (*SERVED[1:], health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
-    server.add_insecure_port(config.addr)
+    add_port(server, config.addr, config.tls)
     await server.start()
     tasks.append(asyncio.create_task(_mirror_nats_health(nc, checks), name="health"))
     log.info(
         "listening",
         addr=config.addr,
+        tls=f"{config.tls.cert_file}, valid until {config.tls.not_after}" if config.tls else "off",
         player_limit=f"{config.player_limit.per_s:g}/s burst {config.player_limit.burst:g}",
         connection_limit=f"{config.connection_limit.per_s:g}/s burst "
         f"{config.connection_limit.burst:g}",

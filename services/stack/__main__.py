@@ -29,6 +29,11 @@ def _ports(value: str) -> list[int]:
     return [int(p) for p in value.split(",") if p.strip()]
 
 
+def _ca(env: dict[str, str]) -> Path | None:
+    """MATCH_CA: the CA that signed the lobby's certificate, when LOBBY_TLS_CERT turns TLS on."""
+    return Path(env["MATCH_CA"]) if env.get("MATCH_CA") else None
+
+
 def single(env: dict[str, str]) -> Stack:
     get = env.get
     return Stack(
@@ -36,6 +41,7 @@ def single(env: dict[str, str]) -> Stack:
         nats_url=get("NATS_URL") or None,
         lobby_addr=get("LOBBY_ADDR", "127.0.0.1:50051"),
         ledger_addr=get("LEDGER_ADDR", "127.0.0.1:50052"),
+        ca_file=_ca(env),
         env={
             "NATS_PORT": get("NATS_PORT", "4222"),
             **{f"{k}_METRICS_PORT": get(f"{k}_METRICS_PORT", str(v)) for k, v in METRICS.items()},
@@ -61,6 +67,7 @@ def clustered(env: dict[str, str], replicas: int) -> Stack:
         replicas=dict.fromkeys(SERVICES, replicas),
         lobby_addr=get("LOBBY_ADDR", "127.0.0.1:50051"),
         ledger_addr=get("LEDGER_ADDR", "127.0.0.1:50052"),
+        ca_file=_ca(env),
         env={k: v for k, v in metrics.items() if v},
         inherit_output=False,  # ten processes: one log file each, in <data>/logs/
     )

@@ -248,3 +248,23 @@ def test_refusal_code_from_trailing_metadata() -> None:
     assert refusal_code(FakeError([("other", "x"), ("match-refusal-code", b"paused")])) == "paused"
     assert refusal_code(FakeError([])) is None
     assert refusal_code(ValueError("not a call")) is None
+
+
+def test_ca_and_tls_everywhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MATCH_CA", raising=False)
+    plain = args("tables")
+    assert (cli.ca_file(plain), plain.tls) == (None, False)  # type: ignore[arg-type, attr-defined]
+    assert cli.ca_file(args("tables", "--ca", "a.pem")) == "a.pem"  # type: ignore[arg-type]
+    assert cli.ca_file(args("--ca", "b.pem", "tables")) == "b.pem"  # type: ignore[arg-type]
+    assert args("--tls", "play", "--new").tls is True  # type: ignore[attr-defined]
+    assert args("watch", "--table", "t", "--token", "x", "--tls").tls is True  # type: ignore[attr-defined]
+    monkeypatch.setenv("MATCH_CA", "env.pem")
+    assert cli.ca_file(args("tables")) == "env.pem"  # type: ignore[arg-type]
+    assert cli.ca_file(args("tables", "--ca", "c.pem")) == "c.pem"  # type: ignore[arg-type]
+
+
+def test_an_unreadable_ca_file_is_an_error_not_a_traceback(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert cli.main(["--ca", "/no/such/ca.pem", "tables"]) == 1
+    assert "error: cannot read the CA file /no/such/ca.pem" in capsys.readouterr().out
