@@ -33,7 +33,7 @@ from match_bus.jetstream import ensure_stream
 from match_bus.service import BaseConfig, run, spawn
 from services.ledger import keys
 from services.ledger.audit import AUDIT_SERVICE, AuditServicer
-from services.ledger.consumer import Ingest
+from services.ledger.consumer import QUARANTINED, Ingest
 from services.ledger.store import Store
 
 log = structlog.get_logger()
@@ -179,6 +179,7 @@ async def sign_checkpoints(store: Store, every_s: float) -> None:
 
 def _gauge(store: Store) -> None:
     TREE_SIZE.set(store.tree_size())
+    QUARANTINED.set(len(store.quarantined()))
     latest = store.latest_checkpoint()
     CHECKPOINT_SIZE.set(latest.size if latest is not None else 0)
 
