@@ -375,7 +375,7 @@ class Store:
     def _judge(self, record: Incoming, previous: _Previous | None) -> BadRecord | None:
         """Quarantine the table when ``record`` does not fit after the table's records before
         it (all good, or the table would be quarantined already); the BadRecord, if it did."""
-        if self.quarantine(record.table_id, locked=True) is not None:
+        if self._quarantine_of(record.table_id) is not None:
             return None  # stored, not judged again
         numbering = Numbering(record.table_id)
         try:
@@ -403,15 +403,15 @@ class Store:
             ).fetchall()
         return [(int(sequence), bytes(data)) for sequence, data in rows]
 
-    def quarantine(self, table_id: str, locked: bool = False) -> BadRecord | None:
-        """The record that quarantined the table, if one did (``locked``: the caller holds the
-        store's lock)."""
-        query = "SELECT stream_sequence, problem FROM quarantined WHERE table_id = ?"
-        if locked:
-            row = self._db.execute(query, (table_id,)).fetchone()
-        else:
-            with self._lock:
-                row = self._db.execute(query, (table_id,)).fetchone()
+    def quarantine(self, table_id: str) -> BadRecord | None:
+        """The record that quarantined the table, if one did."""
+        with self._lock:
+            return self._quarantine_of(table_id)
+
+    def _quarantine_of(self, table_id: str) -> BadRecord | None:
+        row = self._db.execute(
+            "SELECT stream_sequence, problem FROM quarantined WHERE table_id = ?", (table_id,)
+        ).fetchone()
         return None if row is None else BadRecord(table_id, int(row[0]), str(row[1]))
 
     def quarantined(self) -> list[BadRecord]:

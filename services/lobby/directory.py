@@ -190,7 +190,9 @@ class TableDirectory:
             return
         if table_id in self._quarantined:
             return  # logged once, when it was quarantined
-        numbering = self._numbering.setdefault(table_id, Numbering(table_id))
+        numbering = self._numbering.get(table_id)
+        if numbering is None:
+            numbering = self._numbering[table_id] = Numbering(table_id)
         try:
             record = numbering.follow(sequence, data)
         except BadRecord as bad:

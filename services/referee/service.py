@@ -8,6 +8,10 @@ Replicas share the tables by partition (services/referee/leases.py): a replica a
 ``match.referee.pNN.>`` only while it holds partition NN's lease, and rebuilds that partition's
 tables from the stream before it does. A request that repeats a request id the table already
 answered gets that first answer again and changes nothing.
+
+A table whose log holds a record that does not decode or does not continue its numbering
+(match_bus.records) is quarantined: never loaded, every command for it refused with
+``table_quarantined``, until an operator removes the record; every other table goes on.
 """
 
 from __future__ import annotations
