@@ -30,7 +30,7 @@ from match_audit import export as export_file
 from match_audit.client import LedgerClient, LedgerError, default_address, default_ca
 from match_audit.note import Checkpoint, NoteError, Verifier, parse
 from match_audit.replay import timeline
-from match_audit.verify import Evidence, verify
+from match_audit.verify import Evidence, undecodable, verify
 
 USAGE_ERROR = 2
 FAILED = 1
@@ -142,7 +142,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
         try:
             records.append(referee_pb2.TableRecord.FromString(entry.record))
         except DecodeError:
-            raise _Stop(f"record {i} (leaf {entry.leaf_index}) is not a TableRecord") from None
+            raise _Stop(undecodable(evidence.game, i, evidence.entries)) from None
     print(f"(from {source}; not verified here: run `match-audit verify`)", file=out)
     for line in timeline(evidence.game, records):
         print(line, file=out)

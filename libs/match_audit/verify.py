@@ -84,6 +84,16 @@ def _at(index: int, entries: Sequence[Entry]) -> str:
     return f"record {index}{leaf}"
 
 
+def undecodable(game: str, index: int, entries: Sequence[Entry]) -> str:
+    """What to say of a record that is not a TableRecord: the game's table is quarantined (the
+    referee refuses it too), and the record is named by its stream sequence."""
+    entry = entries[index]
+    return (
+        f"table {game} is quarantined: record at stream sequence {entry.stream_sequence} does "
+        f"not decode as a TableRecord (record {index}, leaf {entry.leaf_index})"
+    )
+
+
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
@@ -204,7 +214,7 @@ def _check_records(
         try:
             record = referee_pb2.TableRecord.FromString(entry.record)
         except DecodeError:
-            raise _Fail(f"{_at(i, entries)}: not a TableRecord") from None
+            raise _Fail(undecodable(evidence.game, i, entries)) from None
         if record.table_id != evidence.game:
             raise _Fail(
                 f"{_at(i, entries)}: belongs to table {record.table_id!r}, not game {evidence.game}"

@@ -39,6 +39,7 @@ class SequenceConflict(Exception):
 class StoredRecord:
     sequence: int  # the stream sequence
     data: bytes
+    subject: str = ""  # the subject it was published on
 
 
 async def ensure_stream(js: JetStreamContext, replicas: int = 1) -> None:
@@ -130,6 +131,14 @@ class TableLog:
         except NotFoundError:
             return None
 
+    async def holds(self, sequence: int) -> bool:
+        """Whether the stream still holds the record at ``sequence`` (False: never, or removed)."""
+        try:
+            await self._js.get_msg(subjects.EVENTS_STREAM, sequence)
+        except NotFoundError:
+            return False
+        return True
+
     async def last(self, table_id: str) -> tuple[int, str] | None:
         """The sequence and msg id of the table's last record, read from the stream leader."""
         msg = await self._last_message(table_id)
@@ -173,7 +182,8 @@ async def consume_until(
         while True:
             msg = await sub.next_msg(timeout=timeout)
             seq = msg.metadata.sequence.stream
-            out.append((subjects.table_of(msg.subject), StoredRecord(seq, msg.data)))
+            stored = StoredRecord(seq, msg.data, msg.subject)
+            out.append((subjects.table_of(msg.subject), stored))
             if seq >= until or msg.metadata.num_pending == 0:
                 return out
     finally:

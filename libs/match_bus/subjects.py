@@ -65,3 +65,16 @@ def referee_race(table_id: str) -> str:
 def table_of(subject: str) -> str:
     """The table id, the last token of a per-table subject."""
     return subject.rsplit(".", 1)[-1]
+
+
+def table_of_events(subject: str) -> str | None:
+    """The table whose log ``subject`` is: ``match.events.p<NN>.<table_id>`` with a valid id in
+    its own partition. None for any other subject under ``match.events.>``: a record there
+    belongs to no table (nobody but the referee should publish here, and it never does that)."""
+    parts = subject.split(".")
+    if len(parts) != 4 or parts[0] != "match" or parts[1] != "events":
+        return None
+    table_id = parts[3]
+    if not valid_table_id(table_id) or subject != events(table_id):
+        return None
+    return table_id

@@ -18,6 +18,7 @@ log = structlog.get_logger()
 
 AUDIT_SERVICE = audit_pb2.DESCRIPTOR.services_by_name["LedgerAuditService"].full_name
 NOT_OVER = "the game is still being played; its records are published when it ends"
+NOT_SERVED = "the ledger keeps every record it stored, so it does not serve this game's records"
 BEHIND = "this ledger replica is still storing the game's last records; ask again in a moment"
 
 # table id -> (caught up, stored up to, the table's last stream sequence): see CatchUp
@@ -79,6 +80,9 @@ class AuditServicer(audit_pb2_grpc.LedgerAuditServiceServicer):
         rows = await asyncio.to_thread(self._store.records, table_id)
         if not rows:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"the ledger has no game {table_id}")
+        bad = await asyncio.to_thread(self._store.quarantine, table_id)
+        if bad is not None:
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, f"{bad.message}; {NOT_SERVED}")
         if not game_over(data for _, data in rows):
             await context.abort(grpc.StatusCode.FAILED_PRECONDITION, NOT_OVER)
         checkpoint, proved = await asyncio.to_thread(self._store.proved_records, table_id)

@@ -10,6 +10,9 @@ a redelivery racing new records) is not stored; the consumer is reset to the mis
 and the records come again in order. So every replica's leaves are the stream, in order, and
 two replicas' Merkle trees are the same tree.
 
+Whatever a record holds, it is stored and the consumer goes on: a record that quarantines its
+table, or that belongs to no table, is counted and logged once (services/ledger/store.py).
+
 nats-py habits handled here: ``fetch`` raises TimeoutError when there is nothing to fetch; a pull
 subscription can go quiet after the server restarts, so the subscription is made again after a
 reconnect, after any error, and when the consumer reports pending records that never arrive.
@@ -45,6 +48,13 @@ CONFLICTS = Counter(
     "match_ledger_conflicts_total", "Records whose sequence is stored with other bytes (kept)"
 )
 MALFORMED = Counter("match_ledger_malformed_records_total", "Stored records that don't parse")
+QUARANTINED = Gauge(
+    "match_ledger_quarantined_tables",
+    "Tables quarantined: a record stored does not decode or does not continue the table's",
+)
+STRAY = Counter(
+    "match_ledger_stray_records_total", "Records stored from a subject that names no table"
+)
 LAG = Gauge("match_ledger_lag_records", "Records on the stream the ledger has not fetched yet")
 LAST_SEQUENCE = Gauge("match_ledger_last_stream_sequence", "Highest stream sequence stored")
 
@@ -186,7 +196,8 @@ class Ingest:
                 log.warning("a record was skipped; fetching again in order", missing=expected)
                 messages = messages[: len(batch)]
                 break
-            batch.append(Incoming(sequence, subjects.table_of(m.subject), m.data))
+            table_id = subjects.table_of_events(m.subject) or m.subject
+            batch.append(Incoming(sequence, table_id, m.data))
             expected = max(expected, sequence + 1)
         else:
             await self._store_and_ack(messages, batch)
@@ -238,15 +249,28 @@ def _account(outcome: Outcome) -> None:
     RECORDS.inc()
     if outcome.event_count is None:
         MALFORMED.inc()
-        log.error("stored a record that is not a TableRecord", sequence=outcome.sequence)
-        return
-    EVENTS.inc(outcome.event_count)
+    else:
+        EVENTS.inc(outcome.event_count)
     if outcome.expected_first is not None:
         GAPS.inc()
+    if outcome.stray:
+        STRAY.inc()
         log.error(
-            "event numbers do not continue the table's",
+            "stored a record from a subject that names no table",
+            subject=outcome.table_id,
+            sequence=outcome.sequence,
+        )
+    elif outcome.quarantine is not None:
+        QUARANTINED.inc()
+        log.error(
+            "table quarantined: its log holds a record that does not fit",
             table_id=outcome.table_id,
             sequence=outcome.sequence,
-            first_event_number=outcome.first_event_number,
-            expected=outcome.expected_first,
+            problem=outcome.quarantine.problem,
+        )
+    elif outcome.event_count is None or outcome.expected_first is not None:
+        log.warning(  # the table was quarantined by an earlier record
+            "stored another unusable record of a quarantined table",
+            table_id=outcome.table_id,
+            sequence=outcome.sequence,
         )

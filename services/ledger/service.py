@@ -35,7 +35,7 @@ from match_bus.secretfiles import SecretFileError, check_private
 from match_bus.service import BaseConfig, answerable, run, spawn
 from services.ledger import keys
 from services.ledger.audit import AUDIT_SERVICE, AuditServicer
-from services.ledger.consumer import Ingest
+from services.ledger.consumer import QUARANTINED, Ingest
 from services.ledger.store import Store
 from services.tls import ServerTls, TlsConfigError, add_port, plaintext_warning, server_tls
 
@@ -186,6 +186,7 @@ async def sign_checkpoints(store: Store, every_s: float) -> None:
 
 def _gauge(store: Store) -> None:
     TREE_SIZE.set(store.tree_size())
+    QUARANTINED.set(len(store.quarantined()))
     latest = store.latest_checkpoint()
     CHECKPOINT_SIZE.set(latest.size if latest is not None else 0)
 

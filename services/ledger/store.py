@@ -9,6 +9,10 @@ log over it.
   leaves, in the same transaction as the leaves it covers; :meth:`Store.checkpoint_if_new` signs
   one for whatever came since (the service calls it every few seconds).
 * Triggers refuse every UPDATE and DELETE: nothing stored is ever changed.
+* Every record is stored, whatever it holds. A record that does not decode or does not continue
+  its table's numbering (match_bus.records) quarantines its table: a row in ``quarantined``, in
+  the same transaction; the table's later records are stored and not judged again. A record on
+  a subject that names no table is stored under that whole subject, which never names a table.
 * WAL with ``synchronous=FULL``: a committed batch survives a crash, so the consumer acks only
   after :meth:`Store.append` returns.
 
@@ -30,6 +34,8 @@ from google.protobuf.message import DecodeError
 from match.v1 import referee_pb2
 from match_audit import merkle
 from match_audit.note import Checkpoint, NoteError, Signer, open_checkpoint, sign_checkpoint
+from match_bus import subjects
+from match_bus.records import BadRecord, Numbering
 
 log = structlog.get_logger()
 
@@ -54,6 +60,12 @@ CREATE TABLE IF NOT EXISTS nodes (
     hash BLOB NOT NULL,
     PRIMARY KEY (level, idx)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS quarantined (
+    table_id TEXT PRIMARY KEY,
+    stream_sequence INTEGER NOT NULL,
+    problem TEXT NOT NULL,
+    found_at_ms INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS checkpoints (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     tree_size INTEGER NOT NULL,
@@ -67,6 +79,8 @@ CREATE TRIGGER IF NOT EXISTS leaves_no_update BEFORE UPDATE ON leaves {_APPEND_O
 CREATE TRIGGER IF NOT EXISTS leaves_no_delete BEFORE DELETE ON leaves {_APPEND_ONLY}
 CREATE TRIGGER IF NOT EXISTS nodes_no_update BEFORE UPDATE ON nodes {_APPEND_ONLY}
 CREATE TRIGGER IF NOT EXISTS nodes_no_delete BEFORE DELETE ON nodes {_APPEND_ONLY}
+CREATE TRIGGER IF NOT EXISTS quarantined_no_update BEFORE UPDATE ON quarantined {_APPEND_ONLY}
+CREATE TRIGGER IF NOT EXISTS quarantined_no_delete BEFORE DELETE ON quarantined {_APPEND_ONLY}
 CREATE TRIGGER IF NOT EXISTS checkpoints_no_update BEFORE UPDATE ON checkpoints {_APPEND_ONLY}
 CREATE TRIGGER IF NOT EXISTS checkpoints_no_delete BEFORE DELETE ON checkpoints {_APPEND_ONLY}
 """
@@ -81,7 +95,7 @@ class Incoming:
     """One record as JetStream delivered it."""
 
     sequence: int
-    table_id: str  # from the subject, match.events.<table_id>
+    table_id: str  # from the subject, match.events.pNN.<table_id>; else the whole subject
     data: bytes
 
 
@@ -97,6 +111,8 @@ class Outcome:
     first_event_number: int | None
     expected_first: int | None  # set when the event numbers do not continue the table's
     leaf_index: int | None = None  # the new leaf, when inserted
+    stray: bool = False  # on a subject that names no table
+    quarantine: BadRecord | None = None  # set when this record quarantined its table
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,7 +287,12 @@ class Store:
         leaf = self._add_leaf(record.sequence, record.data) if inserted else None
         if inserted and self._signer is not None and self._due():
             self._sign()
-        expected = self._expected_first(record) if inserted and first is not None else None
+        stray = not subjects.valid_table_id(record.table_id)
+        expected = quarantine = None
+        if inserted and not stray:
+            previous = self._previous(record)
+            expected = _expected_first(previous) if first is not None else None
+            quarantine = self._judge(record, previous)
         return Outcome(
             sequence=record.sequence,
             table_id=record.table_id,
@@ -281,6 +302,8 @@ class Store:
             first_event_number=first,
             expected_first=expected if expected != first else None,
             leaf_index=leaf,
+            stray=inserted and stray,
+            quarantine=quarantine,
         )
 
     def _add_leaf(self, sequence: int, data: bytes) -> int:
@@ -336,20 +359,37 @@ class Store:
         ).fetchone()
         return bytes(data)
 
-    def _expected_first(self, record: Incoming) -> int | None:
-        """The event number the table's previous record says comes next (1 for a new table)."""
+    def _previous(self, record: Incoming) -> _Previous | None:
+        """The table's record before ``record``, if it has one."""
         row = self._db.execute(
-            "SELECT first_event_number, event_count FROM records"
+            "SELECT stream_sequence, first_event_number, event_count, data FROM records"
             " WHERE table_id = ? AND stream_sequence < ?"
             " ORDER BY stream_sequence DESC LIMIT 1",
             (record.table_id, record.sequence),
         ).fetchone()
         if row is None:
-            return 1
-        first, count = row
-        if first is None or count is None:
-            return None  # the previous record was not a TableRecord: nothing to compare
-        return int(first) + int(count)
+            return None
+        sequence, first, count, data = row
+        return _Previous(int(sequence), first, count, bytes(data))
+
+    def _judge(self, record: Incoming, previous: _Previous | None) -> BadRecord | None:
+        """Quarantine the table when ``record`` does not fit after the table's records before
+        it (all good, or the table would be quarantined already); the BadRecord, if it did."""
+        if self._quarantine_of(record.table_id) is not None:
+            return None  # stored, not judged again
+        numbering = Numbering(record.table_id)
+        try:
+            if previous is not None:
+                numbering.resume(_decoded(record.table_id, previous.sequence, previous.data))
+            numbering.follow(record.sequence, record.data)
+        except BadRecord as bad:
+            self._db.execute(
+                "INSERT INTO quarantined (table_id, stream_sequence, problem, found_at_ms)"
+                " VALUES (?, ?, ?, ?)",
+                (bad.table_id, bad.sequence, bad.problem, _now_ms()),
+            )
+            return bad
+        return None
 
     # --- reading -------------------------------------------------------------------------
 
@@ -362,6 +402,26 @@ class Store:
                 (table_id,),
             ).fetchall()
         return [(int(sequence), bytes(data)) for sequence, data in rows]
+
+    def quarantine(self, table_id: str) -> BadRecord | None:
+        """The record that quarantined the table, if one did."""
+        with self._lock:
+            return self._quarantine_of(table_id)
+
+    def _quarantine_of(self, table_id: str) -> BadRecord | None:
+        row = self._db.execute(
+            "SELECT stream_sequence, problem FROM quarantined WHERE table_id = ?", (table_id,)
+        ).fetchone()
+        return None if row is None else BadRecord(table_id, int(row[0]), str(row[1]))
+
+    def quarantined(self) -> list[BadRecord]:
+        """Every quarantined table, in the order they were found."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT table_id, stream_sequence, problem FROM quarantined"
+                " ORDER BY stream_sequence"
+            ).fetchall()
+        return [BadRecord(str(t), int(s), str(p)) for t, s, p in rows]
 
     def last_sequence(self) -> int:
         with self._lock:
@@ -425,6 +485,33 @@ class Store:
             if size > self._frontier.size:
                 raise IndexError(f"the tree has {self._frontier.size} leaves, not {size}")
             return merkle.subtree_root(_Nodes(self._db), 0, size)
+
+
+@dataclass(frozen=True, slots=True)
+class _Previous:
+    sequence: int
+    first_event_number: int | None
+    event_count: int | None
+    data: bytes
+
+
+def _expected_first(previous: _Previous | None) -> int | None:
+    """The event number the table's previous record says comes next (1 for a new table)."""
+    if previous is None:
+        return 1
+    first, count = previous.first_event_number, previous.event_count
+    if first is None or count is None:
+        return None  # the previous record was not a TableRecord: nothing to compare
+    return int(first) + int(count)
+
+
+def _decoded(table_id: str, sequence: int, data: bytes) -> referee_pb2.TableRecord:
+    """A record stored before, judged good then; BadRecord if it does not even decode (a file
+    written before records were judged)."""
+    try:
+        return referee_pb2.TableRecord.FromString(data)
+    except DecodeError:
+        raise BadRecord(table_id, sequence, "does not decode as a TableRecord") from None
 
 
 def _now_ms() -> int:

@@ -3,6 +3,11 @@ ordered consumer on ``match.events.>``. It serves ListTables, GetTable and invit
 
 It is a projection and lags the log by a moment; ``sync`` waits until it has read everything the
 stream held when it was called, for a caller that must see its own write (a table just made).
+
+A record that does not decode or does not continue its table's numbering (match_bus.records)
+quarantines that table: the listing leaves it out from then on, and ``quarantined`` says why. A
+record on a subject that names no table is skipped. Either is counted and logged once; every
+other table goes on.
 """
 
 from __future__ import annotations
@@ -12,13 +17,14 @@ import contextlib
 
 import nats.errors
 import structlog
-from google.protobuf.message import DecodeError
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js.api import ConsumerConfig, DeliverPolicy
 
 from match.v1 import common_pb2, lobby_pb2, referee_pb2
 from match_bus import subjects
+from match_bus.records import BadRecord, Numbering
+from services.lobby import metrics
 
 log = structlog.get_logger()
 
@@ -36,6 +42,8 @@ class TableDirectory:
         self._tables: dict[str, lobby_pb2.Table] = {}
         self._invites: dict[str, str] = {}  # invite code -> table id
         self._left: dict[str, set[str]] = {}  # table id -> players who gave up their seat
+        self._numbering: dict[str, Numbering] = {}  # where each table's records have got to
+        self._quarantined: dict[str, BadRecord] = {}  # table id -> the record that stopped it
         self._last_seq = 0  # the last stream sequence folded
         self._advanced = asyncio.Condition()
 
@@ -52,6 +60,10 @@ class TableDirectory:
 
     def table_of_invite(self, code: str) -> str | None:
         return self._invites.get(code)
+
+    def quarantined(self, table_id: str) -> BadRecord | None:
+        """The record that quarantined the table, if one did."""
+        return self._quarantined.get(table_id)
 
     def has_left(self, table_id: str, player_id: str) -> bool:
         return player_id in self._left.get(table_id, ())
@@ -164,14 +176,47 @@ class TableDirectory:
         elif kind == "seed_committed":
             table.commitment = event.seed_committed.commitment
 
+    def take(self, subject: str, sequence: int, data: bytes) -> None:
+        """Fold one record of the stream into its table, unless it quarantines the table or
+        belongs to none."""
+        table_id = subjects.table_of_events(subject)
+        if table_id is None:
+            metrics.STRAY.inc()
+            log.error(
+                "skipped a record on a subject that names no table",
+                subject=subject,
+                sequence=sequence,
+            )
+            return
+        if table_id in self._quarantined:
+            return  # logged once, when it was quarantined
+        numbering = self._numbering.get(table_id)
+        if numbering is None:
+            numbering = self._numbering[table_id] = Numbering(table_id)
+        try:
+            record = numbering.follow(sequence, data)
+        except BadRecord as bad:
+            self._quarantine(bad)
+            return
+        self.apply(record)
+
+    def _quarantine(self, bad: BadRecord) -> None:
+        self._quarantined[bad.table_id] = bad
+        self._tables.pop(bad.table_id, None)
+        self._numbering.pop(bad.table_id, None)
+        metrics.QUARANTINED.set(len(self._quarantined))
+        log.error(
+            "table quarantined: its log holds a record the lobby cannot use",
+            table_id=bad.table_id,
+            sequence=bad.sequence,
+            problem=bad.problem,
+        )
+
     async def _ingest(self, msg: Msg) -> None:
         seq = msg.metadata.sequence.stream
         if seq <= self._last_seq:
             return  # seen before the consumer was re-created
-        try:
-            self.apply(referee_pb2.TableRecord.FromString(msg.data))
-        except DecodeError:
-            log.error("a record of the table log cannot be read", subject=msg.subject, seq=seq)
+        self.take(msg.subject, seq, msg.data)
         async with self._advanced:
             self._last_seq = seq
             self._advanced.notify_all()

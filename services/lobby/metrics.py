@@ -21,3 +21,11 @@ LIMITED = Counter(
     "Calls refused RESOURCE_EXHAUSTED by a rate limit, by bucket kind (player, connection).",
     ["kind"],
 )
+QUARANTINED = Gauge(
+    "match_lobby_quarantined_tables",
+    "Tables the listing leaves out: their log holds a record the lobby cannot use.",
+)
+STRAY = Counter(
+    "match_lobby_stray_records_total",
+    "Records on a subject under match.events.> that names no table, skipped by the listing.",
+)

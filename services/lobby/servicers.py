@@ -18,6 +18,7 @@ from match.v1 import (
     race_service_pb2_grpc,
     referee_pb2,
 )
+from match_bus.records import QUARANTINED
 from services.lobby import validation
 from services.lobby.directory import TableDirectory
 from services.lobby.edge import Auth, Context, metadata, streaming, unary
@@ -73,10 +74,14 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         self._ids = ids
 
     async def _table(self, table_id: str) -> lobby_pb2.Table | None:
-        """The table from the listing, waiting for the listing to catch up when it misses."""
+        """The table from the listing, waiting for the listing to catch up when it misses;
+        FAILED_PRECONDITION for a quarantined table."""
         table = self._directory.get(table_id)
         if table is None and await self._directory.sync():
             table = self._directory.get(table_id)
+        bad = self._directory.quarantined(table_id) if table is None else None
+        if bad is not None:
+            raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, bad.message, QUARANTINED)
         return table
 
     @unary("CreateTable")

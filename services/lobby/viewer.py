@@ -11,10 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from google.protobuf.message import DecodeError
-
-from match.v1 import common_pb2, race_pb2, referee_pb2, views_pb2
+from match.v1 import common_pb2, race_pb2, views_pb2
 from match_bus.codec import from_proto, to_proto
+from match_bus.records import BadRecord, Numbering
 from match_rules.race import Phase, evolve, initial_state, player_view, redact
 from match_rules.race import events as ev
 from match_rules.race.view import OpponentMoved, Status, TileState
@@ -87,21 +86,25 @@ class TableViewer:
         self.commitment = ""
         self.deal_version = ""
         self.seed: bytes | None = None
+        self._numbering = Numbering(table_id)
 
     @property
     def finished(self) -> bool:
         """The game is over and its seed is out: nothing more will happen at this table."""
         return self.state.phase is Phase.OVER and self.seed is not None
 
-    def fold_record(self, data: bytes) -> list[common_pb2.EventEnvelope]:
-        """Fold one TableRecord; its events as the viewer may see them (none for a refusal)."""
-        try:
-            record = referee_pb2.TableRecord.FromString(data)
-        except DecodeError as error:
-            raise UnreadableLog("a record of the table log cannot be read") from error
+    def fold_record(self, sequence: int, data: bytes) -> list[common_pb2.EventEnvelope]:
+        """Fold the TableRecord at stream ``sequence``; its events as the viewer may see them
+        (none for a refusal). Raises BadRecord for a record that quarantines the table: one
+        that does not decode, does not continue the numbering, or cannot be folded."""
+        record = self._numbering.follow(sequence, data)
         if record.HasField("refusal"):
             return []
-        return [self.fold(env) for env in record.events]
+        try:
+            return [self.fold(env) for env in record.events]
+        except Exception as error:  # whatever the record holds, only this table's view ends
+            problem = f"cannot be shown ({error})"
+            raise BadRecord(self.table_id, sequence, problem) from error
 
     def fold(self, env: common_pb2.EventEnvelope) -> common_pb2.EventEnvelope:
         out = common_pb2.EventEnvelope()

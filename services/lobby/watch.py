@@ -5,7 +5,8 @@ record is folded (the view needs the whole history); what was folded up to the v
 ``after_event_number`` is not sent again. A viewer more than MAX_RESUME_GAP events behind, or
 ahead of the log (it knows another table's history), gets a snapshot instead of the backlog.
 The stream ends with OK once the game is over and its seed is published: nothing can happen at
-the table after that.
+the table after that. A record that quarantines the table (match_bus.records) ends it with
+FAILED_PRECONDITION, its slug ``table_quarantined``, and the record's stream sequence.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from nats.js.api import DeliverPolicy
 from match.v1 import common_pb2, race_service_pb2
 from match_bus import subjects
 from match_bus.jetstream import TableLog
+from match_bus.records import QUARANTINED, BadRecord
 from services.lobby.errors import ApiError
 from services.lobby.viewer import TableViewer
 
@@ -58,7 +60,7 @@ async def watch(
                 raise ApiError(
                     grpc.StatusCode.UNAVAILABLE, "the table log is not answering; watch again"
                 ) from None
-            for envelope in table.fold_record(msg.data):
+            for envelope in table.fold_record(msg.metadata.sequence.stream, msg.data):
                 if backlog is not None and envelope.event_number > after:
                     backlog.append(envelope)
                     if len(backlog) > MAX_RESUME_GAP:
@@ -75,8 +77,10 @@ async def watch(
                 msg = await sub.next_msg(timeout=LIVE_POLL_S)
             except nats.errors.TimeoutError:
                 continue  # quiet table; the ordered consumer resets itself on lost heartbeats
-            for envelope in table.fold_record(msg.data):
+            for envelope in table.fold_record(msg.metadata.sequence.stream, msg.data):
                 yield WatchResponse(event=envelope)
+    except BadRecord as bad:
+        raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, bad.message, QUARANTINED) from None
     finally:
         with contextlib.suppress(Exception):
             await sub.unsubscribe()

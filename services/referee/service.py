@@ -8,6 +8,10 @@ Replicas share the tables by partition (services/referee/leases.py): a replica a
 ``match.referee.pNN.>`` only while it holds partition NN's lease, and rebuilds that partition's
 tables from the stream before it does. A request that repeats a request id the table already
 answered gets that first answer again and changes nothing.
+
+A table whose log holds a record that does not decode or does not continue its numbering
+(match_bus.records) is quarantined: never loaded, every command for it refused with
+``table_quarantined``, until an operator removes the record; every other table goes on.
 """
 
 from __future__ import annotations
@@ -32,7 +36,8 @@ from prometheus_client import Counter, Gauge, Histogram
 from match.v1 import common_pb2, dealer_pb2, race_command_pb2, referee_pb2
 from match_bus import subjects
 from match_bus.clock import Clock
-from match_bus.jetstream import SequenceConflict, TableLog, ensure_stream
+from match_bus.jetstream import SequenceConflict, StoredRecord, TableLog, ensure_stream
+from match_bus.records import BadRecord
 from match_bus.service import answerable
 from match_rules.errors import Category, RuleError
 from match_rules.race import RaceState, decide, decide_steps, next_deadline
@@ -41,6 +46,7 @@ from match_rules.race import events as ev
 from services.referee.config import RefereeConfig
 from services.referee.leases import Leases, lease_bucket
 from services.referee.table import (
+    Quarantined,
     Seat,
     Table,
     TableRefusal,
@@ -49,8 +55,8 @@ from services.referee.table import (
     check_leave,
     check_start,
     counters,
+    load,
     number_events,
-    rebuild,
     redacted_for,
     redacted_steps,
     refusal,
@@ -68,6 +74,14 @@ TIMER_LATE_MS = Histogram(
 LIVE_TABLES = Gauge("match_referee_live_tables", "Tables whose game is not over")
 RETRIES = Counter("match_referee_retries_total", "Requests answered again from memory", ["kind"])
 REBUILD_SECONDS = Histogram("match_referee_rebuild_seconds", "Taking on partitions from the log")
+QUARANTINED = Gauge(
+    "match_referee_quarantined_tables",
+    "Tables of this replica's partitions refused: their log holds a record it cannot use",
+)
+STRAY = Counter(
+    "match_referee_stray_records_total",
+    "Records on a subject under match.events.> that names no table, skipped",
+)
 
 
 class Unavailable(Exception):
@@ -82,6 +96,9 @@ class Referee:
         self._config = config
         self._clock = clock
         self.tables: dict[str, Table] = {}
+        # table -> the record that quarantines it (its partition held here); see _quarantine
+        self.quarantined: dict[str, BadRecord] = {}
+        self._reported: set[tuple[str, int]] = set()  # (table or subject, sequence) logged
         self._locks: dict[str, asyncio.Lock] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -140,18 +157,28 @@ class Referee:
             records = await self._log.read_all(subjects.events_of_partition(partitions[0]))
         else:
             records = await self._log.read_all()
-        by_table: dict[str, list[tuple[referee_pb2.TableRecord, int]]] = {}
-        for table_id, stored in records:
-            if subjects.partition_of(table_id) in wanted:
-                parsed = referee_pb2.TableRecord.FromString(stored.data)
-                by_table.setdefault(table_id, []).append((parsed, stored.sequence))
+        by_table: dict[str, list[tuple[int, bytes]]] = {}
+        for _, stored in records:
+            table_id = subjects.table_of_events(stored.subject)
+            if table_id is None:
+                self._stray(stored)
+            elif subjects.partition_of(table_id) in wanted:
+                by_table.setdefault(table_id, []).append((stored.sequence, stored.data))
         fresh: dict[str, Table] = {}
+        bad: list[BadRecord] = []
         for table_id, table_records in by_table.items():
-            table = rebuild(table_id, table_records)
+            try:
+                table = load(table_id, table_records)
+            except Quarantined as error:  # that table only: every other one goes on
+                bad.append(error.bad)
+                continue
             if table is not None:  # a finished game is read again from the log if anyone asks
                 fresh[table_id] = table
         assert self.leases is not None
         kept = {p for p in wanted if self.leases.holding(p)}  # lost meanwhile: not ours
+        for record in bad:
+            if subjects.partition_of(record.table_id) in kept:
+                self._quarantine(record)
         for table_id, table in fresh.items():
             if subjects.partition_of(table_id) not in kept:
                 continue
@@ -166,7 +193,68 @@ class Referee:
             )
         LIVE_TABLES.set(sum(1 for t in self.tables.values() if not t.game_over))
         REBUILD_SECONDS.observe(time.perf_counter() - started)
-        log.info("partitions taken on", partitions=sorted(wanted), tables=len(fresh))
+        log.info(
+            "partitions taken on",
+            partitions=sorted(wanted),
+            tables=len(fresh),
+            quarantined=len(bad),
+        )
+
+    def _stray(self, stored: StoredRecord) -> None:
+        """A record on a subject that names no table: no table's, so skipped; logged once."""
+        key = (stored.subject, stored.sequence)
+        if key in self._reported:
+            return
+        self._reported.add(key)
+        STRAY.inc()
+        log.error(
+            "skipped a record on a subject that names no table",
+            subject=stored.subject,
+            sequence=stored.sequence,
+        )
+
+    def _quarantine(self, bad: BadRecord) -> None:
+        """Stop serving the table: out of memory, no timer, every command refused (see
+        ``_check_quarantine``); logged once per bad record."""
+        table_id = bad.table_id
+        if not self.holds(table_id):
+            return  # handed over meanwhile: the new holder finds it for itself
+        self.quarantined[table_id] = bad
+        self.tables.pop(table_id, None)
+        handle = self._timers.pop(table_id, None)
+        if handle is not None:
+            handle.cancel()
+        QUARANTINED.set(len(self.quarantined))
+        LIVE_TABLES.set(sum(1 for t in self.tables.values() if not t.game_over))
+        if (table_id, bad.sequence) not in self._reported:
+            self._reported.add((table_id, bad.sequence))
+            log.error(
+                "table quarantined: its log holds a record the referee cannot use",
+                table_id=table_id,
+                sequence=bad.sequence,
+                problem=bad.problem,
+            )
+
+    async def _check_quarantine(self, table_id: str) -> None:
+        """Raise Quarantined while the record that caused it is on the stream. Once an operator
+        has removed it (``nats stream rmm``, or a purge of the table's subject) the quarantine
+        is lifted and the caller reads the table again."""
+        bad = self.quarantined.get(table_id)
+        if bad is None:
+            return
+        try:
+            still = await self._log.holds(bad.sequence)
+        except (TimeoutError, NatsTimeout, NoRespondersError, NatsError) as error:
+            raise Unavailable("the event store is not answering; try again") from error
+        if still:
+            raise Quarantined(bad)
+        del self.quarantined[table_id]
+        QUARANTINED.set(len(self.quarantined))
+        log.info(
+            "quarantine lifted: the record is gone from the stream",
+            table_id=table_id,
+            sequence=bad.sequence,
+        )
 
     async def _lose(self, partition: int) -> None:
         """Stop answering for the partition, let commands in flight finish, forget its tables."""
@@ -175,6 +263,9 @@ class Referee:
             with contextlib.suppress(Exception):
                 await sub.unsubscribe()
         gone = [t for t in self.tables if subjects.partition_of(t) == partition]
+        for table_id in [t for t in self.quarantined if subjects.partition_of(t) == partition]:
+            del self.quarantined[table_id]
+        QUARANTINED.set(len(self.quarantined))
         for table_id in gone:  # from now on no timer, reveal or handler touches them
             handle = self._timers.pop(table_id, None)
             if handle is not None:
@@ -269,6 +360,8 @@ class Referee:
         async with self._lock(table_id):
             try:
                 table = await self._current(table_id)
+            except Quarantined as error:
+                return refused(error.code, error.category, error.message)
             except Unavailable as error:
                 return refused("unavailable", Category.UNAVAILABLE, str(error))
             if table is None:
@@ -361,6 +454,8 @@ class Referee:
                 return _table_refused("unavailable", Category.UNAVAILABLE, _MOVED)
             try:
                 table = await self._current(table_id)
+            except Quarantined as error:
+                return _table_refused(error.code, error.category, error.message)
             except Unavailable as error:
                 return _table_refused("unavailable", Category.UNAVAILABLE, str(error))
             if which != "create_table" and table is None:
@@ -555,25 +650,31 @@ class Referee:
                 del self._locks[table.table_id]
 
     async def _read_table(self, table_id: str) -> Table | None:
-        """The table as its log has it (None: no such table); raises Unavailable."""
+        """The table as its log has it (None: no such table); raises Unavailable, and
+        Quarantined (having quarantined it) when a record of the log does not fit."""
         try:
             stored = await self._log.read(table_id)
         except (TimeoutError, NatsTimeout, NoRespondersError, NatsError) as error:
             raise Unavailable("the event store is not answering; try again") from error
         if not stored:
             return None
-        parsed = [(referee_pb2.TableRecord.FromString(r.data), r.sequence) for r in stored]
-        return rebuild(table_id, parsed, finished_too=True)
+        try:
+            return load(table_id, [(r.sequence, r.data) for r in stored], finished_too=True)
+        except Quarantined as error:
+            self._quarantine(error.bad)
+            raise
 
     async def _current(self, table_id: str) -> Table | None:
         """Under the table's lock: the table, read again from the log when the last append's
         outcome is unknown, or loaded when this replica holds its partition but not the table
-        (created by the previous holder after this one read the log). Raises Unavailable."""
+        (created by the previous holder after this one read the log). Raises Unavailable, and
+        Quarantined for a table whose log holds a record that does not fit."""
         table = self.tables.get(table_id)
         if table is not None and not table.stale:
             return table
         if not self.holds(table_id):
             return None
+        await self._check_quarantine(table_id)
         fresh = await self._read_table(table_id)
         if fresh is None:
             return None
@@ -632,6 +733,8 @@ class Referee:
                     return
                 TIMER_LATE_MS.observe(now - due)
                 await self._pass_time(table, now)
+            except Quarantined:
+                return  # the table stopped: no timer until an operator repairs its log
             except Exception as error:  # a timer must never die: the game would stall
                 log.warning("timer could not fire; retrying", error=repr(error))
                 if table_id in self.tables:
@@ -673,6 +776,8 @@ class Referee:
                         loop.call_later(self._config.forget_after_s, self._forget, table)
                         return
                     log.warning("dealer refused to reveal", refusal=answer.refusal.message)
+                except Quarantined:
+                    return  # the table stopped; the reveal waits for the repair
                 except Exception as error:  # keep trying: the seed must come out
                     log.warning("reveal failed; retrying", error=repr(error))
             await asyncio.sleep(delay)

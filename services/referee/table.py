@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 
 from match.v1 import common_pb2, race_command_pb2, referee_pb2, views_pb2
 from match_bus.codec import from_proto, to_proto
+from match_bus.records import QUARANTINED, BadRecord, Numbering
 from match_rules.errors import Category
 from match_rules.race import Phase, RaceState, evolve, initial_state, player_counters, redact
 from match_rules.race import events as ev
@@ -50,6 +51,15 @@ class TableRefusal(Exception):
 
     def to_proto(self) -> common_pb2.Refusal:
         return refusal(self.code, self.category, self.message)
+
+
+class Quarantined(TableRefusal):
+    """The table's log holds a record the referee cannot use: the table is not loaded and every
+    command for it is refused until an operator repairs the log (docs/operations.md)."""
+
+    def __init__(self, bad: BadRecord) -> None:
+        super().__init__(QUARANTINED, Category.FAILED_PRECONDITION, bad.message)
+        self.bad = bad
 
 
 def refusal(code: str, category: Category, message: str) -> common_pb2.Refusal:
@@ -374,11 +384,26 @@ def _request_of(record: referee_pb2.TableRecord) -> tuple[str, str] | None:
     return None
 
 
+def load(
+    table_id: str, stored: list[tuple[int, bytes]], finished_too: bool = False
+) -> Table | None:
+    """The table from its records as the log holds them, ``(stream sequence, bytes)`` in order
+    (None for a finished game unless ``finished_too``). Raises Quarantined at the first record
+    that does not decode, does not continue the table's numbering, or cannot be folded."""
+    numbering = Numbering(table_id)
+    try:
+        records = [(numbering.follow(sequence, data), sequence) for sequence, data in stored]
+    except BadRecord as bad:
+        raise Quarantined(bad) from None
+    return rebuild(table_id, records, finished_too)
+
+
 def rebuild(
     table_id: str, records: list[tuple[referee_pb2.TableRecord, int]], finished_too: bool = False
 ) -> Table | None:
     """The table folded from its records (None for a finished game unless ``finished_too``).
-    Only the answers a retry could still ask for are worked out: each player's last few."""
+    Only the answers a retry could still ask for are worked out: each player's last few.
+    Raises Quarantined for a record the rules cannot fold (an event out of place)."""
     if not finished_too and any(
         env.HasField("table") and env.table.HasField("seed_revealed")
         for record, _ in reversed(records)  # the reveal is at the end, before late refusals
@@ -394,7 +419,11 @@ def rebuild(
             wanted.add(index)
     table = Table(table_id)
     for index, (record, sequence) in enumerate(records):
-        fold(table, record, sequence, remember=index in wanted)
+        try:
+            fold(table, record, sequence, remember=index in wanted)
+        except Exception as error:  # whatever the record holds, only its own table is lost
+            problem = f"cannot be folded into the table ({error!r})"
+            raise Quarantined(BadRecord(table_id, sequence, problem)) from error
     return table
 
 

@@ -37,6 +37,7 @@ from services.ledger.audit import NOT_OVER
 from services.ledger.consumer import Ingest, OutOfOrder
 from services.ledger.service import CatchUp, answer_records, serve_audit
 from services.ledger.store import Incoming, LedgerCorrupt, Store
+from tests.bus.records import created
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = ("tablea0000001", "tableb0000002")
@@ -368,14 +369,17 @@ def signer() -> Signer:
     return Signer("match.test/ledger", Ed25519PrivateKey.generate())
 
 
-def game_record(table_id: str, first: int, ended: bool = False) -> bytes:
+def game_record(table_id: str, number: int, ended: bool = False) -> bytes:
+    """The table's record ``number``: 1 creates it (events 1-3), 2 is one race event (4)."""
+    if number == 1:
+        return created(table_id).SerializeToString()
     race = race_pb2.RaceEvent(
-        game_ended=race_pb2.RaceEvent.GameEnded(at=first) if ended else None,
-        board_started=None if ended else race_pb2.RaceEvent.BoardStarted(at=first, board=1),
+        game_ended=race_pb2.RaceEvent.GameEnded(at=4) if ended else None,
+        board_started=None if ended else race_pb2.RaceEvent.BoardStarted(at=4, board=1),
     )
-    event = common_pb2.EventEnvelope(table_id=table_id, event_number=first, race=race)
+    event = common_pb2.EventEnvelope(table_id=table_id, event_number=4, race=race)
     return referee_pb2.TableRecord(
-        table_id=table_id, first_event_number=first, events=[event]
+        table_id=table_id, first_event_number=4, events=[event], record_number=2
     ).SerializeToString()
 
 
@@ -497,12 +501,15 @@ async def test_the_audit_api_serves_finished_games_with_proofs_and_refuses_live_
 ) -> None:
     key = signer()
     store = Store.open(tmp_path / "ledger.db", key, checkpoint_every=1000)
-    over, live = "overgame01", "livegame01"
+    over, live, bad = "overgame01", "livegame01", "badgame001"
     store.append(
         [
             Incoming(1, over, game_record(over, 1)),
             Incoming(2, live, game_record(live, 1)),
             Incoming(3, over, game_record(over, 2, ended=True)),
+            Incoming(4, bad, game_record(bad, 1)),
+            Incoming(5, bad, b"forged"),
+            Incoming(6, bad, game_record(bad, 2, ended=True)),
         ]
     )
     addr = f"127.0.0.1:{free_port()}"
@@ -518,7 +525,7 @@ async def test_the_audit_api_serves_finished_games_with_proofs_and_refuses_live_
 
             records = await stub.GetGameRecords(audit_pb2.GetGameRecordsRequest(table_id=over))
             checkpoint = open_checkpoint(records.checkpoint, key.verifier)  # signed on demand
-            assert checkpoint.size == 3
+            assert checkpoint.size == 6
             assert [(e.leaf_index, e.stream_sequence) for e in records.entries] == [(0, 1), (2, 3)]
             for e in records.entries:
                 merkle.verify_inclusion(
@@ -534,6 +541,11 @@ async def test_the_audit_api_serves_finished_games_with_proofs_and_refuses_live_
             for table_id, code, message in (
                 (live, grpc.StatusCode.FAILED_PRECONDITION, NOT_OVER),
                 ("unknowngame1", grpc.StatusCode.NOT_FOUND, "no game"),
+                (
+                    bad,
+                    grpc.StatusCode.FAILED_PRECONDITION,
+                    f"table {bad} is quarantined: record at stream sequence 5 does not decode",
+                ),
                 ("NOT.valid", grpc.StatusCode.INVALID_ARGUMENT, "lowercase"),
             ):
                 with pytest.raises(grpc.aio.AioRpcError) as refused:
@@ -544,9 +556,9 @@ async def test_the_audit_api_serves_finished_games_with_proofs_and_refuses_live_
             proof = await stub.GetConsistencyProof(
                 audit_pb2.GetConsistencyProofRequest(first_size=1, second_size=3)
             )
-            merkle.verify_consistency(1, 3, store.root_at(1), checkpoint.root, list(proof.proof))
+            merkle.verify_consistency(1, 3, store.root_at(1), store.root_at(3), list(proof.proof))
             for first, second, code in ((2, 1, grpc.StatusCode.INVALID_ARGUMENT),
-                                        (1, 4, grpc.StatusCode.OUT_OF_RANGE)):  # fmt: skip
+                                        (1, 7, grpc.StatusCode.OUT_OF_RANGE)):  # fmt: skip
                 with pytest.raises(grpc.aio.AioRpcError) as bad:
                     await stub.GetConsistencyProof(
                         audit_pb2.GetConsistencyProofRequest(first_size=first, second_size=second)

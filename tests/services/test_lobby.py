@@ -182,6 +182,7 @@ class _Table:
     seated: dict[int, str] = field(default_factory=dict)
     last_seq: int = 0
     next_event: int = 1
+    records: int = 0
     at: int = 1_000_000
 
 
@@ -257,11 +258,13 @@ class ScriptedReferee:
                 env.server_time_ms = table.at = body.at
             table.next_event += 1
             envelopes.append(env)
+        table.records += 1
         record = referee_pb2.TableRecord(
             table_id=table_id,
             first_event_number=envelopes[0].event_number if envelopes else table.next_event,
             events=envelopes,
             refusal=refusal,
+            record_number=table.records,
         )
         table.last_seq = await self._log.append(
             table_id, record.SerializeToString(), f"{table_id}:{table.last_seq}", table.last_seq

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -283,3 +284,52 @@ async def race_cmd_retry_raw(nc: Client, table: str, data: bytes) -> bytes:
             return msg.data
         await asyncio.sleep(0.1 * attempt)
     raise AssertionError("referee never came back")
+
+
+def same_partition(table: str, prefix: str) -> str:
+    """Another table id in ``table``'s partition: what one bad table must not stop."""
+    partition = subjects.partition_of(table)
+    return next(
+        f"{prefix}{i:04d}"
+        for i in range(10_000)
+        if subjects.partition_of(f"{prefix}{i:04d}") == partition
+    )
+
+
+async def test_a_bad_record_quarantines_its_table_until_it_is_removed(
+    nc: Client, stack: Stack
+) -> None:
+    """Bytes appended to a live table behind the referee's back: its next append is fenced, it
+    reads the table again, and quarantines it (FAILED_PRECONDITION, the stream sequence). A
+    table of the same partition goes on. Once the record is removed from the stream, the next
+    command reads the table again and it goes on too."""
+    bad = "t9abcdef01"
+    good = same_partition(bad, "t9good")
+    for table in (bad, good):
+        made = await table_cmd(nc, table, "ann", **create(seats=3))
+        assert made.WhichOneof("result") == "accepted", made
+    js = nc.jetstream()
+    forged = await js.publish(subjects.events(bad), b"forged")
+
+    refused = await table_cmd(nc, bad, "bob", join_table={"display_name": "Bob"})
+    assert (refused.refusal.code, refused.refusal.category) == (
+        "table_quarantined",
+        common_pb2.Refusal.CATEGORY_FAILED_PRECONDITION,
+    )
+    assert refused.refusal.message == (
+        f"table {bad} is quarantined: record at stream sequence {forged.seq} does not decode "
+        "as a TableRecord; an operator must repair its log"
+    )
+    ready = await race_cmd(nc, bad, "ann", press_ready={})
+    assert ready.refusal.code == "table_quarantined"
+    joined = await table_cmd(nc, good, "bob", join_table={"display_name": "Bob"})
+    assert joined.accepted.seat == 2
+
+    await js.delete_msg(subjects.EVENTS_STREAM, forged.seq)  # the operator's repair
+    repaired = await table_cmd(nc, bad, "bob", join_table={"display_name": "Bob"})
+    assert repaired.WhichOneof("result") == "accepted", repaired
+    assert repaired.accepted.seat == 2
+    lines = [json.loads(line) for line in stack.log("referee", tail=0).splitlines()]
+    (logged,) = [line for line in lines if line["event"].startswith("table quarantined")]
+    assert (logged["table_id"], logged["sequence"]) == (bad, forged.seq)  # logged once
+    assert any(line["event"].startswith("quarantine lifted") for line in lines)

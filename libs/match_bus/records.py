@@ -1,0 +1,99 @@
+"""A table's records as every reader takes them back: each must decode as a ``TableRecord``
+and continue its table's numbering. One that does not quarantines its table, and only it.
+
+Pure: bytes and stream sequences in, records or :class:`BadRecord` out. The referee, the lobby
+and the ledger use the same check, so they agree on which tables are quarantined and why.
+
+What a record must be, given the table's records before it (all good):
+
+* it decodes as a ``TableRecord`` (nothing else is a record);
+* its ``table_id``, and each of its events', is the subject's table;
+* its ``record_number`` is the previous record's + 1 (1 for the first): none missing or extra;
+* its ``first_event_number`` is the table's next event number, and its events count up from it;
+* the table's first record begins with ``TableCreated``, and no later one holds one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from google.protobuf.message import DecodeError
+
+from match.v1 import referee_pb2
+
+QUARANTINED = "table_quarantined"  # the refusal slug clients branch on
+
+
+class BadRecord(Exception):
+    """A record that quarantines its table: where it is, and what is wrong with it."""
+
+    def __init__(self, table_id: str, sequence: int, problem: str) -> None:
+        super().__init__(f"table {table_id}: record at stream sequence {sequence} {problem}")
+        self.table_id = table_id
+        self.sequence = sequence
+        self.problem = problem
+
+    @property
+    def message(self) -> str:
+        """What a caller is told: the table, the stream sequence, what to do."""
+        return (
+            f"table {self.table_id} is quarantined: record at stream sequence {self.sequence} "
+            f"{self.problem}; an operator must repair its log"
+        )
+
+
+@dataclass(slots=True)
+class Numbering:
+    """Follows one table's records in stream order and refuses the first that does not fit."""
+
+    table_id: str
+    records: int = 0  # records taken so far
+    next_event: int = 1  # the number the next event takes
+
+    def follow(self, sequence: int, data: bytes) -> referee_pb2.TableRecord:
+        """The record at stream ``sequence``, if it fits after the ones before; else BadRecord
+        (and the numbering stays where it was)."""
+        try:
+            record = referee_pb2.TableRecord.FromString(data)
+        except DecodeError:
+            raise BadRecord(self.table_id, sequence, "does not decode as a TableRecord") from None
+        problem = self._problem(record)
+        if problem is not None:
+            raise BadRecord(self.table_id, sequence, problem)
+        self.resume(record)
+        return record
+
+    def resume(self, record: referee_pb2.TableRecord) -> None:
+        """Take ``record`` as the table's last, unchecked (a reader that checked it before)."""
+        self.records = record.record_number
+        self.next_event = record.first_event_number + len(record.events)
+
+    def _problem(self, record: referee_pb2.TableRecord) -> str | None:
+        if record.table_id != self.table_id:
+            return f"names table {record.table_id!r}"
+        if record.record_number != self.records + 1:
+            return f"is record number {record.record_number} where {self.records + 1} was due"
+        if record.first_event_number != self.next_event:
+            return f"starts at event {record.first_event_number} where {self.next_event} was due"
+        for offset, envelope in enumerate(record.events):
+            if envelope.event_number != self.next_event + offset:
+                return (
+                    f"holds event {envelope.event_number} where {self.next_event + offset} was due"
+                )
+            if envelope.table_id != self.table_id:
+                return f"holds an event of table {envelope.table_id!r}"
+            creates = envelope.HasField("table") and envelope.table.HasField("table_created")
+            if creates != (self.records == 0 and offset == 0):
+                if creates:
+                    return "creates the table a second time"
+                return "is not a table's first record (that begins with TableCreated)"
+        if self.records == 0 and not record.events:
+            return "is not a table's first record (that begins with TableCreated)"
+        return None
+
+
+def read_table(table_id: str, stored: list[tuple[int, bytes]]) -> list[referee_pb2.TableRecord]:
+    """A whole table's records, ``(stream sequence, bytes)`` in stream order, decoded and
+    checked; raises BadRecord at the first that does not fit."""
+    numbering = Numbering(table_id)
+    return [numbering.follow(sequence, data) for sequence, data in stored]
