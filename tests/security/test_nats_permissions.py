@@ -139,6 +139,16 @@ async def test_only_the_referee_asks_the_dealer(stack: Stack, name: str, subject
 
 
 @pytest.mark.parametrize("name", ["referee", "lobby", "ledger", "bot"])
+@pytest.mark.parametrize("subject", ["match.dealer.>", subjects.DEALER_REVEAL])
+async def test_nobody_but_the_dealer_answers_as_the_dealer(
+    stack: Stack, name: str, subject: str
+) -> None:
+    """A fake dealer could answer a reveal with a seed of its choosing: nobody may listen."""
+    seen = await refusals(stack, name, lambda nc: nc.subscribe(subject, queue="dealer"))
+    assert refused(seen, subject), seen
+
+
+@pytest.mark.parametrize("name", ["referee", "lobby", "ledger", "bot"])
 async def test_nobody_but_the_dealer_writes_or_reads_a_seed(stack: Stack, name: str) -> None:
     put = f"$KV.{subjects.SEEDS_BUCKET}.{TABLE}"
     assert refused(await refusals(stack, name, lambda nc: nc.publish(put, b"0" * 32)), put)
