@@ -296,10 +296,13 @@ async def run(opts: Options) -> int:
         f"  faults: {faults.kills} kills {dict(faults.killed)}, NATS node stops "
         f"{faults.nats_stops}, processes that exited by themselves: {faults.crashed or 'none'}"
     )
+    refusals = stack.nats_refusals()  # a service refused a subject: a missing grant
+    print(f"  NATS refused a service {len(refusals)} times", *refusals[:10], sep="\n    ")
     report = {
         "seed": seed,
         "summary": asdict(summary),
         "crashed": faults.crashed,
+        "nats_refusals": refusals,
         "games": [
             {
                 "index": r.index,
@@ -316,4 +319,4 @@ async def run(opts: Options) -> int:
     (workdir / "report.json").write_text(json.dumps(report, indent=2) + "\n")
     print(f"  report: {workdir / 'report.json'}")
     print(summary.line(), flush=True)
-    return 0 if summary.ok else 1
+    return 0 if summary.ok and not refusals else 1
