@@ -88,16 +88,19 @@ class ByteSource(Protocol):
 class DealStream:
     """The byte stream of one label: HMAC-SHA256 in counter mode, keyed by the seed.
 
-    Block ``i`` is ``HMAC-SHA256(seed, b"match-deal-v1/" + label + b"/" + i.to_bytes(4, "big"))``
+    Block ``i`` is ``HMAC-SHA256(seed, version + b"/" + label + b"/" + i.to_bytes(4, "big"))``,
+    the version being ``b"match-deal-v1"`` for the race
     and the stream is the blocks concatenated, consumed strictly in order.
     """
 
     __slots__ = ("_buffer", "_counter", "_prefix", "_seed")
 
-    def __init__(self, seed: bytes, label: str) -> None:
+    def __init__(self, seed: bytes, label: str, version: str = DEAL_VERSION) -> None:
+        """``version`` names the deal whose stream this is (another game's deal has its own,
+        so that no two games ever read the same bytes from one seed)."""
         _check_seed(seed)
         self._seed = seed
-        self._prefix = DEAL_VERSION.encode("ascii") + b"/" + label.encode("ascii") + b"/"
+        self._prefix = version.encode("ascii") + b"/" + label.encode("ascii") + b"/"
         self._counter = 0
         self._buffer = b""
 

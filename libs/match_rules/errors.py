@@ -40,6 +40,12 @@ class Code(Enum):
     HINT_NO_BOT = ("hint_no_bot", Category.FAILED_PRECONDITION)
     HINT_NEEDS_ONE_TILE = ("hint_needs_one_tile", Category.FAILED_PRECONDITION)
     HINT_LIMIT_REACHED = ("hint_limit_reached", Category.RESOURCE_EXHAUSTED)
+    # Concentration
+    CARD_OUT_OF_RANGE = ("card_out_of_range", Category.INVALID_ARGUMENT)
+    CARD_TAKEN = ("card_taken", Category.FAILED_PRECONDITION)
+    CARD_FACE_UP = ("card_face_up", Category.FAILED_PRECONDITION)
+    NOT_YOUR_TURN = ("not_your_turn", Category.FAILED_PRECONDITION)
+    SEAT_PLAYED_BY_CPU = ("seat_played_by_cpu", Category.FAILED_PRECONDITION)
 
     @property
     def slug(self) -> str:
