@@ -2,7 +2,9 @@
 
 ``python -m match_deploy.secrets deploy/k8s/overlays/<name>/secrets``
 
-writes, each mode 0600 in a 0700 folder, and keeps any that exist (run it again safely):
+writes, each mode 0600 in a 0700 folder, and keeps any secret that exists (run it again
+safely; the two server files, made from the seeds, are written again every time, so a new
+grant in match_bus.access reaches NATS on the next apply):
 
 - ``nats-<service>.nk``, ``nats-admin.nk``: one NKey seed per service and the operator's
   (match_bus.access), ``nats-routes.secret``: the route password;
@@ -41,15 +43,16 @@ def make(folder: Path, namespace: str = NAMESPACE) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     folder.chmod(0o700)
     identities = Identities(folder).ensure()
-    texts = {
+    derived = {
         "nats-auth.conf": identities.authorization(),
         "nats-routes.conf": route_variables(identities.route_password, routes(namespace)),
-        "token.secret": secrets.token_hex(32) + "\n",
-        "bot.key": secrets.token_hex(16) + "\n",
     }
-    for name, text in texts.items():
+    for name, text in derived.items():
+        (folder / name).unlink(missing_ok=True)
+        write_secret(folder / name, text.encode())
+    for name, size in (("token.secret", 32), ("bot.key", 16)):
         if not (folder / name).exists():
-            write_secret(folder / name, text.encode())
+            write_secret(folder / name, secrets.token_hex(size).encode() + b"\n")
     load_or_create(folder / "ledger.key", "match.local/ledger")  # and ledger.vkey beside it
     return sorted(folder.iterdir())
 
