@@ -75,6 +75,11 @@ lint: $(STAMP) checkgenerate ## ruff, mypy strict on libs/, buf lint
 	$(BIN)/buf lint
 	$(BIN)/buf format --diff --exit-code
 
+# --- deployment ----------------------------------------------------------------------------------
+.PHONY: deploy-check
+deploy-check: $(STAMP) ## Check deploy/ offline: Kubernetes schemas, kustomize, promtool, the dashboard
+	$(BIN)/python -m match_deploy.check
+
 # --- running the system --------------------------------------------------------------------------
 .PHONY: run
 run: $(STAMP) ## Start NATS (embedded unless NATS_URL is set) and the five services; Ctrl-C stops

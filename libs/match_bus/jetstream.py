@@ -17,7 +17,7 @@ from nats.js import JetStreamContext
 from nats.js.api import DeliverPolicy, KeyValueConfig, RawStreamMsg, StorageType, StreamConfig
 from nats.js.errors import APIError, BadRequestError, BucketNotFoundError, NotFoundError
 from nats.js.kv import KeyValue
-from prometheus_client import Counter
+from prometheus_client import Counter, Gauge
 
 from match_bus import subjects
 from match_bus.access import connect_options
@@ -28,6 +28,10 @@ _log = structlog.get_logger()
 NATS_REFUSED = Counter(
     "match_nats_permission_denied_total",
     "Publishes and subscriptions NATS refused to this service (a missing grant, or a bug)",
+)
+NATS_CONNECTED = Gauge(
+    "match_nats_connected",
+    "1 while this process is connected to a NATS server, 0 while it is cut off and reconnecting",
 )
 
 
@@ -202,15 +206,28 @@ async def connect(url: str, name: str, seed_file: str = "") -> Client:
     options = connect_options(seed_file, name) if seed_file else {}
     if not seed_file:
         _log.warning("connecting to NATS without an identity (NATS_NKEY_FILE is not set)")
-    return await nats.connect(
+    nc = await nats.connect(
         servers,
         name=name,
         max_reconnect_attempts=-1,
         reconnect_time_wait=0.5,
         connect_timeout=5,
         error_cb=_on_error,
+        disconnected_cb=_on_disconnected,
+        reconnected_cb=_on_reconnected,
+        closed_cb=_on_disconnected,
         **options,
     )
+    NATS_CONNECTED.set(1)
+    return nc
+
+
+async def _on_disconnected() -> None:
+    NATS_CONNECTED.set(0)
+
+
+async def _on_reconnected() -> None:
+    NATS_CONNECTED.set(1)
 
 
 async def _on_error(error: Exception) -> None:

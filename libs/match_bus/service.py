@@ -33,6 +33,7 @@ class BaseConfig:
     stream_replicas: int = 1  # JetStream replicas of the streams and buckets a service creates
     replica_id: str = ""  # this process among its service's replicas (logs, leases, durables)
     nats_seed_file: str = ""  # the service's NATS identity (an NKey seed file, mode 0600)
+    metrics_host: str = "127.0.0.1"  # METRICS_HOST: 0.0.0.0 in a pod, so Prometheus can scrape
 
     @classmethod
     def from_env(cls, default_metrics_port: int) -> BaseConfig:
@@ -45,6 +46,7 @@ class BaseConfig:
             replica_id=os.environ.get("MATCH_REPLICA_ID")
             or f"{socket.gethostname()}-{os.getpid()}",
             nats_seed_file=os.environ.get("NATS_NKEY_FILE", ""),
+            metrics_host=os.environ.get("METRICS_HOST", "127.0.0.1"),
         )
 
 
@@ -104,7 +106,7 @@ def run(
             check_private(Path(config.nats_seed_file))
         except SecretFileError as error:  # refused before anything starts
             sys.exit(f"{name}: NATS_NKEY_FILE: {error}")
-    serve_metrics(config.metrics_port)
+    serve_metrics(config.metrics_port, config.metrics_host)
 
     async def main() -> None:
         nc = await connect(config.nats_url, name, config.nats_seed_file)

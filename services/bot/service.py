@@ -404,7 +404,7 @@ async def open_book(js: JetStreamContext, config: BotConfig) -> SeatBook:
 def main(config: BotConfig) -> None:
     base = config.base
     configure_logging("bot", base.log_format, base.log_level)
-    serve_metrics(base.metrics_port)
+    serve_metrics(base.metrics_port, base.metrics_host)
     log = structlog.get_logger()
 
     async def run() -> None:

@@ -35,6 +35,10 @@ log = structlog.get_logger()
 
 HELD = Gauge("match_referee_partitions_held", "Partitions this replica holds the lease of")
 MOVES = Counter("match_referee_partition_moves_total", "Partitions gained or lost", ["change"])
+PARTITIONS = Gauge(
+    "match_referee_partitions",
+    "Partitions the tables are split into: each needs one holder (alerts compare the held sum)",
+)
 
 _KEY_SAFE = re.compile(r"[^-_a-zA-Z0-9]")
 
@@ -82,6 +86,7 @@ class Leases:
         self._lose = lose
         self._now = monotonic
         self._partitions = partitions
+        PARTITIONS.set(partitions)
         # partition -> (revision, when the request that renewed it was sent)
         self.held: dict[int, tuple[int, float]] = {}
         self._loading: set[asyncio.Task[None]] = set()
