@@ -384,7 +384,8 @@ def tell(
     lines: list[str] = []
     own_change = False
     seen = pairs_seen if pairs_seen is not None else {}
-    for env in tracker.apply_events(envelopes):
+    # One at a time: each is told as things stood right after it.
+    for env in (e for one in envelopes for e in tracker.apply_events([one])):
         race = env.race if env.HasField("race") else None
         kind = race.WhichOneof("event") if race is not None else None
         if race is not None and kind == "opponent_moved" and quiet_opponents:
