@@ -70,6 +70,7 @@ class Settings:
         var = env.get("MATCH_VAR") or "var"
         return cls(
             state_dir=state_dir(env),
+            # Where `make run` keeps the ledger's verifier key; the operator's copy elsewhere.
             ledger_key=env.get("MATCH_LEDGER_KEY") or str(Path(var) / "ledger.vkey"),
             ledger_addr=env.get("LEDGER_ADDR") or None,
             plain=env.get("MATCH_PLAIN", "") not in ("", "0"),
@@ -326,16 +327,18 @@ async def watch_kept(
             where = f"table {table}" if table else f"any table at {client.address}"
             out(f"no kept seat for {where} (in {store.path}): give --table and --token")
             return 1
-        table, token = kept.table_id, kept.token
-        out(f"watching table {table} with the seat {kept.seat} this client kept")
+        out(f"watching table {kept.table_id} with the seat {kept.seat} this client kept")
+        return await watch(client, kept.table_id, kept.token, args.after, out, kept.player_id)
     if not table:
         out("--token needs --table")
         return 1
     return await watch(client, table, token, args.after, out)
 
 
-async def watch(client: MatchClient, table_id: str, token: str, after: int, out: Out) -> int:
-    tracker = ViewTracker(table_id=table_id)
+async def watch(
+    client: MatchClient, table_id: str, token: str, after: int, out: Out, player: str = ""
+) -> int:
+    tracker = ViewTracker(player=player, table_id=table_id)
     session = PlayerSession(client, table_id, token)
     if after:
         tracker.event_number = after

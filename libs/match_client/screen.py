@@ -93,6 +93,7 @@ class MatchApp(App[int]):
         self.early = list(early or [])
         self.player_name = name
         self.emoji = symbols.terminal_shows_emoji()
+        self.lines: list[str] = []  # everything written to the log, in order
         self.title = "Match"
 
     def compose(self) -> ComposeResult:
@@ -110,10 +111,9 @@ class MatchApp(App[int]):
         )
 
     def on_mount(self) -> None:
-        log = self.query_one("#log", RichLog)
         for line in self.early:
-            log.write(line)
-        log.write("type a tile's number and Enter, or click it; ? for help")
+            self.write(line)
+        self.write("type a tile's number and Enter, or click it; ? for help")
         self.game.out = self.write
         self.game.changed = self.redraw
         self.game.show_boards = False
@@ -123,6 +123,7 @@ class MatchApp(App[int]):
         self.run_worker(self.game.watch(), name="watch", exit_on_error=False)
 
     def write(self, line: str) -> None:
+        self.lines.append(line)
         self.query_one("#log", RichLog).write(line)
 
     def tick(self) -> None:

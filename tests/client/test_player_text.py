@@ -8,7 +8,7 @@ import getpass
 import pytest
 
 from match.v1 import common_pb2, race_pb2
-from match_client import cli, symbols, text
+from match_client import cli, demo, symbols, text
 from match_client.client import Seat
 from match_client.tracker import ViewTracker
 
@@ -154,4 +154,12 @@ def test_the_audit_command_is_printed_whole() -> None:
     assert (settings.ledger_key, settings.ledger_addr) == ("/srv/m/ledger.vkey", "h:1")
     assert text.audit_command("abc", settings.ledger_key, settings.ledger_addr) == (
         "match-audit verify abc --key /srv/m/ledger.vkey --addr h:1"
+    )
+
+
+def test_the_demo_ends_with_the_audit_command() -> None:
+    assert demo.audit_command("abc", {}) == "match-audit verify abc --key var/ledger.vkey"
+    env = {"MATCH_VAR": "/tmp/v", "LEDGER_ADDR": "127.0.0.1:9"}
+    assert demo.audit_command("abc", env) == (
+        "match-audit verify abc --key /tmp/v/ledger.vkey --addr 127.0.0.1:9"
     )
