@@ -40,3 +40,12 @@ def test_grpcurl_is_said_where_to_get_and_the_same_calls_need_only_the_install()
 def test_the_readmes_export_goes_under_var_not_into_the_repository() -> None:
     exports = re.findall(r"match-audit export .* -o (\S+)", README)
     assert exports and all(path.startswith(("var/", "~/")) for path in exports), exports
+
+
+def test_the_client_docs_show_the_full_screen_view() -> None:
+    client = (ROOT / "docs" / "client.md").read_text(encoding="utf-8")
+    assert "[docs/img/match-play.svg](img/match-play.svg)" in client
+    svg = (ROOT / "docs" / "img" / "match-play.svg").read_text(encoding="utf-8")
+    assert svg.startswith("<svg") and "board&#160;1&#160;ends&#160;in" in svg  # a capture
+    capture = client.split("### The full-screen view", 1)[1].split("### Playing", 1)[0]
+    assert " Match · table " in capture and "board 1 ends in " in capture
