@@ -599,6 +599,8 @@ class Game:
                         self.note_time(item.snapshot.server_time_ms)
                         self.show(text.snapshot_lines(self.tracker))
                         self.show(text.running_lines(self.tracker))
+                        clock = timing.clock_line(self.tracker, self.now())
+                        self.show([clock] if clock else [])
                         self.changed()
                     else:
                         self.take([item.event])

@@ -50,3 +50,17 @@ def test_resume_asks_the_finders_and_the_kept_tokens_are_one() -> None:
     finders = resume_finders(store)
     assert [type(f) for f in finders] == [KeptTokens]
     assert asyncio.run(finders[0].find(None, "a:1", None)) is None  # type: ignore[arg-type]
+
+
+def test_match_seats_lists_what_was_kept_without_the_tokens(tmp_path: Path) -> None:
+    from match_client import cli
+
+    store = SeatStore(tmp_path)
+    said: list[str] = []
+    assert cli.seats(store, said.append) == 0
+    assert said == [f"no seats kept (in {store.path})"]
+    store.keep(Seat("t1", "p1", "secret-token", 2), "127.0.0.1:50051", "Ann")
+    said.clear()
+    assert cli.seats(store, said.append) == 0
+    assert said[0].startswith("t1  seat 2  as Ann  at 127.0.0.1:50051  kept ")
+    assert "secret-token" not in said[0]
