@@ -3,12 +3,15 @@
     match tables
     match play --new [--seats N] [--private] [--ready-window S] [--hints N] [--fill-now]
     match play --table ID | --invite CODE
-    match watch --table ID --token TOKEN
+    match play --resume [ID]            # back to a kept seat (the latest without ID)
+    match watch [--table ID] [--token TOKEN]
+    match seats                         # the seats this user's client kept
 
 Every subcommand takes ``--addr HOST:PORT`` (default: $MATCH_ADDR, else 127.0.0.1:50051) and,
 for a lobby that serves TLS, ``--ca FILE`` (default: $MATCH_CA) or ``--tls`` (the system's
-trusted roots). The board is printed as tile numbers, so it reads well with a screen reader;
-see docs/client.md.
+trusted roots). ``play`` shows a full-screen view (``match_client.screen``) on a terminal, and
+lines (``--plain``, and whenever input or output is not a terminal) that read well with a
+screen reader: tiles are numbers, symbols are words; see docs/client.md.
 """
 
 from __future__ import annotations
@@ -16,13 +19,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import getpass
+import os
+import random
 import sys
 import threading
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
 from match.v1 import common_pb2, race_service_pb2
-from match_client import text
+from match_bus.clock import Clock
+from match_client import text, timing
 from match_client.client import (
     CommandReply,
     MatchClient,
@@ -35,11 +42,46 @@ from match_client.client import (
     refusal_code,
     status_name,
 )
+from match_client.clock import ServerClock
+from match_client.seats import SeatStore, resume_finders, state_dir
 from match_client.tracker import RaceView, ViewTracker
 
 BOARD_DELAY_S = 0.1
+TICK_S = 0.25  # how often the line mode looks at the clock for a milestone to say
 PERMANENT = {"UNAUTHENTICATED", "PERMISSION_DENIED", "NOT_FOUND", "INVALID_ARGUMENT"}
+# A Watch from beyond the table's last event starts with a snapshot (docs/api.md, "Watch"):
+# a resumed seat gets its view as it is now, not the whole game told again.
+SNAPSHOT = 2**63 - 1
 Out = Callable[[str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """What the environment says, read once at start."""
+
+    state_dir: Path
+    ledger_key: str  # the ledger's verifier key file, for the audit command at the end
+    ledger_addr: str | None  # only when not the default
+    plain: bool  # $MATCH_PLAIN: always the line mode
+    clock: Clock  # the system clock (tests run it faster: REFEREE_CLOCK_RATE)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
+        var = env.get("MATCH_VAR") or "var"
+        return cls(
+            state_dir=state_dir(env),
+            # Where `make run` keeps the ledger's verifier key; the operator's copy elsewhere.
+            ledger_key=env.get("MATCH_LEDGER_KEY") or str(Path(var) / "ledger.vkey"),
+            ledger_addr=env.get("LEDGER_ADDR") or None,
+            plain=env.get("MATCH_PLAIN", "") not in ("", "0"),
+            clock=Clock(
+                float(env.get("REFEREE_CLOCK_RATE", "1")),
+                int(env.get("REFEREE_CLOCK_ANCHOR_MS", "0")),
+            ),
+        )
+
+    def server_clock(self) -> ServerClock:
+        return ServerClock(self.clock.now_ms, self.clock.rate)
 
 
 def say(line: str) -> None:
@@ -85,6 +127,14 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--table", metavar="ID", help="join this open table")
     where.add_argument("--invite", metavar="CODE", help="join a private table by invite code")
     where.add_argument("--new", action="store_true", help="make a new table (you are its host)")
+    where.add_argument(
+        "--resume",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ID",
+        help="go back to a seat this client kept: at table ID, or the latest one",
+    )
     play.add_argument("--seats", type=int, default=None, help="seats at a new table, 2..4")
     play.add_argument(
         "--private", action="store_true", help="a new private table (invite code, no bot)"
@@ -99,7 +149,19 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--hints", type=int, default=None, metavar="N", help="hints per board, 0..10 (default 3)"
     )
-    play.add_argument("--name", default=None, help="the name the others see (1..32 characters)")
+    play.add_argument(
+        "--name",
+        default=None,
+        help="the name the others see (1..32 characters); asked for when not given on a "
+        "terminal, else a neutral one like 'Guest 417'",
+    )
+    play.add_argument(
+        "--plain",
+        action="store_true",
+        default=None,
+        help="lines, not the full-screen view: for screen readers (also $MATCH_PLAIN=1, and "
+        "always when input or output is not a terminal)",
+    )
     play.add_argument(
         "--fill-now",
         action="store_true",
@@ -107,14 +169,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     watch = sub.add_parser("watch", parents=[addr], help="print a table's stream")
-    watch.add_argument("--table", required=True, metavar="ID")
-    watch.add_argument("--token", required=True, help="your player token for that table")
+    watch.add_argument(
+        "--table", metavar="ID", help="default: the latest seat this client kept at --addr"
+    )
+    watch.add_argument(
+        "--token", help="a player token for that table (default: the one this client kept)"
+    )
     watch.add_argument("--after", type=int, default=0, metavar="N", help="resume after event N")
+    sub.add_parser("seats", parents=[addr], help="the seats this client kept, newest last")
     return parser
 
 
 def play_problem(args: argparse.Namespace) -> str | None:
     """What is wrong with a ``play`` command line, or None."""
+    if args.resume is not None and args.name:
+        return "--name goes with a new seat, not with --resume"
     new_only = {
         "--seats": args.seats is not None,
         "--private": args.private,
@@ -140,28 +209,54 @@ def ca_file(args: argparse.Namespace) -> str | None:
     return str(args.ca) if args.ca else default_ca()
 
 
-def display_name(args: argparse.Namespace) -> str:
+def neutral_name(rng: random.Random | None = None) -> str:
+    """A name that says nothing about the person or their computer: ``Guest 417``."""
+    return f"Guest {(rng or random.SystemRandom()).randint(100, 999)}"
+
+
+def display_name(args: argparse.Namespace, ask: Callable[[str], str] | None = None) -> str:
+    """``--name``; else what the person types when asked (on a terminal); else a neutral
+    name. Never the computer's login name."""
     if args.name:
         return str(args.name)
-    with contextlib.suppress(Exception):
-        return getpass.getuser()[:32] or "Player"
-    return "Player"
+    default = neutral_name()
+    if ask is not None:
+        with contextlib.suppress(EOFError, OSError):
+            typed = ask(f"Your name at the table, as the others will see it [{default}]: ")
+            if typed.strip():
+                return typed.strip()[:32]
+    return default
+
+
+def use_plain(args: argparse.Namespace, settings: Settings) -> bool:
+    """The line mode with ``--plain`` or $MATCH_PLAIN, and whenever input or output is not a
+    terminal (a pipe, a script, a screen reader's log): the full-screen view only on a TTY."""
+    if args.plain or settings.plain:
+        return True
+    return not (sys.stdin.isatty() and sys.stdout.isatty())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    settings = Settings.from_env()
     if args.command == "play":
         problem = play_problem(args)
         if problem:
             parser.error(problem)
+        args.plain = use_plain(args, settings)
+        if args.resume is None:
+            args.name = display_name(args, input if sys.stdin.isatty() else None)
     try:
-        return asyncio.run(_run(args))
+        return asyncio.run(_run(args, settings))
     except KeyboardInterrupt:
         return 130
 
 
-async def _run(args: argparse.Namespace) -> int:
+async def _run(args: argparse.Namespace, settings: Settings | None = None) -> int:
+    settings = settings or Settings.from_env()
+    if args.command == "seats":
+        return seats(SeatStore(settings.state_dir), say)
     try:
         client = MatchClient(address(args), ca_file=ca_file(args), tls=args.tls)
     except OSError as error:
@@ -172,8 +267,8 @@ async def _run(args: argparse.Namespace) -> int:
             if args.command == "tables":
                 return await tables(client, say)
             if args.command == "watch":
-                return await watch(client, args.table, args.token, args.after, say)
-            return await play(client, args, say)
+                return await watch_kept(client, args, settings, say)
+            return await play(client, args, settings, say)
         except Exception as err:
             if not is_rpc_error(err):
                 raise
@@ -202,11 +297,48 @@ async def tables(client: MatchClient, out: Out) -> int:
     return 0
 
 
+# --- kept seats --------------------------------------------------------------------------
+
+
+def seats(store: SeatStore, out: Out) -> int:
+    kept = store.all()
+    if not kept:
+        out(f"no seats kept (in {store.path})")
+    for k in kept:
+        out(
+            f"{k.table_id}  seat {k.seat}  as {k.name}  at {k.addr}  "
+            f"kept {text.clock_time(k.kept_at_ms)}"
+        )
+    return 0
+
+
 # --- watch -------------------------------------------------------------------------------
 
 
-async def watch(client: MatchClient, table_id: str, token: str, after: int, out: Out) -> int:
-    tracker = ViewTracker(table_id=table_id)
+async def watch_kept(
+    client: MatchClient, args: argparse.Namespace, settings: Settings, out: Out
+) -> int:
+    """``match watch``: with ``--token``, as given; else with the token this client kept."""
+    table, token = args.table, args.token
+    if not token:
+        store = SeatStore(settings.state_dir)
+        kept = store.get(table) if table else store.latest(client.address)
+        if kept is None:
+            where = f"table {table}" if table else f"any table at {client.address}"
+            out(f"no kept seat for {where} (in {store.path}): give --table and --token")
+            return 1
+        out(f"watching table {kept.table_id} with the seat {kept.seat} this client kept")
+        return await watch(client, kept.table_id, kept.token, args.after, out, kept.player_id)
+    if not table:
+        out("--token needs --table")
+        return 1
+    return await watch(client, table, token, args.after, out)
+
+
+async def watch(
+    client: MatchClient, table_id: str, token: str, after: int, out: Out, player: str = ""
+) -> int:
+    tracker = ViewTracker(player=player, table_id=table_id)
     session = PlayerSession(client, table_id, token)
     if after:
         tracker.event_number = after
@@ -255,7 +387,8 @@ def tell(
     lines: list[str] = []
     own_change = False
     seen = pairs_seen if pairs_seen is not None else {}
-    for env in tracker.apply_events(envelopes):
+    # One at a time: each is told as things stood right after it.
+    for env in (e for one in envelopes for e in tracker.apply_events([one])):
         race = env.race if env.HasField("race") else None
         kind = race.WhichOneof("event") if race is not None else None
         if race is not None and kind == "opponent_moved" and quiet_opponents:
@@ -266,6 +399,8 @@ def tell(
             seen[key] = m.pairs
         if kind in ("tile_turned", "pair_found", "tiles_turned_down"):
             own_change = True
+        if kind == "board_started" and tracker.status == RaceView.STATUS_PLAYING:
+            own_change = True  # a fresh board to play: show it
         lines += text.event_lines(env, tracker)
     return [line for line in lines if line], own_change
 
@@ -273,8 +408,13 @@ def tell(
 # --- play --------------------------------------------------------------------------------
 
 
-async def play(client: MatchClient, args: argparse.Namespace, out: Out) -> int:
-    name = display_name(args)
+async def play(client: MatchClient, args: argparse.Namespace, settings: Settings, out: Out) -> int:
+    store = SeatStore(settings.state_dir)
+    early: list[str] = []  # the full-screen view shows these in its log
+    note = out if args.plain else early.append
+    if args.resume is not None:
+        return await resume(client, args, settings, store, note, early)
+    name = args.name or display_name(args)
     if args.new:
         visibility = common_pb2.VISIBILITY_PRIVATE if args.private else common_pb2.VISIBILITY_OPEN
         seat = await client.create_table(
@@ -288,22 +428,77 @@ async def play(client: MatchClient, args: argparse.Namespace, out: Out) -> int:
         seat = await client.join_table(table_id=args.table, display_name=name)
     else:
         seat = await client.join_table(invite_code=args.invite, display_name=name)
-    out(f"table {seat.table_id}, your seat {seat.seat}")
+    note(f"table {seat.table_id}, your seat {seat.seat}, as {name}")
     if seat.invite_code:
-        out(f"invite code {seat.invite_code}")
-    game = Game(client, seat, out)
+        note(f"invite code {seat.invite_code}")
+    try:
+        store.keep(seat, client.address, name)
+        note(
+            f"your seat is kept in {store.path}: if this terminal closes, "
+            "`match play --resume` takes you back to it"
+        )
+    except OSError as error:
+        note(f"could not keep your seat in {store.path} ({error.strerror}): --resume cannot")
+    game = Game(client, seat, note, settings=settings, show_boards=args.plain)
     with contextlib.suppress(Exception):
         game.tracker.note_table(await client.get_table(seat.table_id, seat.token))
     if args.fill_now:
         try:
             game.tracker.note_table(await client.start_table(seat.table_id, seat.token))
-            out("the bot is filling the empty seats")
+            note("the bot is filling the empty seats")
         except Exception as err:
             if not is_rpc_error(err):
                 raise
-            out(f"could not start the table: {describe_error(err)}")
-    out("type ? for help")
-    return await game.run()
+            note(f"could not start the table: {describe_error(err)}")
+    return await run_game(game, args.plain, early, name)
+
+
+async def run_game(game: Game, plain: bool, early: list[str], name: str) -> int:
+    if plain:
+        game.out("type ? for help")
+        return await game.run()
+    from match_client.screen import MatchApp
+
+    code = await MatchApp(game, early, name).run_game()
+    if game.ended:  # the screen is gone: keep the way to check the game on the terminal
+        print(game.audit_line, flush=True)
+    return code
+
+
+async def resume(
+    client: MatchClient,
+    args: argparse.Namespace,
+    settings: Settings,
+    store: SeatStore,
+    out: Out,
+    early: list[str],
+) -> int:
+    """``--resume``: back to a seat, from the first finder that has one."""
+    table_id = args.resume or None
+    seat = None
+    for finder in resume_finders(store):
+        seat = await finder.find(client, client.address, table_id)
+        if seat is not None:
+            break
+    if seat is None:
+        where = f"table {table_id}" if table_id else f"a table at {client.address}"
+        out(f"no kept seat at {where} (in {store.path}); match seats lists them")
+        return 1
+    try:
+        table = await client.get_table(seat.table_id, seat.token)
+    except Exception as err:
+        if not is_rpc_error(err):
+            raise
+        out(f"cannot go back to table {seat.table_id}: {describe_error(err)}")
+        if status_name(err) in ("UNAUTHENTICATED", "NOT_FOUND"):
+            store.forget(seat.table_id)
+            out("that seat is no longer usable (a token lasts 6 hours); it is forgotten")
+        return 1
+    out(f"back at table {seat.table_id}, your seat {seat.seat}")
+    game = Game(client, seat, out, settings=settings, show_boards=args.plain, resumed=True)
+    game.tracker.note_table(table)
+    name = next((s.display_name for s in table.taken if s.player_id == seat.player_id), "")
+    return await run_game(game, args.plain, early, name)
 
 
 def start_stdin_reader(queue: asyncio.Queue[str | None]) -> None:
@@ -324,52 +519,96 @@ def start_stdin_reader(queue: asyncio.Queue[str | None]) -> None:
 
 
 class Game:
-    """One seat played from the terminal: prints what the server sends, sends what is typed."""
+    """One seat played from the terminal: tells what the server sends, sends what is typed.
 
-    def __init__(self, client: MatchClient, seat: Seat, out: Out) -> None:
+    The same for both views: ``out`` takes each line (printed in the line mode, appended to the
+    event log in the full-screen view), ``show_boards`` prints the board after each own turn
+    (the line mode; the full-screen view draws it), and ``changed`` is called after anything
+    that may change the screen."""
+
+    def __init__(
+        self,
+        client: MatchClient,
+        seat: Seat,
+        out: Out,
+        *,
+        settings: Settings | None = None,
+        show_boards: bool = True,
+        resumed: bool = False,
+    ) -> None:
+        self.settings = settings or Settings.from_env()
+        self.seat = seat
         self.session = PlayerSession(client, seat.table_id, seat.token)
         self.tracker = ViewTracker(player=seat.player_id, table_id=seat.table_id)
+        self.clock = self.settings.server_clock()
         self.out = out
+        self.show_boards = show_boards
+        self.resumed = resumed
+        self.changed: Callable[[], None] = lambda: None
         self.pairs_seen: dict[tuple[str, int], int] = {}
+        self.said: set[tuple[str, int, int]] = set()
         self.confirm_resign = False
+        self.ended = False
         self._board_soon: asyncio.TimerHandle | None = None
 
     def show(self, lines: Sequence[str]) -> None:
         for line in lines:
             self.out(line)
 
+    def now(self) -> int:
+        return self.clock.now()
+
     async def run(self) -> int:
+        """The line mode: stdin in a thread, the stream, and the clock's milestones."""
         queue: asyncio.Queue[str | None] = asyncio.Queue()
         start_stdin_reader(queue)
         watcher = asyncio.create_task(self.watch())
         reader = asyncio.create_task(self.read_commands(queue))
+        ticker = asyncio.create_task(self.ticks())
         try:
             await asyncio.wait({watcher, reader}, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            for task in (watcher, reader):
+            for task in (watcher, reader, ticker):
                 task.cancel()
-            await asyncio.gather(watcher, reader, return_exceptions=True)
-        t = self.tracker
-        if t.game_over:
-            if t.seed is not None:
-                self.out("anybody can deal the three boards again from the seed and check them")
+            await asyncio.gather(watcher, reader, ticker, return_exceptions=True)
+        if self.tracker.game_over:
             return 0
         return 0 if reader.done() else 1
+
+    async def ticks(self) -> None:
+        while True:
+            await asyncio.sleep(TICK_S)
+            self.tick()
+
+    def tick(self) -> None:
+        """Say a clock milestone when one is due (Ready closing, the board's last minute...)."""
+        self.show(timing.announcements(self.tracker, self.now(), self.said))
+
+    def note_time(self, server_ms: int) -> None:
+        self.clock.observe(server_ms)
 
     async def watch(self) -> None:
         failures = 0
         while True:
+            start = self.tracker.event_number or (SNAPSHOT if self.resumed else 0)
             try:
-                async for item in self.session.watch(self.tracker.event_number):
+                async for item in self.session.watch(start):
                     failures = 0
                     if item.HasField("snapshot"):
                         self.tracker.apply_watch(item)
+                        self.note_time(item.snapshot.server_time_ms)
                         self.show(text.snapshot_lines(self.tracker))
+                        self.show(text.running_lines(self.tracker))
+                        clock = timing.clock_line(self.tracker, self.now())
+                        self.show([clock] if clock else [])
+                        self.changed()
                     else:
                         self.take([item.event])
                     if self.tracker.game_over and self.tracker.seed is not None:
+                        self.finish()
                         return
                 if self.tracker.game_over:
+                    self.finish()
                     return
             except Exception as err:
                 if not is_rpc_error(err):
@@ -381,6 +620,24 @@ class Game:
                 if failures == 1:
                     self.out("connection lost; reconnecting")
             await asyncio.sleep(min(0.5 * 2 ** min(failures, 4), 5.0))
+
+    def finish(self) -> None:
+        """The game is over: how anybody can check it."""
+        if self.ended:
+            return
+        self.ended = True
+        t = self.tracker
+        if t.seed is not None:
+            self.out("anybody can deal the three boards again from the seed and check them")
+        self.out(self.audit_line)
+        self.changed()
+
+    @property
+    def audit_line(self) -> str:
+        t = self.tracker
+        game = t.game_id or t.table_id
+        command = text.audit_command(game, self.settings.ledger_key, self.settings.ledger_addr)
+        return f"check this game against the ledger: {command}"
 
     async def read_commands(self, queue: asyncio.Queue[str | None]) -> None:
         while True:
@@ -396,7 +653,12 @@ class Game:
         resign = isinstance(command, text.Simple) and command.name == "resign"
         if not resign:
             self.confirm_resign = False
-        if isinstance(command, text.Unknown):
+        playing = isinstance(command, text.Turn) or (
+            isinstance(command, text.Simple) and command.name in ("ready", "hint", "resign")
+        )
+        if playing and timing.is_out(self.tracker):
+            self.out("you are out of the game: you can follow it, not play; Ctrl-D leaves")
+        elif isinstance(command, text.Unknown):
             self.out(f"not a command: {command.text!r}. Type ? for help")
         elif isinstance(command, text.Turn):
             tile = command.tile
@@ -404,9 +666,11 @@ class Game:
         elif command.name == "help":
             self.out(text.HELP)
         elif command.name == "board":
-            self.show(text.board_lines(self.tracker))
+            self.show(text.board_lines(self.tracker, self.now()))
         elif command.name == "scores":
             self.show(text.scores_lines(self.tracker))
+        elif command.name == "time":
+            self.out(timing.clock_line(self.tracker, self.now()) or "no clock is running now")
         elif command.name == "ready":
             await self.call(self.session.press_ready)
         elif command.name == "hint":
@@ -417,6 +681,7 @@ class Game:
         elif resign:
             self.confirm_resign = False
             await self.call(self.session.resign)
+        self.changed()
 
     async def call(self, send: Callable[[], Awaitable[CommandReply]]) -> None:
         """Send a command; print the events of its reply, or the server's refusal."""
@@ -430,19 +695,23 @@ class Game:
             return
         self.take(reply.events)
         self.tracker.apply_counters(reply.counters)
+        self.note_time(reply.counters.server_time_ms)
 
     def take(self, envelopes: Sequence[common_pb2.EventEnvelope]) -> None:
         """Tell new events now; the board a moment later, once for a whole turn (the reply and
         the Watch stream each bring a turn's events, in one piece or several)."""
+        for env in envelopes:
+            self.note_time(env.server_time_ms)
         lines, own_change = tell(self.tracker, envelopes, True, self.pairs_seen)
         self.show(lines)
-        if own_change and self._board_soon is None:
+        if own_change and self.show_boards and self._board_soon is None:
             self._board_soon = asyncio.get_running_loop().call_later(BOARD_DELAY_S, self.board_now)
+        self.changed()
 
     def board_now(self) -> None:
         self._board_soon = None
         if not self.tracker.board_ended and self.tracker.status == RaceView.STATUS_PLAYING:
-            self.show(text.board_lines(self.tracker))
+            self.show(text.board_lines(self.tracker, self.now()))
 
 
 if __name__ == "__main__":

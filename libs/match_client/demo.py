@@ -4,8 +4,8 @@ Makes an open table with two seats and hints, starts it so the bot fills the oth
 plays the first seat through the SDK like a careful person with a good memory: it thinks before
 every turn, waits out the pause after a miss and never finishes a board under 12 s. It prints the
 game id, each board's result, the final standings and the published seed, then deals the three
-boards again from the seed and checks them against what was revealed. Exit 0 when the game
-finished.
+boards again from the seed and checks them against what was revealed, and ends with the exact
+``match-audit verify`` command for the game. Exit 0 when the game finished.
 """
 
 from __future__ import annotations
@@ -14,9 +14,11 @@ import argparse
 import asyncio
 import contextlib
 import hashlib
+import os
 import random
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
 
 from match.v1 import common_pb2
 from match_bus.clock import Clock
@@ -247,7 +249,17 @@ async def demo(
             say(line)
         for line in check_seed(t):
             say(line)
+        if t.game_over:
+            say(f"check this game against the ledger: {audit_command(seat.table_id)}")
         return 0 if t.game_over else 1
+
+
+def audit_command(game: str, env: Mapping[str, str] = os.environ) -> str:
+    """The exact ``match-audit verify`` for the game, with the key where ``make run`` keeps it
+    ($MATCH_VAR/ledger.vkey, or $MATCH_LEDGER_KEY) and the ledger's address when not the
+    default ($LEDGER_ADDR)."""
+    key = env.get("MATCH_LEDGER_KEY") or str(Path(env.get("MATCH_VAR") or "var") / "ledger.vkey")
+    return text.audit_command(game, key, env.get("LEDGER_ADDR") or None)
 
 
 def main(argv: list[str] | None = None) -> int:

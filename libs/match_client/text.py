@@ -1,9 +1,9 @@
 """Plain-text rendering of what the server sent, for a terminal and a screen reader.
 
-Pure functions: tiles are named by their numbers 1..20 (4 across, 5 down) and symbols by their
-numbers 0..24, so nothing has to be described. A face-down tile shows its number (``7``), a tile
-that is up shows its number and its symbol (``7:[12]``). Only what the tracker holds, i.e. what
-the server sent, is ever rendered.
+Pure functions: tiles are named by their numbers 1..20 (4 across, 5 down) and symbols by a
+short word (``symbols.NAMES``: symbol 5 is ``fish``), so nothing has to be described. A
+face-down tile shows its number (``7``), a tile that is up shows its number and its symbol
+(``7:fish``). Only what the tracker holds, i.e. what the server sent, is ever rendered.
 """
 
 from __future__ import annotations
@@ -13,11 +13,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from match.v1 import common_pb2, lobby_pb2, race_pb2
+from match_client import symbols
+from match_client.timing import is_out, left_text
 from match_client.tracker import RaceView, Revealed, Tile, ViewTracker
 
 COLUMNS = 4
 ROWS = 5
-CELL = 7  # "20:[24]"
+CELL = 3 + symbols.WIDTH  # "20:clover"
+BOARDS = 3
 
 RaceEvent = race_pb2.RaceEvent
 
@@ -33,21 +36,24 @@ OUTCOME_TEXT = {
 }
 END_TEXT = {
     RaceEvent.END_REASON_UNSPECIFIED: "",
-    RaceEvent.END_REASON_ALL_DONE: "everybody is done",
-    RaceEvent.END_REASON_GRACE_OVER: "the grace is over",
+    RaceEvent.END_REASON_ALL_DONE: "every player is done with it",
+    RaceEvent.END_REASON_GRACE_OVER: "the 20 seconds to finish after the first clear are up",
     RaceEvent.END_REASON_TIME_CAP: "the two minutes are up",
 }
 
 HELP = """commands:
   1..20   turn that tile over
-  r       press Ready
+  r       press Ready: each board has its own, and whoever has not pressed it when Ready
+          closes is out of the game (you are warned 10 seconds before)
   h       hint: the place of the partner of your one showing tile (tables with a bot)
   b       show your board again
-  s       show everybody's pairs and turns
+  s       show everybody's pairs and turns on this board, and the standings so far
+  t       the time left: until Ready closes, the board starts, or the board ends
   q       resign (asks again first)
   ?       this help
 Tiles are numbered 1 to 20, four across and five down: row 1 is 1 2 3 4, row 5 is 17 18 19 20.
-A face-down tile shows its number; a tile that is up shows number:[symbol], e.g. 7:[12]."""
+A face-down tile shows its number; a tile that is up shows number:symbol, e.g. 7:fish.
+A board ends two minutes after it starts, or 20 seconds after the first player clears it."""
 
 
 # --- commands typed at the prompt --------------------------------------------------------
@@ -86,6 +92,8 @@ _LETTERS = {
     "board": "board",
     "s": "scores",
     "scores": "scores",
+    "t": "time",
+    "time": "time",
 }
 
 
@@ -106,12 +114,12 @@ def parse_command(line: str) -> Command:
 
 def tile_text(tile: Tile) -> str:
     if tile.up and tile.symbol is not None:
-        return f"{tile.number}:[{tile.symbol}]"
+        return f"{tile.number}:{symbols.name(tile.symbol)}"
     return str(tile.number)
 
 
 def render_board(tiles: Mapping[int, Tile]) -> list[str]:
-    """Five lines of four tiles, tile 1 top left: ``1  2  3:[7]  4`` and so on."""
+    """Five lines of four tiles, tile 1 top left: ``1  2  3:cat  4`` and so on."""
     lines = []
     for row in range(ROWS):
         cells = []
@@ -144,28 +152,94 @@ def clock_time(unix_ms: int) -> str:
     return dt.datetime.fromtimestamp(unix_ms / 1000).strftime("%H:%M:%S")
 
 
-def own_summary(t: ViewTracker) -> str:
+def own_summary(t: ViewTracker, now_ms: int | None = None) -> str:
     parts = [f"board {t.board}", count(t.pairs, "pair"), count(t.turns, "turn")]
     if t.has_bot:
         parts.append(f"{count(t.hints_left, 'hint')} left")
+    if now_ms is not None and t.phase == RaceView.PHASE_PLAYING and t.ends_at_ms:
+        parts.append(f"{left_text(t.ends_at_ms - now_ms)} left on the board")
     return ", ".join(parts)
 
 
-def board_lines(t: ViewTracker) -> list[str]:
-    return [*render_board(t.tiles), own_summary(t)]
+def board_lines(t: ViewTracker, now_ms: int | None = None) -> list[str]:
+    return [*render_board(t.tiles), own_summary(t, now_ms)]
 
 
 def scores_lines(t: ViewTracker) -> list[str]:
-    """Everybody's counts on the current board (their tiles are never known)."""
+    """Everybody's counts on the current board while it is played (their tiles are never
+    known), then the standings over the boards revealed so far."""
     out = []
-    for info in t.players.values():
-        who = "you" if info.player == t.player else info.name
-        p = info.boards.get(t.board)
-        counts = (
-            f"{count(p.pairs, 'pair')}, {count(p.turns, 'turn')}" if p is not None else "no turns"
-        )
-        extra = " (out)" if info.out else ""
-        out.append(f"{who}: {counts}{extra}")
+    if t.phase in (RaceView.PHASE_PLAYING, RaceView.PHASE_COUNTDOWN) and not t.board_ended:
+        out.append(f"board {t.board} so far:")
+        for info in t.players.values():
+            who = "you" if info.player == t.player else info.name
+            p = info.boards.get(t.board)
+            counts = (
+                f"{count(p.pairs, 'pair')}, {count(p.turns, 'turn')}"
+                if p is not None
+                else "no turns"
+            )
+            extra = " (out of the game)" if info.out else ""
+            out.append(f"  {who}: {counts}{extra}")
+    if t.standings:
+        return out + standings_lines(t, t.standings)
+    out += running_lines(t)
+    return out or ["no board has been played yet"]
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """A player's place over the boards revealed so far."""
+
+    place: int
+    player: str
+    pairs: int
+    time_ms: int
+    turns: int
+    out: bool
+
+
+def running_standings(t: ViewTracker) -> list[Standing]:
+    """The standings over the revealed boards, ranked as the game's end ranks them (more pairs,
+    then less time; equal on both shares the place; players out of the game below the rest).
+    Display only: the final standings are the server's (``GameEnded``)."""
+    totals: dict[str, list[int]] = {p: [0, 0, 0] for p in t.players}
+    for revealed in t.revealed:
+        for r in revealed.results:
+            total = totals.setdefault(r.player, [0, 0, 0])
+            total[0] += r.pairs
+            total[1] += r.time_ms
+            total[2] += r.turns
+    if not t.revealed:
+        return []
+
+    def out_of_game(player: str) -> bool:
+        info = t.players.get(player)
+        return info is not None and info.out
+
+    def key(player: str) -> tuple[bool, int, int]:
+        pairs, time_ms, _ = totals[player]
+        return (out_of_game(player), -pairs, time_ms)
+
+    ranked = sorted(totals, key=key)
+    rows: list[Standing] = []
+    for i, player in enumerate(ranked):
+        place = rows[-1].place if rows and key(ranked[i - 1]) == key(player) else i + 1
+        pairs, time_ms, turns = totals[player]
+        rows.append(Standing(place, player, pairs, time_ms, turns, out_of_game(player)))
+    return rows
+
+
+def running_lines(t: ViewTracker) -> list[str]:
+    rows = running_standings(t)
+    if not rows:
+        return []
+    done = max(r.board for r in t.revealed)
+    out = [f"standings after board {done} of {BOARDS}:"]
+    for r in rows:
+        who = "you" if r.player == t.player else t.name(r.player)
+        line = f"{r.place}. {who}: {count(r.pairs, 'pair')}, {seconds(r.time_ms)}"
+        out.append(line + (", out of the game" if r.out else ""))
     return out
 
 
@@ -185,11 +259,14 @@ def results_lines(t: ViewTracker, results: Iterable[RaceEvent.BoardResult]) -> l
 
 
 def reveal_lines(t: ViewTracker, revealed: Revealed) -> list[str]:
-    return [
+    lines = [
         f"board {revealed.board} revealed, the whole layout:",
         *render_layout(revealed.layout),
         *results_lines(t, revealed.results),
     ]
+    if revealed.board < BOARDS and not t.game_over:
+        lines += running_lines(t)
+    return lines
 
 
 def standings_lines(t: ViewTracker, standings: Iterable[RaceEvent.Standing]) -> list[str]:
@@ -278,37 +355,54 @@ def _race_lines(event: race_pb2.RaceEvent, t: ViewTracker) -> list[str]:
         return [f"the game starts: three boards. Players: {names}"]
     if kind == "ready_opened":
         e1 = event.ready_opened
+        window = f"{seconds(e1.deadline - e1.at)}, until {clock_time(e1.deadline)}"
+        if is_out(t):
+            return [
+                f"board {e1.board}: Ready is open for the others for {window}. You are out "
+                "of the game and follow it from here; Ctrl-D leaves"
+            ]
         return [
-            f"board {e1.board}: Ready is open for {seconds(e1.deadline - e1.at)}, "
-            f"until {clock_time(e1.deadline)}. Type r when you are ready."
+            f"board {e1.board}: Ready is open for {window}. Type r when you are ready: "
+            "whoever has not by then is out of the game."
         ]
     if kind == "player_ready":
         e2 = event.player_ready
         return [f"{_who(t, e2.player)} {'are' if e2.player == t.player else 'is'} ready"]
     if kind == "player_missed_ready":
         e3 = event.player_missed_ready
-        verb = "are" if e3.player == t.player else "is"
-        return [f"{_who(t, e3.player)} missed Ready and {verb} out of the game"]
+        if e3.player == t.player:
+            return [
+                "you did not press Ready in time and are out of the game; "
+                "you can follow the rest from here, and Ctrl-D leaves"
+            ]
+        return [f"{_who(t, e3.player)} did not press Ready in time and is out of the game"]
     if kind == "countdown_started":
         e4 = event.countdown_started
-        return [f"everybody is ready: board {e4.board} starts in {seconds(e4.starts_at - e4.at)}"]
+        who = "everybody still playing" if is_out(t) else "everybody"
+        return [f"{who} is ready: board {e4.board} starts in {seconds(e4.starts_at - e4.at)}"]
     if kind == "board_started":
-        go = f"board {event.board_started.board}: go!"
-        return [go, *board_lines(t)] if t.status == RaceView.STATUS_PLAYING else [go]
+        board = event.board_started.board
+        if t.status == RaceView.STATUS_PLAYING:
+            return [f"board {board}: go!"]  # the board follows (cli.tell: an own change)
+        if is_out(t):
+            return [f"board {board} has started for the others (you are out of the game)"]
+        return [f"board {board} has started"]
     if kind == "tiles_turned_down":
         a, b = (*event.tiles_turned_down.tiles, 0, 0)[:2]
         return [f"tiles {a} and {b} turned back down"]
     if kind == "tile_turned":
         e5 = event.tile_turned
-        return [f"you turned {e5.tile}: symbol {e5.symbol} (turn {e5.turn})"]
+        return [f"you turned {e5.tile}: {symbols.name(e5.symbol)} (turn {e5.turn})"]
     if kind == "pair_found":
         e6 = event.pair_found
         a, b = (*e6.tiles, 0, 0)[:2]
-        return [f"pair! tiles {a} and {b}, symbol {e6.symbol}: {count(e6.pairs, 'pair')}"]
+        name = symbols.name(e6.symbol)
+        return [f"pair! tiles {a} and {b}, both {name}: {count(e6.pairs, 'pair')}"]
     if kind == "attempt_missed":
         e7 = event.attempt_missed
         a, b = (*e7.tiles, 0, 0)[:2]
-        return [f"no pair: {a} and {b} differ. Paused for {seconds(e7.paused_until - e7.at)}"]
+        pause = seconds(e7.paused_until - e7.at)
+        return [f"no pair: {a} and {b} differ. Your board takes no turn for {pause}"]
     if kind == "hint_given":
         e8 = event.hint_given
         return [f"hint: the partner of tile {e8.tile} is tile {e8.partner}"]
@@ -336,7 +430,7 @@ def _race_lines(event: race_pb2.RaceEvent, t: ViewTracker) -> list[str]:
         e12 = event.board_taken
         return [
             f"{_who(t, e12.player)} took board {e12.board}: everybody else has "
-            f"{seconds(e12.grace_until - e12.at)} to finish"
+            f"{seconds(e12.grace_until - e12.at)} more to finish it"
         ]
     if kind == "player_resigned":
         return [f"{_who(t, event.player_resigned.player)} resigned"]
@@ -373,6 +467,12 @@ def _table_lines(event: common_pb2.TableEvent, t: ViewTracker) -> list[str]:
 
 
 # --- the lobby ---------------------------------------------------------------------------
+
+
+def audit_command(game_id: str, key_file: str, ledger_addr: str | None = None) -> str:
+    """The exact command that checks a finished game against the ledger (docs/audit.md)."""
+    addr = f" --addr {ledger_addr}" if ledger_addr else ""
+    return f"match-audit verify {game_id} --key {key_file}{addr}"
 
 
 def table_line(table: lobby_pb2.Table) -> str:

@@ -191,7 +191,9 @@ def test_the_real_games_export_verifies_and_replays(real: RealGame, tmp_path: Pa
     for check in ("checkpoint", "inclusion", "seed", "deal", "rerun"):
         assert f"ok   {check}:" in output
     code, unpinned = verify(real, tmp_path, real.evidence, pin=False)
-    assert code == 0 and "key not pinned" in unpinned
+    assert code == 3 and "key not pinned" in unpinned  # not a full pass: not exit 0, not PASS
+    assert unpinned.strip().splitlines()[-1].startswith(f"UNPINNED game {real.game}: ")
+    assert "PASS" not in unpinned
 
     out = io.StringIO()
     assert main(["replay", "--offline", str(real.path)], out=out) == 0
@@ -393,7 +395,7 @@ def test_a_forged_checkpoint_is_refused(real: RealGame, tmp_path: Path) -> None:
     )
     assert impostor.verifier.label in last
     code, output = verify(real, tmp_path, forged, pin=False)  # trust on first use: says so
-    assert code == 0 and "key not pinned" in output
+    assert code == 3 and "key not pinned" in output  # and never exits 0 for it
 
 
 def test_a_forked_log_fails_verify_since(real: RealGame, tmp_path: Path) -> None:

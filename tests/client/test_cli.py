@@ -61,11 +61,11 @@ def test_addr_everywhere(monkeypatch: pytest.MonkeyPatch) -> None:
     assert cli.address(args("play", "--new", "--addr", "h:4")) == "h:4"  # type: ignore[arg-type]
 
 
-def test_watch_needs_table_and_token() -> None:
-    with pytest.raises(SystemExit):
-        args("watch", "--table", "t")
+def test_watch_takes_table_and_token_or_what_the_client_kept() -> None:
     a = args("watch", "--table", "t", "--token", "secret", "--after", "7")
     assert (a.table, a.token, a.after) == ("t", "secret", 7)  # type: ignore[attr-defined]
+    kept = args("watch")  # the latest kept seat (tests/client/test_seats.py)
+    assert (kept.table, kept.token) == (None, None)  # type: ignore[attr-defined]
 
 
 # --- the prompt --------------------------------------------------------------------------
@@ -117,8 +117,8 @@ def test_an_up_tile_shows_its_number_and_symbol() -> None:
     tiles[7] = Tile(7, RV.TILE_STATE_SHOWING, 12)
     tiles[20] = Tile(20, RV.TILE_STATE_FOUND, 0)
     lines = text.render_board(tiles)
-    assert lines[1].split() == ["5", "6", "7:[12]", "8"]
-    assert lines[4].split() == ["17", "18", "19", "20:[0]"]
+    assert lines[1].split() == ["5", "6", "7:bell", "8"]  # symbols are words, not numbers
+    assert lines[4].split() == ["17", "18", "19", "20:sun"]
     # Columns line up for the eye; a screen reader reads the same tokens.
     assert lines[0].index("2") == lines[1].index("6")
 
@@ -129,7 +129,7 @@ def test_a_down_tile_never_shows_a_symbol() -> None:
 
 def test_layout_after_the_reveal() -> None:
     lines = text.render_layout([s // 2 for s in range(20)])
-    assert lines[0].split() == ["1:[0]", "2:[0]", "3:[1]", "4:[1]"]
+    assert lines[0].split() == ["1:sun", "2:sun", "3:moon", "4:moon"]
 
 
 # --- events as text ----------------------------------------------------------------------
@@ -166,8 +166,8 @@ def test_own_turn_and_a_rival_as_text() -> None:
         6, tile_turned=RE.TileTurned(board=1, player="ann", tile=7, symbol=12, turn=1)
     )
     lines = cli.events_lines(t, [turned])
-    assert lines[0] == "you turned 7: symbol 12 (turn 1)"
-    assert "7:[12]" in "\n".join(lines)  # the board follows an own turn
+    assert lines[0] == "you turned 7: bell (turn 1)"
+    assert "7:bell" in "\n".join(lines)  # the board follows an own turn
     moved = envelope(7, opponent_moved=RE.OpponentMoved(board=1, player="p-bob", turns=14, pairs=3))
     assert cli.events_lines(t, [moved], quiet_opponents=False) == ["bob: 3 pairs, 14 turns"]
 
@@ -208,8 +208,13 @@ def test_reveal_standings_and_seed_as_text() -> None:
         ],
     )
     assert lines[0] == "board 1 revealed, the whole layout:"
-    assert lines[1].split() == ["1:[0]", "2:[0]", "3:[1]", "4:[1]"]
-    assert lines[-1] == "bob: cleared, 10 pairs, 30 turns, 41.5 s"
+    assert lines[1].split() == ["1:sun", "2:sun", "3:moon", "4:moon"]
+    assert lines[6] == "bob: cleared, 10 pairs, 30 turns, 41.5 s"
+    assert lines[7:] == [  # between boards: the game's standings so far
+        "standings after board 1 of 3:",
+        "1. bob: 10 pairs, 41.5 s",
+        "2. you: 0 pairs, 0.0 s",
+    ]
     standing = RE.Standing(player="ann", place=1, pairs=25, time_ms=95_300, turns=80, hints=1)
     lines = cli.events_lines(t, [envelope(7, game_ended=RE.GameEnded(standings=[standing]))])
     assert lines == [

@@ -1,0 +1,66 @@
+"""Kept seats: owner-only, in the user's state directory, found again by --resume and watch."""
+
+from __future__ import annotations
+
+import asyncio
+import stat
+from pathlib import Path
+
+from match_client.client import Seat
+from match_client.seats import KeptTokens, SeatStore, resume_finders, state_dir
+
+
+def test_the_state_directory_env_then_xdg_then_home() -> None:
+    assert state_dir({"MATCH_STATE_DIR": "/a", "XDG_STATE_HOME": "/b", "HOME": "/c"}) == Path("/a")
+    assert state_dir({"XDG_STATE_HOME": "/b", "HOME": "/c"}) == Path("/b/match")
+    assert state_dir({"HOME": "/c"}) == Path("/c/.local/state/match")
+
+
+def test_a_kept_seat_is_owner_only_and_found_again(tmp_path: Path) -> None:
+    store = SeatStore(tmp_path / "state" / "match")
+    one = Seat("t1", "p1", "token-1", 1)
+    two = Seat("t2", "p2", "token-2", 2, "K7QM4XRA")
+    store.keep(one, "127.0.0.1:50051", "Ann", now_ms=1_000)
+    store.keep(two, "127.0.0.1:50051", "Ann", now_ms=2_000)
+    assert stat.S_IMODE(store.directory.stat().st_mode) == 0o700
+    assert stat.S_IMODE(store.path.stat().st_mode) == 0o600
+    assert [k.table_id for k in store.all()] == ["t1", "t2"]
+    kept = store.get("t1")
+    assert kept is not None and kept.as_seat() == one
+    latest = store.latest("127.0.0.1:50051")
+    assert latest is not None and latest.as_seat() == two
+    assert store.latest("elsewhere:1") is None
+    store.forget("t2")
+    assert [k.table_id for k in store.all()] == ["t1"]
+
+
+def test_a_loose_directory_is_closed_and_a_broken_file_is_no_seats(tmp_path: Path) -> None:
+    directory = tmp_path / "match"
+    directory.mkdir(mode=0o755)
+    directory.chmod(0o755)
+    store = SeatStore(directory)
+    store.path.write_text("{not json")
+    assert store.all() == []
+    store.keep(Seat("t", "p", "x", 1), "a:1", "Ann")
+    assert stat.S_IMODE(directory.stat().st_mode) == 0o700
+
+
+def test_resume_asks_the_finders_and_the_kept_tokens_are_one() -> None:
+    store = SeatStore(Path("/nonexistent/match"))
+    finders = resume_finders(store)
+    assert [type(f) for f in finders] == [KeptTokens]
+    assert asyncio.run(finders[0].find(None, "a:1", None)) is None  # type: ignore[arg-type]
+
+
+def test_match_seats_lists_what_was_kept_without_the_tokens(tmp_path: Path) -> None:
+    from match_client import cli
+
+    store = SeatStore(tmp_path)
+    said: list[str] = []
+    assert cli.seats(store, said.append) == 0
+    assert said == [f"no seats kept (in {store.path})"]
+    store.keep(Seat("t1", "p1", "secret-token", 2), "127.0.0.1:50051", "Ann")
+    said.clear()
+    assert cli.seats(store, said.append) == 0
+    assert said[0].startswith("t1  seat 2  as Ann  at 127.0.0.1:50051  kept ")
+    assert "secret-token" not in said[0]
