@@ -116,7 +116,8 @@ PERMISSIONS: dict[str, list[Grant]] = {
         *_events_stream("whoever starts first"),
         *_read_records("read a table's last record (the append fence)"),
         *_follow_events("read the tables of a partition it takes on"),
-        *_bucket(subjects.REFEREE_LEASES_BUCKET, "partition leases", watch=True),
+        # No listing or watching: a lease round reads the keys without a consumer.
+        *_bucket(subjects.REFEREE_LEASES_BUCKET, "partition leases"),
         _own_inbox("referee"),
     ],
     "lobby": [

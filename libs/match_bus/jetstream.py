@@ -9,13 +9,20 @@ only after checking the stored record is byte for byte ours).
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 import structlog
 from nats.aio.client import Client
 from nats.js import JetStreamContext
 from nats.js.api import DeliverPolicy, KeyValueConfig, RawStreamMsg, StorageType, StreamConfig
-from nats.js.errors import APIError, BadRequestError, BucketNotFoundError, NotFoundError
+from nats.js.errors import (
+    APIError,
+    BadRequestError,
+    BucketNotFoundError,
+    KeyNotFoundError,
+    NotFoundError,
+)
 from nats.js.kv import KeyValue
 from prometheus_client import Counter, Gauge
 
@@ -88,6 +95,27 @@ async def open_bucket(
         return await js.create_key_value(config)
     except BadRequestError:  # made meanwhile with another config: keep it
         return await js.key_value(bucket)
+
+
+async def live_keys(kv: KeyValue, prefix: str = "") -> list[str]:
+    """The keys of ``kv`` that start with ``prefix`` and hold a value now (not deleted or
+    purged), read without a consumer: the bucket's subjects from STREAM.INFO, then each
+    matching key's last value (a direct get). ``kv.keys()`` would leave an ordered consumer
+    behind on the bucket for five minutes every call."""
+    # nats-py keeps the bucket's stream and subject prefix on the KeyValue only.
+    stream, pre = kv._stream, kv._pre
+    info = await kv._js.stream_info(stream, subjects_filter=f"{pre}>")
+    keys = sorted(s[len(pre) :] for s in (info.state.subjects or {}) if s.startswith(pre))
+    keys = [k for k in keys if k.startswith(prefix)]
+    found = await asyncio.gather(*(kv.get(k) for k in keys), return_exceptions=True)
+    out = []
+    for key, entry in zip(keys, found, strict=True):
+        if isinstance(entry, KeyNotFoundError):
+            continue  # deleted or purged (a marker is left), or gone since the listing
+        if isinstance(entry, BaseException):
+            raise entry
+        out.append(key)
+    return out
 
 
 class TableLog:

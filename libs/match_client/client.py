@@ -324,17 +324,22 @@ class MatchClient:
         r = await self._get(request, timeout=self.timeout, metadata=self.metadata(token))
         return r.table
 
-    def session(self, seat: Seat) -> PlayerSession:
-        return PlayerSession(self, seat.table_id, seat.token)
+    def session(self, seat: Seat, bot_key: str | None = None) -> PlayerSession:
+        return PlayerSession(self, seat.table_id, seat.token, bot_key)
 
 
 class PlayerSession:
-    """One seat's calls to the race service. Every call sends the seat's token."""
+    """One seat's calls to the race service. Every call sends the seat's token; a bot seat's
+    Watch also sends the bot key (the lobby then counts its streams per seat, not per
+    address: the bot service plays every bot seat from one address)."""
 
-    def __init__(self, client: MatchClient, table_id: str, token: str) -> None:
+    def __init__(
+        self, client: MatchClient, table_id: str, token: str, bot_key: str | None = None
+    ) -> None:
         self.client = client
         self.table_id = table_id
         self._token = token
+        self._bot_key = bot_key
 
     def _md(self, request_id: str | None) -> Metadata:
         return self.client.metadata(self._token, request_id)
@@ -375,7 +380,10 @@ class PlayerSession:
         request = race_service_pb2.WatchRequest(
             table_id=self.table_id, after_event_number=after_event_number
         )
-        call = self.client.watch_rpc(request, timeout=None, metadata=self._md(None))
+        md = list(self._md(None))
+        if self._bot_key:
+            md.append((BOT_KEY_HEADER, self._bot_key))
+        call = self.client.watch_rpc(request, timeout=None, metadata=md)
         try:
             async for item in call:
                 yield item

@@ -19,6 +19,7 @@ The decisions are pure functions (:func:`orphaned`, :func:`preferred`, :func:`ma
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -181,6 +182,11 @@ async def _latest(kv: KeyValue) -> dict[str, KeyValue.Entry]:
                 out[entry.key] = entry
     finally:
         await watcher.stop()  # type: ignore[no-untyped-call]
+        # ...and delete it now: a scan every second must not keep a consumer per scan.
+        consumer = getattr(watcher._sub, "_consumer", None)  # nats-py keeps the name here only
+        if consumer:
+            with contextlib.suppress(*KV_ERRORS):
+                await kv._js.delete_consumer(kv._stream, consumer)
 
 
 class SeatBook:

@@ -188,7 +188,7 @@ class Bot:
         record = held.record
         seat = Seat(record.table_id, record.player_id, record.token, record.seat)
         player = SeatPlayer(
-            self.client.session(seat),
+            self.client.session(seat, bot_key=self.config.bot_key),
             seat,
             pace=self.config.pace,
             poll_s=self.config.poll_s,

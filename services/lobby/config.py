@@ -11,7 +11,7 @@ from pathlib import Path
 
 from match_bus.secretfiles import SecretFileError, read_secret
 from match_bus.service import BaseConfig
-from services.lobby.limits import Rate
+from services.lobby.limits import Rate, WatchLimits
 from services.tls import ServerTls, TlsConfigError, server_tls
 
 DEFAULT_ADDR = "127.0.0.1:50051"
@@ -26,6 +26,7 @@ DEFAULT_REFEREE_WAIT_S = 10.0
 # one connection may carry many seats (the bot service, a load driver).
 DEFAULT_PLAYER_LIMIT = Rate(per_s=20.0, burst=40.0)
 DEFAULT_CONNECTION_LIMIT = Rate(per_s=200.0, burst=400.0)
+DEFAULT_WATCH_LIMITS = WatchLimits()  # docs/operations.md, "Limits"
 
 
 class ConfigError(Exception):
@@ -45,6 +46,7 @@ class LobbyConfig:
     player_limit: Rate = DEFAULT_PLAYER_LIMIT  # per player (of a valid token)
     connection_limit: Rate = DEFAULT_CONNECTION_LIMIT  # per client connection
     tls: ServerTls | None = None  # LOBBY_TLS_CERT and LOBBY_TLS_KEY; None serves plain text
+    watch_limits: WatchLimits = DEFAULT_WATCH_LIMITS  # Watch streams open at once
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> LobbyConfig:
@@ -78,6 +80,7 @@ class LobbyConfig:
             player_limit=_rate(env, "PLAYER", DEFAULT_PLAYER_LIMIT),
             connection_limit=_rate(env, "CONN", DEFAULT_CONNECTION_LIMIT),
             tls=tls,
+            watch_limits=_watch_limits(env),
         )
 
 
@@ -132,3 +135,31 @@ def _rate(env: Mapping[str, str], which: str, default: Rate) -> Rate:
             f"refuses everything), or 0 to turn the limit off; got {limit.burst:g}"
         )
     return limit
+
+
+def _count(env: Mapping[str, str], name: str, default: int) -> int:
+    """A whole number >= 0 from ``env[name]`` (unset or empty: ``default``)."""
+    text = env.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise ConfigError(f"{name} must be a whole number, got {text!r}") from None
+    if value < 0:
+        raise ConfigError(f"{name} must be 0 (no cap) or more, got {text!r}")
+    return value
+
+
+def _watch_limits(env: Mapping[str, str]) -> WatchLimits:
+    """LOBBY_MAX_WATCHES_PER_PLAYER, _PER_ADDRESS, LOBBY_MAX_WATCHES (the replica's),
+    LOBBY_MAX_WATCHED_TABLES: streams (tables) open at once, 0 for no cap;
+    LOBBY_WATCH_LINGER_S: how long a table's consumer outlives its last watcher."""
+    d = DEFAULT_WATCH_LIMITS
+    return WatchLimits(
+        per_player=_count(env, "LOBBY_MAX_WATCHES_PER_PLAYER", d.per_player),
+        per_address=_count(env, "LOBBY_MAX_WATCHES_PER_ADDRESS", d.per_address),
+        per_lobby=_count(env, "LOBBY_MAX_WATCHES", d.per_lobby),
+        tables=_count(env, "LOBBY_MAX_WATCHED_TABLES", d.tables),
+        linger_s=_number(env, "LOBBY_WATCH_LINGER_S", d.linger_s),
+    )

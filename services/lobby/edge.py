@@ -14,7 +14,9 @@ from __future__ import annotations
 import asyncio
 import functools
 import hmac
+import ipaddress
 import time
+import urllib.parse
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
@@ -42,6 +44,24 @@ def metadata(context: Context, key: str) -> str | None:
         if k == key:
             return str(v)
     return None
+
+
+def client_address(peer: str) -> str:
+    """The client's address from gRPC's peer string, without the port: ``ipv4:1.2.3.4:5678``
+    -> ``1.2.3.4``. An IPv6 address stands for its /64 (one host is usually given a whole
+    /64, so single addresses would cost an attacker nothing); a Unix socket is ``unix``."""
+    kind, _, rest = urllib.parse.unquote(peer).partition(":")
+    if kind == "ipv4":
+        return rest.rpartition(":")[0] or rest
+    if kind == "ipv6":
+        host = rest.rpartition("]")[0].lstrip("[") if "]" in rest else rest
+        try:
+            return str(ipaddress.IPv6Network(f"{host}/64", strict=False))
+        except ValueError:
+            return host
+    if kind == "unix":
+        return "unix"
+    return peer
 
 
 _OFF = Rate(0, 0)
@@ -78,6 +98,10 @@ class Auth:
         if not limiter.rate.enabled or self._is_bot_key(metadata(context, "x-match-bot-key")):
             return
         _admit(limiter, "connection", str(context.peer()), "this connection")
+
+    def carries_bot_key(self, context: Context) -> bool:
+        """True for a call with the right ``x-match-bot-key`` (a wrong one is just a caller)."""
+        return self._is_bot_key(metadata(context, "x-match-bot-key"))
 
     def _is_bot_key(self, key: str | None) -> bool:
         return (

@@ -86,3 +86,51 @@ class Limiter:
 def retry_after_ms(wait_s: float) -> int:
     """Whole milliseconds to wait, rounded up, at least 1."""
     return max(1, math.ceil(wait_s * 1000))
+
+
+# --- streams open at once ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class WatchLimits:
+    """Caps on the Watch streams one lobby replica holds open at once; 0 turns one off.
+
+    A stream is counted from the moment it is admitted until it ends, against its player (the
+    token's), its client address (without the port; an IPv6 address by its /64) and the
+    replica. ``tables`` caps the tables the replica follows at once: one NATS consumer each,
+    shared by every watcher of the table (services.lobby.fanout)."""
+
+    per_player: int = 4  # a client that lost its connection may hold a stale one a while
+    per_address: int = 64  # people behind one NAT share an address
+    per_lobby: int = 2000
+    tables: int = 400  # the events stream takes 1000 consumers: leave room for the replicas
+    linger_s: float = 5.0  # a table's consumer outlives its last watcher this long
+    retry_after_ms: int = 2000  # what a refused stream is told to wait
+
+
+class Counts:
+    """How many of something each key holds now, at most ``cap`` (0: no cap). A key at zero is
+    dropped, so the map holds only keys that hold something."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self._held: dict[str, int] = {}
+
+    def __getitem__(self, key: str) -> int:
+        return self._held.get(key, 0)
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+    def full(self, key: str) -> bool:
+        return self.cap > 0 and self[key] >= self.cap
+
+    def add(self, key: str) -> None:
+        self._held[key] = self[key] + 1
+
+    def remove(self, key: str) -> None:
+        left = self[key] - 1
+        if left > 0:
+            self._held[key] = left
+        else:
+            self._held.pop(key, None)

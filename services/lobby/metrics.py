@@ -16,9 +16,14 @@ LATENCY = Histogram(
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
 )
 WATCHES = Gauge("match_lobby_watch_streams", "Watch streams open now.")
+WATCHED_TABLES = Gauge(
+    "match_lobby_watched_tables",
+    "Tables this lobby follows for Watch now: one consumer on the events stream each.",
+)
 LIMITED = Counter(
     "match_lobby_rate_limited_total",
-    "Calls refused RESOURCE_EXHAUSTED by a rate limit, by bucket kind (player, connection).",
+    "Calls refused RESOURCE_EXHAUSTED by a limit, by kind (player, connection: rates; "
+    "watch_player, watch_address, watch_lobby, watch_tables: Watch streams open at once).",
     ["kind"],
 )
 QUARANTINED = Gauge(

@@ -19,6 +19,7 @@ from match_bus.service import run
 from services.lobby.config import ConfigError, LobbyConfig
 from services.lobby.directory import TableDirectory
 from services.lobby.edge import Auth, Limits
+from services.lobby.fanout import Watches
 from services.lobby.ids import Ids
 from services.lobby.limits import Limiter
 from services.lobby.parsing import add_safely
@@ -79,6 +80,7 @@ async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]
     referee = Referee(nc, config.referee_timeout_s, config.referee_wait_s)
     limits = Limits(Limiter(config.player_limit), Limiter(config.connection_limit))
     auth = Auth(Tokens(config.token_secret, config.token_ttl_s), config.bot_key, limits)
+    watches = Watches(js, config.watch_limits)
 
     server = grpc.aio.server(options=SERVER_OPTIONS)
     add_safely(
@@ -90,7 +92,7 @@ async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]
     add_safely(
         server,
         race_service_pb2_grpc.add_MatchRaceServiceServicer_to_server,
-        RaceServicer(auth, referee, directory, js),
+        RaceServicer(auth, referee, directory, js, watches),
         auth.admit,
     )
     checks = health.aio.HealthServicer()
@@ -109,12 +111,14 @@ async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]
         connection_limit=f"{config.connection_limit.per_s:g}/s burst "
         f"{config.connection_limit.burst:g}",
         referee_wait_s=config.referee_wait_s,
+        watch_limits=_watch_limits(config),
     )
 
     async def stop() -> None:
         for name in SERVED:
             await checks.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
         await server.stop(grace=3.0)
+        await watches.close()
         for task in tasks:
             task.cancel()
         for task in tasks:
@@ -122,6 +126,14 @@ async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]
                 await task
 
     return stop
+
+
+def _watch_limits(config: LobbyConfig) -> str:
+    w = config.watch_limits
+    return (
+        f"{w.per_player} per player, {w.per_address} per address, {w.per_lobby} in all, "
+        f"{w.tables} tables"
+    )
 
 
 def main() -> None:

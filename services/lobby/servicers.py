@@ -21,8 +21,9 @@ from match.v1 import (
 from match_bus.records import QUARANTINED
 from services.lobby import validation
 from services.lobby.directory import TableDirectory
-from services.lobby.edge import Auth, Context, metadata, streaming, unary
+from services.lobby.edge import Auth, Context, client_address, metadata, streaming, unary
 from services.lobby.errors import ApiError, invalid
+from services.lobby.fanout import Watches
 from services.lobby.ids import Ids
 from services.lobby.referee import Referee
 from services.lobby.tokens import Claims
@@ -242,12 +243,18 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
 
 class RaceServicer(race_service_pb2_grpc.MatchRaceServiceServicer):
     def __init__(
-        self, auth: Auth, referee: Referee, directory: TableDirectory, js: JetStreamContext
+        self,
+        auth: Auth,
+        referee: Referee,
+        directory: TableDirectory,
+        js: JetStreamContext,
+        watches: Watches,
     ) -> None:
         self.auth = auth
         self._referee = referee
         self._directory = directory
         self._js = js
+        self._watches = watches
 
     def _player(self, table_id: str, context: Context) -> tuple[str, Claims]:
         return seated_player(self.auth, self._directory, table_id, context)
@@ -307,5 +314,8 @@ class RaceServicer(race_service_pb2_grpc.MatchRaceServiceServicer):
         self, request: race_service_pb2.WatchRequest, context: Context
     ) -> AsyncIterator[race_service_pb2.WatchResponse]:
         table_id, claims = self._player(request.table_id, context)
-        async for item in watch(self._js, table_id, claims.player, request.after_event_number):
+        # The bot service plays every bot seat from one address: it is counted per seat only.
+        address = None if self.auth.carries_bot_key(context) else client_address(context.peer())
+        after = request.after_event_number
+        async for item in watch(self._js, self._watches, table_id, claims.player, after, address):
             yield item

@@ -1,6 +1,9 @@
-"""Watch: one ordered consumer on the table's subject, from its first record, for one viewer.
+"""Watch: the table's records from its first, for one viewer, read from the table's feed.
 
-Catching up and following live are the same consumer, so no record falls between them. Every
+The feed (services.lobby.fanout) is one ordered consumer per table in this lobby, shared by
+every watcher of the table; each watcher folds and redacts the records for its own viewer with
+its own TableViewer, so what one viewer may see never depends on another. Catching up and
+following live are the same feed, read in order, so no record falls between them. Every
 record is folded (the view needs the whole history); what was folded up to the viewer's
 ``after_event_number`` is not sent again. A viewer more than MAX_RESUME_GAP events behind, or
 ahead of the log (it knows another table's history), gets a snapshot instead of the backlog.
@@ -11,19 +14,16 @@ FAILED_PRECONDITION, its slug ``table_quarantined``, and the record's stream seq
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import AsyncIterator
 
 import grpc  # type: ignore[import-untyped]
-import nats.errors
 from nats.js import JetStreamContext
-from nats.js.api import DeliverPolicy
 
 from match.v1 import common_pb2, race_service_pb2
-from match_bus import subjects
 from match_bus.jetstream import TableLog
 from match_bus.records import QUARANTINED, BadRecord
 from services.lobby.errors import ApiError
+from services.lobby.fanout import FeedFailed, TableFeed, Watches
 from services.lobby.viewer import TableViewer
 
 MAX_RESUME_GAP = 500  # further behind than this, a snapshot is cheaper than the events
@@ -37,35 +37,52 @@ LIVE_POLL_S = 30.0
 WatchResponse = race_service_pb2.WatchResponse
 
 
+NOT_ANSWERING = "the table log is not answering; watch again"
+
+
 async def watch(
-    js: JetStreamContext, table_id: str, viewer: str, after: int
+    js: JetStreamContext,
+    watches: Watches,
+    table_id: str,
+    viewer: str,
+    after: int,
+    address: str | None,
 ) -> AsyncIterator[WatchResponse]:
-    last = await TableLog(js).last(table_id)
-    if last is None:
-        raise ApiError(grpc.StatusCode.NOT_FOUND, f"table {table_id} has no records (yet)")
-    caught_up_at = last[0]
+    """The stream for ``viewer``, counted against its caps (``address`` None: not by address)
+    from before anything is read until it ends."""
+    with watches.admitted(viewer, address):
+        last = await TableLog(js).last(table_id)
+        if last is None:
+            raise ApiError(grpc.StatusCode.NOT_FOUND, f"table {table_id} has no records (yet)")
+        async with watches.feed(table_id) as feed:
+            try:
+                async for item in follow(feed, table_id, viewer, after, last[0]):
+                    yield item
+            except FeedFailed:
+                raise ApiError(grpc.StatusCode.UNAVAILABLE, NOT_ANSWERING) from None
+
+
+async def follow(
+    feed: TableFeed, table_id: str, viewer: str, after: int, caught_up_at: int
+) -> AsyncIterator[WatchResponse]:
+    """Fold the feed for ``viewer``: the backlog after ``after`` (or a snapshot) up to stream
+    sequence ``caught_up_at``, then every event live until the game is over and its seed out."""
     table = TableViewer(table_id, viewer)
-    sub = await js.subscribe(
-        subjects.events(table_id),
-        stream=subjects.EVENTS_STREAM,  # named: no look-up of the stream by subject
-        ordered_consumer=True,
-        deliver_policy=DeliverPolicy.ALL,
-    )
+    index = 0
     try:
         backlog: list[common_pb2.EventEnvelope] | None = []  # None: send a snapshot instead
         while True:
             try:
-                msg = await sub.next_msg(timeout=CATCH_UP_TIMEOUT_S)
-            except nats.errors.TimeoutError:
-                raise ApiError(
-                    grpc.StatusCode.UNAVAILABLE, "the table log is not answering; watch again"
-                ) from None
-            for envelope in table.fold_record(msg.metadata.sequence.stream, msg.data):
+                sequence, data = await feed.record(index, CATCH_UP_TIMEOUT_S)
+            except TimeoutError:
+                raise ApiError(grpc.StatusCode.UNAVAILABLE, NOT_ANSWERING) from None
+            index += 1
+            for envelope in table.fold_record(sequence, data):
                 if backlog is not None and envelope.event_number > after:
                     backlog.append(envelope)
                     if len(backlog) > MAX_RESUME_GAP:
                         backlog = None
-            if msg.metadata.sequence.stream >= caught_up_at:
+            if sequence >= caught_up_at:
                 break
         if backlog is None or after > table.event_number or (after == 0 and SNAPSHOT_FIRST):
             yield WatchResponse(snapshot=table.snapshot())
@@ -74,13 +91,11 @@ async def watch(
                 yield WatchResponse(event=envelope)
         while not table.finished:
             try:
-                msg = await sub.next_msg(timeout=LIVE_POLL_S)
-            except nats.errors.TimeoutError:
-                continue  # quiet table; the ordered consumer resets itself on lost heartbeats
-            for envelope in table.fold_record(msg.metadata.sequence.stream, msg.data):
+                sequence, data = await feed.record(index, LIVE_POLL_S)
+            except TimeoutError:
+                continue  # a quiet table
+            index += 1
+            for envelope in table.fold_record(sequence, data):
                 yield WatchResponse(event=envelope)
     except BadRecord as bad:
         raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, bad.message, QUARANTINED) from None
-    finally:
-        with contextlib.suppress(Exception):
-            await sub.unsubscribe()

@@ -24,12 +24,12 @@ from collections.abc import Awaitable, Callable
 
 import structlog
 from nats.js import JetStreamContext
-from nats.js.errors import KeyWrongLastSequenceError, NoKeysError
+from nats.js.errors import KeyWrongLastSequenceError
 from nats.js.kv import KeyValue
 from prometheus_client import Counter, Gauge
 
 from match_bus import subjects
-from match_bus.jetstream import open_bucket
+from match_bus.jetstream import live_keys, open_bucket
 
 log = structlog.get_logger()
 
@@ -132,11 +132,9 @@ class Leases:
         HELD.set(len(self.held))
 
     async def _live(self) -> int:
-        try:
-            keys = await self._kv.keys()
-        except NoKeysError:
-            return 1
-        return max(1, sum(1 for k in keys if k.startswith("replica-")))
+        """Replicas with a heartbeat now, read without a consumer: a round leaves nothing
+        behind on the bucket (``kv.keys()`` left an ordered consumer for five minutes)."""
+        return max(1, len(await live_keys(self._kv, heartbeat_key(""))))
 
     async def _renew(self) -> None:
         sent = self._now()  # a lease runs from when its renewal was sent, not answered
