@@ -2,11 +2,12 @@
 log, metrics).
 
 ``unary`` and ``streaming`` wrap a servicer method: the call is first counted against its
-connection's bucket (a Watch once, when it opens); a valid player token is counted against its
-player's bucket when it is checked. Over either limit the call ends RESOURCE_EXHAUSTED with
-``retry-after-ms`` before anything is forwarded. An ApiError ends the call with its status,
-message and trailers; anything else is logged with its traceback and ends as INTERNAL with a
-plain sentence. No traceback ever reaches a client.
+client address's bucket (the peer's IP without its port, services/peers.py: every
+connection from one address shares it; a Watch once, when it opens); a valid player token is
+counted against its player's bucket when it is checked. Over either limit the call ends
+RESOURCE_EXHAUSTED with ``retry-after-ms`` before anything is forwarded. An ApiError ends the
+call with its status, message and trailers; anything else is logged with its traceback and
+ends as INTERNAL with a plain sentence. No traceback ever reaches a client.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from services.lobby import metrics
 from services.lobby.errors import ApiError, rate_limited
 from services.lobby.limits import Limiter, Rate, retry_after_ms
 from services.lobby.tokens import Claims, TokenError, Tokens
+from services.peers import client_address
 
 log = structlog.get_logger()
 
@@ -49,10 +51,11 @@ _OFF = Rate(0, 0)
 
 @dataclass(frozen=True)
 class Limits:
-    """The lobby's two kinds of buckets (off unless given)."""
+    """The lobby's buckets (off unless given)."""
 
     player: Limiter = field(default_factory=lambda: Limiter(_OFF))
-    connection: Limiter = field(default_factory=lambda: Limiter(_OFF))
+    address: Limiter = field(default_factory=lambda: Limiter(_OFF))  # every call
+    create: Limiter = field(default_factory=lambda: Limiter(_OFF))  # CreateTable
 
 
 def _admit(limiter: Limiter, kind: str, key: str, what: str) -> None:
@@ -60,6 +63,11 @@ def _admit(limiter: Limiter, kind: str, key: str, what: str) -> None:
     if wait:
         metrics.LIMITED.labels(kind).inc()
         raise rate_limited(what, retry_after_ms(wait))
+
+
+def address(context: Context) -> str:
+    """The caller's client address, the key of the limits kept per client."""
+    return client_address(str(context.peer()))
 
 
 class Auth:
@@ -71,13 +79,17 @@ class Auth:
         self._limits = limits or Limits()
 
     def admit(self, context: Context) -> None:
-        """Count the call against its connection's bucket; RESOURCE_EXHAUSTED when it is empty.
-        The bot service (the right ``x-match-bot-key``) is not counted here: it plays every bot
-        seat over one connection. Each of its seats is still counted as a player."""
-        limiter = self._limits.connection
+        """Count the call against its client address's bucket; RESOURCE_EXHAUSTED when it is
+        empty. The bot service (the right ``x-match-bot-key``) is not counted here: it plays
+        every bot seat over one connection. Each of its seats is still counted as a player."""
+        limiter = self._limits.address
         if not limiter.rate.enabled or self._is_bot_key(metadata(context, "x-match-bot-key")):
             return
-        _admit(limiter, "connection", str(context.peer()), "this connection")
+        _admit(limiter, "address", address(context), "this address")
+
+    def admit_create(self, context: Context) -> None:
+        """Count a CreateTable against its client address's table bucket."""
+        _admit(self._limits.create, "create", address(context), "this address (new tables)")
 
     def _is_bot_key(self, key: str | None) -> bool:
         return (

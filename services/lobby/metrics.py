@@ -18,7 +18,8 @@ LATENCY = Histogram(
 WATCHES = Gauge("match_lobby_watch_streams", "Watch streams open now.")
 LIMITED = Counter(
     "match_lobby_rate_limited_total",
-    "Calls refused RESOURCE_EXHAUSTED by a rate limit, by bucket kind (player, connection).",
+    "Calls refused RESOURCE_EXHAUSTED by a limit, by kind (player, address, create, "
+    "waiting_tables, address_tables, bots, address_bots).",
     ["kind"],
 )
 QUARANTINED = Gauge(
