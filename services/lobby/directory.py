@@ -47,9 +47,11 @@ class TableDirectory:
         self._numbering: dict[str, Numbering] = {}  # where each table's records have got to
         self._quarantined: dict[str, BadRecord] = {}  # table id -> the record that stopped it
         # Counted for the limits (services/lobby/quotas.py): tables waiting for their game to
-        # start (any visibility), and tables whose game is not over that have a bot seated.
+        # start (any visibility), and tables whose game is not over that have a bot seated or
+        # whose host asked for bots (StartTable: FillRequested).
         self._waiting: set[str] = set()
         self._botted: set[str] = set()
+        self._filling: set[str] = set()  # FillRequested: the bot fills them whole
         # Tables that expired (TableExpired): out of the listing and out of memory; only their
         # ids are kept, oldest dropped first, so a join or GetTable is told why.
         self._expired: OrderedDict[str, None] = OrderedDict()
@@ -98,12 +100,14 @@ class TableDirectory:
 
     def bot_seats(self, table_id: str) -> int:
         """The seats bots hold at the table, or will: every free seat of a waiting table where a
-        bot already sat (the bot fills a table whole); 0 once the game is over."""
+        bot already sat or whose host asked for bots (the bot fills a table whole); 0 once the
+        game is over."""
         table = self._tables.get(table_id)
         if table is None or table.status == lobby_pb2.Table.STATUS_FINISHED:
             return 0
         bots = sum(1 for s in table.taken if s.is_bot)
-        if bots and table.status == lobby_pb2.Table.STATUS_WAITING:
+        committed = bots or table_id in self._filling
+        if committed and table.status == lobby_pb2.Table.STATUS_WAITING:
             return bots + max(table.seats - len(table.taken), 0)
         return bots
 
@@ -171,6 +175,7 @@ class TableDirectory:
             table.status = lobby_pb2.Table.STATUS_PLAYING
             table.game_id = env.game_id
             self._waiting.discard(env.table_id)
+            self._filling.discard(env.table_id)
         elif kind == "game_ended":
             table.status = lobby_pb2.Table.STATUS_FINISHED
             self._botted.discard(env.table_id)
@@ -228,6 +233,9 @@ class TableDirectory:
             self._left.setdefault(env.table_id, set()).add(gone)
         elif kind == "fill_requested":
             table.fill_at_ms = event.fill_requested.fill_at_ms
+            if table.visibility == common_pb2.VISIBILITY_OPEN:
+                self._filling.add(env.table_id)
+                self._botted.add(env.table_id)
         elif kind == "seed_committed":
             table.commitment = event.seed_committed.commitment
 
@@ -239,6 +247,7 @@ class TableDirectory:
         self._left.pop(table_id, None)
         self._waiting.discard(table_id)
         self._botted.discard(table_id)
+        self._filling.discard(table_id)
         if table.invite_code and self._invites.get(table.invite_code) == table_id:
             del self._invites[table.invite_code]
         self._expired[table_id] = None
@@ -275,6 +284,7 @@ class TableDirectory:
         self._numbering.pop(bad.table_id, None)
         self._waiting.discard(bad.table_id)
         self._botted.discard(bad.table_id)
+        self._filling.discard(bad.table_id)
         metrics.QUARANTINED.set(len(self._quarantined))
         log.error(
             "table quarantined: its log holds a record the lobby cannot use",

@@ -601,6 +601,7 @@ class Referee:
             raise Unavailable(_MOVED)  # appended, but the partition moved: the new holder has it
         self.tables[table_id] = table
         LIVE_TABLES.inc()
+        self._arm(table)  # its expiry
         return reply
 
     async def _join(self, table: Table, request: referee_pb2.TableCommand, now: int) -> bytes:
