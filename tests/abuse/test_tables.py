@@ -254,6 +254,10 @@ async def test_tables_are_capped_per_address_and_in_all_and_waiting_ones_expire(
         reasons = {e.details().split(":")[0] for e in refused}
         assert any("too many requests from this address (new tables)" in r for r in reasons)
         # Latency of another player, from another address, during the flood.
+        print(
+            f"abuse-tables: flood made={len(made)} refused={len(refused)} p50_before_ms="
+            f"{before:.1f} p50_during_ms={during:.1f}"
+        )
         assert during <= max(5 * before, before + 100), (before, during)
 
         # Once the rate lets it, the address meets its cap of waiting tables.
@@ -329,6 +333,10 @@ async def test_tables_are_capped_per_address_and_in_all_and_waiting_ones_expire(
             return 0.0
 
     assert await until(reloaded, 30, "the referee took its tables on again") == 1
+    print(
+        f"abuse-tables: rss_kb start={rss_at_start} now=",
+        {n: rss_kb(stack, n) for n in rss_at_start},
+    )
     for name, kb in rss_at_start.items():
         assert rss_kb(stack, name) - kb <= RSS_GROWTH_KB, (name, kb, rss_kb(stack, name))
 
@@ -459,6 +467,7 @@ async def test_a_finished_games_log_keeps_its_size_and_the_audit_api_is_limited(
         )
         assert [c for cs in codes for c in cs] == ["game_over"] * 200
         assert len(await records_of(stack, table)) == at_end
+        print(f"abuse-tables: finished game records={at_end} after 200 late commands")
 
         # The audit API: pages against one checkpoint, and match-audit reads them all.
         audit_addr = stack.service_env("ledger")["LEDGER_ADDR"]
@@ -520,6 +529,10 @@ async def test_a_finished_games_log_keeps_its_size_and_the_audit_api_is_limited(
             assert len(outcomes) - len(errors) <= LEDGER_BURST + 2
             assert len(errors) >= 100 - LEDGER_BURST - 2
             waits = [assert_told_to_wait(e) for e in errors]
+            print(
+                f"abuse-tables: audit flood answered={len(outcomes) - len(errors)} "
+                f"refused={len(errors)}"
+            )
             await asyncio.sleep(max(waits) / 1000 + 0.05)
         # match-audit pages through it and waits when told to.
         evidence = await asyncio.to_thread(_evidence, audit_addr, table)
