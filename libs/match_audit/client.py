@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import grpc  # type: ignore[import-untyped]
@@ -13,6 +14,10 @@ from match_audit.verify import Consistency, Entry, Evidence
 
 DEFAULT_ADDR = "127.0.0.1:50052"
 OPTIONS = [("grpc.max_receive_message_length", 64 * 1024 * 1024)]
+RETRY_AFTER_KEY = "retry-after-ms"
+MAX_WAITS = 20  # a rate-limited call is sent again after the wait the ledger asked, this often
+MAX_WAIT_S = 10.0
+MAX_PAGES = 10_000
 
 
 def default_address() -> str:
@@ -73,10 +78,17 @@ class LedgerClient:
         self._channel.close()
 
     def _call(self, method: str, request: object) -> object:
-        try:
-            return getattr(self._stub, method)(request, timeout=self._timeout)
-        except grpc.RpcError as error:
-            raise LedgerError(error.code().name, error.details() or "") from None
+        """One call; over the ledger's rate limit (RESOURCE_EXHAUSTED with retry-after-ms) it
+        waits as told and asks again, a few times."""
+        for _ in range(MAX_WAITS):
+            try:
+                return getattr(self._stub, method)(request, timeout=self._timeout)
+            except grpc.RpcError as error:
+                wait_ms = _retry_after_ms(error)
+                if error.code() != grpc.StatusCode.RESOURCE_EXHAUSTED or wait_ms is None:
+                    raise LedgerError(error.code().name, error.details() or "") from None
+                time.sleep(min(wait_ms / 1000, MAX_WAIT_S))
+        raise LedgerError("RESOURCE_EXHAUSTED", "the ledger kept asking us to wait; try later")
 
     def verifier_key(self) -> str:
         answer = self._call("GetVerifierKey", audit_pb2.GetVerifierKeyRequest())
@@ -101,6 +113,19 @@ class LedgerClient:
         from before), the consistency proof between its size and the served checkpoint's."""
         answer = self._call("GetGameRecords", audit_pb2.GetGameRecordsRequest(table_id=game))
         assert isinstance(answer, audit_pb2.GetGameRecordsResponse)
+        entries = list(answer.entries)
+        token = answer.next_page_token
+        for _ in range(MAX_PAGES):  # every page is proved against the first page's checkpoint
+            if not token:
+                break
+            page = self._call(
+                "GetGameRecords", audit_pb2.GetGameRecordsRequest(table_id=game, page_token=token)
+            )
+            assert isinstance(page, audit_pb2.GetGameRecordsResponse)
+            if page.checkpoint != answer.checkpoint:
+                raise LedgerError("INTERNAL", "the ledger changed checkpoints between pages")
+            entries.extend(page.entries)
+            token = page.next_page_token
         proofs: list[Consistency] = []
         size = _size_of(answer.checkpoint)
         old = _size_of(since) if since is not None else None
@@ -112,7 +137,15 @@ class LedgerClient:
             verifier_key=self.verifier_key(),
             entries=tuple(
                 Entry(e.leaf_index, e.stream_sequence, e.record, tuple(e.inclusion_proof))
-                for e in answer.entries
+                for e in entries
             ),
             consistency=tuple(proofs),
         )
+
+
+def _retry_after_ms(error: grpc.RpcError) -> int | None:
+    trailers = error.trailing_metadata() if hasattr(error, "trailing_metadata") else None
+    for key, value in trailers or ():
+        if key == RETRY_AFTER_KEY and str(value).isdigit():
+            return int(value)
+    return None

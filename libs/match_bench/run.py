@@ -34,7 +34,7 @@ from match_bench.bare import METHOD
 from match_bench.players import Channels, Player, Sink, Stats, open_table, play_tables
 from match_bus import subjects
 from match_testing.natsserver import free_port
-from match_testing.stack import Stack
+from match_testing.stack import ONE_ADDRESS_MANY_PLAYERS, Stack
 
 Job = Coroutine[Any, Any, None]
 SERVICES = ("dealer", "ledger", "referee", "lobby")
@@ -523,9 +523,9 @@ async def amain(args: argparse.Namespace) -> str:
     with tempfile.TemporaryDirectory(prefix="match-bench-") as tmp:
         stack = Stack(
             Path(tmp) / "stack",
-            # Eight connections carry thousands of players here: the per-connection limit,
-            # meant for one app, is off; every player's own limit stays on.
-            env={"REFEREE_FILL_WAIT_MS": "86400000", "LOBBY_RATE_CONN": "0"},
+            # Eight connections from one address carry thousands of players here: the
+            # per-address limits, meant for one app, are off; every player's own limit stays on.
+            env={"REFEREE_FILL_WAIT_MS": "86400000", **ONE_ADDRESS_MANY_PLAYERS},
             services=SERVICES,
         )
         stack.start()

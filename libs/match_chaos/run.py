@@ -24,7 +24,7 @@ from match_chaos.check import GameCheck, check_game
 from match_chaos.faults import Faults
 from match_chaos.player import ChaosPlayer, Received, Tally
 from match_testing.natscluster import NatsCluster
-from match_testing.stack import SERVICES, Stack
+from match_testing.stack import ONE_ADDRESS_MANY_PLAYERS, SERVICES, Stack
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +92,7 @@ def stack_env(rate: float, anchor_ms: int) -> dict[str, str]:
         "REFEREE_FILL_WAIT_MS": "3600000",  # bots fill only when the host starts the table
         "BOT_PACE": "1.0",  # a person's pace on the wall clock: slow on the fast clock
         "LOG_FORMAT": "json",
+        **ONE_ADDRESS_MANY_PLAYERS,  # every scripted player comes from 127.0.0.1
     }
 
 

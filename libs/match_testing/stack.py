@@ -40,6 +40,17 @@ SERVING = re.compile(r'"event": "serving"|\] serving\b')
 METRICS_STEP = 10  # replica i of a service with <SERVICE>_METRICS_PORT=P serves on P + 10 * (i-1)
 
 
+# The lobby's per-address limits on tables and bot seats (docs/operations.md, Limits) turned
+# off: for a driver whose many scripted players all come from 127.0.0.1, as people behind one
+# gateway would. Every player's own limits stay on.
+ONE_ADDRESS_MANY_PLAYERS = {
+    "LOBBY_RATE_ADDR": "0",
+    "LOBBY_RATE_CREATE": "0",
+    "LOBBY_WAITING_PER_ADDR": "0",
+    "LOBBY_BOTS_PER_ADDR": "0",
+}
+
+
 def process_names(service: str, replicas: int) -> list[str]:
     """``["referee"]`` for one replica, ``["referee.1", "referee.2"]`` for two."""
     if replicas <= 1:
@@ -109,14 +120,15 @@ class Stack:
         by default, which has every right; tests that tamper use it)."""
         return self.identities.connect_options(name)
 
-    async def connect_nats(self, name: str = ADMIN, **kwargs: Any) -> Client:
-        """A NATS connection to this stack as identity ``name`` (``admin`` by default)."""
+    async def connect_nats(self, identity: str = ADMIN, **kwargs: Any) -> Client:
+        """A NATS connection to this stack as ``identity`` (``admin`` by default); ``kwargs``
+        go to ``nats.connect`` (``name=`` names the connection, not the identity)."""
         import nats
 
         servers = (
             self.cluster.url_list if self.cluster is not None and not self.nats_url else [self.url]
         )
-        return await nats.connect(servers, **self.nats_options(name), **kwargs)
+        return await nats.connect(servers, **self.nats_options(identity), **kwargs)
 
     # --- names and addresses ---------------------------------------------------------------
 

@@ -210,7 +210,7 @@ class SeatPlayer:
                 if not is_rpc_error(err):
                     raise
                 status = status_name(err)
-                if status in PERMANENT:
+                if status in PERMANENT or refusal_code(err) == "table_expired":
                     self.log.warning("watch refused; giving up the seat", status=status)
                     self.end(SeatEnd.REFUSED)
                     return

@@ -40,6 +40,7 @@ from match_client.client import (
     Seat,
     error_details,
     is_rpc_error,
+    retry_after_ms,
     status_name,
 )
 from match_client.clock import ServerClock
@@ -84,6 +85,9 @@ class Bot:
         self.live: dict[str, str] = {}  # heartbeat key -> incarnation, as last read
         self.lease_until = 0.0  # monotonic: act for the seats until then
         self.resting: dict[str, float] = {}  # seat key -> monotonic time to play it again
+        # table id -> monotonic time before which it is not filled: the lobby said the bots'
+        # budget for it is used up (RESOURCE_EXHAUSTED with retry-after-ms)
+        self.held_back: dict[str, float] = {}
         self._orphans_seen: set[str] = set()
         self._background: set[asyncio.Task[Any]] = set()
         self.log = structlog.get_logger().bind(replica=self.me.replica)
@@ -132,7 +136,11 @@ class Bot:
         now = self.config.clock.now_ms() if now_ms is None else now_ms
         grace_ms = round(self.fill_grace_s * 1000 * self.config.clock.rate)
         taken = 0
+        clock = time.monotonic()
+        self.held_back = {t: until for t, until in self.held_back.items() if until > clock}
         for table in await self.client.list_tables():
+            if table.table_id in self.held_back:
+                continue
             if brain.should_fill(table, now) and seats.may_fill(
                 table.table_id, table.fill_at_ms, now, self.live, self.me.key, grace_ms
             ):
@@ -151,6 +159,9 @@ class Bot:
             except Exception as err:
                 if not is_rpc_error(err):
                     raise
+                wait_ms = retry_after_ms(err)
+                if wait_ms is not None:  # over the bots' budget: not before then
+                    self.held_back[table_id] = time.monotonic() + wait_ms / 1000
                 self.log.info(
                     "seat not taken",
                     table=table_id,

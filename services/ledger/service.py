@@ -34,15 +34,20 @@ from match_bus.jetstream import ensure_stream
 from match_bus.secretfiles import SecretFileError, check_private
 from match_bus.service import BaseConfig, answerable, run, spawn
 from services.ledger import keys
-from services.ledger.audit import AUDIT_SERVICE, AuditServicer
+from services.ledger.audit import AUDIT_SERVICE, AuditLimits, AuditServicer
 from services.ledger.consumer import QUARANTINED, Ingest
 from services.ledger.store import Store
+from services.lobby.limits import Rate
 from services.tls import ServerTls, TlsConfigError, add_port, plaintext_warning, server_tls
 
 log = structlog.get_logger()
 
 DEFAULT_ADDR = "127.0.0.1:50052"
 DEFAULT_ORIGIN = "match.local/ledger"
+# The audit API's token buckets: `match-audit verify` makes a handful of calls; a page of a
+# game's records with proofs costs the ledger milliseconds, so a flood is held to a trickle.
+DEFAULT_AUDIT_PER_ADDRESS = Rate(per_s=10.0, burst=20.0)
+DEFAULT_AUDIT_EVERYONE = Rate(per_s=100.0, burst=200.0)
 
 TREE_SIZE = Gauge("match_ledger_tree_size", "Leaves in the ledger's Merkle tree")
 CHECKPOINT_SIZE = Gauge("match_ledger_checkpoint_size", "Tree size of the latest checkpoint")
@@ -71,6 +76,8 @@ class LedgerConfig:
     catch_up_s: float = 3.0  # how long a request waits for this replica to store a table's end
     linger_s: float = 0.05  # after a short batch, wait this long so the next one is fuller
     tls: ServerTls | None = None  # LEDGER_TLS_CERT and LEDGER_TLS_KEY; None serves plain text
+    audit_per_address: Rate = DEFAULT_AUDIT_PER_ADDRESS  # LEDGER_RATE_ADDR, LEDGER_BURST_ADDR
+    audit_everyone: Rate = DEFAULT_AUDIT_EVERYONE  # LEDGER_RATE_ALL, LEDGER_BURST_ALL
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> LedgerConfig:
@@ -90,7 +97,22 @@ class LedgerConfig:
             durable=env.get("LEDGER_DURABLE") or subjects.LEDGER_DURABLE,
             catch_up_s=float(env.get("LEDGER_CATCH_UP_S", "3")),
             tls=server_tls(env, "LEDGER"),
+            audit_per_address=_rate(env, "ADDR", DEFAULT_AUDIT_PER_ADDRESS),
+            audit_everyone=_rate(env, "ALL", DEFAULT_AUDIT_EVERYONE),
         )
+
+
+def _rate(env: Mapping[str, str], which: str, default: Rate) -> Rate:
+    """LEDGER_RATE_<which> calls/s and LEDGER_BURST_<which> calls at once; 0 turns it off."""
+    rate = Rate(
+        float(env.get(f"LEDGER_RATE_{which}") or default.per_s),
+        float(env.get(f"LEDGER_BURST_{which}") or default.burst),
+    )
+    if rate.per_s < 0 or rate.burst < 0 or (rate.enabled and rate.burst < 1):
+        raise ValueError(
+            f"LEDGER_RATE_{which} must be 0 or more and LEDGER_BURST_{which} 0 or at least 1"
+        )
+    return rate
 
 
 class CatchUp:
@@ -197,6 +219,7 @@ async def serve_audit(
     verifier_key: str,
     catch_up: CatchUp | None = None,
     tls: ServerTls | None = None,
+    limits: AuditLimits | None = None,
 ) -> Callable[[], Awaitable[None]]:
     """The gRPC audit server (with health and reflection) on ``addr``, over TLS with ``tls``;
     returns its stop."""
@@ -205,7 +228,9 @@ async def serve_audit(
         log.warning(plaintext)
     server = grpc.aio.server(options=SERVER_OPTIONS)
     audit_pb2_grpc.add_LedgerAuditServiceServicer_to_server(  # type: ignore[no-untyped-call]
-        AuditServicer(store, verifier_key, catch_up.ready if catch_up is not None else None),
+        AuditServicer(
+            store, verifier_key, catch_up.ready if catch_up is not None else None, limits
+        ),
         server,
     )
     checks = health.aio.HealthServicer()
@@ -250,7 +275,10 @@ async def serve_ledger(nc: Client, config: LedgerConfig) -> Callable[[], Awaitab
         stream_replicas=config.base.stream_replicas,
     )
     catch_up = CatchUp(nc, lambda: ingest.last_sequence, config.catch_up_s)
-    stop_audit = await serve_audit(store, config.addr, str(signer.verifier), catch_up, config.tls)
+    limits = AuditLimits(config.audit_per_address, config.audit_everyone)
+    stop_audit = await serve_audit(
+        store, config.addr, str(signer.verifier), catch_up, config.tls, limits
+    )
     # the referee makes it too; whoever comes first
     await ensure_stream(nc.jetstream(), config.base.stream_replicas)
 
@@ -285,7 +313,7 @@ async def serve_ledger(nc: Client, config: LedgerConfig) -> Callable[[], Awaitab
 def main() -> None:
     try:
         config = LedgerConfig.from_env()
-    except TlsConfigError as error:
+    except (TlsConfigError, ValueError) as error:
         sys.exit(f"ledger: {error}")
     if config.key_file.exists():
         try:

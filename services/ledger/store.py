@@ -73,6 +73,7 @@ CREATE TABLE IF NOT EXISTS checkpoints (
     note TEXT NOT NULL,
     signed_at_ms INTEGER NOT NULL
 );
+CREATE INDEX IF NOT EXISTS checkpoints_by_size ON checkpoints (tree_size);
 CREATE TRIGGER IF NOT EXISTS records_no_update BEFORE UPDATE ON records {_APPEND_ONLY}
 CREATE TRIGGER IF NOT EXISTS records_no_delete BEFORE DELETE ON records {_APPEND_ONLY}
 CREATE TRIGGER IF NOT EXISTS leaves_no_update BEFORE UPDATE ON leaves {_APPEND_ONLY}
@@ -444,21 +445,42 @@ class Store:
             ).fetchall()
         return [StoredCheckpoint(int(s), bytes(r), str(n)) for s, r, n in rows]
 
-    def proved_records(self, table_id: str) -> tuple[StoredCheckpoint, list[ProvedRecord]]:
+    def proved_records(
+        self,
+        table_id: str,
+        *,
+        size: int | None = None,
+        after_leaf: int = -1,
+        limit: int | None = None,
+    ) -> tuple[StoredCheckpoint, list[ProvedRecord]]:
         """A table's records in leaf order (which is stream order) with their leaf indexes and
         inclusion proofs against a checkpoint that holds all of them (signed now if the latest
-        does not)."""
+        does not). One page: the records after leaf ``after_leaf``, at most ``limit`` of them,
+        proved against the checkpoint of ``size`` leaves (a page after the first keeps the
+        first page's checkpoint; LookupError when no checkpoint has that size)."""
         with self._lock:
             rows = self._db.execute(
                 "SELECT l.leaf_index, r.stream_sequence, r.data FROM records r"
                 " JOIN leaves l ON l.stream_sequence = r.stream_sequence"
-                " WHERE r.table_id = ? ORDER BY l.leaf_index",
-                (table_id,),
+                " WHERE r.table_id = ? AND l.leaf_index > ? ORDER BY l.leaf_index"
+                + (" LIMIT ?" if limit is not None else ""),
+                (table_id, after_leaf, *((limit,) if limit is not None else ())),
             ).fetchall()
-            last_leaf = max((int(leaf) for leaf, _, _ in rows), default=-1)
-            if self._checkpoint is None or self._checkpoint.size <= last_leaf:
-                self._checkpoint_if_new()
-            checkpoint = self._checkpoint
+            if size is not None:
+                checkpoint = self._checkpoint_of(size)
+                if any(int(leaf) >= size for leaf, _, _ in rows):
+                    raise LookupError(f"the checkpoint of {size} leaves does not hold the page")
+            else:  # a checkpoint that holds every record of the table, for every page
+                (last,) = self._db.execute(
+                    "SELECT max(l.leaf_index) FROM records r"
+                    " JOIN leaves l ON l.stream_sequence = r.stream_sequence"
+                    " WHERE r.table_id = ?",
+                    (table_id,),
+                ).fetchone()
+                last_leaf = -1 if last is None else int(last)
+                if self._checkpoint is None or self._checkpoint.size <= last_leaf:
+                    self._checkpoint_if_new()
+                checkpoint = self._checkpoint
             if checkpoint is None:
                 raise LookupError("the ledger has no checkpoint yet")
             nodes = _Nodes(self._db)
@@ -472,6 +494,14 @@ class Store:
                 for leaf, sequence, data in rows
             ]
         return checkpoint, proved
+
+    def _checkpoint_of(self, size: int) -> StoredCheckpoint | None:
+        row = self._db.execute(
+            "SELECT tree_size, root, note FROM checkpoints WHERE tree_size = ?"
+            " ORDER BY id DESC LIMIT 1",
+            (size,),
+        ).fetchone()
+        return None if row is None else StoredCheckpoint(int(row[0]), bytes(row[1]), str(row[2]))
 
     def consistency_proof(self, first: int, second: int) -> list[bytes]:
         """The proof that the tree of ``first`` leaves is a prefix of the tree of ``second``."""

@@ -12,6 +12,7 @@ from pathlib import Path
 from match_bus.secretfiles import SecretFileError, read_secret
 from match_bus.service import BaseConfig
 from services.lobby.limits import Rate, WatchLimits
+from services.lobby.quotas import Caps
 from services.tls import ServerTls, TlsConfigError, server_tls
 
 DEFAULT_ADDR = "127.0.0.1:50051"
@@ -25,7 +26,15 @@ DEFAULT_REFEREE_WAIT_S = 10.0
 # calls a second; the bot at a 10x clock about 16 turns a second per seat in a board's rush;
 # one connection may carry many seats (the bot service, a load driver).
 DEFAULT_PLAYER_LIMIT = Rate(per_s=20.0, burst=40.0)
-DEFAULT_CONNECTION_LIMIT = Rate(per_s=200.0, burst=400.0)
+DEFAULT_ADDRESS_LIMIT = Rate(per_s=200.0, burst=400.0)
+# Tables: a person makes one now and then; a flood from one address is held to a trickle.
+DEFAULT_CREATE_LIMIT = Rate(per_s=0.5, burst=10.0)  # CreateTable per client address
+DEFAULT_CAPS = Caps(
+    waiting_per_address=10,  # tables waiting for their game, made from one address
+    waiting_max=10_000,  # ... in the whole system
+    bots_per_address=12,  # bot seats at the tables made from one address (4 tables of 4)
+    bots_max=200,  # bot seats in the whole system (150 seats cost the bot half a core)
+)
 DEFAULT_WATCH_LIMITS = WatchLimits()  # docs/operations.md, "Limits"
 
 
@@ -44,7 +53,9 @@ class LobbyConfig:
     referee_timeout_s: float = DEFAULT_REFEREE_TIMEOUT_S
     referee_wait_s: float = DEFAULT_REFEREE_WAIT_S  # "no responders": ask again this long
     player_limit: Rate = DEFAULT_PLAYER_LIMIT  # per player (of a valid token)
-    connection_limit: Rate = DEFAULT_CONNECTION_LIMIT  # per client connection
+    address_limit: Rate = DEFAULT_ADDRESS_LIMIT  # per client address (services/peers.py)
+    create_limit: Rate = DEFAULT_CREATE_LIMIT  # CreateTable per client address
+    caps: Caps = DEFAULT_CAPS  # waiting tables and bot seats, per address and in all
     tls: ServerTls | None = None  # LOBBY_TLS_CERT and LOBBY_TLS_KEY; None serves plain text
     watch_limits: WatchLimits = DEFAULT_WATCH_LIMITS  # Watch streams open at once
 
@@ -78,7 +89,16 @@ class LobbyConfig:
             referee_timeout_s=timeout,
             referee_wait_s=_number(env, "LOBBY_REFEREE_WAIT_S", DEFAULT_REFEREE_WAIT_S),
             player_limit=_rate(env, "PLAYER", DEFAULT_PLAYER_LIMIT),
-            connection_limit=_rate(env, "CONN", DEFAULT_CONNECTION_LIMIT),
+            address_limit=_rate(env, "ADDR", _rate(env, "CONN", DEFAULT_ADDRESS_LIMIT)),
+            create_limit=_rate(env, "CREATE", DEFAULT_CREATE_LIMIT),
+            caps=Caps(
+                waiting_per_address=_count(
+                    env, "LOBBY_WAITING_PER_ADDR", DEFAULT_CAPS.waiting_per_address
+                ),
+                waiting_max=_count(env, "LOBBY_WAITING_MAX", DEFAULT_CAPS.waiting_max),
+                bots_per_address=_count(env, "LOBBY_BOTS_PER_ADDR", DEFAULT_CAPS.bots_per_address),
+                bots_max=_count(env, "LOBBY_BOTS_MAX", DEFAULT_CAPS.bots_max),
+            ),
             tls=tls,
             watch_limits=_watch_limits(env),
         )

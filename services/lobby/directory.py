@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import OrderedDict
 
 import nats.errors
 import structlog
@@ -30,6 +31,7 @@ log = structlog.get_logger()
 
 IDLE_CHECK_S = 5.0  # after this long without a message, check the consumer is not stuck
 MAX_BACKOFF_S = 5.0
+MAX_EXPIRED_KEPT = 100_000  # expired table ids remembered for a clear refusal (then NOT_FOUND)
 
 
 class ConsumerStalled(Exception):
@@ -44,6 +46,15 @@ class TableDirectory:
         self._left: dict[str, set[str]] = {}  # table id -> players who gave up their seat
         self._numbering: dict[str, Numbering] = {}  # where each table's records have got to
         self._quarantined: dict[str, BadRecord] = {}  # table id -> the record that stopped it
+        # Counted for the limits (services/lobby/quotas.py): tables waiting for their game to
+        # start (any visibility), and tables whose game is not over that have a bot seated or
+        # whose host asked for bots (StartTable: FillRequested).
+        self._waiting: set[str] = set()
+        self._botted: set[str] = set()
+        self._filling: set[str] = set()  # FillRequested: the bot fills them whole
+        # Tables that expired (TableExpired): out of the listing and out of memory; only their
+        # ids are kept, oldest dropped first, so a join or GetTable is told why.
+        self._expired: OrderedDict[str, None] = OrderedDict()
         self._last_seq = 0  # the last stream sequence folded
         self._advanced = asyncio.Condition()
 
@@ -64,6 +75,45 @@ class TableDirectory:
     def quarantined(self, table_id: str) -> BadRecord | None:
         """The record that quarantined the table, if one did."""
         return self._quarantined.get(table_id)
+
+    def expired(self, table_id: str) -> bool:
+        """Whether the table expired (its game did not start in time)."""
+        return table_id in self._expired
+
+    def waiting(self) -> int:
+        """Tables waiting for their game to start, open and private."""
+        return len(self._waiting)
+
+    def known(self, table_id: str) -> bool:
+        """Whether the listing holds the table (it lags the log by a moment)."""
+        return table_id in self._tables
+
+    def is_waiting(self, table_id: str) -> bool:
+        return table_id in self._waiting
+
+    def is_over(self, table_id: str) -> bool:
+        """Finished, expired or quarantined: it holds no seat any more."""
+        table = self._tables.get(table_id)
+        if table is None:
+            return table_id in self._expired or table_id in self._quarantined
+        return table.status == lobby_pb2.Table.STATUS_FINISHED
+
+    def bot_seats(self, table_id: str) -> int:
+        """The seats bots hold at the table, or will: every free seat of a waiting table where a
+        bot already sat or whose host asked for bots (the bot fills a table whole); 0 once the
+        game is over."""
+        table = self._tables.get(table_id)
+        if table is None or table.status == lobby_pb2.Table.STATUS_FINISHED:
+            return 0
+        bots = sum(1 for s in table.taken if s.is_bot)
+        committed = bots or table_id in self._filling
+        if committed and table.status == lobby_pb2.Table.STATUS_WAITING:
+            return bots + max(table.seats - len(table.taken), 0)
+        return bots
+
+    def bot_seats_in_use(self) -> int:
+        """``bot_seats`` summed over every table: the bots the whole system plays or will."""
+        return sum(self.bot_seats(t) for t in self._botted)
 
     def has_left(self, table_id: str, player_id: str) -> bool:
         return player_id in self._left.get(table_id, ())
@@ -124,8 +174,11 @@ class TableDirectory:
         if kind == "game_started":
             table.status = lobby_pb2.Table.STATUS_PLAYING
             table.game_id = env.game_id
+            self._waiting.discard(env.table_id)
+            self._filling.discard(env.table_id)
         elif kind == "game_ended":
             table.status = lobby_pb2.Table.STATUS_FINISHED
+            self._botted.discard(env.table_id)
 
     def _apply_table_event(self, env: common_pb2.EventEnvelope) -> None:
         event = env.table
@@ -141,10 +194,12 @@ class TableDirectory:
                 created_at_ms=env.server_time_ms,
                 invite_code=made.invite_code,
                 fill_at_ms=made.fill_at_ms,
+                expires_at_ms=made.expires_at_ms,
             )
             if made.HasField("race"):
                 table.race.CopyFrom(made.race)
             self._tables[env.table_id] = table
+            self._waiting.add(env.table_id)
             if made.invite_code:
                 self._invites[made.invite_code] = env.table_id
             return
@@ -152,6 +207,9 @@ class TableDirectory:
         if existing is None:
             return
         table = existing
+        if kind == "table_expired":
+            self._forget_expired(table)
+            return
         if kind == "player_seated":
             seated = event.player_seated
             kept = [s for s in table.taken if s.seat != seated.seat]
@@ -165,6 +223,8 @@ class TableDirectory:
             )
             del table.taken[:]
             table.taken.extend(sorted(kept, key=lambda s: s.seat))
+            if seated.is_bot:
+                self._botted.add(env.table_id)
         elif kind == "player_left":
             gone = event.player_left.player_id
             kept = [s for s in table.taken if s.player_id != gone]
@@ -173,8 +233,26 @@ class TableDirectory:
             self._left.setdefault(env.table_id, set()).add(gone)
         elif kind == "fill_requested":
             table.fill_at_ms = event.fill_requested.fill_at_ms
+            if table.visibility == common_pb2.VISIBILITY_OPEN:
+                self._filling.add(env.table_id)
+                self._botted.add(env.table_id)
         elif kind == "seed_committed":
             table.commitment = event.seed_committed.commitment
+
+    def _forget_expired(self, table: lobby_pb2.Table) -> None:
+        """An expired table leaves the listing and memory; its id is kept for a clear refusal."""
+        table_id = table.table_id
+        self._tables.pop(table_id, None)
+        self._numbering.pop(table_id, None)
+        self._left.pop(table_id, None)
+        self._waiting.discard(table_id)
+        self._botted.discard(table_id)
+        self._filling.discard(table_id)
+        if table.invite_code and self._invites.get(table.invite_code) == table_id:
+            del self._invites[table.invite_code]
+        self._expired[table_id] = None
+        while len(self._expired) > MAX_EXPIRED_KEPT:
+            self._expired.popitem(last=False)
 
     def take(self, subject: str, sequence: int, data: bytes) -> None:
         """Fold one record of the stream into its table, unless it quarantines the table or
@@ -188,8 +266,8 @@ class TableDirectory:
                 sequence=sequence,
             )
             return
-        if table_id in self._quarantined:
-            return  # logged once, when it was quarantined
+        if table_id in self._quarantined or table_id in self._expired:
+            return  # quarantined: logged once; expired: nothing more can happen there
         numbering = self._numbering.get(table_id)
         if numbering is None:
             numbering = self._numbering[table_id] = Numbering(table_id)
@@ -204,6 +282,9 @@ class TableDirectory:
         self._quarantined[bad.table_id] = bad
         self._tables.pop(bad.table_id, None)
         self._numbering.pop(bad.table_id, None)
+        self._waiting.discard(bad.table_id)
+        self._botted.discard(bad.table_id)
+        self._filling.discard(bad.table_id)
         metrics.QUARANTINED.set(len(self._quarantined))
         log.error(
             "table quarantined: its log holds a record the lobby cannot use",

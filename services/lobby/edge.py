@@ -2,11 +2,12 @@
 log, metrics).
 
 ``unary`` and ``streaming`` wrap a servicer method: the call is first counted against its
-connection's bucket (a Watch once, when it opens); a valid player token is counted against its
-player's bucket when it is checked. Over either limit the call ends RESOURCE_EXHAUSTED with
-``retry-after-ms`` before anything is forwarded. An ApiError ends the call with its status,
-message and trailers; anything else is logged with its traceback and ends as INTERNAL with a
-plain sentence. No traceback ever reaches a client.
+client address's bucket (the peer's IP without its port, services/peers.py: every
+connection from one address shares it; a Watch once, when it opens); a valid player token is
+counted against its player's bucket when it is checked. Over either limit the call ends
+RESOURCE_EXHAUSTED with ``retry-after-ms`` before anything is forwarded. An ApiError ends the
+call with its status, message and trailers; anything else is logged with its traceback and
+ends as INTERNAL with a plain sentence. No traceback ever reaches a client.
 """
 
 from __future__ import annotations
@@ -14,9 +15,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import hmac
-import ipaddress
 import time
-import urllib.parse
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
@@ -28,6 +27,7 @@ from services.lobby import metrics
 from services.lobby.errors import ApiError, rate_limited
 from services.lobby.limits import Limiter, Rate, retry_after_ms
 from services.lobby.tokens import Claims, TokenError, Tokens
+from services.peers import client_address
 
 log = structlog.get_logger()
 
@@ -46,33 +46,16 @@ def metadata(context: Context, key: str) -> str | None:
     return None
 
 
-def client_address(peer: str) -> str:
-    """The client's address from gRPC's peer string, without the port: ``ipv4:1.2.3.4:5678``
-    -> ``1.2.3.4``. An IPv6 address stands for its /64 (one host is usually given a whole
-    /64, so single addresses would cost an attacker nothing); a Unix socket is ``unix``."""
-    kind, _, rest = urllib.parse.unquote(peer).partition(":")
-    if kind == "ipv4":
-        return rest.rpartition(":")[0] or rest
-    if kind == "ipv6":
-        host = rest.rpartition("]")[0].lstrip("[") if "]" in rest else rest
-        try:
-            return str(ipaddress.IPv6Network(f"{host}/64", strict=False))
-        except ValueError:
-            return host
-    if kind == "unix":
-        return "unix"
-    return peer
-
-
 _OFF = Rate(0, 0)
 
 
 @dataclass(frozen=True)
 class Limits:
-    """The lobby's two kinds of buckets (off unless given)."""
+    """The lobby's buckets (off unless given)."""
 
     player: Limiter = field(default_factory=lambda: Limiter(_OFF))
-    connection: Limiter = field(default_factory=lambda: Limiter(_OFF))
+    address: Limiter = field(default_factory=lambda: Limiter(_OFF))  # every call
+    create: Limiter = field(default_factory=lambda: Limiter(_OFF))  # CreateTable
 
 
 def _admit(limiter: Limiter, kind: str, key: str, what: str) -> None:
@@ -80,6 +63,11 @@ def _admit(limiter: Limiter, kind: str, key: str, what: str) -> None:
     if wait:
         metrics.LIMITED.labels(kind).inc()
         raise rate_limited(what, retry_after_ms(wait))
+
+
+def address(context: Context) -> str:
+    """The caller's client address, the key of the limits kept per client."""
+    return client_address(str(context.peer()))
 
 
 class Auth:
@@ -91,13 +79,17 @@ class Auth:
         self._limits = limits or Limits()
 
     def admit(self, context: Context) -> None:
-        """Count the call against its connection's bucket; RESOURCE_EXHAUSTED when it is empty.
-        The bot service (the right ``x-match-bot-key``) is not counted here: it plays every bot
-        seat over one connection. Each of its seats is still counted as a player."""
-        limiter = self._limits.connection
+        """Count the call against its client address's bucket; RESOURCE_EXHAUSTED when it is
+        empty. The bot service (the right ``x-match-bot-key``) is not counted here: it plays
+        every bot seat over one connection. Each of its seats is still counted as a player."""
+        limiter = self._limits.address
         if not limiter.rate.enabled or self._is_bot_key(metadata(context, "x-match-bot-key")):
             return
-        _admit(limiter, "connection", str(context.peer()), "this connection")
+        _admit(limiter, "address", address(context), "this address")
+
+    def admit_create(self, context: Context) -> None:
+        """Count a CreateTable against its client address's table bucket."""
+        _admit(self._limits.create, "create", address(context), "this address (new tables)")
 
     def carries_bot_key(self, context: Context) -> bool:
         """True for a call with the right ``x-match-bot-key`` (a wrong one is just a caller)."""

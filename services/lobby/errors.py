@@ -78,7 +78,7 @@ def referee_silent(request_id: str, what: str = "the referee did not answer in t
 
 
 def rate_limited(what: str, wait_ms: int) -> ApiError:
-    """Too many calls from ``what`` ("this player", "this connection")."""
+    """Too many calls from ``what`` ("this player", "this address")."""
     return ApiError(
         grpc.StatusCode.RESOURCE_EXHAUSTED,
         f"too many requests from {what}: wait {wait_ms} ms and try again",

@@ -23,6 +23,7 @@ from services.lobby.fanout import Watches
 from services.lobby.ids import Ids
 from services.lobby.limits import Limiter
 from services.lobby.parsing import add_safely
+from services.lobby.quotas import TableQuotas
 from services.lobby.referee import Referee
 from services.lobby.servicers import LobbyServicer, RaceServicer
 from services.lobby.tokens import Tokens
@@ -78,7 +79,9 @@ async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]
     directory = TableDirectory(js)
     tasks = [asyncio.create_task(directory.run(), name="table-directory")]
     referee = Referee(nc, config.referee_timeout_s, config.referee_wait_s)
-    limits = Limits(Limiter(config.player_limit), Limiter(config.connection_limit))
+    limits = Limits(
+        Limiter(config.player_limit), Limiter(config.address_limit), Limiter(config.create_limit)
+    )
     auth = Auth(Tokens(config.token_secret, config.token_ttl_s), config.bot_key, limits)
     watches = Watches(js, config.watch_limits)
 
@@ -86,7 +89,9 @@ async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]
     add_safely(
         server,
         lobby_pb2_grpc.add_LobbyServiceServicer_to_server,
-        LobbyServicer(auth, referee, directory, Ids(config.token_secret)),
+        LobbyServicer(
+            auth, referee, directory, Ids(config.token_secret), TableQuotas(directory, config.caps)
+        ),
         auth.admit,
     )
     add_safely(
@@ -108,8 +113,9 @@ async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]
         addr=config.addr,
         tls=f"{config.tls.cert_file}, valid until {config.tls.not_after}" if config.tls else "off",
         player_limit=f"{config.player_limit.per_s:g}/s burst {config.player_limit.burst:g}",
-        connection_limit=f"{config.connection_limit.per_s:g}/s burst "
-        f"{config.connection_limit.burst:g}",
+        address_limit=f"{config.address_limit.per_s:g}/s burst {config.address_limit.burst:g}",
+        create_limit=f"{config.create_limit.per_s:g}/s burst {config.create_limit.burst:g}",
+        caps=str(config.caps),
         referee_wait_s=config.referee_wait_s,
         watch_limits=_watch_limits(config),
     )

@@ -21,10 +21,11 @@ from match.v1 import (
 from match_bus.records import QUARANTINED
 from services.lobby import validation
 from services.lobby.directory import TableDirectory
-from services.lobby.edge import Auth, Context, client_address, metadata, streaming, unary
+from services.lobby.edge import Auth, Context, address, metadata, streaming, unary
 from services.lobby.errors import ApiError, invalid
 from services.lobby.fanout import Watches
 from services.lobby.ids import Ids
+from services.lobby.quotas import TableQuotas
 from services.lobby.referee import Referee
 from services.lobby.tokens import Claims
 from services.lobby.viewer import leaks
@@ -42,6 +43,18 @@ def _bind_table(table_id: str) -> None:
 
 def _unknown_table(table_id: str) -> ApiError:
     return ApiError(grpc.StatusCode.NOT_FOUND, f"there is no table {table_id}; check the id")
+
+
+EXPIRED = "table_expired"  # the referee's slug too (services/referee/table.py)
+
+
+def _expired_table(table_id: str) -> ApiError:
+    return ApiError(
+        grpc.StatusCode.FAILED_PRECONDITION,
+        f"table {table_id} expired: its game did not start in time; make a new table or join "
+        "another",
+        EXPIRED,
+    )
 
 
 def seated_player(
@@ -68,11 +81,19 @@ def _created_invite(accepted: referee_pb2.TableCommandReply.Accepted) -> str | N
 
 
 class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
-    def __init__(self, auth: Auth, referee: Referee, directory: TableDirectory, ids: Ids) -> None:
+    def __init__(
+        self,
+        auth: Auth,
+        referee: Referee,
+        directory: TableDirectory,
+        ids: Ids,
+        quotas: TableQuotas | None = None,
+    ) -> None:
         self.auth = auth
         self._referee = referee
         self._directory = directory
         self._ids = ids
+        self._quotas = quotas
 
     async def _table(self, table_id: str) -> lobby_pb2.Table | None:
         """The table from the listing, waiting for the listing to catch up when it misses;
@@ -83,6 +104,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         bad = self._directory.quarantined(table_id) if table is None else None
         if bad is not None:
             raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, bad.message, QUARANTINED)
+        if table is None and self._directory.expired(table_id):
+            raise _expired_table(table_id)
         return table
 
     @unary("CreateTable")
@@ -97,6 +120,12 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         player_id = self._ids.player(table_id, request_id)
         _bind_table(table_id)
         structlog.contextvars.bind_contextvars(player_id=player_id)
+        client = address(context)
+        # A retry of a table already made (the same request id) is not a new table: it is
+        # answered by the referee with its first answer, whatever the limits say now.
+        if self._quotas is not None and not self._directory.known(table_id):
+            self._quotas.admit_create(client)
+            self.auth.admit_create(context)
         invite = ""
         if request.visibility == common_pb2.VISIBILITY_PRIVATE:
             invite = validation.new_invite_code()
@@ -116,6 +145,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
             ),
         )
         accepted = await self._referee.table(command)
+        if self._quotas is not None:
+            self._quotas.created(table_id, client)
         seat = accepted.seat or 1
         # On a retry the table was made with the first attempt's code, not the one drawn here.
         created = _created_invite(accepted)
@@ -167,6 +198,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
             if await self._table(table_id) is None:
                 raise _unknown_table(table_id)
         _bind_table(table_id)
+        if is_bot and self._quotas is not None:
+            self._quotas.admit_bots(table_id)
         request_id = validation.request_id(metadata(context, "x-request-id"))
         player_id = self._ids.player(table_id, request_id)  # the same player on a retry
         structlog.contextvars.bind_contextvars(player_id=player_id)
@@ -208,6 +241,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     ) -> lobby_pb2.StartTableResponse:
         command = self._seat_command(request.table_id, context)
         command.start_table.SetInParent()
+        if self._quotas is not None:  # no bot for it now: say so, rather than wait for none
+            self._quotas.admit_bots(command.table_id)
         await self._referee.table(command)
         await self._directory.sync()
         table = self._directory.get(command.table_id)
@@ -315,7 +350,7 @@ class RaceServicer(race_service_pb2_grpc.MatchRaceServiceServicer):
     ) -> AsyncIterator[race_service_pb2.WatchResponse]:
         table_id, claims = self._player(request.table_id, context)
         # The bot service plays every bot seat from one address: it is counted per seat only.
-        address = None if self.auth.carries_bot_key(context) else client_address(context.peer())
+        client = None if self.auth.carries_bot_key(context) else address(context)
         after = request.after_event_number
-        async for item in watch(self._js, self._watches, table_id, claims.player, after, address):
+        async for item in watch(self._js, self._watches, table_id, claims.player, after, client):
             yield item

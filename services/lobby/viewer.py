@@ -86,6 +86,7 @@ class TableViewer:
         self.commitment = ""
         self.deal_version = ""
         self.seed: bytes | None = None
+        self.expired = False  # TableExpired: closed before its game started
         self._numbering = Numbering(table_id)
 
     @property
@@ -150,6 +151,8 @@ class TableViewer:
             self.deal_version = event.seed_committed.deal_version
         elif kind == "seed_revealed":
             self.seed = event.seed_revealed.seed
+        elif kind == "table_expired":
+            self.expired = True
         elif kind == "bots_assigned":
             pass  # public: the strength has its own stream of the deal and shows no layout
         elif kind is None:

@@ -31,6 +31,7 @@ MAX_RESUME_GAP = 500  # further behind than this, a snapshot is cheaper than the
 # MAX_RESUME_GAP of them, as race_service.proto words it ("0 for none ... resumes with the next
 # event when it can") and as the end-to-end tests expect; True sends a snapshot first instead.
 SNAPSHOT_FIRST = False
+EXPIRED = "table_expired"  # the referee's slug (services/referee/table.py)
 CATCH_UP_TIMEOUT_S = 10.0
 LIVE_POLL_S = 30.0
 
@@ -89,7 +90,7 @@ async def follow(
         else:
             for envelope in backlog:
                 yield WatchResponse(event=envelope)
-        while not table.finished:
+        while not table.finished and not table.expired:
             try:
                 sequence, data = await feed.record(index, LIVE_POLL_S)
             except TimeoutError:
@@ -97,5 +98,12 @@ async def follow(
             index += 1
             for envelope in table.fold_record(sequence, data):
                 yield WatchResponse(event=envelope)
+        if table.expired:  # after its events: nothing more will ever happen there
+            raise ApiError(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"table {table_id} expired: its game did not start in time; make a new table "
+                "or join another",
+                EXPIRED,
+            )
     except BadRecord as bad:
         raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, bad.message, QUARANTINED) from None

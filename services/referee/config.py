@@ -17,6 +17,9 @@ class RefereeConfig:
     dealer_timeout_s: float
     lease_ttl_s: float  # a partition's lease term: how long a dead replica's tables wait
     forget_after_s: float  # how long a finished game stays in memory (then: read from the log)
+    # How long a table waits for its game to start before the referee closes it (TableExpired),
+    # in referee-clock ms; written into each TableCreated as its expires_at_ms.
+    table_expiry_ms: int = 600_000
 
     @classmethod
     def from_env(cls) -> RefereeConfig:
@@ -28,4 +31,13 @@ class RefereeConfig:
             dealer_timeout_s=float(os.environ.get("REFEREE_DEALER_TIMEOUT_S", "3")),
             lease_ttl_s=float(os.environ.get("REFEREE_LEASE_TTL_S", "5")),
             forget_after_s=float(os.environ.get("REFEREE_FORGET_AFTER_S", "60")),
+            table_expiry_ms=_positive_ms("REFEREE_TABLE_EXPIRY_MS", 600_000),
         )
+
+
+def _positive_ms(name: str, default: int) -> int:
+    text = os.environ.get(name, "").strip()
+    value = int(text) if text else default
+    if value <= 0:
+        raise ValueError(f"{name} must be a whole number of milliseconds above 0, got {text!r}")
+    return value

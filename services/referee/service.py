@@ -46,6 +46,9 @@ from match_rules.race import events as ev
 from services.referee.config import RefereeConfig
 from services.referee.leases import Leases, lease_bucket
 from services.referee.table import (
+    EXPIRED as EXPIRED_CODE,
+)
+from services.referee.table import (
     Quarantined,
     Seat,
     Table,
@@ -77,6 +80,14 @@ REBUILD_SECONDS = Histogram("match_referee_rebuild_seconds", "Taking on partitio
 QUARANTINED = Gauge(
     "match_referee_quarantined_tables",
     "Tables of this replica's partitions refused: their log holds a record it cannot use",
+)
+EXPIRED = Counter(
+    "match_referee_tables_expired_total",
+    "Tables closed because their game did not start before their expiry",
+)
+LATE_REFUSALS = Counter(
+    "match_referee_late_refusals_total",
+    "Commands refused after their game was over: answered, not appended",
 )
 STRAY = Counter(
     "match_referee_stray_records_total",
@@ -187,6 +198,8 @@ class Referee:
                 self._spawn(self._resume(table_id))
             elif table.game_over and not table.seed_revealed:
                 self._spawn(self._reveal(table_id))
+            elif not table.started:
+                self._arm(table)  # its expiry; a deadline already past fires at once
         for partition in sorted(kept):
             self._subs[partition] = await self._nc.subscribe(
                 subjects.referee_partition(partition), cb=self._on_message
@@ -376,11 +389,18 @@ class Referee:
             try:
                 await self._pass_time(table, now)
                 command = _domain(request, now)
+                if table.expired:
+                    return refused(EXPIRED_CODE, Category.FAILED_PRECONDITION, _EXPIRED)
                 try:
                     steps = decide_steps(table.race, command) if table.started else None
                 except RuleError as error:
                     rejection = refusal(error.code.slug, error.code.category, error.message)
-                    await self._append(table, _record(table, request, now, [], rejection))
+                    if table.game_over:
+                        # Nothing can change any more: the log of a finished game keeps the
+                        # size it had at its end. The refusal is answered, and counted.
+                        LATE_REFUSALS.inc()
+                    else:
+                        await self._append(table, _record(table, request, now, [], rejection))
                     COMMANDS.labels(which, error.code.slug).inc()
                     answer = race_command_pb2.RaceCommandReply(refusal=rejection)
                     data = answer.SerializeToString()
@@ -408,7 +428,12 @@ class Referee:
             return data
 
     async def _pass_time(self, table: Table, now: int) -> None:
-        """Fire every deadline due by ``now`` as its own record (a Tick), before a command."""
+        """Fire every deadline due by ``now`` as its own record (a Tick), before a command: the
+        game's, or a waiting table's expiry."""
+        expiry = table.expiry_due(self._config.table_expiry_ms)
+        if expiry is not None and expiry <= now:
+            await self._expire(table, expiry, now)
+            return
         if not table.started or table.game_over:
             return
         await self._ensure_deal(table)
@@ -423,6 +448,39 @@ class Referee:
             record.events.extend(envelopes)
             await self._append(table, record, steps[-1][1])
             self._after(table)
+
+    async def _expire(self, table: Table, due: int, now: int) -> None:
+        """Close a table whose game did not start by ``due``: one record, a Tick noticed at
+        ``now`` whose TableExpired is stamped with the instant it was due; then forget it (it is
+        read back from the log if a command comes for it, and a restart does not load it)."""
+        body = common_pb2.TableEvent()
+        body.table_expired.SetInParent()
+        tick = referee_pb2.StampedCommand(received_at_ms=now)
+        tick.tick.SetInParent()
+        record = referee_pb2.TableRecord(
+            table_id=table.table_id, first_event_number=table.next_event, command=tick
+        )
+        record.events.extend(number_events(table, [(due, body)]))
+        await self._append(table, record)
+        EXPIRED.inc()
+        log.info("table expired", table_id=table.table_id, due=due, seated=len(table.seated))
+        self._retire(table)
+
+    def _retire(self, table: Table) -> None:
+        """Forget a closed table now: out of memory, no timer, its lock dropped once free."""
+        if self.tables.get(table.table_id) is not table:
+            return
+        del self.tables[table.table_id]
+        handle = self._timers.pop(table.table_id, None)
+        if handle is not None:
+            handle.cancel()
+        LIVE_TABLES.set(sum(1 for t in self.tables.values() if not t.game_over))
+        asyncio.get_running_loop().call_soon(self._drop_lock, table.table_id)
+
+    def _drop_lock(self, table_id: str) -> None:
+        lock = self._locks.get(table_id)
+        if table_id not in self.tables and lock is not None and not lock.locked():
+            del self._locks[table_id]
 
     # --- table commands -----------------------------------------------------------------------
 
@@ -473,7 +531,7 @@ class Referee:
                 if which == "create_table":
                     return await self._create(table_id, request, now)
                 assert table is not None
-                await self._pass_time(table, now)
+                await self._pass_time(table, now)  # a table past its expiry closes first
                 if which == "join_table":
                     return await self._join(table, request, now)
                 if which == "leave_table":
@@ -512,6 +570,7 @@ class Referee:
         body.invite_code = create.invite_code
         if create.visibility == common_pb2.VISIBILITY_OPEN:
             body.fill_at_ms = now + self._config.fill_wait_ms
+        body.expires_at_ms = now + self._config.table_expiry_ms
         body.race.ready_window_ms = create.race.ready_window_ms
         body.race.hints_per_board = (
             create.race.hints_per_board if create.race.HasField("hints_per_board") else 3
@@ -542,6 +601,7 @@ class Referee:
             raise Unavailable(_MOVED)  # appended, but the partition moved: the new holder has it
         self.tables[table_id] = table
         LIVE_TABLES.inc()
+        self._arm(table)  # its expiry
         return reply
 
     async def _join(self, table: Table, request: referee_pb2.TableCommand, now: int) -> bytes:
@@ -707,7 +767,7 @@ class Referee:
         handle = self._timers.pop(table.table_id, None)
         if handle is not None:
             handle.cancel()
-        deadline = next_deadline(table.race) if table.started else None
+        deadline = self._due(table)
         if deadline is None:
             return
         delay = self._clock.wall_seconds(deadline - self._clock.now_ms())
@@ -715,6 +775,12 @@ class Referee:
         self._timers[table.table_id] = loop.call_later(
             delay, lambda: self._spawn(self._on_timer(table.table_id, deadline))
         )
+
+    def _due(self, table: Table) -> int | None:
+        """The table's next deadline: the game's, or a waiting table's expiry."""
+        if table.started:
+            return next_deadline(table.race)
+        return table.expiry_due(self._config.table_expiry_ms)
 
     async def _on_timer(self, table_id: str, deadline: int) -> None:
         if table_id not in self.tables:
@@ -725,7 +791,7 @@ class Referee:
                 if table is None:
                     return
                 now = max(self._clock.now_ms(), table.race.now)
-                due = next_deadline(table.race)
+                due = self._due(table)
                 if due is None:
                     return
                 if due > now:  # woke early (clock rounding): sleep again
@@ -855,6 +921,7 @@ def _table_refused(code: str, category: Category, message: str) -> bytes:
     ).SerializeToString()
 
 
+_EXPIRED = "this table expired: its game did not start in time; make a new table or join another"
 _MOVED = "this table's referee is changing (a restart or a rebalance); try again in a moment"
 
 

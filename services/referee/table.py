@@ -31,6 +31,7 @@ RACE = common_pb2.GAME_KIND_MATCH_RACE
 # of an older request would be judged again: clients retry their latest command, and the SDK
 # never moves on before it has an answer.
 ANSWERS_PER_PLAYER = 4
+EXPIRED = "table_expired"  # the refusal of any seat command at a table that expired
 _STATUS = {s: views_pb2.RaceView.Status.Value(f"STATUS_{s.name}") for s in Status}
 _CATEGORY = {
     Category.INVALID_ARGUMENT: common_pb2.Refusal.CATEGORY_INVALID_ARGUMENT,
@@ -92,6 +93,9 @@ class Table:
     race: RaceState = field(default_factory=initial_state)
     started: bool = False
     seed_revealed: bool = False
+    created_at_ms: int = 0  # the TableCreated's time (referee clock)
+    expires_at_ms: int = 0  # from TableCreated; 0 in tables made before expiry existed
+    expired: bool = False  # TableExpired: closed before its game started
     last_sequence: int = 0  # the stream sequence of the table's last record
     records: int = 0  # records appended so far
     next_event: int = 1  # the number the next event takes
@@ -105,8 +109,15 @@ class Table:
 
     @property
     def finished(self) -> bool:
-        """Over and its seed published: nothing more will ever be appended but refusals."""
-        return self.game_over and self.seed_revealed
+        """Over and its seed published, or expired: nothing more will ever be appended."""
+        return (self.game_over and self.seed_revealed) or self.expired
+
+    def expiry_due(self, default_ms: int) -> int | None:
+        """When the table expires unless its game starts first (None once started or closed).
+        A table made before expiry existed expires ``default_ms`` after it was made."""
+        if self.started or self.expired or not self.seats:
+            return None
+        return self.expires_at_ms or self.created_at_ms + default_ms
 
     def seat_of(self, player: str) -> Seat | None:
         return next((s for s in self.seated if s.player == player), None)
@@ -143,6 +154,7 @@ class Table:
         if which == "table_created":
             self.seats, self.visibility, self.creator = body.seats, body.visibility, body.creator
             self.invite_code, self.fill_at_ms = body.invite_code, body.fill_at_ms
+            self.created_at_ms, self.expires_at_ms = envelope.server_time_ms, body.expires_at_ms
             self.ready_window_ms = body.race.ready_window_ms
             self.hints_per_board = body.race.hints_per_board
         elif which == "player_seated":
@@ -155,6 +167,8 @@ class Table:
             self.fill_at_ms = body.fill_at_ms
         elif which == "seed_revealed":
             self.seed_revealed = True
+        elif which == "table_expired":
+            self.expired = True
 
     def remember(self, player: str, request_id: str, answer: bytes) -> None:
         if not request_id:
@@ -228,8 +242,19 @@ def check_create(table: Table | None, cmd: referee_pb2.TableCommand.CreateTable)
         )
 
 
+def check_open(table: Table) -> None:
+    """Refuse every seat command at a table that expired."""
+    if table.expired:
+        raise TableRefusal(
+            EXPIRED,
+            Category.FAILED_PRECONDITION,
+            "this table expired: its game did not start in time; make a new table or join another",
+        )
+
+
 def check_join(table: Table, player: str, cmd: referee_pb2.TableCommand.JoinTable) -> int:
     """The seat the player would take (1-based)."""
+    check_open(table)
     if table.started:
         raise TableRefusal(
             "table_started",
@@ -263,6 +288,7 @@ def check_join(table: Table, player: str, cmd: referee_pb2.TableCommand.JoinTabl
 
 
 def check_leave(table: Table, player: str) -> Seat:
+    check_open(table)
     seat = table.seat_of(player)
     if seat is None:
         raise TableRefusal("not_seated", Category.PERMISSION_DENIED, "you have no seat here")
@@ -276,6 +302,7 @@ def check_leave(table: Table, player: str) -> Seat:
 
 
 def check_start(table: Table, player: str) -> None:
+    check_open(table)
     if table.creator != player:
         raise TableRefusal(
             "not_host",
@@ -388,8 +415,9 @@ def load(
     table_id: str, stored: list[tuple[int, bytes]], finished_too: bool = False
 ) -> Table | None:
     """The table from its records as the log holds them, ``(stream sequence, bytes)`` in order
-    (None for a finished game unless ``finished_too``). Raises Quarantined at the first record
-    that does not decode, does not continue the table's numbering, or cannot be folded."""
+    (None for a finished game or an expired table unless ``finished_too``). Raises Quarantined
+    at the first record that does not decode, does not continue the table's numbering, or
+    cannot be folded."""
     numbering = Numbering(table_id)
     try:
         records = [(numbering.follow(sequence, data), sequence) for sequence, data in stored]
@@ -401,12 +429,14 @@ def load(
 def rebuild(
     table_id: str, records: list[tuple[referee_pb2.TableRecord, int]], finished_too: bool = False
 ) -> Table | None:
-    """The table folded from its records (None for a finished game unless ``finished_too``).
+    """The table folded from its records (None for a finished game or an expired table unless
+    ``finished_too``).
     Only the answers a retry could still ask for are worked out: each player's last few.
     Raises Quarantined for a record the rules cannot fold (an event out of place)."""
     if not finished_too and any(
-        env.HasField("table") and env.table.HasField("seed_revealed")
-        for record, _ in reversed(records)  # the reveal is at the end, before late refusals
+        env.HasField("table")
+        and (env.table.HasField("seed_revealed") or env.table.HasField("table_expired"))
+        for record, _ in reversed(records)  # the reveal or expiry is at the end
         for env in record.events
     ):
         return None

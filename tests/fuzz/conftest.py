@@ -16,7 +16,8 @@ from typing import Any
 import grpc
 import pytest
 
-from match_testing.stack import Stack
+from match_testing.natsserver import free_port
+from match_testing.stack import ONE_ADDRESS_MANY_PLAYERS, Stack
 from tests.e2e.players import Player
 from tests.fuzz.api import OWN_CONNECTION
 
@@ -36,7 +37,12 @@ class Seen:
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     s = Stack(
         Path(tmp_path_factory.mktemp("fuzz")),
+        # Both loopbacks: the fuzz clients dial [::] (::1); the flood comes from 127.0.0.1, so
+        # it is another client address (the limits are per address).
+        lobby_addr=f"[::]:{free_port()}",
         env={
+            # The scripted people all come from one address; the address's call rate stays on.
+            **{k: v for k, v in ONE_ADDRESS_MANY_PLAYERS.items() if k != "LOBBY_RATE_ADDR"},
             "REFEREE_CLOCK_RATE": str(RATE),
             "REFEREE_CLOCK_ANCHOR_MS": str(int(time.time() * 1000)),
             "REFEREE_FILL_WAIT_MS": "3600000",  # bots fill only when the host starts the table

@@ -99,7 +99,8 @@ def lobby_env() -> dict[str, str]:
 
 @pytest.fixture
 def lobby(nats_server: NatsServer, tmp_path: Path, lobby_env: dict[str, str]) -> Iterator[Lobby]:
-    addr = f"127.0.0.1:{free_port()}"
+    port = free_port()
+    addr = f"127.0.0.1:{port}"
     log = tmp_path / "lobby.log"
     env = {
         **os.environ,
@@ -111,6 +112,7 @@ def lobby(nats_server: NatsServer, tmp_path: Path, lobby_env: dict[str, str]) ->
         "LOG_FORMAT": "json",
         **lobby_env,
     }
+    env["LOBBY_ADDR"] = env["LOBBY_ADDR"].format(port=port)  # a test may bind elsewhere
     with open(log, "wb") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "services.lobby"], cwd=ROOT, env=env, stdout=out, stderr=out
@@ -1038,11 +1040,14 @@ async def test_a_player_over_the_limit_is_told_to_wait_and_nothing_reaches_the_r
     stream.cancel()
     # Without a token only the connection counts: ListTables is not Ann's.
     await tables.ListTables(lobby_pb2.ListTablesRequest())
-    assert await asyncio.to_thread(limited_count, "connection") == 0
+    assert await asyncio.to_thread(limited_count, "address") == 0
 
 
-@pytest.mark.parametrize("lobby_env", [{"LOBBY_RATE_CONN": "0.2", "LOBBY_BURST_CONN": "4"}])
-async def test_a_connection_over_the_limit_is_told_to_wait_and_others_are_not(
+# The lobby listens on both loopbacks: 127.0.0.1 and ::1 are two client addresses.
+@pytest.mark.parametrize(
+    "lobby_env", [{"LOBBY_RATE_ADDR": "0.2", "LOBBY_BURST_ADDR": "4", "LOBBY_ADDR": "[::]:{port}"}]
+)
+async def test_an_address_over_the_limit_is_told_to_wait_and_others_are_not(
     lobby: Lobby, tables: lobby_pb2_grpc.LobbyServiceStub, referee: ScriptedReferee
 ) -> None:
     made = await create(tables)  # 1
@@ -1055,7 +1060,7 @@ async def test_a_connection_over_the_limit_is_told_to_wait_and_others_are_not(
     ):
         error = await status_of(call)
         assert error.code() == StatusCode.RESOURCE_EXHAUSTED
-        assert "too many requests from this connection: wait" in error.details()
+        assert "too many requests from this address: wait" in error.details()
         assert 0 < retry_after(error) <= 5000
     assert len(referee.table_commands) == 1  # the join was not forwarded
     # The bot service plays all its seats over one connection: its key exempts it (each seat
@@ -1067,10 +1072,16 @@ async def test_a_connection_over_the_limit_is_told_to_wait_and_others_are_not(
     )
     assert error.code() == StatusCode.RESOURCE_EXHAUSTED
 
-    # Channels to one address share their connection unless told not to.
+    # A new connection from the same address shares its bucket: more connections buy nothing.
     options = [("grpc.use_local_subchannel_pool", 1)]
     async with grpc.aio.insecure_channel(lobby.addr, options=options) as fresh:
-        other = lobby_pb2_grpc.LobbyServiceStub(fresh)
+        again = lobby_pb2_grpc.LobbyServiceStub(fresh)
+        error = await status_of(again.ListTables(lobby_pb2.ListTablesRequest()))
+        assert error.code() == StatusCode.RESOURCE_EXHAUSTED
+    # Another address (::1 rather than 127.0.0.1) is not held back.
+    port = lobby.addr.rsplit(":", 1)[1]
+    async with grpc.aio.insecure_channel(f"[::1]:{port}", options=options) as elsewhere:
+        other = lobby_pb2_grpc.LobbyServiceStub(elsewhere)
         joined = await other.JoinTable(
             lobby_pb2.JoinTableRequest(table_id=made.table_id, display_name="Bob")
         )

@@ -19,7 +19,7 @@ from match_client.client import MatchClient, new_request_id, refusal_code, retry
 from match_testing.stack import Stack
 from services.lobby import validation
 from services.lobby.config import (
-    DEFAULT_CONNECTION_LIMIT,
+    DEFAULT_ADDRESS_LIMIT,
     DEFAULT_PLAYER_LIMIT,
     ConfigError,
     LobbyConfig,
@@ -131,7 +131,7 @@ def test_the_defaults_leave_room_for_people_and_the_bot() -> None:
     assert config.referee_wait_s == 10.0  # longer than a referee failover (~5 s)
     assert config.referee_timeout_s == 5.0
     assert config.player_limit == DEFAULT_PLAYER_LIMIT == Rate(20, 40)
-    assert config.connection_limit == DEFAULT_CONNECTION_LIMIT == Rate(200, 400)
+    assert config.address_limit == DEFAULT_ADDRESS_LIMIT == Rate(200, 400)
 
 
 def test_limits_and_waits_come_from_the_environment() -> None:
@@ -146,7 +146,7 @@ def test_limits_and_waits_come_from_the_environment() -> None:
         }
     )
     assert config.player_limit == Rate(5, 7.5)
-    assert not config.connection_limit.enabled
+    assert not config.address_limit.enabled
     assert (config.referee_wait_s, config.referee_timeout_s) == (2.5, 1.0)
 
 

@@ -11,10 +11,10 @@ import grpc  # type: ignore[import-untyped]
 import pytest
 
 from services.lobby.config import DEFAULT_WATCH_LIMITS, ConfigError, _watch_limits
-from services.lobby.edge import client_address
 from services.lobby.errors import ApiError
 from services.lobby.fanout import Watches
 from services.lobby.limits import Counts, WatchLimits
+from services.peers import client_address
 
 NO_NATS: Any = None  # admitting never touches NATS; only a feed does
 
@@ -76,11 +76,11 @@ def test_counts_forget_keys_at_zero_and_zero_is_no_cap() -> None:
 @pytest.mark.parametrize(
     ("peer", "address"),
     [
-        ("ipv4:127.0.0.1:54321", "127.0.0.1"),
-        ("ipv4:127.0.0.1:1", "127.0.0.1"),  # another connection, the same address
-        ("ipv6:[2001:db8:1:2:3:4:5:6]:443", "2001:db8:1:2::/64"),
-        ("ipv6:%5B2001:db8:1:2:ffff::1%5D:443", "2001:db8:1:2::/64"),  # the same /64
-        ("ipv6:[::1]:50051", "::/64"),
+        ("ipv4:127.0.0.1:54321", "ipv4:127.0.0.1"),
+        ("ipv4:127.0.0.1:1", "ipv4:127.0.0.1"),  # another connection, the same address
+        ("ipv6:[2001:db8:1:2:3:4:5:6]:443", "ipv6:2001:db8:1:2::/64"),
+        ("ipv6:%5B2001:db8:1:2:ffff::1%5D:443", "ipv6:2001:db8:1:2::/64"),  # as gRPC writes it
+        ("ipv6:[::1]:50051", "ipv6:::/64"),
         ("unix:/tmp/lobby.sock", "unix"),
         ("something-else", "something-else"),
     ],

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14match/v1/audit.proto\x12\x08match.v1\"\x16\n\x14GetCheckpointRequest\"+\n\x15GetCheckpointResponse\x12\x12\n\ncheckpoint\x18\x01 \x01(\t\"\x17\n\x15GetVerifierKeyRequest\".\n\x16GetVerifierKeyResponse\x12\x14\n\x0cverifier_key\x18\x01 \x01(\t\")\n\x15GetGameRecordsRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"\xc4\x01\n\x16GetGameRecordsResponse\x12\x12\n\ncheckpoint\x18\x01 \x01(\t\x12\x37\n\x07\x65ntries\x18\x02 \x03(\x0b\x32&.match.v1.GetGameRecordsResponse.Entry\x1a]\n\x05\x45ntry\x12\x12\n\nleaf_index\x18\x01 \x01(\x04\x12\x17\n\x0fstream_sequence\x18\x02 \x01(\x04\x12\x0e\n\x06record\x18\x03 \x01(\x0c\x12\x17\n\x0finclusion_proof\x18\x04 \x03(\x0c\"E\n\x1aGetConsistencyProofRequest\x12\x12\n\nfirst_size\x18\x01 \x01(\x04\x12\x13\n\x0bsecond_size\x18\x02 \x01(\x04\",\n\x1bGetConsistencyProofResponse\x12\r\n\x05proof\x18\x01 \x03(\x0c\x32\xf4\x02\n\x12LedgerAuditService\x12P\n\rGetCheckpoint\x12\x1e.match.v1.GetCheckpointRequest\x1a\x1f.match.v1.GetCheckpointResponse\x12S\n\x0eGetVerifierKey\x12\x1f.match.v1.GetVerifierKeyRequest\x1a .match.v1.GetVerifierKeyResponse\x12S\n\x0eGetGameRecords\x12\x1f.match.v1.GetGameRecordsRequest\x1a .match.v1.GetGameRecordsResponse\x12\x62\n\x13GetConsistencyProof\x12$.match.v1.GetConsistencyProofRequest\x1a%.match.v1.GetConsistencyProofResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14match/v1/audit.proto\x12\x08match.v1\"\x16\n\x14GetCheckpointRequest\"+\n\x15GetCheckpointResponse\x12\x12\n\ncheckpoint\x18\x01 \x01(\t\"\x17\n\x15GetVerifierKeyRequest\".\n\x16GetVerifierKeyResponse\x12\x14\n\x0cverifier_key\x18\x01 \x01(\t\"P\n\x15GetGameRecordsRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\r\x12\x12\n\npage_token\x18\x03 \x01(\t\"\xdd\x01\n\x16GetGameRecordsResponse\x12\x12\n\ncheckpoint\x18\x01 \x01(\t\x12\x37\n\x07\x65ntries\x18\x02 \x03(\x0b\x32&.match.v1.GetGameRecordsResponse.Entry\x12\x17\n\x0fnext_page_token\x18\x03 \x01(\t\x1a]\n\x05\x45ntry\x12\x12\n\nleaf_index\x18\x01 \x01(\x04\x12\x17\n\x0fstream_sequence\x18\x02 \x01(\x04\x12\x0e\n\x06record\x18\x03 \x01(\x0c\x12\x17\n\x0finclusion_proof\x18\x04 \x03(\x0c\"E\n\x1aGetConsistencyProofRequest\x12\x12\n\nfirst_size\x18\x01 \x01(\x04\x12\x13\n\x0bsecond_size\x18\x02 \x01(\x04\",\n\x1bGetConsistencyProofResponse\x12\r\n\x05proof\x18\x01 \x03(\x0c\x32\xf4\x02\n\x12LedgerAuditService\x12P\n\rGetCheckpoint\x12\x1e.match.v1.GetCheckpointRequest\x1a\x1f.match.v1.GetCheckpointResponse\x12S\n\x0eGetVerifierKey\x12\x1f.match.v1.GetVerifierKeyRequest\x1a .match.v1.GetVerifierKeyResponse\x12S\n\x0eGetGameRecords\x12\x1f.match.v1.GetGameRecordsRequest\x1a .match.v1.GetGameRecordsResponse\x12\x62\n\x13GetConsistencyProof\x12$.match.v1.GetConsistencyProofRequest\x1a%.match.v1.GetConsistencyProofResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -40,15 +40,15 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GETVERIFIERKEYRESPONSE']._serialized_start=128
   _globals['_GETVERIFIERKEYRESPONSE']._serialized_end=174
   _globals['_GETGAMERECORDSREQUEST']._serialized_start=176
-  _globals['_GETGAMERECORDSREQUEST']._serialized_end=217
-  _globals['_GETGAMERECORDSRESPONSE']._serialized_start=220
-  _globals['_GETGAMERECORDSRESPONSE']._serialized_end=416
-  _globals['_GETGAMERECORDSRESPONSE_ENTRY']._serialized_start=323
-  _globals['_GETGAMERECORDSRESPONSE_ENTRY']._serialized_end=416
-  _globals['_GETCONSISTENCYPROOFREQUEST']._serialized_start=418
-  _globals['_GETCONSISTENCYPROOFREQUEST']._serialized_end=487
-  _globals['_GETCONSISTENCYPROOFRESPONSE']._serialized_start=489
-  _globals['_GETCONSISTENCYPROOFRESPONSE']._serialized_end=533
-  _globals['_LEDGERAUDITSERVICE']._serialized_start=536
-  _globals['_LEDGERAUDITSERVICE']._serialized_end=908
+  _globals['_GETGAMERECORDSREQUEST']._serialized_end=256
+  _globals['_GETGAMERECORDSRESPONSE']._serialized_start=259
+  _globals['_GETGAMERECORDSRESPONSE']._serialized_end=480
+  _globals['_GETGAMERECORDSRESPONSE_ENTRY']._serialized_start=387
+  _globals['_GETGAMERECORDSRESPONSE_ENTRY']._serialized_end=480
+  _globals['_GETCONSISTENCYPROOFREQUEST']._serialized_start=482
+  _globals['_GETCONSISTENCYPROOFREQUEST']._serialized_end=551
+  _globals['_GETCONSISTENCYPROOFRESPONSE']._serialized_start=553
+  _globals['_GETCONSISTENCYPROOFRESPONSE']._serialized_end=597
+  _globals['_LEDGERAUDITSERVICE']._serialized_start=600
+  _globals['_LEDGERAUDITSERVICE']._serialized_end=972
 # @@protoc_insertion_point(module_scope)

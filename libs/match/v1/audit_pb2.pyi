@@ -27,13 +27,17 @@ class GetVerifierKeyResponse(_message.Message):
     def __init__(self, verifier_key: _Optional[str] = ...) -> None: ...
 
 class GetGameRecordsRequest(_message.Message):
-    __slots__ = ("table_id",)
+    __slots__ = ("table_id", "page_size", "page_token")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     table_id: str
-    def __init__(self, table_id: _Optional[str] = ...) -> None: ...
+    page_size: int
+    page_token: str
+    def __init__(self, table_id: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
 
 class GetGameRecordsResponse(_message.Message):
-    __slots__ = ("checkpoint", "entries")
+    __slots__ = ("checkpoint", "entries", "next_page_token")
     class Entry(_message.Message):
         __slots__ = ("leaf_index", "stream_sequence", "record", "inclusion_proof")
         LEAF_INDEX_FIELD_NUMBER: _ClassVar[int]
@@ -47,9 +51,11 @@ class GetGameRecordsResponse(_message.Message):
         def __init__(self, leaf_index: _Optional[int] = ..., stream_sequence: _Optional[int] = ..., record: _Optional[bytes] = ..., inclusion_proof: _Optional[_Iterable[bytes]] = ...) -> None: ...
     CHECKPOINT_FIELD_NUMBER: _ClassVar[int]
     ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     checkpoint: str
     entries: _containers.RepeatedCompositeFieldContainer[GetGameRecordsResponse.Entry]
-    def __init__(self, checkpoint: _Optional[str] = ..., entries: _Optional[_Iterable[_Union[GetGameRecordsResponse.Entry, _Mapping]]] = ...) -> None: ...
+    next_page_token: str
+    def __init__(self, checkpoint: _Optional[str] = ..., entries: _Optional[_Iterable[_Union[GetGameRecordsResponse.Entry, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class GetConsistencyProofRequest(_message.Message):
     __slots__ = ("first_size", "second_size")

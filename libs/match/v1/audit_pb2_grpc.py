@@ -39,7 +39,9 @@ class LedgerAuditServiceStub:
     the game is over (its records hold GameEnded); before that GetGameRecords is
     FAILED_PRECONDITION. Errors: a malformed table id or impossible sizes are INVALID_ARGUMENT; an
     unknown table is NOT_FOUND; sizes beyond the tree are OUT_OF_RANGE; an empty log has no
-    checkpoint yet (UNAVAILABLE, try again).
+    checkpoint yet (UNAVAILABLE, try again); a bad page token is INVALID_ARGUMENT. Calls are
+    rate-limited per client address and for the whole ledger: over a limit a call is
+    RESOURCE_EXHAUSTED with the trailing metadata `retry-after-ms` (docs/operations.md, Limits).
 
     Read the ledger's signed checkpoints, a finished game's records with inclusion proofs, and
     consistency proofs.
@@ -87,7 +89,9 @@ class LedgerAuditServiceServicer:
     the game is over (its records hold GameEnded); before that GetGameRecords is
     FAILED_PRECONDITION. Errors: a malformed table id or impossible sizes are INVALID_ARGUMENT; an
     unknown table is NOT_FOUND; sizes beyond the tree are OUT_OF_RANGE; an empty log has no
-    checkpoint yet (UNAVAILABLE, try again).
+    checkpoint yet (UNAVAILABLE, try again); a bad page token is INVALID_ARGUMENT. Calls are
+    rate-limited per client address and for the whole ledger: over a limit a call is
+    RESOURCE_EXHAUSTED with the trailing metadata `retry-after-ms` (docs/operations.md, Limits).
 
     Read the ledger's signed checkpoints, a finished game's records with inclusion proofs, and
     consistency proofs.
@@ -166,7 +170,9 @@ class LedgerAuditService:
     the game is over (its records hold GameEnded); before that GetGameRecords is
     FAILED_PRECONDITION. Errors: a malformed table id or impossible sizes are INVALID_ARGUMENT; an
     unknown table is NOT_FOUND; sizes beyond the tree are OUT_OF_RANGE; an empty log has no
-    checkpoint yet (UNAVAILABLE, try again).
+    checkpoint yet (UNAVAILABLE, try again); a bad page token is INVALID_ARGUMENT. Calls are
+    rate-limited per client address and for the whole ledger: over a limit a call is
+    RESOURCE_EXHAUSTED with the trailing metadata `retry-after-ms` (docs/operations.md, Limits).
 
     Read the ledger's signed checkpoints, a finished game's records with inclusion proofs, and
     consistency proofs.

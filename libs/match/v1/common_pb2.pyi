@@ -58,22 +58,24 @@ class Refusal(_message.Message):
     def __init__(self, code: _Optional[str] = ..., message: _Optional[str] = ..., category: _Optional[_Union[Refusal.Category, str]] = ...) -> None: ...
 
 class TableEvent(_message.Message):
-    __slots__ = ("table_created", "player_seated", "player_left", "seed_committed", "seed_revealed", "fill_requested", "bots_assigned")
+    __slots__ = ("table_created", "player_seated", "player_left", "seed_committed", "seed_revealed", "fill_requested", "bots_assigned", "table_expired")
     class TableCreated(_message.Message):
-        __slots__ = ("seats", "visibility", "creator", "invite_code", "fill_at_ms", "race")
+        __slots__ = ("seats", "visibility", "creator", "invite_code", "fill_at_ms", "expires_at_ms", "race")
         SEATS_FIELD_NUMBER: _ClassVar[int]
         VISIBILITY_FIELD_NUMBER: _ClassVar[int]
         CREATOR_FIELD_NUMBER: _ClassVar[int]
         INVITE_CODE_FIELD_NUMBER: _ClassVar[int]
         FILL_AT_MS_FIELD_NUMBER: _ClassVar[int]
+        EXPIRES_AT_MS_FIELD_NUMBER: _ClassVar[int]
         RACE_FIELD_NUMBER: _ClassVar[int]
         seats: int
         visibility: Visibility
         creator: str
         invite_code: str
         fill_at_ms: int
+        expires_at_ms: int
         race: _race_pb2.RaceSettings
-        def __init__(self, seats: _Optional[int] = ..., visibility: _Optional[_Union[Visibility, str]] = ..., creator: _Optional[str] = ..., invite_code: _Optional[str] = ..., fill_at_ms: _Optional[int] = ..., race: _Optional[_Union[_race_pb2.RaceSettings, _Mapping]] = ...) -> None: ...
+        def __init__(self, seats: _Optional[int] = ..., visibility: _Optional[_Union[Visibility, str]] = ..., creator: _Optional[str] = ..., invite_code: _Optional[str] = ..., fill_at_ms: _Optional[int] = ..., expires_at_ms: _Optional[int] = ..., race: _Optional[_Union[_race_pb2.RaceSettings, _Mapping]] = ...) -> None: ...
     class PlayerSeated(_message.Message):
         __slots__ = ("seat", "player_id", "display_name", "is_bot")
         SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -116,6 +118,9 @@ class TableEvent(_message.Message):
         STRENGTH_FIELD_NUMBER: _ClassVar[int]
         strength: str
         def __init__(self, strength: _Optional[str] = ...) -> None: ...
+    class TableExpired(_message.Message):
+        __slots__ = ()
+        def __init__(self) -> None: ...
     TABLE_CREATED_FIELD_NUMBER: _ClassVar[int]
     PLAYER_SEATED_FIELD_NUMBER: _ClassVar[int]
     PLAYER_LEFT_FIELD_NUMBER: _ClassVar[int]
@@ -123,6 +128,7 @@ class TableEvent(_message.Message):
     SEED_REVEALED_FIELD_NUMBER: _ClassVar[int]
     FILL_REQUESTED_FIELD_NUMBER: _ClassVar[int]
     BOTS_ASSIGNED_FIELD_NUMBER: _ClassVar[int]
+    TABLE_EXPIRED_FIELD_NUMBER: _ClassVar[int]
     table_created: TableEvent.TableCreated
     player_seated: TableEvent.PlayerSeated
     player_left: TableEvent.PlayerLeft
@@ -130,7 +136,8 @@ class TableEvent(_message.Message):
     seed_revealed: TableEvent.SeedRevealed
     fill_requested: TableEvent.FillRequested
     bots_assigned: TableEvent.BotsAssigned
-    def __init__(self, table_created: _Optional[_Union[TableEvent.TableCreated, _Mapping]] = ..., player_seated: _Optional[_Union[TableEvent.PlayerSeated, _Mapping]] = ..., player_left: _Optional[_Union[TableEvent.PlayerLeft, _Mapping]] = ..., seed_committed: _Optional[_Union[TableEvent.SeedCommitted, _Mapping]] = ..., seed_revealed: _Optional[_Union[TableEvent.SeedRevealed, _Mapping]] = ..., fill_requested: _Optional[_Union[TableEvent.FillRequested, _Mapping]] = ..., bots_assigned: _Optional[_Union[TableEvent.BotsAssigned, _Mapping]] = ...) -> None: ...
+    table_expired: TableEvent.TableExpired
+    def __init__(self, table_created: _Optional[_Union[TableEvent.TableCreated, _Mapping]] = ..., player_seated: _Optional[_Union[TableEvent.PlayerSeated, _Mapping]] = ..., player_left: _Optional[_Union[TableEvent.PlayerLeft, _Mapping]] = ..., seed_committed: _Optional[_Union[TableEvent.SeedCommitted, _Mapping]] = ..., seed_revealed: _Optional[_Union[TableEvent.SeedRevealed, _Mapping]] = ..., fill_requested: _Optional[_Union[TableEvent.FillRequested, _Mapping]] = ..., bots_assigned: _Optional[_Union[TableEvent.BotsAssigned, _Mapping]] = ..., table_expired: _Optional[_Union[TableEvent.TableExpired, _Mapping]] = ...) -> None: ...
 
 class EventEnvelope(_message.Message):
     __slots__ = ("table_id", "game_id", "game_kind", "event_number", "server_time_ms", "table", "race")

@@ -10,7 +10,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Table(_message.Message):
-    __slots__ = ("table_id", "game_kind", "visibility", "seats", "taken", "status", "game_id", "created_at_ms", "invite_code", "race", "fill_at_ms", "commitment")
+    __slots__ = ("table_id", "game_kind", "visibility", "seats", "taken", "status", "game_id", "created_at_ms", "invite_code", "race", "fill_at_ms", "commitment", "expires_at_ms")
     class Status(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
         __slots__ = ()
         STATUS_UNSPECIFIED: _ClassVar[Table.Status]
@@ -44,6 +44,7 @@ class Table(_message.Message):
     RACE_FIELD_NUMBER: _ClassVar[int]
     FILL_AT_MS_FIELD_NUMBER: _ClassVar[int]
     COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_MS_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     game_kind: _common_pb2.GameKind
     visibility: _common_pb2.Visibility
@@ -56,7 +57,8 @@ class Table(_message.Message):
     race: _race_pb2.RaceSettings
     fill_at_ms: int
     commitment: str
-    def __init__(self, table_id: _Optional[str] = ..., game_kind: _Optional[_Union[_common_pb2.GameKind, str]] = ..., visibility: _Optional[_Union[_common_pb2.Visibility, str]] = ..., seats: _Optional[int] = ..., taken: _Optional[_Iterable[_Union[Table.Seat, _Mapping]]] = ..., status: _Optional[_Union[Table.Status, str]] = ..., game_id: _Optional[str] = ..., created_at_ms: _Optional[int] = ..., invite_code: _Optional[str] = ..., race: _Optional[_Union[_race_pb2.RaceSettings, _Mapping]] = ..., fill_at_ms: _Optional[int] = ..., commitment: _Optional[str] = ...) -> None: ...
+    expires_at_ms: int
+    def __init__(self, table_id: _Optional[str] = ..., game_kind: _Optional[_Union[_common_pb2.GameKind, str]] = ..., visibility: _Optional[_Union[_common_pb2.Visibility, str]] = ..., seats: _Optional[int] = ..., taken: _Optional[_Iterable[_Union[Table.Seat, _Mapping]]] = ..., status: _Optional[_Union[Table.Status, str]] = ..., game_id: _Optional[str] = ..., created_at_ms: _Optional[int] = ..., invite_code: _Optional[str] = ..., race: _Optional[_Union[_race_pb2.RaceSettings, _Mapping]] = ..., fill_at_ms: _Optional[int] = ..., commitment: _Optional[str] = ..., expires_at_ms: _Optional[int] = ...) -> None: ...
 
 class CreateTableRequest(_message.Message):
     __slots__ = ("game_kind", "seats", "visibility", "display_name", "race")

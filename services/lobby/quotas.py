@@ -1,0 +1,133 @@
+"""What one client address, and everybody together, may hold: tables waiting for their game to
+start, and the bot seats of tables made from the address (the bot fills a table whole).
+
+The counts come from the table listing (services/lobby/directory.py), which follows the log, so
+every lobby replica sees the whole system's waiting tables and bot seats. Which address made a
+table is known only to the lobby replica that made it, in memory (an address is not something
+to write into a log the ledger publishes): a table made through another replica, or before a
+restart, counts for the whole system but not for its address. Like the rate limits, each replica
+keeps its own per-address view.
+
+Over a limit a call is RESOURCE_EXHAUSTED with ``retry-after-ms``: a count goes down when a
+table starts, expires or its game ends, which nobody can time, so the wait is a fixed hint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import grpc  # type: ignore[import-untyped]
+
+from match.v1 import common_pb2
+from services.lobby import metrics
+from services.lobby.directory import TableDirectory
+from services.lobby.errors import RETRY_AFTER_KEY, ApiError
+
+CAP_RETRY_MS = 5_000  # the retry-after-ms of a count limit: a hint, see the module docstring
+PRUNE_EVERY = 1_000  # creations between sweeps of the address book
+
+
+@dataclass(frozen=True, slots=True)
+class Caps:
+    """0 turns a cap off."""
+
+    waiting_per_address: int = 0  # tables waiting for their game, made from one address
+    waiting_max: int = 0  # tables waiting for their game, in the whole system
+    bots_per_address: int = 0  # bot seats at the tables made from one address
+    bots_max: int = 0  # bot seats in the whole system
+
+
+def _exhausted(kind: str, message: str) -> ApiError:
+    metrics.LIMITED.labels(kind).inc()
+    return ApiError(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        f"{message}; try again in {CAP_RETRY_MS // 1000} s",
+        trailers=((RETRY_AFTER_KEY, str(CAP_RETRY_MS)),),
+        quiet=True,
+    )
+
+
+class TableQuotas:
+    def __init__(self, directory: TableDirectory, caps: Caps) -> None:
+        self._directory = directory
+        self.caps = caps
+        self._made_by: dict[str, str] = {}  # table id -> the address that made it
+        self._tables_of: dict[str, set[str]] = {}  # address -> its tables not over yet
+        self._since_prune = 0
+
+    def __len__(self) -> int:
+        return len(self._made_by)
+
+    def _live(self, address: str) -> set[str]:
+        """The address's tables whose game is not over (pruned as it goes)."""
+        tables = self._tables_of.get(address)
+        if not tables:
+            return set()
+        for table_id in [t for t in tables if self._directory.is_over(t)]:
+            tables.discard(table_id)
+            self._made_by.pop(table_id, None)
+        if not tables:
+            del self._tables_of[address]
+        return tables
+
+    def _waiting_of(self, address: str) -> int:
+        # A table made a moment ago may not be in the listing yet: it is waiting.
+        return sum(
+            1
+            for t in self._live(address)
+            if self._directory.is_waiting(t) or not self._directory.known(t)
+        )
+
+    def admit_create(self, address: str) -> None:
+        """RESOURCE_EXHAUSTED when one more waiting table is over a cap."""
+        caps = self.caps
+        if caps.waiting_max and self._directory.waiting() >= caps.waiting_max:
+            raise _exhausted(
+                "waiting_tables",
+                f"the lobby holds its most tables waiting for players ({caps.waiting_max}): "
+                "join one of them (ListTables) instead",
+            )
+        if caps.waiting_per_address and self._waiting_of(address) >= caps.waiting_per_address:
+            raise _exhausted(
+                "address_tables",
+                f"your address has {caps.waiting_per_address} tables waiting for players: start "
+                "one (StartTable), or wait until one starts or expires",
+            )
+
+    def created(self, table_id: str, address: str) -> None:
+        """Remember who made the table (after the referee made it)."""
+        self._made_by[table_id] = address
+        self._tables_of.setdefault(address, set()).add(table_id)
+        self._since_prune += 1
+        if self._since_prune >= PRUNE_EVERY:
+            self._since_prune = 0
+            for known in list(self._tables_of):
+                self._live(known)
+
+    def admit_bots(self, table_id: str) -> None:
+        """RESOURCE_EXHAUSTED when bots filling the table's free seats would go over a budget.
+        A table where a bot already sat was admitted whole: its other seats pass."""
+        directory = self._directory
+        if directory.bot_seats(table_id):
+            return
+        table = directory.get(table_id)
+        if table is None or table.visibility != common_pb2.VISIBILITY_OPEN:
+            return  # the referee answers (unknown, expired, private: no bot there)
+        need = max(table.seats - len(table.taken), 0)
+        caps = self.caps
+        if caps.bots_max and directory.bot_seats_in_use() + need > caps.bots_max:
+            raise _exhausted(
+                "bots",
+                f"every bot is busy ({caps.bots_max} seats): the bot fills this table when "
+                "games end, or invite people",
+            )
+        address = self._made_by.get(table_id)
+        if caps.bots_per_address and address is not None:
+            used = sum(directory.bot_seats(t) for t in self._live(address) if t != table_id)
+            if used + need > caps.bots_per_address:
+                raise _exhausted(
+                    "address_bots",
+                    f"the tables made from this table's address already have {used} of their "
+                    f"{caps.bots_per_address} bot seats: the bot fills this table when one of "
+                    "their games ends",
+                )
