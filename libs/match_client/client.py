@@ -303,13 +303,19 @@ class MatchClient:
         game_kind: common_pb2.GameKind = common_pb2.GAME_KIND_MATCH_RACE,
         page_size: int = 100,
         max_pages: int = 10,
+        fill_due_by_ms: int = 0,
     ) -> list[lobby_pb2.Table]:
-        """The open tables with a free seat, newest first (following pages up to ``max_pages``)."""
+        """The open tables with a free seat, newest first (following pages up to ``max_pages``).
+        With ``fill_due_by_ms``: only those whose bot fill time is at most then, soonest due
+        first (what the bot polls)."""
         tables: list[lobby_pb2.Table] = []
         token = ""
         for _ in range(max_pages):
             request = lobby_pb2.ListTablesRequest(
-                game_kind=game_kind, page_size=page_size, page_token=token
+                game_kind=game_kind,
+                page_size=page_size,
+                page_token=token,
+                fill_due_by_ms=fill_due_by_ms,
             )
             r = await self._list(request, timeout=self.timeout, metadata=self.metadata())
             tables.extend(r.tables)

@@ -132,7 +132,8 @@ class Bot:
         now = self.config.clock.now_ms() if now_ms is None else now_ms
         grace_ms = round(self.fill_grace_s * 1000 * self.config.clock.rate)
         taken = 0
-        for table in await self.client.list_tables():
+        # Only the tables due now, soonest first: one short page however many are open.
+        for table in await self.client.list_tables(fill_due_by_ms=now):
             if brain.should_fill(table, now) and seats.may_fill(
                 table.table_id, table.fill_at_ms, now, self.live, self.me.key, grace_ms
             ):

@@ -133,12 +133,15 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     async def ListTables(
         self, request: lobby_pb2.ListTablesRequest, context: Context
     ) -> lobby_pb2.ListTablesResponse:
-        offset, size = validation.page(request)
-        tables = self._directory.open_tables(request.game_kind)
-        page = tables[offset : offset + size]
-        more = offset + size < len(tables)
+        cursor, size = validation.page(request)
+        if request.fill_due_by_ms:
+            tables, last = self._directory.fill_due(
+                request.game_kind, size, request.fill_due_by_ms, cursor
+            )
+        else:
+            tables, last = self._directory.newest_open(request.game_kind, size, cursor)
         return lobby_pb2.ListTablesResponse(
-            tables=page, next_page_token=str(offset + size) if more else ""
+            tables=tables, next_page_token=validation.page_token(last)
         )
 
     @unary("JoinTable")

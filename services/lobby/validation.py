@@ -130,11 +130,25 @@ def create_table(request: lobby_pb2.CreateTableRequest) -> tuple[str, race_pb2.R
     return display_name(request.display_name), race_settings(request)
 
 
-def page(request: lobby_pb2.ListTablesRequest) -> tuple[int, int]:
-    """(offset, size) of a ListTables page."""
+PageCursor = tuple[int, str]  # (a time in unix ms, a table id): the last table of a page
+
+
+def page(request: lobby_pb2.ListTablesRequest) -> tuple[PageCursor | None, int]:
+    """(cursor, size) of a ListTables page: the cursor is None for the first page."""
     size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+    if request.fill_due_by_ms < 0:
+        raise invalid("fill_due_by_ms is a time in unix ms, or 0 to list every open table")
     if not request.page_token:
-        return 0, size
-    if not request.page_token.isdigit() or len(request.page_token) > 9:
-        raise invalid("page_token must be the next_page_token of the previous page")
-    return int(request.page_token), size
+        return None, size
+    at, _, table = request.page_token.partition(".")
+    if not (at.isdigit() and len(at) <= 15 and valid_table_id(table)):
+        raise invalid(
+            "page_token must be the next_page_token of the previous page, unchanged "
+            "(or empty for the first page)"
+        )
+    return (int(at), table), size
+
+
+def page_token(cursor: PageCursor | None) -> str:
+    """The next_page_token that continues after ``cursor`` (empty: the last page)."""
+    return "" if cursor is None else f"{cursor[0]}.{cursor[1]}"

@@ -443,7 +443,7 @@ async def test_open_tables_are_listed_newest_first_in_pages(
             break
         await asyncio.sleep(0.1)
     first = await tables.ListTables(lobby_pb2.ListTablesRequest(page_size=2))
-    assert first.next_page_token == "2"
+    assert first.next_page_token == f"{first.tables[1].created_at_ms}.{first.tables[1].table_id}"
     listed = [t.table_id for t in first.tables]
     second = await tables.ListTables(
         lobby_pb2.ListTablesRequest(page_size=2, page_token=first.next_page_token)
@@ -455,8 +455,9 @@ async def test_open_tables_are_listed_newest_first_in_pages(
     assert first.tables[0].taken[0].display_name == "Ann"
     assert first.tables[0].commitment == COMMITMENT
 
-    error = await status_of(tables.ListTables(lobby_pb2.ListTablesRequest(page_token="x")))
-    assert error.code() == StatusCode.INVALID_ARGUMENT
+    for bad in ("x", "2", "12.UPPER0CASE", "12.short", "1234567890123456.0123456789abcdef"):
+        error = await status_of(tables.ListTables(lobby_pb2.ListTablesRequest(page_token=bad)))
+        assert error.code() == StatusCode.INVALID_ARGUMENT, bad
 
 
 async def test_a_private_table_is_joined_by_its_invite_code_and_shown_to_its_players(
