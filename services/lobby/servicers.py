@@ -20,6 +20,7 @@ from match.v1 import (
 )
 from match_bus.records import QUARANTINED
 from services.lobby import validation
+from services.lobby.callers import caller
 from services.lobby.directory import TableDirectory
 from services.lobby.edge import Auth, Context, metadata, streaming, unary
 from services.lobby.errors import ApiError, invalid
@@ -92,8 +93,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         # A retry (same request id, maybe on another lobby) names the same table and player,
         # and the referee answers it with its first answer.
         request_id = validation.request_id(metadata(context, "x-request-id"))
-        table_id = self._ids.table(request_id)
-        player_id = self._ids.player(table_id, request_id)
+        who = caller(context)  # the first answer goes back to this caller only
+        table_id = self._ids.table(request_id, who)
+        player_id = self._ids.player(table_id, request_id, who)
         _bind_table(table_id)
         structlog.contextvars.bind_contextvars(player_id=player_id)
         invite = ""
@@ -170,7 +172,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
                 raise _unknown_table(table_id)
         _bind_table(table_id)
         request_id = validation.request_id(metadata(context, "x-request-id"))
-        player_id = self._ids.player(table_id, request_id)  # the same player on a retry
+        # The same player on a retry from the same caller; another caller is another player.
+        player_id = self._ids.player(table_id, request_id, caller(context))
         structlog.contextvars.bind_contextvars(player_id=player_id)
         command = TableCommand(
             table_id=table_id,

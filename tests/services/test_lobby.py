@@ -875,7 +875,8 @@ async def test_a_create_table_retried_with_its_request_id_gets_the_same_table_an
     request = lobby_pb2.CreateTableRequest(
         game_kind=RACE, seats=2, visibility=PRIVATE, display_name="Ann"
     )
-    once = request_id()
+    key = "5e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b"
+    once = (*request_id(), ("x-client-key", key))
     first = await tables.CreateTable(request, metadata=once)
     again = await tables.CreateTable(request, metadata=once)  # a retry: maybe another lobby
     assert (again.table_id, again.player_id, again.seat) == (first.table_id, first.player_id, 1)
@@ -888,14 +889,18 @@ async def test_a_create_table_retried_with_its_request_id_gets_the_same_table_an
     assert Tokens(SECRET, 60).verify(again.player_token).player == first.player_id
     assert len(referee.table_commands) == 1
 
-    # The ids are keyed hashes of the request id: every lobby with the secret agrees.
-    rid = once[0][1]
-    mac = hmac.new(SECRET, b"table-id\0" + rid.encode(), hashlib.sha256).hexdigest()
+    # The ids are keyed hashes of the caller and the request id: every lobby with the secret
+    # agrees, for the same caller only.
+    rid, me = once[0][1], f"key:{key}"
+    mac = hmac.new(SECRET, f"table-id\0{me}\0{rid}".encode(), hashlib.sha256).hexdigest()
     assert first.table_id == mac[:16]
     mac = hmac.new(
-        SECRET, b"player-id\0" + f"{first.table_id}\0{rid}".encode(), hashlib.sha256
+        SECRET, f"player-id\0{first.table_id}\0{me}\0{rid}".encode(), hashlib.sha256
     ).hexdigest()
     assert first.player_id == mac[:16]
+    # The same request id without the key (this connection is the caller) is another table.
+    replayed = await tables.CreateTable(request, metadata=once[:1])
+    assert replayed.table_id != first.table_id and replayed.invite_code != first.invite_code
 
     other = await tables.CreateTable(request, metadata=request_id())
     assert other.table_id != first.table_id and other.invite_code != first.invite_code
@@ -953,7 +958,7 @@ async def test_a_short_or_malformed_request_id_is_invalid_argument(
         assert "x-request-id must be 16 to 64" in error.details()
         assert "uuid4" in error.details()
     assert len(referee.table_commands) == 1 and referee.race_commands == []
-    await tables.CreateTable(create_request, metadata=(("x-request-id", "x" * 16),))
+    await tables.CreateTable(create_request, metadata=(("x-request-id", "x7k2p9q4m1z8r3v6"),))
 
 
 # --- rate limits ------------------------------------------------------------------------------
