@@ -153,8 +153,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         target = request.WhichOneof("target")
         if target is None:
             raise invalid("set table_id (an open table) or invite_code (a private one)")
-        name = validation.display_name(request.display_name)
         is_bot = self.auth.is_bot(context)
+        name = validation.display_name(request.display_name, bot=is_bot)
         invite = ""
         if target == "invite_code":
             invite = validation.invite_code(request.invite_code)

@@ -20,10 +20,10 @@ from match_rules.race.constants import (
     MIN_READY_WINDOW_MS,
     TILES,
 )
+from services.lobby import names
 from services.lobby.errors import ApiError, invalid
 
 DEFAULT_READY_WINDOW_MS = 30_000
-MAX_NAME_CHARS = 32
 INVITE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L: read aloud safely
 INVITE_LENGTH = 8
 DEFAULT_PAGE_SIZE = 20
@@ -37,13 +37,13 @@ def new_invite_code() -> str:
     return "".join(secrets.choice(INVITE_ALPHABET) for _ in range(INVITE_LENGTH))
 
 
-def display_name(name: str) -> str:
-    name = name.strip()
-    if not 1 <= len(name) <= MAX_NAME_CHARS:
-        raise invalid(f"display_name must be 1 to {MAX_NAME_CHARS} characters, got {len(name)}")
-    if not name.isprintable():
-        raise invalid("display_name may hold only printable characters (no tabs or newlines)")
-    return name
+def display_name(name: str, *, bot: bool = False) -> str:
+    """The name as it will be shown (services/lobby/names.py); INVALID_ARGUMENT if it may not
+    be. ``bot``: the bot service, which may use the bots' names."""
+    try:
+        return names.display_name(name, bot=bot)
+    except names.NameProblem as problem:
+        raise invalid(str(problem)) from None
 
 
 def table_id(value: str) -> str:

@@ -641,7 +641,7 @@ async def test_a_token_acts_only_at_its_own_table_everything_else_is_permission_
         ({"seats": 1}, "seats must be 2 to 4"),
         ({"display_name": ""}, "display_name must be 1 to 32"),
         ({"display_name": "x" * 33}, "display_name must be 1 to 32"),
-        ({"display_name": "tab\there"}, "printable"),
+        ({"display_name": "tab\there"}, "invisible, blank or control"),
         ({"visibility": common_pb2.VISIBILITY_UNSPECIFIED}, "visibility"),
         ({"game_kind": common_pb2.GAME_KIND_UNSPECIFIED}, "game_kind"),
         ({"race": race_pb2.RaceSettings(ready_window_ms=5000)}, "ready_window_ms"),
