@@ -6,9 +6,10 @@ import math
 import os
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from match_bus.clock import Clock
 from match_bus.secretfiles import SecretFileError, read_secret
 from match_bus.service import BaseConfig
 from services.lobby.limits import Rate
@@ -26,6 +27,11 @@ DEFAULT_REFEREE_WAIT_S = 10.0
 # one connection may carry many seats (the bot service, a load driver).
 DEFAULT_PLAYER_LIMIT = Rate(per_s=20.0, burst=40.0)
 DEFAULT_CONNECTION_LIMIT = Rate(per_s=200.0, burst=400.0)
+# Invite codes open their table for an hour (people invite friends who join within minutes);
+# each client address may try 10 codes that open nothing, then one every 6 s (why these make
+# guessing hopeless: services/lobby/invites.py).
+DEFAULT_INVITE_TTL_S = 3600.0
+DEFAULT_INVITE_FAILURES = Rate(per_s=10 / 60, burst=10.0)
 
 
 class ConfigError(Exception):
@@ -45,6 +51,9 @@ class LobbyConfig:
     player_limit: Rate = DEFAULT_PLAYER_LIMIT  # per player (of a valid token)
     connection_limit: Rate = DEFAULT_CONNECTION_LIMIT  # per client connection
     tls: ServerTls | None = None  # LOBBY_TLS_CERT and LOBBY_TLS_KEY; None serves plain text
+    invite_ttl_s: float = DEFAULT_INVITE_TTL_S  # a code opens its table this long after making
+    invite_failures: Rate = DEFAULT_INVITE_FAILURES  # wrong codes per client address
+    clock: Clock = field(default_factory=Clock)  # REFEREE_CLOCK_RATE / _ANCHOR_MS: for expiry
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> LobbyConfig:
@@ -62,6 +71,21 @@ class LobbyConfig:
         timeout = _number(env, "LOBBY_REFEREE_TIMEOUT_S", DEFAULT_REFEREE_TIMEOUT_S)
         if timeout <= 0:
             raise ConfigError("LOBBY_REFEREE_TIMEOUT_S must be more than 0 seconds")
+        invite_ttl_s = _number(env, "LOBBY_INVITE_TTL_S", DEFAULT_INVITE_TTL_S)
+        if invite_ttl_s <= 0:
+            raise ConfigError("LOBBY_INVITE_TTL_S must be more than 0 seconds")
+        failures = Rate(
+            _number(env, "LOBBY_INVITE_FAIL_PER_MIN", DEFAULT_INVITE_FAILURES.per_s * 60) / 60,
+            _number(env, "LOBBY_INVITE_FAIL_BURST", DEFAULT_INVITE_FAILURES.burst),
+        )
+        if failures.enabled and failures.burst < 1:
+            raise ConfigError(
+                "LOBBY_INVITE_FAIL_BURST must be at least 1, or 0 to turn the limit off"
+            )
+        rate = _number(env, "REFEREE_CLOCK_RATE", 1.0)
+        if rate <= 0:
+            raise ConfigError("REFEREE_CLOCK_RATE must be more than 0")
+        anchor = _number(env, "REFEREE_CLOCK_ANCHOR_MS", 0.0)
         try:
             tls = server_tls(env, "LOBBY")
         except TlsConfigError as error:
@@ -78,6 +102,9 @@ class LobbyConfig:
             player_limit=_rate(env, "PLAYER", DEFAULT_PLAYER_LIMIT),
             connection_limit=_rate(env, "CONN", DEFAULT_CONNECTION_LIMIT),
             tls=tls,
+            invite_ttl_s=invite_ttl_s,
+            invite_failures=failures,
+            clock=Clock(rate, int(anchor)),
         )
 
 

@@ -67,6 +67,11 @@ class TableDirectory:
         copy.CopyFrom(table)
         return copy
 
+    def made_at(self, table_id: str) -> int | None:
+        """When the table was made (unix ms, the referee's clock), if it is known."""
+        table = self._tables.get(table_id)
+        return None if table is None else table.created_at_ms
+
     def table_of_invite(self, code: str) -> str | None:
         return self._invites.get(code)
 

@@ -20,6 +20,7 @@ from services.lobby.config import ConfigError, LobbyConfig
 from services.lobby.directory import TableDirectory
 from services.lobby.edge import Auth, Limits
 from services.lobby.ids import Ids
+from services.lobby.invites import FailureBudget, InviteRules
 from services.lobby.limits import Limiter
 from services.lobby.parsing import add_safely
 from services.lobby.referee import Referee
@@ -84,7 +85,17 @@ async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]
     add_safely(
         server,
         lobby_pb2_grpc.add_LobbyServiceServicer_to_server,
-        LobbyServicer(auth, referee, directory, Ids(config.token_secret)),
+        LobbyServicer(
+            auth,
+            referee,
+            directory,
+            Ids(config.token_secret),
+            InviteRules(
+                ttl_ms=round(config.invite_ttl_s * 1000),
+                failures=FailureBudget(config.invite_failures),
+                now_ms=config.clock.now_ms,
+            ),
+        ),
         auth.admit,
     )
     add_safely(
@@ -109,6 +120,9 @@ async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]
         connection_limit=f"{config.connection_limit.per_s:g}/s burst "
         f"{config.connection_limit.burst:g}",
         referee_wait_s=config.referee_wait_s,
+        invite_ttl_s=config.invite_ttl_s,
+        invite_failures=f"{config.invite_failures.per_s * 60:g}/min burst "
+        f"{config.invite_failures.burst:g} per address",
     )
 
     async def stop() -> None:

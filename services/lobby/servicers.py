@@ -20,11 +20,13 @@ from match.v1 import (
 )
 from match_bus.records import QUARANTINED
 from services.lobby import validation
-from services.lobby.callers import caller
+from services.lobby.callers import caller, client_address
 from services.lobby.directory import TableDirectory
 from services.lobby.edge import Auth, Context, metadata, streaming, unary
-from services.lobby.errors import ApiError, invalid
+from services.lobby.errors import ApiError, invalid, too_many_wrong_codes
 from services.lobby.ids import Ids
+from services.lobby.invites import FailureBudget, InviteRules
+from services.lobby.limits import Rate, retry_after_ms
 from services.lobby.referee import Referee
 from services.lobby.tokens import Claims
 from services.lobby.viewer import leaks
@@ -67,12 +69,50 @@ def _created_invite(accepted: referee_pb2.TableCommandReply.Accepted) -> str | N
     return None
 
 
+_NO_INVITE_LIMITS = InviteRules(ttl_ms=2**62, failures=FailureBudget(Rate(0, 0)), now_ms=lambda: 0)
+
+
 class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
-    def __init__(self, auth: Auth, referee: Referee, directory: TableDirectory, ids: Ids) -> None:
+    def __init__(
+        self,
+        auth: Auth,
+        referee: Referee,
+        directory: TableDirectory,
+        ids: Ids,
+        invites: InviteRules = _NO_INVITE_LIMITS,
+    ) -> None:
         self.auth = auth
         self._referee = referee
         self._directory = directory
         self._ids = ids
+        self._invites = invites
+
+    async def _table_of_invite(self, code: str, context: Context) -> str:
+        """The table the code opens. A code that opens nothing (unknown or expired) spends one
+        of the client address's failures; with none left, every code is refused for a while."""
+        address = client_address(str(context.peer()))
+        wait = self._invites.failures.wait(address)
+        if wait:
+            raise too_many_wrong_codes(retry_after_ms(wait))
+        table_id = self._directory.table_of_invite(code)
+        if table_id is None and await self._directory.sync():
+            table_id = self._directory.table_of_invite(code)
+        made_at = self._directory.made_at(table_id) if table_id is not None else None
+        if table_id is None or made_at is None:
+            self._invites.failures.failed(address)
+            raise ApiError(
+                grpc.StatusCode.NOT_FOUND,
+                f"no table has the invite code {code}; check it with the host",
+            )
+        if self._invites.expired(made_at):
+            self._invites.failures.failed(address)
+            minutes = self._invites.ttl_ms / 60_000
+            raise ApiError(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"the invite code {code} has expired: a code opens its table for "
+                f"{minutes:g} minutes after the host made it; ask the host for a new table",
+            )
+        return table_id
 
     async def _table(self, table_id: str) -> lobby_pb2.Table | None:
         """The table from the listing, waiting for the listing to catch up when it misses;
@@ -158,14 +198,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         invite = ""
         if target == "invite_code":
             invite = validation.invite_code(request.invite_code)
-            table_id = self._directory.table_of_invite(invite)
-            if table_id is None and await self._directory.sync():
-                table_id = self._directory.table_of_invite(invite)
-            if table_id is None:
-                raise ApiError(
-                    grpc.StatusCode.NOT_FOUND,
-                    f"no table has the invite code {invite}; check it with the host",
-                )
+            table_id = await self._table_of_invite(invite, context)
         else:
             table_id = validation.table_id(request.table_id)
             if await self._table(table_id) is None:

@@ -25,7 +25,9 @@ from services.lobby.errors import ApiError, invalid
 
 DEFAULT_READY_WINDOW_MS = 30_000
 INVITE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L: read aloud safely
-INVITE_LENGTH = 8
+# 12 of 31 characters: 59.4 bits, hopeless to guess under the failure limit (invites.py).
+INVITE_LENGTH = 12
+LEGACY_INVITE_LENGTH = 8  # codes made before 12; they expire like any other
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
 MIN_REQUEST_ID_CHARS = 16
@@ -57,7 +59,9 @@ def table_id(value: str) -> str:
 def invite_code(value: str) -> str:
     """Normalised: upper case, spaces and dashes dropped (people type them either way)."""
     code = re.sub(r"[\s-]", "", value).upper()
-    if len(code) != INVITE_LENGTH or any(c not in INVITE_ALPHABET for c in code):
+    if len(code) not in (INVITE_LENGTH, LEGACY_INVITE_LENGTH) or any(
+        c not in INVITE_ALPHABET for c in code
+    ):
         raise invalid(
             f"an invite code is {INVITE_LENGTH} letters and digits, as the table's host shared it"
         )

@@ -465,7 +465,7 @@ async def test_a_private_table_is_joined_by_its_invite_code_and_shown_to_its_pla
 ) -> None:
     made = await create(tables, visibility=PRIVATE, seats=3)
     code = made.invite_code
-    assert len(code) == 8 and code.isalnum() and code.upper() == code
+    assert len(code) == 12 and code.isalnum() and code.upper() == code
 
     typed = f"{code[:4].lower()}-{code[4:].lower()}"
     joined = await tables.JoinTable(
