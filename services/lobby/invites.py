@@ -2,9 +2,11 @@
 
 Every JoinTable by an invite code that names no table, or an expired one, spends one unit of
 its client address's budget (the peer's IP, without the port: a client cannot get a fresh
-budget by opening connections). While the budget holds less than one unit, every JoinTable by
-invite code from that address is refused at once (RESOURCE_EXHAUSTED, ``retry-after-ms``),
-right codes too: otherwise a guesser would learn which guess was right.
+budget by opening connections). The unit is spent before the look-up and given back for a
+code that opens its table, so that guesses in flight together cannot overdraw the budget.
+While the budget holds less than one unit, every JoinTable by invite code from that address is
+refused at once (RESOURCE_EXHAUSTED, ``retry-after-ms``), right codes too: otherwise a
+guesser would learn which guess was right.
 
 Why this makes guessing hopeless (docs/operations.md, "Limits"): a code is 12 characters of 31,
 59.4 bits. At the default 10 failures a minute per address, an attacker with 10,000 addresses
@@ -56,27 +58,31 @@ class FailureBudget:
             budget.left, budget.at = min(self.rate.burst, budget.left + gained), now
         return budget
 
-    def wait(self, key: str) -> float:
-        """0.0 if ``key`` may try a code now; else the seconds until it may."""
+    def spend(self, key: str) -> float:
+        """Before a code is looked up: 0.0 if ``key`` may try one, and one unit is spent
+        (given back by ``refund`` if the code opens a table); else the seconds until it may
+        (nothing spent). Spending first means that calls in flight together cannot overdraw."""
         if not self.rate.enabled:
             return 0.0
-        now = self._clock()
-        self._forget(now)
-        budget = self._refilled(key, now)
-        if budget is None or budget.left >= 1.0:
-            return 0.0
-        return (1.0 - budget.left) / self.rate.per_s
-
-    def failed(self, key: str) -> None:
-        """``key`` tried a code that opened nothing: one unit of its budget is spent."""
-        if not self.rate.enabled:
-            return
         now = self._clock()
         budget = self._refilled(key, now) or _Budget(self.rate.burst, now)
-        budget.left = max(budget.left - 1.0, 0.0)
         self._budgets.pop(key, None)
         self._budgets[key] = budget  # the most recently seen, last
+        wait = 0.0
+        if budget.left < 1.0:
+            wait = (1.0 - budget.left) / self.rate.per_s
+        else:
+            budget.left -= 1.0
         self._forget(now)
+        return wait
+
+    def refund(self, key: str) -> None:
+        """The code opened a table: the unit spent on it comes back."""
+        if not self.rate.enabled:
+            return
+        budget = self._refilled(key, self._clock())
+        if budget is not None:
+            budget.left = min(budget.left + 1.0, self.rate.burst)
 
     def _forget(self, now: float) -> None:
         while self._budgets:

@@ -91,7 +91,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         """The table the code opens. A code that opens nothing (unknown or expired) spends one
         of the client address's failures; with none left, every code is refused for a while."""
         address = client_address(str(context.peer()))
-        wait = self._invites.failures.wait(address)
+        wait = self._invites.failures.spend(address)  # given back below if the code is right
         if wait:
             raise too_many_wrong_codes(retry_after_ms(wait))
         table_id = self._directory.table_of_invite(code)
@@ -99,19 +99,18 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
             table_id = self._directory.table_of_invite(code)
         made_at = self._directory.made_at(table_id) if table_id is not None else None
         if table_id is None or made_at is None:
-            self._invites.failures.failed(address)
             raise ApiError(
                 grpc.StatusCode.NOT_FOUND,
                 f"no table has the invite code {code}; check it with the host",
             )
         if self._invites.expired(made_at):
-            self._invites.failures.failed(address)
             minutes = self._invites.ttl_ms / 60_000
             raise ApiError(
                 grpc.StatusCode.FAILED_PRECONDITION,
                 f"the invite code {code} has expired: a code opens its table for "
                 f"{minutes:g} minutes after the host made it; ask the host for a new table",
             )
+        self._invites.failures.refund(address)
         return table_id
 
     async def _table(self, table_id: str) -> lobby_pb2.Table | None:

@@ -35,32 +35,41 @@ def test_the_budget_allows_its_burst_of_failures_then_refuses_until_it_refills()
     clock = FakeClock()
     budget = FailureBudget(Rate(per_s=1.0, burst=3.0), clock)
     for _ in range(3):
-        assert budget.wait("1.2.3.4") == 0.0
-        budget.failed("1.2.3.4")
-    assert budget.wait("1.2.3.4") == pytest.approx(1.0)
-    assert budget.wait("5.6.7.8") == 0.0  # another address is not held back
+        assert budget.spend("1.2.3.4") == 0.0
+    assert budget.spend("1.2.3.4") == pytest.approx(1.0)
+    assert budget.spend("5.6.7.8") == 0.0  # another address is not held back
     clock.now += 0.5
-    assert budget.wait("1.2.3.4") == pytest.approx(0.5)
+    assert budget.spend("1.2.3.4") == pytest.approx(0.5)
     clock.now += 0.5
-    assert budget.wait("1.2.3.4") == 0.0
-    budget.failed("1.2.3.4")
-    assert budget.wait("1.2.3.4") == pytest.approx(1.0)
+    assert budget.spend("1.2.3.4") == 0.0
+    assert budget.spend("1.2.3.4") == pytest.approx(1.0)
     clock.now += 10
-    assert budget.wait("9.9.9.9") == 0.0 and len(budget) == 0  # full again: forgotten
+    assert budget.spend("9.9.9.9") == 0.0 and len(budget) == 1  # the others full: forgotten
+
+
+def test_a_right_code_gives_its_unit_back() -> None:
+    budget = FailureBudget(Rate(per_s=0.01, burst=2.0), FakeClock())
+    for _ in range(10):
+        assert budget.spend("1.2.3.4") == 0.0
+        budget.refund("1.2.3.4")
+    assert budget.spend("1.2.3.4") == 0.0
+    assert budget.spend("1.2.3.4") == 0.0
+    assert budget.spend("1.2.3.4") > 0  # two wrong ones: spent
 
 
 def test_the_budget_holds_a_bounded_number_of_addresses() -> None:
     budget = FailureBudget(Rate(per_s=0.001, burst=2.0), FakeClock(), max_keys=100)
     for i in range(1000):
-        budget.failed(f"10.0.{i // 256}.{i % 256}")
+        budget.spend(f"10.0.{i // 256}.{i % 256}")
     assert len(budget) == 100
 
 
 def test_a_budget_of_zero_is_off() -> None:
     budget = FailureBudget(Rate(0, 0), FakeClock())
     for _ in range(100):
-        budget.failed("1.2.3.4")
-    assert budget.wait("1.2.3.4") == 0.0 and len(budget) == 0
+        assert budget.spend("1.2.3.4") == 0.0
+    budget.refund("1.2.3.4")
+    assert len(budget) == 0
 
 
 def test_a_code_expires_its_ttl_after_the_table_was_made() -> None:
