@@ -109,6 +109,8 @@ def lobby(nats_server: NatsServer, tmp_path: Path, lobby_env: dict[str, str]) ->
         "MATCH_TOKEN_SECRET_FILE": secret_file(tmp_path, "token.secret", SECRET.hex()),
         "MATCH_BOT_KEY_FILE": secret_file(tmp_path, "bot.key", BOT_KEY),
         "LOG_FORMAT": "json",
+        # The scripted referee's clock starts in 1970: its invite codes must not look expired.
+        "LOBBY_INVITE_TTL_S": str(10**12),
         **lobby_env,
     }
     with open(log, "wb") as out:
