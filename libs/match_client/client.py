@@ -33,6 +33,9 @@ REFUSAL_CODE_KEY = "match-refusal-code"
 RETRY_AFTER_KEY = "retry-after-ms"
 BOT_KEY_HEADER = "x-match-bot-key"
 REQUEST_ID_HEADER = "x-request-id"
+# A secret of this client, made once: the lobby answers a CreateTable or JoinTable retried with
+# the same request id only to the caller with the same key (docs/api.md, "Request ids").
+CLIENT_KEY_HEADER = "x-client-key"
 DEFAULT_TIMEOUT_S = 10.0
 # Reconnect within seconds once a restarted server is back (gRPC's default backoff grows to
 # two minutes).
@@ -170,9 +173,13 @@ class MatchClient:
         *,
         ca_file: str | os.PathLike[str] | None = None,
         tls: bool = False,
+        client_key: str | None = None,
     ) -> None:
         self.address = address
         self.timeout = timeout
+        # Who this client is to the lobby, until players have keys of their own: keep it
+        # across reconnects, so a retried create or join still gets its first answer.
+        self.client_key = client_key or new_request_id()
         credentials = channel_credentials(ca_file, tls)
         self._channel: Any = (
             grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
@@ -228,8 +235,12 @@ class MatchClient:
         await self._channel.close()
 
     def metadata(self, token: str | None = None, request_id: str | None = None) -> Metadata:
-        """A fresh ``x-request-id`` (or the one given, for a retry) and the bearer token."""
-        md = [(REQUEST_ID_HEADER, request_id or new_request_id())]
+        """A fresh ``x-request-id`` (or the one given, for a retry), this client's key and the
+        bearer token."""
+        md = [
+            (REQUEST_ID_HEADER, request_id or new_request_id()),
+            (CLIENT_KEY_HEADER, self.client_key),
+        ]
         if token:
             md.append(("authorization", f"Bearer {token}"))
         return md
@@ -303,13 +314,19 @@ class MatchClient:
         game_kind: common_pb2.GameKind = common_pb2.GAME_KIND_MATCH_RACE,
         page_size: int = 100,
         max_pages: int = 10,
+        fill_due_by_ms: int = 0,
     ) -> list[lobby_pb2.Table]:
-        """The open tables with a free seat, newest first (following pages up to ``max_pages``)."""
+        """The open tables with a free seat, newest first (following pages up to ``max_pages``).
+        With ``fill_due_by_ms``: only those whose bot fill time is at most then, soonest due
+        first (what the bot polls)."""
         tables: list[lobby_pb2.Table] = []
         token = ""
         for _ in range(max_pages):
             request = lobby_pb2.ListTablesRequest(
-                game_kind=game_kind, page_size=page_size, page_token=token
+                game_kind=game_kind,
+                page_size=page_size,
+                page_token=token,
+                fill_due_by_ms=fill_due_by_ms,
             )
             r = await self._list(request, timeout=self.timeout, metadata=self.metadata())
             tables.extend(r.tables)

@@ -138,7 +138,8 @@ class Bot:
         taken = 0
         clock = time.monotonic()
         self.held_back = {t: until for t, until in self.held_back.items() if until > clock}
-        for table in await self.client.list_tables():
+        # Only the tables due now, soonest first: one short page however many are open.
+        for table in await self.client.list_tables(fill_due_by_ms=now):
             if table.table_id in self.held_back:
                 continue
             if brain.should_fill(table, now) and seats.may_fill(

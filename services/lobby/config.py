@@ -6,9 +6,10 @@ import math
 import os
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from match_bus.clock import Clock
 from match_bus.secretfiles import SecretFileError, read_secret
 from match_bus.service import BaseConfig
 from services.lobby.limits import Rate, WatchLimits
@@ -36,6 +37,11 @@ DEFAULT_CAPS = Caps(
     bots_max=200,  # bot seats in the whole system (150 seats cost the bot half a core)
 )
 DEFAULT_WATCH_LIMITS = WatchLimits()  # docs/operations.md, "Limits"
+# Invite codes open their table for an hour (people invite friends who join within minutes);
+# each client address may try 10 codes that open nothing, then one every 6 s (why these make
+# guessing hopeless: services/lobby/invites.py).
+DEFAULT_INVITE_TTL_S = 3600.0
+DEFAULT_INVITE_FAILURES = Rate(per_s=10 / 60, burst=10.0)
 
 
 class ConfigError(Exception):
@@ -58,6 +64,9 @@ class LobbyConfig:
     caps: Caps = DEFAULT_CAPS  # waiting tables and bot seats, per address and in all
     tls: ServerTls | None = None  # LOBBY_TLS_CERT and LOBBY_TLS_KEY; None serves plain text
     watch_limits: WatchLimits = DEFAULT_WATCH_LIMITS  # Watch streams open at once
+    invite_ttl_s: float = DEFAULT_INVITE_TTL_S  # a code opens its table this long after making
+    invite_failures: Rate = DEFAULT_INVITE_FAILURES  # wrong codes per client address
+    clock: Clock = field(default_factory=Clock)  # REFEREE_CLOCK_RATE / _ANCHOR_MS: for expiry
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> LobbyConfig:
@@ -75,6 +84,21 @@ class LobbyConfig:
         timeout = _number(env, "LOBBY_REFEREE_TIMEOUT_S", DEFAULT_REFEREE_TIMEOUT_S)
         if timeout <= 0:
             raise ConfigError("LOBBY_REFEREE_TIMEOUT_S must be more than 0 seconds")
+        invite_ttl_s = _number(env, "LOBBY_INVITE_TTL_S", DEFAULT_INVITE_TTL_S)
+        if invite_ttl_s <= 0:
+            raise ConfigError("LOBBY_INVITE_TTL_S must be more than 0 seconds")
+        failures = Rate(
+            _number(env, "LOBBY_INVITE_FAIL_PER_MIN", DEFAULT_INVITE_FAILURES.per_s * 60) / 60,
+            _number(env, "LOBBY_INVITE_FAIL_BURST", DEFAULT_INVITE_FAILURES.burst),
+        )
+        if failures.enabled and failures.burst < 1:
+            raise ConfigError(
+                "LOBBY_INVITE_FAIL_BURST must be at least 1, or 0 to turn the limit off"
+            )
+        rate = _number(env, "REFEREE_CLOCK_RATE", 1.0)
+        if rate <= 0:
+            raise ConfigError("REFEREE_CLOCK_RATE must be more than 0")
+        anchor = _number(env, "REFEREE_CLOCK_ANCHOR_MS", 0.0)
         try:
             tls = server_tls(env, "LOBBY")
         except TlsConfigError as error:
@@ -101,6 +125,9 @@ class LobbyConfig:
             ),
             tls=tls,
             watch_limits=_watch_limits(env),
+            invite_ttl_s=invite_ttl_s,
+            invite_failures=failures,
+            clock=Clock(rate, int(anchor)),
         )
 
 

@@ -1,6 +1,10 @@
 """The table listing: every table of the log folded into a ``match.v1.Table``, kept live by one
 ordered consumer on ``match.events.>``. It serves ListTables, GetTable and invite codes.
 
+Open tables waiting for players are also kept in two indexes (``listing.SortedKeys``), by
+creation time and by bot fill time, per game kind: a ListTables page costs a binary search and
+the page, the same for 10 tables as for 10,000.
+
 It is a projection and lags the log by a moment; ``sync`` waits until it has read everything the
 stream held when it was called, for a caller that must see its own write (a table just made).
 
@@ -26,6 +30,7 @@ from match.v1 import common_pb2, lobby_pb2, referee_pb2
 from match_bus import subjects
 from match_bus.records import BadRecord, Numbering
 from services.lobby import metrics
+from services.lobby.listing import Key, SortedKeys
 
 log = structlog.get_logger()
 
@@ -55,6 +60,10 @@ class TableDirectory:
         # Tables that expired (TableExpired): out of the listing and out of memory; only their
         # ids are kept, oldest dropped first, so a join or GetTable is told why.
         self._expired: OrderedDict[str, None] = OrderedDict()
+        # The listed tables (open, waiting, a seat free), by game kind (0: every kind)
+        self._by_created: dict[int, SortedKeys] = {}  # (created_at_ms, table id)
+        self._by_fill: dict[int, SortedKeys] = {}  # (fill_at_ms, table id)
+        self._listed: dict[str, tuple[int, Key, Key]] = {}  # table id -> (kind, keys)
         self._last_seq = 0  # the last stream sequence folded
         self._advanced = asyncio.Condition()
 
@@ -68,6 +77,11 @@ class TableDirectory:
         copy = lobby_pb2.Table()
         copy.CopyFrom(table)
         return copy
+
+    def made_at(self, table_id: str) -> int | None:
+        """When the table was made (unix ms, the referee's clock), if it is known."""
+        table = self._tables.get(table_id)
+        return None if table is None else table.created_at_ms
 
     def table_of_invite(self, code: str) -> str | None:
         return self._invites.get(code)
@@ -118,24 +132,64 @@ class TableDirectory:
     def has_left(self, table_id: str, player_id: str) -> bool:
         return player_id in self._left.get(table_id, ())
 
+    def newest_open(
+        self, game_kind: int, size: int, before: Key | None = None
+    ) -> tuple[list[lobby_pb2.Table], Key | None]:
+        """A page of open tables waiting for players with a free seat, newest first, after the
+        cursor ``before``; and the cursor of the next page (None on the last). No invite codes."""
+        keys, more = self._index(self._by_created, game_kind).newest(size, before)
+        return self._copies(keys), keys[-1] if more and keys else None
+
+    def fill_due(
+        self, game_kind: int, size: int, upto_ms: int, after: Key | None = None
+    ) -> tuple[list[lobby_pb2.Table], Key | None]:
+        """A page of the same tables whose bot fill time is at most ``upto_ms``, soonest due
+        first, after the cursor ``after``; and the next page's cursor (None on the last)."""
+        keys, more = self._index(self._by_fill, game_kind).oldest(size, upto_ms, after)
+        return self._copies(keys), keys[-1] if more and keys else None
+
     def open_tables(self, game_kind: int) -> list[lobby_pb2.Table]:
-        """Open tables waiting for players with a free seat, newest first (no invite codes)."""
-        found = [
-            t
-            for t in self._tables.values()
-            if t.visibility == common_pb2.VISIBILITY_OPEN
-            and t.status == lobby_pb2.Table.STATUS_WAITING
-            and len(t.taken) < t.seats
-            and game_kind in (common_pb2.GAME_KIND_UNSPECIFIED, t.game_kind)
-        ]
-        found.sort(key=lambda t: (t.created_at_ms, t.table_id), reverse=True)
+        """Every listed table of ``game_kind``, newest first (tests and tools; not served)."""
+        return self.newest_open(game_kind, len(self._listed) or 1)[0]
+
+    def listed(self) -> int:
+        """How many tables ListTables would show (every game kind)."""
+        return len(self._listed)
+
+    @staticmethod
+    def _index(indexes: dict[int, SortedKeys], game_kind: int) -> SortedKeys:
+        return indexes.get(game_kind) or SortedKeys()
+
+    def _copies(self, keys: list[Key]) -> list[lobby_pb2.Table]:
         out = []
-        for table in found:
+        for _, table_id in keys:
             copy = lobby_pb2.Table()
-            copy.CopyFrom(table)
+            copy.CopyFrom(self._tables[table_id])
             copy.invite_code = ""
             out.append(copy)
         return out
+
+    def _relist(self, table_id: str) -> None:
+        """Put the table in the indexes, move it, or take it out, as its state now says."""
+        table = self._tables.get(table_id)
+        listed = self._listed.pop(table_id, None)
+        if listed is not None:
+            kind, created, fill = listed
+            for k in (common_pb2.GAME_KIND_UNSPECIFIED, kind):
+                self._by_created[k].discard(created)
+                self._by_fill[k].discard(fill)
+        if (
+            table is None
+            or table.visibility != common_pb2.VISIBILITY_OPEN
+            or table.status != lobby_pb2.Table.STATUS_WAITING
+            or len(table.taken) >= table.seats
+        ):
+            return
+        created, fill = (table.created_at_ms, table_id), (table.fill_at_ms, table_id)
+        for k in (common_pb2.GAME_KIND_UNSPECIFIED, table.game_kind):
+            self._by_created.setdefault(k, SortedKeys()).add(created)
+            self._by_fill.setdefault(k, SortedKeys()).add(fill)
+        self._listed[table_id] = (table.game_kind, created, fill)
 
     async def sync(self, timeout_s: float = 2.0) -> bool:
         """Wait until every record the stream holds now is folded; False if that took too long."""
@@ -161,6 +215,7 @@ class TableDirectory:
             return  # a refused command changed nothing
         for envelope in record.events:
             self._apply_event(envelope)
+            self._relist(envelope.table_id)
 
     def _apply_event(self, env: common_pb2.EventEnvelope) -> None:
         which = env.WhichOneof("body")
@@ -281,6 +336,7 @@ class TableDirectory:
     def _quarantine(self, bad: BadRecord) -> None:
         self._quarantined[bad.table_id] = bad
         self._tables.pop(bad.table_id, None)
+        self._relist(bad.table_id)
         self._numbering.pop(bad.table_id, None)
         self._waiting.discard(bad.table_id)
         self._botted.discard(bad.table_id)

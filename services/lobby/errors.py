@@ -85,3 +85,14 @@ def rate_limited(what: str, wait_ms: int) -> ApiError:
         trailers=((RETRY_AFTER_KEY, str(wait_ms)),),
         quiet=True,
     )
+
+
+def too_many_wrong_codes(wait_ms: int) -> ApiError:
+    """Too many invite codes that opened nothing, from one client address."""
+    return ApiError(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        f"too many wrong invite codes from your address: wait {wait_ms} ms and try again; "
+        "check the code with the table's host",
+        trailers=((RETRY_AFTER_KEY, str(wait_ms)),),
+        quiet=True,
+    )

@@ -1,17 +1,21 @@
-"""Table and player ids, derived from the command's request id.
+"""Table and player ids, derived from the command's request id and its caller.
 
 A retried CreateTable or JoinTable (same ``x-request-id``) may reach another lobby replica; it
 must name the same table and the same player, so that the referee recognises the retry and
 answers with its first answer instead of making a second table or a second seat. So the ids
-are keyed hashes of the request id, under the token secret every replica shares:
+are keyed hashes of the request id, under the token secret every replica shares, and of the
+caller (``callers.caller``):
 
-    table_id  = hex(HMAC-SHA256(secret, "table-id\\0" request_id))[:16]
-    player_id = hex(HMAC-SHA256(secret, "player-id\\0" table_id "\\0" request_id))[:16]
+    table_id  = hex(HMAC-SHA256(secret, "table-id\\0" caller "\\0" request_id))[:16]
+    player_id = hex(HMAC-SHA256(secret, "player-id\\0" table_id "\\0" caller "\\0" request_id))[:16]
+
+The caller is what makes a request id no bearer secret: the same id from another caller names
+another table and another player, so the referee has no answer for it and judges it as a new
+command; it never hands out the first caller's seat, token or invite code.
 
 A request without ``x-request-id`` gets a fresh random one from the lobby (uuid4), so its ids
 are as random as before. Without the secret nobody can tell an id from its request id or the
-other way round; but whoever knows a request id can replay the command and get its answer, a
-seat token included: request ids must be unpredictable (see docs/api.md).
+other way round.
 """
 
 from __future__ import annotations
@@ -31,10 +35,13 @@ class Ids:
     def _derive(self, message: bytes) -> str:
         return hmac.new(self._secret, message, hashlib.sha256).hexdigest()[:ID_HEX_DIGITS]
 
-    def table(self, request_id: str) -> str:
-        """The table a CreateTable with this request id makes."""
-        return self._derive(TABLE_LABEL + request_id.encode())
+    def table(self, request_id: str, caller: str) -> str:
+        """The table a CreateTable with this request id, from this caller, makes."""
+        return self._derive(TABLE_LABEL + caller.encode() + b"\0" + request_id.encode())
 
-    def player(self, table_id: str, request_id: str) -> str:
-        """The player a CreateTable or JoinTable with this request id seats at ``table_id``."""
-        return self._derive(PLAYER_LABEL + table_id.encode() + b"\0" + request_id.encode())
+    def player(self, table_id: str, request_id: str, caller: str) -> str:
+        """The player a CreateTable or JoinTable with this request id, from this caller, seats
+        at ``table_id``."""
+        return self._derive(
+            PLAYER_LABEL + table_id.encode() + b"\0" + caller.encode() + b"\0" + request_id.encode()
+        )

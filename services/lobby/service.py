@@ -21,6 +21,7 @@ from services.lobby.directory import TableDirectory
 from services.lobby.edge import Auth, Limits
 from services.lobby.fanout import Watches
 from services.lobby.ids import Ids
+from services.lobby.invites import FailureBudget, InviteRules
 from services.lobby.limits import Limiter
 from services.lobby.parsing import add_safely
 from services.lobby.quotas import TableQuotas
@@ -90,7 +91,16 @@ async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]
         server,
         lobby_pb2_grpc.add_LobbyServiceServicer_to_server,
         LobbyServicer(
-            auth, referee, directory, Ids(config.token_secret), TableQuotas(directory, config.caps)
+            auth,
+            referee,
+            directory,
+            Ids(config.token_secret),
+            TableQuotas(directory, config.caps),
+            InviteRules(
+                ttl_ms=round(config.invite_ttl_s * 1000),
+                failures=FailureBudget(config.invite_failures),
+                now_ms=config.clock.now_ms,
+            ),
         ),
         auth.admit,
     )
@@ -118,6 +128,9 @@ async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]
         caps=str(config.caps),
         referee_wait_s=config.referee_wait_s,
         watch_limits=_watch_limits(config),
+        invite_ttl_s=config.invite_ttl_s,
+        invite_failures=f"{config.invite_failures.per_s * 60:g}/min burst "
+        f"{config.invite_failures.burst:g} per address",
     )
 
     async def stop() -> None:

@@ -20,11 +20,14 @@ from match.v1 import (
 )
 from match_bus.records import QUARANTINED
 from services.lobby import validation
+from services.lobby.callers import caller
 from services.lobby.directory import TableDirectory
 from services.lobby.edge import Auth, Context, address, metadata, streaming, unary
-from services.lobby.errors import ApiError, invalid
+from services.lobby.errors import ApiError, invalid, too_many_wrong_codes
 from services.lobby.fanout import Watches
 from services.lobby.ids import Ids
+from services.lobby.invites import FailureBudget, InviteRules
+from services.lobby.limits import Rate, retry_after_ms
 from services.lobby.quotas import TableQuotas
 from services.lobby.referee import Referee
 from services.lobby.tokens import Claims
@@ -80,6 +83,9 @@ def _created_invite(accepted: referee_pb2.TableCommandReply.Accepted) -> str | N
     return None
 
 
+_NO_INVITE_LIMITS = InviteRules(ttl_ms=2**62, failures=FailureBudget(Rate(0, 0)), now_ms=lambda: 0)
+
+
 class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     def __init__(
         self,
@@ -88,12 +94,40 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         directory: TableDirectory,
         ids: Ids,
         quotas: TableQuotas | None = None,
+        invites: InviteRules = _NO_INVITE_LIMITS,
     ) -> None:
         self.auth = auth
         self._referee = referee
         self._directory = directory
         self._ids = ids
         self._quotas = quotas
+        self._invites = invites
+
+    async def _table_of_invite(self, code: str, context: Context) -> str:
+        """The table the code opens. A code that opens nothing (unknown or expired) spends one
+        of the client address's failures; with none left, every code is refused for a while."""
+        client = address(context)
+        wait = self._invites.failures.spend(client)  # given back below if the code is right
+        if wait:
+            raise too_many_wrong_codes(retry_after_ms(wait))
+        table_id = self._directory.table_of_invite(code)
+        if table_id is None and await self._directory.sync():
+            table_id = self._directory.table_of_invite(code)
+        made_at = self._directory.made_at(table_id) if table_id is not None else None
+        if table_id is None or made_at is None:
+            raise ApiError(
+                grpc.StatusCode.NOT_FOUND,
+                f"no table has the invite code {code}; check it with the host",
+            )
+        if self._invites.expired(made_at):
+            minutes = self._invites.ttl_ms / 60_000
+            raise ApiError(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"the invite code {code} has expired: a code opens its table for "
+                f"{minutes:g} minutes after the host made it; ask the host for a new table",
+            )
+        self._invites.failures.refund(client)
+        return table_id
 
     async def _table(self, table_id: str) -> lobby_pb2.Table | None:
         """The table from the listing, waiting for the listing to catch up when it misses;
@@ -116,8 +150,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         # A retry (same request id, maybe on another lobby) names the same table and player,
         # and the referee answers it with its first answer.
         request_id = validation.request_id(metadata(context, "x-request-id"))
-        table_id = self._ids.table(request_id)
-        player_id = self._ids.player(table_id, request_id)
+        who = caller(context)  # the first answer goes back to this caller only
+        table_id = self._ids.table(request_id, who)
+        player_id = self._ids.player(table_id, request_id, who)
         _bind_table(table_id)
         structlog.contextvars.bind_contextvars(player_id=player_id)
         client = address(context)
@@ -165,12 +200,15 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     async def ListTables(
         self, request: lobby_pb2.ListTablesRequest, context: Context
     ) -> lobby_pb2.ListTablesResponse:
-        offset, size = validation.page(request)
-        tables = self._directory.open_tables(request.game_kind)
-        page = tables[offset : offset + size]
-        more = offset + size < len(tables)
+        cursor, size = validation.page(request)
+        if request.fill_due_by_ms:
+            tables, last = self._directory.fill_due(
+                request.game_kind, size, request.fill_due_by_ms, cursor
+            )
+        else:
+            tables, last = self._directory.newest_open(request.game_kind, size, cursor)
         return lobby_pb2.ListTablesResponse(
-            tables=page, next_page_token=str(offset + size) if more else ""
+            tables=tables, next_page_token=validation.page_token(last)
         )
 
     @unary("JoinTable")
@@ -180,19 +218,12 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         target = request.WhichOneof("target")
         if target is None:
             raise invalid("set table_id (an open table) or invite_code (a private one)")
-        name = validation.display_name(request.display_name)
         is_bot = self.auth.is_bot(context)
+        name = validation.display_name(request.display_name, bot=is_bot)
         invite = ""
         if target == "invite_code":
             invite = validation.invite_code(request.invite_code)
-            table_id = self._directory.table_of_invite(invite)
-            if table_id is None and await self._directory.sync():
-                table_id = self._directory.table_of_invite(invite)
-            if table_id is None:
-                raise ApiError(
-                    grpc.StatusCode.NOT_FOUND,
-                    f"no table has the invite code {invite}; check it with the host",
-                )
+            table_id = await self._table_of_invite(invite, context)
         else:
             table_id = validation.table_id(request.table_id)
             if await self._table(table_id) is None:
@@ -201,7 +232,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         if is_bot and self._quotas is not None:
             self._quotas.admit_bots(table_id)
         request_id = validation.request_id(metadata(context, "x-request-id"))
-        player_id = self._ids.player(table_id, request_id)  # the same player on a retry
+        # The same player on a retry from the same caller; another caller is another player.
+        player_id = self._ids.player(table_id, request_id, caller(context))
         structlog.contextvars.bind_contextvars(player_id=player_id)
         command = TableCommand(
             table_id=table_id,

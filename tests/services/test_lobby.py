@@ -110,6 +110,8 @@ def lobby(nats_server: NatsServer, tmp_path: Path, lobby_env: dict[str, str]) ->
         "MATCH_TOKEN_SECRET_FILE": secret_file(tmp_path, "token.secret", SECRET.hex()),
         "MATCH_BOT_KEY_FILE": secret_file(tmp_path, "bot.key", BOT_KEY),
         "LOG_FORMAT": "json",
+        # The scripted referee's clock starts in 1970: its invite codes must not look expired.
+        "LOBBY_INVITE_TTL_S": str(10**12),
         **lobby_env,
     }
     env["LOBBY_ADDR"] = env["LOBBY_ADDR"].format(port=port)  # a test may bind elsewhere
@@ -445,7 +447,7 @@ async def test_open_tables_are_listed_newest_first_in_pages(
             break
         await asyncio.sleep(0.1)
     first = await tables.ListTables(lobby_pb2.ListTablesRequest(page_size=2))
-    assert first.next_page_token == "2"
+    assert first.next_page_token == f"{first.tables[1].created_at_ms}.{first.tables[1].table_id}"
     listed = [t.table_id for t in first.tables]
     second = await tables.ListTables(
         lobby_pb2.ListTablesRequest(page_size=2, page_token=first.next_page_token)
@@ -457,8 +459,9 @@ async def test_open_tables_are_listed_newest_first_in_pages(
     assert first.tables[0].taken[0].display_name == "Ann"
     assert first.tables[0].commitment == COMMITMENT
 
-    error = await status_of(tables.ListTables(lobby_pb2.ListTablesRequest(page_token="x")))
-    assert error.code() == StatusCode.INVALID_ARGUMENT
+    for bad in ("x", "2", "12.UPPER0CASE", "12.short", "1234567890123456.0123456789abcdef"):
+        error = await status_of(tables.ListTables(lobby_pb2.ListTablesRequest(page_token=bad)))
+        assert error.code() == StatusCode.INVALID_ARGUMENT, bad
 
 
 async def test_a_private_table_is_joined_by_its_invite_code_and_shown_to_its_players(
@@ -466,7 +469,7 @@ async def test_a_private_table_is_joined_by_its_invite_code_and_shown_to_its_pla
 ) -> None:
     made = await create(tables, visibility=PRIVATE, seats=3)
     code = made.invite_code
-    assert len(code) == 8 and code.isalnum() and code.upper() == code
+    assert len(code) == 12 and code.isalnum() and code.upper() == code
 
     typed = f"{code[:4].lower()}-{code[4:].lower()}"
     joined = await tables.JoinTable(
@@ -642,7 +645,7 @@ async def test_a_token_acts_only_at_its_own_table_everything_else_is_permission_
         ({"seats": 1}, "seats must be 2 to 4"),
         ({"display_name": ""}, "display_name must be 1 to 32"),
         ({"display_name": "x" * 33}, "display_name must be 1 to 32"),
-        ({"display_name": "tab\there"}, "printable"),
+        ({"display_name": "tab\there"}, "invisible, blank or control"),
         ({"visibility": common_pb2.VISIBILITY_UNSPECIFIED}, "visibility"),
         ({"game_kind": common_pb2.GAME_KIND_UNSPECIFIED}, "game_kind"),
         ({"race": race_pb2.RaceSettings(ready_window_ms=5000)}, "ready_window_ms"),
@@ -876,7 +879,8 @@ async def test_a_create_table_retried_with_its_request_id_gets_the_same_table_an
     request = lobby_pb2.CreateTableRequest(
         game_kind=RACE, seats=2, visibility=PRIVATE, display_name="Ann"
     )
-    once = request_id()
+    key = "5e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b"
+    once = (*request_id(), ("x-client-key", key))
     first = await tables.CreateTable(request, metadata=once)
     again = await tables.CreateTable(request, metadata=once)  # a retry: maybe another lobby
     assert (again.table_id, again.player_id, again.seat) == (first.table_id, first.player_id, 1)
@@ -889,14 +893,18 @@ async def test_a_create_table_retried_with_its_request_id_gets_the_same_table_an
     assert Tokens(SECRET, 60).verify(again.player_token).player == first.player_id
     assert len(referee.table_commands) == 1
 
-    # The ids are keyed hashes of the request id: every lobby with the secret agrees.
-    rid = once[0][1]
-    mac = hmac.new(SECRET, b"table-id\0" + rid.encode(), hashlib.sha256).hexdigest()
+    # The ids are keyed hashes of the caller and the request id: every lobby with the secret
+    # agrees, for the same caller only.
+    rid, me = once[0][1], f"key:{key}"
+    mac = hmac.new(SECRET, f"table-id\0{me}\0{rid}".encode(), hashlib.sha256).hexdigest()
     assert first.table_id == mac[:16]
     mac = hmac.new(
-        SECRET, b"player-id\0" + f"{first.table_id}\0{rid}".encode(), hashlib.sha256
+        SECRET, f"player-id\0{first.table_id}\0{me}\0{rid}".encode(), hashlib.sha256
     ).hexdigest()
     assert first.player_id == mac[:16]
+    # The same request id without the key (this connection is the caller) is another table.
+    replayed = await tables.CreateTable(request, metadata=once[:1])
+    assert replayed.table_id != first.table_id and replayed.invite_code != first.invite_code
 
     other = await tables.CreateTable(request, metadata=request_id())
     assert other.table_id != first.table_id and other.invite_code != first.invite_code
@@ -954,7 +962,7 @@ async def test_a_short_or_malformed_request_id_is_invalid_argument(
         assert "x-request-id must be 16 to 64" in error.details()
         assert "uuid4" in error.details()
     assert len(referee.table_commands) == 1 and referee.race_commands == []
-    await tables.CreateTable(create_request, metadata=(("x-request-id", "x" * 16),))
+    await tables.CreateTable(create_request, metadata=(("x-request-id", "x7k2p9q4m1z8r3v6"),))
 
 
 # --- rate limits ------------------------------------------------------------------------------

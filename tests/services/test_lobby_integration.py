@@ -55,7 +55,7 @@ async def test_a_private_table_is_made_joined_and_watched_through_the_real_refer
             race=race_pb2.RaceSettings(ready_window_ms=60_000),
         )
     )
-    assert made.seat == 1 and len(made.invite_code) == 8
+    assert made.seat == 1 and len(made.invite_code) == 12
 
     # Joining a private table by its id is refused by the referee, with its slug.
     with pytest.raises(grpc.aio.AioRpcError) as caught:

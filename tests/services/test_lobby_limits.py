@@ -169,31 +169,46 @@ def test_a_bad_setting_is_a_config_error(env: dict[str, str], words: str) -> Non
 # --- ids from request ids ---------------------------------------------------------------------
 
 
-def test_ids_are_keyed_hashes_of_the_request_id() -> None:
+def test_ids_are_keyed_hashes_of_the_caller_and_the_request_id() -> None:
     ids = Ids(SECRET)
-    rid = "0f1e2d3c4b5a69788796a5b4c3d2e1f0"
-    table = ids.table(rid)
-    assert table == hmac.new(SECRET, b"table-id\0" + rid.encode(), hashlib.sha256).hexdigest()[:16]
+    rid, me = "0f1e2d3c4b5a69788796a5b4c3d2e1f0", "key:5e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b"
+    table = ids.table(rid, me)
+    assert (
+        table
+        == hmac.new(SECRET, f"table-id\0{me}\0{rid}".encode(), hashlib.sha256).hexdigest()[:16]
+    )
     assert subjects.valid_table_id(table)
-    player = ids.player(table, rid)
+    player = ids.player(table, rid, me)
     assert (
         player
         == (
-            hmac.new(SECRET, f"player-id\0{table}\0{rid}".encode(), hashlib.sha256).hexdigest()[:16]
+            hmac.new(
+                SECRET, f"player-id\0{table}\0{me}\0{rid}".encode(), hashlib.sha256
+            ).hexdigest()[:16]
         )
     )
     assert subjects.valid_table_id(player) and player != table
-    assert Ids(SECRET).table(rid) == table  # every lobby with the secret agrees
-    assert Ids(bytes(32)).table(rid) != table  # nobody without it can tell
-    assert ids.player("another0table000", rid) != player
-    assert ids.table(uuid.uuid4().hex) != ids.table(uuid.uuid4().hex)
+    assert Ids(SECRET).table(rid, me) == table  # every lobby with the secret agrees
+    assert Ids(bytes(32)).table(rid, me) != table  # nobody without it can tell
+    assert ids.player("another0table000", rid, me) != player
+    assert ids.table(uuid.uuid4().hex, me) != ids.table(uuid.uuid4().hex, me)
+    # The same request id from another caller names another table and another player.
+    assert ids.table(rid, "peer:ipv4:127.0.0.1:50000") != table
+    assert ids.player(table, rid, "peer:ipv4:127.0.0.1:50000") != player
 
 
 def test_a_request_id_is_16_to_64_safe_characters() -> None:
     assert len(validation.request_id(None)) == 32  # made up: random
-    for good in ("x" * 16, "A.b_c:d-0123456789", "y" * 64, uuid.uuid4().hex, str(uuid.uuid4())):
+    for good in ("A.b_c:d-0123456789", "q7Zk2pX9mW4rT8vL" * 4, uuid.uuid4().hex, str(uuid.uuid4())):
         assert validation.request_id(good) == good
-    for bad in ("", "ann-1", "x" * 15, "x" * 65, "with space 12345", "slash/0123456789ab"):
+    for bad in (
+        "",
+        "ann-1",
+        "x7" * 7 + "y",
+        "x7z" * 21 + "yy",
+        "with space 12345",
+        "slash/0123456789ab",
+    ):
         with pytest.raises(ApiError) as caught:
             validation.request_id(bad)
         assert caught.value.code == grpc.StatusCode.INVALID_ARGUMENT

@@ -89,14 +89,16 @@ class CreateTableResponse(_message.Message):
     def __init__(self, table_id: _Optional[str] = ..., invite_code: _Optional[str] = ..., player_id: _Optional[str] = ..., player_token: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
 
 class ListTablesRequest(_message.Message):
-    __slots__ = ("game_kind", "page_size", "page_token")
+    __slots__ = ("game_kind", "page_size", "page_token", "fill_due_by_ms")
     GAME_KIND_FIELD_NUMBER: _ClassVar[int]
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    FILL_DUE_BY_MS_FIELD_NUMBER: _ClassVar[int]
     game_kind: _common_pb2.GameKind
     page_size: int
     page_token: str
-    def __init__(self, game_kind: _Optional[_Union[_common_pb2.GameKind, str]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+    fill_due_by_ms: int
+    def __init__(self, game_kind: _Optional[_Union[_common_pb2.GameKind, str]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., fill_due_by_ms: _Optional[int] = ...) -> None: ...
 
 class ListTablesResponse(_message.Message):
     __slots__ = ("tables", "next_page_token")

@@ -99,7 +99,8 @@ class LobbyServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListTables(self, request, context):
-        """List the open tables that have a free seat and whose game has not started, newest first.
+        """List the open tables that have a free seat and whose game has not started, newest first
+        (or soonest due for the bot first), one page at a time.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -1,0 +1,109 @@
+"""The table listing's index (services/lobby/listing.py) and the directory that keeps it: a page
+costs the same however many tables are open, and a page starts after its cursor."""
+
+from __future__ import annotations
+
+import time
+
+from match.v1 import common_pb2, referee_pb2
+from match_bus import subjects
+from services.lobby.directory import TableDirectory
+from services.lobby.listing import SortedKeys
+
+RACE = common_pb2.GAME_KIND_MATCH_RACE
+
+
+def test_newest_pages_follow_their_cursor_to_the_end() -> None:
+    keys = SortedKeys()
+    for i in (5, 1, 3, 2, 4):
+        keys.add((i * 10, f"t{i}"))
+    keys.add((30, "t3"))  # twice is once
+    first, more = keys.newest(2)
+    assert first == [(50, "t5"), (40, "t4")] and more
+    second, more = keys.newest(2, first[-1])
+    assert second == [(30, "t3"), (20, "t2")] and more
+    third, more = keys.newest(2, second[-1])
+    assert third == [(10, "t1")] and not more
+    keys.discard((40, "t4"))
+    keys.discard((40, "t4"))  # gone is gone
+    assert keys.newest(10)[0] == [(50, "t5"), (30, "t3"), (20, "t2"), (10, "t1")]
+
+
+def test_due_pages_stop_at_the_due_time() -> None:
+    keys = SortedKeys()
+    for i in range(1, 6):
+        keys.add((i * 10, f"t{i}"))
+    assert keys.oldest(10, upto=29) == ([(10, "t1"), (20, "t2")], False)
+    first, more = keys.oldest(2, upto=40)
+    assert first == [(10, "t1"), (20, "t2")] and more
+    assert keys.oldest(2, upto=40, after=first[-1]) == ([(30, "t3"), (40, "t4")], False)
+    assert keys.oldest(2, upto=5) == ([], False)
+
+
+def _created(table_id: str, at: int, seats: int = 2, private: bool = False) -> bytes:
+    made = common_pb2.TableEvent.TableCreated(
+        seats=seats,
+        visibility=common_pb2.VISIBILITY_PRIVATE if private else common_pb2.VISIBILITY_OPEN,
+        fill_at_ms=at + 20_000,
+    )
+    env = common_pb2.EventEnvelope(
+        table_id=table_id, game_kind=RACE, event_number=1, server_time_ms=at
+    )
+    env.table.table_created.CopyFrom(made)
+    seated = common_pb2.EventEnvelope(table_id=table_id, game_kind=RACE, event_number=2)
+    seated.table.player_seated.CopyFrom(
+        common_pb2.TableEvent.PlayerSeated(seat=1, player_id="p" + table_id, display_name="Ann")
+    )
+    return referee_pb2.TableRecord(
+        table_id=table_id, record_number=1, first_event_number=1, events=[env, seated]
+    ).SerializeToString()
+
+
+def _seated(table_id: str, record: int, seat: int) -> bytes:
+    env = common_pb2.EventEnvelope(table_id=table_id, game_kind=RACE, event_number=seat + 1)
+    env.table.player_seated.CopyFrom(
+        common_pb2.TableEvent.PlayerSeated(seat=seat, player_id=f"q{seat}", display_name="Bob")
+    )
+    return referee_pb2.TableRecord(
+        table_id=table_id, record_number=record, first_event_number=seat + 1, events=[env]
+    ).SerializeToString()
+
+
+def _directory(tables: int) -> TableDirectory:
+    directory = TableDirectory(js=None)  # type: ignore[arg-type]  # folding only
+    for i in range(tables):
+        table_id = f"{i:016x}"
+        directory.take(subjects.events(table_id), i + 1, _created(table_id, 1_000 + i))
+    return directory
+
+
+def test_the_index_lists_open_waiting_tables_with_a_free_seat_only() -> None:
+    directory = _directory(3)
+    hidden = "private0table000"
+    directory.take(subjects.events(hidden), 10, _created(hidden, 5_000, private=True))
+    assert [t.table_id for t in directory.newest_open(0, 10)[0]] == [f"{i:016x}" for i in (2, 1, 0)]
+    directory.take(subjects.events(f"{1:016x}"), 11, _seated(f"{1:016x}", 2, 2))  # now full
+    page, cursor = directory.newest_open(RACE, 10)
+    assert [t.table_id for t in page] == [f"{2:016x}", f"{0:016x}"] and cursor is None
+    assert directory.listed() == 2
+    assert all(t.invite_code == "" for t in page)
+    due, cursor = directory.fill_due(RACE, 1, upto_ms=21_002)
+    assert [t.table_id for t in due] == [f"{0:016x}"] and cursor == (21_000, f"{0:016x}")
+    due, cursor = directory.fill_due(RACE, 1, upto_ms=21_002, after=cursor)
+    assert [t.table_id for t in due] == [f"{2:016x}"] and cursor is None
+    assert directory.newest_open(common_pb2.GAME_KIND_UNSPECIFIED + 99, 10) == ([], None)
+
+
+def _per_page_s(directory: TableDirectory, calls: int = 300) -> float:
+    start = time.perf_counter()
+    for _ in range(calls):
+        directory.newest_open(0, 20)
+        directory.fill_due(0, 20, upto_ms=10**13)
+    return (time.perf_counter() - start) / calls
+
+
+def test_a_page_costs_the_same_for_10_or_10000_tables() -> None:
+    few, many = _directory(10), _directory(10_000)
+    assert many.listed() == 10_000
+    small, big = min(_per_page_s(few) for _ in range(3)), min(_per_page_s(many) for _ in range(3))
+    assert big < 3 * small + 50e-6, (small, big)  # a copy of the whole list would be ~1000x
