@@ -23,18 +23,24 @@ import grpc  # type: ignore[import-untyped]
 import nats.errors
 import structlog
 from nats.js import JetStreamContext
-from nats.js.api import DeliverPolicy
+from nats.js.api import ConsumerConfig, DeliverPolicy
 
 from match_bus import subjects
+from match_bus.jetstream import TableLog
 from services.lobby import metrics
 from services.lobby.errors import RETRY_AFTER_KEY, ApiError
 from services.lobby.limits import Counts, WatchLimits
 
 log = structlog.get_logger()
 
-# How long the consumer may stay silent before the feed checks it is still there. The ordered
-# consumer's own heartbeats (5 s) recreate it when it vanished; this only bounds the wait.
-FOLLOW_POLL_S = 30.0
+# How long the consumer may stay silent before the feed asks the log whether it missed a record
+# (one direct get): an ordered consumer can go quiet after a NATS restart.
+STALL_CHECK_S = 5.0
+GIVE_UP_S = 30.0  # a consumer that cannot be made for this long fails the feed's watchers
+
+
+class Stalled(Exception):
+    """The consumer went quiet while the log grew: follow the table again."""
 
 
 class FeedFailed(Exception):
@@ -69,30 +75,64 @@ class TableFeed:
         self._grown = asyncio.Event()
 
     async def _follow(self) -> None:
-        sub = None
-        try:
-            sub = await self._js.subscribe(
-                subjects.events(self.table_id),
-                stream=subjects.EVENTS_STREAM,  # named: no look-up of the stream by subject
-                ordered_consumer=True,
-                deliver_policy=DeliverPolicy.ALL,
+        """Follow the table for as long as anybody watches it. A consumer that broke, or that
+        went quiet while the log grew (as after a NATS restart), is made again from the record
+        after the last one kept; only one that cannot be made for GIVE_UP_S fails the feed."""
+        loop = asyncio.get_running_loop()
+        failing_since: float | None = None
+        while True:
+            sub = None
+            try:
+                sub = await self._subscribe()
+                failing_since = None
+                while True:
+                    try:
+                        msg = await sub.next_msg(timeout=STALL_CHECK_S)
+                    except nats.errors.TimeoutError:
+                        await self._check_not_stalled()
+                        continue
+                    sequence = msg.metadata.sequence.stream
+                    if self.records and sequence <= self.records[-1][0]:
+                        continue  # delivered again after a re-subscription
+                    self.records.append((sequence, msg.data))
+                    self._wake()
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                failing_since = failing_since if failing_since is not None else loop.time()
+                if loop.time() - failing_since > GIVE_UP_S:  # tell the watchers
+                    log.warning("cannot follow a table", table_id=self.table_id, error=repr(error))
+                    self.failure = repr(error)
+                    self._wake()
+                    return
+                log.info("following a table again", table_id=self.table_id, error=repr(error))
+                await asyncio.sleep(0.5)
+            finally:
+                if sub is not None:
+                    await _end(self._js, sub)
+
+    async def _subscribe(self) -> JetStreamContext.PushSubscription:
+        if self.records:
+            config = ConsumerConfig(
+                deliver_policy=DeliverPolicy.BY_START_SEQUENCE,
+                opt_start_seq=self.records[-1][0] + 1,
             )
-            while True:
-                try:
-                    msg = await sub.next_msg(timeout=FOLLOW_POLL_S)
-                except nats.errors.TimeoutError:
-                    continue  # a quiet table
-                self.records.append((msg.metadata.sequence.stream, msg.data))
-                self._wake()
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:  # the consumer refused (a limit) or broke: tell the watchers
-            log.warning("cannot follow a table", table_id=self.table_id, error=repr(error))
-            self.failure = repr(error)
-            self._wake()
-        finally:
-            if sub is not None:
-                await _end(self._js, sub)
+        else:
+            config = ConsumerConfig(deliver_policy=DeliverPolicy.ALL)
+        return await self._js.subscribe(
+            subjects.events(self.table_id),
+            stream=subjects.EVENTS_STREAM,  # named: no look-up of the stream by subject
+            ordered_consumer=True,
+            config=config,
+        )
+
+    async def _check_not_stalled(self) -> None:
+        """A quiet consumer is fine while the log is quiet too; raise Stalled when the table's
+        last record is one the feed has not got."""
+        last = await TableLog(self._js).last(self.table_id)
+        kept = self.records[-1][0] if self.records else 0
+        if last is not None and last[0] > kept:
+            raise Stalled(f"the log is at {last[0]}, the feed at {kept}")
 
     async def close(self) -> None:
         if self.linger is not None:

@@ -55,6 +55,9 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
             "LOBBY_INVITE_TTL_S": str(INVITE_TTL_S),
             "LOBBY_INVITE_FAIL_BURST": str(INVITE_FAILURES),
             "LOBBY_INVITE_FAIL_PER_MIN": "60",
+            # Every guess here comes from 127.0.0.1: the call rate per address is
+            # tests/abuse/test_tables.py's to show; here the wrong-code budget must refuse.
+            "LOBBY_RATE_ADDR": "0",
         },
     )
     s.start()
