@@ -20,77 +20,23 @@ is forgotten early, which only forgives it). Pure: the clock is injected.
 
 from __future__ import annotations
 
-import time
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from services.lobby.limits import Rate
-
-MAX_KEYS = 100_000
+from services.lobby.limits import Limiter
 
 
-@dataclass(slots=True)
-class _Budget:
-    left: float
-    at: float
-
-
-class FailureBudget:
-    def __init__(
-        self,
-        rate: Rate,
-        clock: Callable[[], float] = time.monotonic,
-        max_keys: int = MAX_KEYS,
-    ) -> None:
-        self.rate = rate
-        self._clock = clock
-        self._max_keys = max_keys
-        self._budgets: OrderedDict[str, _Budget] = OrderedDict()  # least recently seen first
-
-    def __len__(self) -> int:
-        return len(self._budgets)
-
-    def _refilled(self, key: str, now: float) -> _Budget | None:
-        budget = self._budgets.get(key)
-        if budget is not None:
-            gained = max(now - budget.at, 0.0) * self.rate.per_s
-            budget.left, budget.at = min(self.rate.burst, budget.left + gained), now
-        return budget
+class FailureBudget(Limiter):
+    """A token bucket per client address (services/lobby/limits.py) that also gives a unit
+    back: ``spend`` before a code is looked up (0.0, or the seconds until one may try, nothing
+    spent), ``refund`` once the code opened a table. Spending first means that calls in flight
+    together cannot overdraw."""
 
     def spend(self, key: str) -> float:
-        """Before a code is looked up: 0.0 if ``key`` may try one, and one unit is spent
-        (given back by ``refund`` if the code opens a table); else the seconds until it may
-        (nothing spent). Spending first means that calls in flight together cannot overdraw."""
-        if not self.rate.enabled:
-            return 0.0
-        now = self._clock()
-        budget = self._refilled(key, now) or _Budget(self.rate.burst, now)
-        self._budgets.pop(key, None)
-        self._budgets[key] = budget  # the most recently seen, last
-        wait = 0.0
-        if budget.left < 1.0:
-            wait = (1.0 - budget.left) / self.rate.per_s
-        else:
-            budget.left -= 1.0
-        self._forget(now)
-        return wait
+        return self.take(key)
 
     def refund(self, key: str) -> None:
-        """The code opened a table: the unit spent on it comes back."""
-        if not self.rate.enabled:
-            return
-        budget = self._refilled(key, self._clock())
-        if budget is not None:
-            budget.left = min(budget.left + 1.0, self.rate.burst)
-
-    def _forget(self, now: float) -> None:
-        while self._budgets:
-            key, budget = next(iter(self._budgets.items()))
-            full_at = budget.at + (self.rate.burst - budget.left) / self.rate.per_s
-            if full_at > now and len(self._budgets) <= self._max_keys:
-                return
-            del self._budgets[key]
+        self.give_back(key)
 
 
 @dataclass(frozen=True)

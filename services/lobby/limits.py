@@ -73,6 +73,12 @@ class Limiter:
             return 0.0
         return (1.0 - bucket.tokens) / self.rate.per_s
 
+    def give_back(self, key: str) -> None:
+        """The token ``key`` took last comes back (the call it paid for turned out free)."""
+        bucket = self._buckets.get(key)
+        if bucket is not None:
+            bucket.tokens = min(bucket.tokens + 1.0, self.rate.burst)
+
     def _evict(self, now: float) -> None:
         """Drop the least recently used buckets that are full by ``now`` (or over the cap)."""
         while self._buckets:
