@@ -44,6 +44,11 @@ def _bind_table(table_id: str) -> None:
     structlog.contextvars.bind_contextvars(table_id=table_id)
 
 
+# How long StartTable waits for this replica's listing to show the table the referee started
+# (a replica that just restarted folds the whole log first).
+LISTING_WAIT_S = 8.0
+
+
 def _unknown_table(table_id: str) -> ApiError:
     return ApiError(grpc.StatusCode.NOT_FOUND, f"there is no table {table_id}; check the id")
 
@@ -276,10 +281,14 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         if self._quotas is not None:  # no bot for it now: say so, rather than wait for none
             self._quotas.admit_bots(command.table_id)
         await self._referee.table(command)
-        await self._directory.sync()
+        await self._directory.sync(LISTING_WAIT_S)
         table = self._directory.get(command.table_id)
-        if table is None:  # pragma: no cover - the referee just accepted a command for it
-            raise _unknown_table(command.table_id)
+        if table is None:  # the referee accepted it; this replica's listing lags (a restart)
+            raise ApiError(
+                grpc.StatusCode.UNAVAILABLE,
+                f"table {command.table_id} has started, but this lobby's listing is still "
+                "catching up: ask again with the same request id",
+            )
         return lobby_pb2.StartTableResponse(table=table)
 
     @unary("GetTable")
