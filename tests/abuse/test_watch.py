@@ -47,6 +47,7 @@ RATE = 10.0  # the system clock runs ten times faster, as in tests/e2e
 ADDRESS_CAP = 60  # LOBBY_MAX_WATCHES_PER_ADDRESS, below what the attack tries
 PLAYER_CAP = 4  # LOBBY_MAX_WATCHES_PER_PLAYER: the default
 TABLES, SEATS = 5, 4  # private tables, every seat the attacker's: 20 tokens
+REPLACED = 2  # consumers being replaced, lingering a few seconds (see the test)
 STREAMS_PER_TOKEN, CONNECTIONS = 8, 8  # 160 streams tried over 8 connections
 LINGER_S = 1.0
 LEASE_TTL_S = 3.0  # a lease round every second
@@ -258,9 +259,13 @@ async def test_watch_streams_are_capped_and_share_one_consumer_per_table(
             assert isinstance(fresh, grpc.aio.AioRpcError)
             assert fresh.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
 
-            # One consumer per table watched, whatever the watchers.
+            # One consumer per table watched, whatever the watchers. A consumer replaced meanwhile
+            # (an ordered consumer resets when a loaded machine misses its heartbeats; a feed or
+            # the listing follows again after a stall) lingers a few seconds on the server: two
+            # of those are allowed, never one per watcher.
             during_consumers = await consumers(nc)
-            assert during_consumers <= base_consumers + TABLES, during_consumers
+            assert during_consumers <= base_consumers + TABLES + REPLACED, during_consumers
+            assert during_consumers < len(streams) / 4, (during_consumers, len(streams))
 
             # Events for every watcher: the games start, everyone presses Ready and turns.
             await _press_ready(race, tokens, streams)
