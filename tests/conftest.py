@@ -17,6 +17,18 @@ from match_testing.natsserver import NatsServer
 from match_testing.stack import Stack
 
 
+def running(stack: Stack) -> Iterator[Stack]:
+    """For a fixture, ``yield from running(stack)``: start the stack, hand it to the test, stop
+    it, then fail if NATS refused any of its services anything (a grant missing from
+    match_bus.access while whole games were played)."""
+    stack.start()
+    try:
+        yield stack
+    finally:
+        stack.stop()
+    assert not stack.nats_refusals(), "\n".join(stack.nats_refusals())
+
+
 def secret_file(folder: Path, name: str, text: str) -> str:
     """A secret file as the services want one: mode 0600. Returns its path."""
     path = folder / name

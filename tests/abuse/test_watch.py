@@ -42,6 +42,7 @@ from match_bus import subjects
 from match_client.client import retry_after_ms
 from match_testing.stack import Stack
 from services.lobby.viewer import leaks
+from tests.conftest import running
 
 RATE = 10.0  # the system clock runs ten times faster, as in tests/e2e
 ADDRESS_CAP = 60  # LOBBY_MAX_WATCHES_PER_ADDRESS, below what the attack tries
@@ -72,12 +73,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
             "LOBBY_WATCH_LINGER_S": str(LINGER_S),
         },
     )
-    s.start()
-    try:
-        yield s
-    finally:
-        s.stop()
-    assert not s.nats_refusals(), "\n".join(s.nats_refusals())  # every grant was enough
+    yield from running(s)
 
 
 @pytest.fixture

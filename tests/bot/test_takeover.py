@@ -30,6 +30,7 @@ from services.bot import seats
 from services.bot.config import BotConfig
 from services.bot.seats import Identity, SeatBook, SeatRecord
 from services.bot.service import Bot
+from tests.conftest import running
 from tests.e2e.leaks import check_no_leaks
 from tests.e2e.players import Player
 
@@ -50,12 +51,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         },
         services=("dealer", "ledger", "referee", "lobby"),
     )
-    s.start()
-    try:
-        yield s
-    finally:
-        s.stop()
-    assert not s.nats_refusals(), "\n".join(s.nats_refusals())  # every grant was enough
+    yield from running(s)
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from match_testing.stack import Stack
+from tests.conftest import running
 
 RATE = 10.0
 
@@ -29,9 +30,4 @@ def stack(tmp_path: Path) -> Iterator[Stack]:
             "BOT_PACE": "1.0",  # a person's pace on the wall clock: slow on this fast clock
         },
     )
-    s.start()
-    try:
-        yield s
-    finally:
-        s.stop()
-    assert not s.nats_refusals(), "\n".join(s.nats_refusals())  # every grant was enough
+    yield from running(s)

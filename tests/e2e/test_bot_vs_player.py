@@ -22,6 +22,7 @@ from match.v1 import race_pb2, race_service_pb2
 from match_bus.clock import Clock
 from match_client.client import refusal_code
 from match_testing.stack import Stack
+from tests.conftest import running
 from tests.e2e.players import Player
 
 RATE = 10.0
@@ -44,12 +45,7 @@ def stack(tmp_path: Path) -> Iterator[Stack]:
             "BOT_FORCE_STRENGTH": "weak",
         },
     )
-    s.start()
-    try:
-        yield s
-    finally:
-        s.stop()
-    assert not s.nats_refusals(), "\n".join(s.nats_refusals())  # every grant was enough
+    yield from running(s)
 
 
 @dataclass

@@ -18,6 +18,7 @@ import pytest
 
 from match_testing.natsserver import free_port
 from match_testing.stack import ONE_ADDRESS_MANY_PLAYERS, Stack
+from tests.conftest import running
 from tests.e2e.players import Player
 from tests.fuzz.api import OWN_CONNECTION
 
@@ -49,12 +50,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
             "BOT_PACE": "0.1",
         },
     )
-    s.start()
-    try:
-        yield s
-    finally:
-        s.stop()
-    assert not s.nats_refusals(), "\n".join(s.nats_refusals())  # every grant was enough
+    yield from running(s)
 
 
 @pytest.fixture(scope="module")

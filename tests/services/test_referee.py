@@ -19,6 +19,7 @@ from match_bus.codec import from_proto
 from match_bus.jetstream import TableLog
 from match_rules.race import events as ev
 from match_testing.stack import Stack
+from tests.conftest import running
 
 RATE = 10.0
 
@@ -35,10 +36,7 @@ def stack(tmp_path: Path) -> Any:
             "REFEREE_FORGET_AFTER_S": "0.5",  # finished games leave memory at once
         },
     )
-    s.start()
-    yield s
-    s.stop()
-    assert not s.nats_refusals(), "\n".join(s.nats_refusals())  # every grant was enough
+    yield from running(s)
 
 
 @pytest.fixture

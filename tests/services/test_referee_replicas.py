@@ -27,6 +27,7 @@ from match_rules.race import events as ev
 from match_testing.natsserver import NatsServer
 from match_testing.stack import Stack
 from services.referee.leases import Leases, lease_bucket, share
+from tests.conftest import running
 from tests.services.test_referee import RATE, create, race_events
 
 TTL_S = 1.5
@@ -117,10 +118,7 @@ def stack(tmp_path: Path) -> Iterator[Stack]:
             "REFEREE_LEASE_TTL_S": str(TTL_S),
         },
     )
-    s.start()
-    yield s
-    s.stop()
-    assert not s.nats_refusals(), "\n".join(s.nats_refusals())  # every grant was enough
+    yield from running(s)
 
 
 class Referees:
