@@ -14,7 +14,7 @@ from nats.aio.client import Client
 
 from match.v1 import race_pb2
 from match_bus.clock import Clock
-from match_bus.codec import from_proto
+from match_rules.race.codec import from_proto
 from match_rules.deal import commitment, deal
 from match_rules.race import events as ev
 from match_rules.race.score import standings

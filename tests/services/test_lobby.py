@@ -44,7 +44,7 @@ from match.v1 import (
     views_pb2,
 )
 from match_bus import subjects
-from match_bus.codec import to_proto
+from match_rules.race.codec import to_proto
 from match_bus.jetstream import TableLog, ensure_stream
 from match_client.client import retry_after_ms
 from match_rules.race import commands as cmd

@@ -1,4 +1,6 @@
 from match.v1 import common_pb2 as _common_pb2
+from match.v1 import concentration_pb2 as _concentration_pb2
+from match.v1 import concentration_command_pb2 as _concentration_command_pb2
 from match.v1 import race_pb2 as _race_pb2
 from match.v1 import race_command_pb2 as _race_command_pb2
 from google.protobuf.internal import containers as _containers
@@ -10,22 +12,24 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class TableCommand(_message.Message):
-    __slots__ = ("table_id", "player_id", "request_id", "create_table", "join_table", "leave_table", "start_table")
+    __slots__ = ("table_id", "player_id", "request_id", "create_table", "join_table", "leave_table", "start_table", "presence")
     class CreateTable(_message.Message):
-        __slots__ = ("game_kind", "seats", "visibility", "invite_code", "display_name", "race")
+        __slots__ = ("game_kind", "seats", "visibility", "invite_code", "display_name", "race", "concentration")
         GAME_KIND_FIELD_NUMBER: _ClassVar[int]
         SEATS_FIELD_NUMBER: _ClassVar[int]
         VISIBILITY_FIELD_NUMBER: _ClassVar[int]
         INVITE_CODE_FIELD_NUMBER: _ClassVar[int]
         DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
         RACE_FIELD_NUMBER: _ClassVar[int]
+        CONCENTRATION_FIELD_NUMBER: _ClassVar[int]
         game_kind: _common_pb2.GameKind
         seats: int
         visibility: _common_pb2.Visibility
         invite_code: str
         display_name: str
         race: _race_pb2.RaceSettings
-        def __init__(self, game_kind: _Optional[_Union[_common_pb2.GameKind, str]] = ..., seats: _Optional[int] = ..., visibility: _Optional[_Union[_common_pb2.Visibility, str]] = ..., invite_code: _Optional[str] = ..., display_name: _Optional[str] = ..., race: _Optional[_Union[_race_pb2.RaceSettings, _Mapping]] = ...) -> None: ...
+        concentration: _concentration_pb2.ConcentrationSettings
+        def __init__(self, game_kind: _Optional[_Union[_common_pb2.GameKind, str]] = ..., seats: _Optional[int] = ..., visibility: _Optional[_Union[_common_pb2.Visibility, str]] = ..., invite_code: _Optional[str] = ..., display_name: _Optional[str] = ..., race: _Optional[_Union[_race_pb2.RaceSettings, _Mapping]] = ..., concentration: _Optional[_Union[_concentration_pb2.ConcentrationSettings, _Mapping]] = ...) -> None: ...
     class JoinTable(_message.Message):
         __slots__ = ("display_name", "is_bot", "invite_code")
         DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
@@ -41,6 +45,11 @@ class TableCommand(_message.Message):
     class StartTable(_message.Message):
         __slots__ = ()
         def __init__(self) -> None: ...
+    class Presence(_message.Message):
+        __slots__ = ("present",)
+        PRESENT_FIELD_NUMBER: _ClassVar[int]
+        present: bool
+        def __init__(self, present: _Optional[bool] = ...) -> None: ...
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
@@ -48,6 +57,7 @@ class TableCommand(_message.Message):
     JOIN_TABLE_FIELD_NUMBER: _ClassVar[int]
     LEAVE_TABLE_FIELD_NUMBER: _ClassVar[int]
     START_TABLE_FIELD_NUMBER: _ClassVar[int]
+    PRESENCE_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     player_id: str
     request_id: str
@@ -55,7 +65,8 @@ class TableCommand(_message.Message):
     join_table: TableCommand.JoinTable
     leave_table: TableCommand.LeaveTable
     start_table: TableCommand.StartTable
-    def __init__(self, table_id: _Optional[str] = ..., player_id: _Optional[str] = ..., request_id: _Optional[str] = ..., create_table: _Optional[_Union[TableCommand.CreateTable, _Mapping]] = ..., join_table: _Optional[_Union[TableCommand.JoinTable, _Mapping]] = ..., leave_table: _Optional[_Union[TableCommand.LeaveTable, _Mapping]] = ..., start_table: _Optional[_Union[TableCommand.StartTable, _Mapping]] = ...) -> None: ...
+    presence: TableCommand.Presence
+    def __init__(self, table_id: _Optional[str] = ..., player_id: _Optional[str] = ..., request_id: _Optional[str] = ..., create_table: _Optional[_Union[TableCommand.CreateTable, _Mapping]] = ..., join_table: _Optional[_Union[TableCommand.JoinTable, _Mapping]] = ..., leave_table: _Optional[_Union[TableCommand.LeaveTable, _Mapping]] = ..., start_table: _Optional[_Union[TableCommand.StartTable, _Mapping]] = ..., presence: _Optional[_Union[TableCommand.Presence, _Mapping]] = ...) -> None: ...
 
 class TableCommandReply(_message.Message):
     __slots__ = ("accepted", "refusal")
@@ -73,7 +84,7 @@ class TableCommandReply(_message.Message):
     def __init__(self, accepted: _Optional[_Union[TableCommandReply.Accepted, _Mapping]] = ..., refusal: _Optional[_Union[_common_pb2.Refusal, _Mapping]] = ...) -> None: ...
 
 class StampedCommand(_message.Message):
-    __slots__ = ("received_at_ms", "race", "table", "tick")
+    __slots__ = ("received_at_ms", "race", "table", "tick", "concentration")
     class Tick(_message.Message):
         __slots__ = ()
         def __init__(self) -> None: ...
@@ -81,11 +92,13 @@ class StampedCommand(_message.Message):
     RACE_FIELD_NUMBER: _ClassVar[int]
     TABLE_FIELD_NUMBER: _ClassVar[int]
     TICK_FIELD_NUMBER: _ClassVar[int]
+    CONCENTRATION_FIELD_NUMBER: _ClassVar[int]
     received_at_ms: int
     race: _race_command_pb2.RaceCommand
     table: TableCommand
     tick: StampedCommand.Tick
-    def __init__(self, received_at_ms: _Optional[int] = ..., race: _Optional[_Union[_race_command_pb2.RaceCommand, _Mapping]] = ..., table: _Optional[_Union[TableCommand, _Mapping]] = ..., tick: _Optional[_Union[StampedCommand.Tick, _Mapping]] = ...) -> None: ...
+    concentration: _concentration_command_pb2.ConcentrationCommand
+    def __init__(self, received_at_ms: _Optional[int] = ..., race: _Optional[_Union[_race_command_pb2.RaceCommand, _Mapping]] = ..., table: _Optional[_Union[TableCommand, _Mapping]] = ..., tick: _Optional[_Union[StampedCommand.Tick, _Mapping]] = ..., concentration: _Optional[_Union[_concentration_command_pb2.ConcentrationCommand, _Mapping]] = ...) -> None: ...
 
 class TableRecord(_message.Message):
     __slots__ = ("table_id", "first_event_number", "events", "command", "refusal", "record_number")

@@ -1,0 +1,180 @@
+"""The game seam: what every game's package gives the platform, and nothing more.
+
+A game is one package under ``match_rules/<slug>/`` with a ``game.py`` that builds one object
+satisfying :class:`Game`; :mod:`match_rules.registry` lists them by kind and by slug. The shells
+(referee, dealer, ledger, audit, lobby, bot, client) use only this interface, so adding a game
+touches its package, its proto files, its registry line and its docs page.
+
+**The slug convention.** A game's ``slug`` (``race``, ``concentration``) is the name of its member
+in every oneof that carries something of one game: ``EventEnvelope.body`` (its events),
+``StampedCommand.command`` (its player commands), ``CreateTable.settings``,
+``TableCreated.settings``, ``Table.settings``, ``CreateTableRequest.settings``,
+``DealRequest.settings`` and ``Deal.game``. The referee's subject for the game's commands is
+``match.referee.pNN.<slug>.<table>``. The conformance suite (tests/games/) checks all of it for
+every registered game.
+
+Everything here is pure: no clock, no I/O, no randomness. Time comes in as ``now`` (the referee's
+clock), deals as the dealer's answer, randomness from the seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from google.protobuf.message import Message
+
+from match.v1 import common_pb2
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    """A seat as the table knows it when the game starts."""
+
+    number: int  # 1-based
+    player: str
+    name: str
+    is_bot: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """One player's result, for a rating (``place``, the game's ``draw``) and for people."""
+
+    player: str
+    place: int  # 1 is best; tied players share a place
+    score: int  # the game's headline figure (race points, pairs taken)
+    summary: str  # one line for people: "12 pairs, 30 tries"
+
+
+@dataclass(frozen=True, slots=True)
+class Results:
+    standings: tuple[Standing, ...]  # best first
+    draw: bool  # two or more players, all tied: a rating counts it halfway
+
+
+@dataclass(frozen=True, slots=True)
+class TableContext:
+    """What a snapshot needs that the rules do not know: the lobby's side of the table."""
+
+    table_id: str
+    event_number: int  # the last event folded in
+    server_time_ms: int  # the referee's clock at that event
+    names: dict[str, str]  # player id -> display name
+    commitment: str
+    seed: bytes | None  # only once the game is over and the seed revealed
+
+
+class Game(Protocol):
+    """One game, as the shells see it. ``State``, ``Command`` and ``Event`` are the game's own
+    (frozen dataclasses); the shells only pass them back to the same game."""
+
+    kind: int  # common_pb2.GameKind
+    slug: str  # see the module docstring
+    title: str  # for people: "Match, the race", "Concentration"
+    min_seats: int
+    max_seats: int
+    deal_version: str
+    # True: the host's StartTable seats CPU players (played by the rules) in every empty seat
+    # and the game starts at once. False: StartTable asks the bot service to fill them.
+    cpu_fills: bool
+    command_message: type[Message]  # what the lobby sends the referee: RaceCommand, ...
+    reply_message: type[Message]  # what the referee answers: RaceCommandReply, ...
+
+    # --- settings ----------------------------------------------------------------------------
+    def settings(self, wire: Message | None) -> Message:
+        """The table's settings, validated, defaults filled in (``wire`` None: all defaults).
+        Raises RuleError with a message a person can act on."""
+        ...
+
+    # --- the deal ----------------------------------------------------------------------------
+    def deal(self, seed: bytes, settings: Message) -> Message:
+        """The deal of ``deal_version`` (docs/dealing.md): the ``Deal.game`` member's message."""
+        ...
+
+    # --- the decider -------------------------------------------------------------------------
+    def initial_state(self, deal: Message | None) -> Any:
+        """The state before the game: with the deal (the referee's) or without (a projection
+        for views and for the ledger's replay)."""
+        ...
+
+    def with_deal(self, state: Any, deal: Message) -> Any:
+        """``state`` holding ``deal`` (the events never carry it). Raises ValueError on a deal
+        that does not fit."""
+        ...
+
+    def start(
+        self, now: int, seats: Sequence[SeatInfo], settings: Message, deal_version: str
+    ) -> Any:
+        """The command that starts the game once every seat is taken."""
+        ...
+
+    def decide_steps(self, state: Any, command: Any) -> list[tuple[Any, Any]]:
+        """``(event, state after it)`` for each event ``command`` causes; raises RuleError."""
+        ...
+
+    def evolve(self, state: Any, event: Any) -> Any: ...
+
+    def next_deadline(self, state: Any) -> int | None:
+        """When time alone changes the game next (the referee arms its timer for it)."""
+        ...
+
+    def tick(self, now: int) -> Any:
+        """The command that lets time pass up to ``now``."""
+        ...
+
+    def is_started(self, state: Any) -> bool: ...
+
+    def is_terminal(self, state: Any) -> bool: ...
+
+    def clock(self, state: Any) -> int:
+        """The time of the game's latest event (commands are stamped no earlier)."""
+        ...
+
+    # --- the wire ----------------------------------------------------------------------------
+    def command(self, wire: Message, now: int) -> Any:
+        """The domain command of a ``command_message`` stamped ``now``. Raises RuleError for a
+        command the client may not send (none set, the start)."""
+        ...
+
+    def presence(self, now: int, player: str, present: bool) -> Any | None:
+        """The command for a seated player's connection dropping or coming back, or None when
+        the game does not care."""
+        ...
+
+    def encode(self, event: Any) -> Message:
+        """The event (or a redacted form of it) as the ``EventEnvelope.body`` member message."""
+        ...
+
+    def decode(self, wire: Message) -> Any: ...
+
+    # --- what each player may see ------------------------------------------------------------
+    def redact(self, state_after: Any, event: Any, player: str) -> Any:
+        """``event`` as ``player`` (or a spectator, "") may receive it, given the state after it."""
+        ...
+
+    def accepted(
+        self,
+        events: Sequence[common_pb2.EventEnvelope],
+        state: Any,
+        player: str,
+        now: int,
+        event_number: int,
+    ) -> Message:
+        """The ``reply_message`` for an applied command: the events as ``player`` sees them and
+        what the game tells its player after it."""
+        ...
+
+    def refused(self, refusal: common_pb2.Refusal) -> Message:
+        """The ``reply_message`` for a refused command."""
+        ...
+
+    def snapshot(self, state: Any, player: str, table: TableContext) -> Message:
+        """The table as ``player`` may see it now: the game's view message."""
+        ...
+
+    # --- results -----------------------------------------------------------------------------
+    def results(self, state: Any) -> Results | None:
+        """The final standings, once the game is over (None before)."""
+        ...
