@@ -116,8 +116,7 @@ class Concentration:
             raise _invalid(f"card pictures are emoji or playing cards; {out.pictures} is neither")
         if out.matching not in WireSettings.Matching.values():
             raise _invalid(
-                "matching is identical, rank and colour, or rank; "
-                f"{out.matching} is none of them"
+                f"matching is identical, rank and colour, or rank; {out.matching} is none of them"
             )
         if out.pictures == WireSettings.PICTURES_UNSPECIFIED:
             out.pictures = WireSettings.PICTURES_EMOJI
@@ -300,10 +299,14 @@ class Concentration:
             return None
         return Results(
             tuple(
-                Standing(s.player, s.place, s.pairs, f"{_count(s.pairs, 'pair')}, "
-                         f"{_count(s.tries, 'try', 'tries')}")
+                Standing(
+                    s.player,
+                    s.place,
+                    s.pairs,
+                    f"{_count(s.pairs, 'pair')}, {_count(s.tries, 'try', 'tries')}",
+                )
                 for s in state.standings
-            ),  # fmt: skip
+            ),
             state.draw,
         )
 

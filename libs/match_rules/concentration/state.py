@@ -72,7 +72,6 @@ class ConcentrationState:
         seat = self.players.index(player)
         return self.players[(seat + 1) % len(self.players)]
 
-
     def seat(self, player: str) -> int:
         """``player``'s seat number, 1-based."""
         return self.players.index(player) + 1
@@ -120,9 +119,7 @@ def _evolve(state: ConcentrationState, event: ev.Event) -> ConcentrationState:
                 memory=MappingProxyType(dict.fromkeys(sorted(event.cpus), NOTHING)),
             )
         case ev.TurnBegan():
-            return replace(
-                state, turn=event.player, deadline=event.deadline, flip_from=event.at
-            )
+            return replace(state, turn=event.player, deadline=event.deadline, flip_from=event.at)
         case ev.CardFlipped():
             faces = dict(state.faces)
             faces[event.card] = event.face

@@ -30,9 +30,7 @@ class Game:
     log: list[ev.Event] = field(default_factory=list)
 
     @classmethod
-    def new(
-        cls, cards: tuple[str, ...] = CARDS, strength: Strength = Strength.MEDIUM
-    ) -> Game:
+    def new(cls, cards: tuple[str, ...] = CARDS, strength: Strength = Strength.MEDIUM) -> Game:
         return cls(initial_state(cards, CPU_SEED, strength))
 
     @classmethod

@@ -1,5 +1,9 @@
 """The deal of Concentration (``concentration-deal-v1``) and what pairs with what, for every
-combination of pictures, deck size, jokers and matching (docs/dealing.md)."""
+combination of pictures, deck size, jokers and matching (docs/dealing.md).
+
+The vectors file is made from the reference implementation, and a test checks it is exactly
+what that makes. After a change that keeps the version (a new field of the deal, as ``cpu_seed``
+was), regenerate it with ``.venv/bin/python -m tests.rules.concentration.test_deal``."""
 
 from __future__ import annotations
 
@@ -26,7 +30,13 @@ from match_rules.deal import DealStream
 from match_rules.errors import RuleError
 
 ROOT = Path(__file__).resolve().parents[3]
-VECTORS = json.loads((ROOT / "docs" / "vectors" / "concentration-deal-v1.json").read_text())
+VECTORS_PATH = ROOT / "docs" / "vectors" / "concentration-deal-v1.json"
+VECTORS = json.loads(VECTORS_PATH.read_text())
+SEEDS = (
+    ("32 bytes 0x00", bytes(32)),
+    ("32 bytes 0xff", b"\xff" * 32),
+    ("bytes 0x00..0x1f", bytes(range(32))),
+)
 
 
 def settings_of(raw: dict[str, Any]) -> Settings:
@@ -51,12 +61,59 @@ def test_every_vector_is_reproduced(vector: dict[str, Any]) -> None:
     assert dealt.version == VECTORS["version"] == DEAL_VERSION
     assert list(dealt.cards) == vector["cards"]
     assert dealt.cpu_strength.value == vector["cpu_strength"]
+    assert dealt.cpu_seed.hex() == vector["cpu_seed_hex"]
     assert len(dealt.cards) == vector["deck_size"] == settings.deck_size
 
 
 def test_the_vectors_cover_every_combination() -> None:
     covered = {settings_of(v["settings"]) for v in VECTORS["vectors"]}
     assert covered == set(every_combination())
+
+
+def test_the_vectors_file_is_what_the_reference_implementation_makes() -> None:
+    assert VECTORS_PATH.read_text() == vectors_document()
+
+
+def test_the_cpu_seed_is_the_first_32_bytes_of_its_own_stream() -> None:
+    seed = bytes(range(32))
+    dealt = deal(seed, Settings(cards=24))
+    assert dealt.cpu_seed == DealStream(seed, "cpu", DEAL_VERSION).read(32)
+    assert len(dealt.cpu_seed) == 32 and dealt.cpu_seed != seed
+
+
+def vectors_document() -> str:
+    """The vectors file: every combination, the three seeds in turn."""
+    lines = ["{", f'  "version": "{DEAL_VERSION}",', '  "vectors": [']
+    entries = []
+    for n, settings in enumerate(every_combination()):
+        note, seed = SEEDS[n % len(SEEDS)]
+        dealt = deal(seed, settings)
+        raw = {
+            "pictures": settings.pictures.value,
+            "cards": settings.cards,
+            "jokers": settings.jokers,
+            "matching": settings.matching.value,
+        }
+        entries.append(
+            "\n".join(
+                [
+                    "    {",
+                    f'      "note": "{note}",',
+                    f'      "seed_hex": "{seed.hex()}",',
+                    f'      "settings": {json.dumps(raw)},',
+                    f'      "deck_size": {settings.deck_size},',
+                    f'      "cards": {json.dumps(list(dealt.cards))},',
+                    f'      "cpu_strength": "{dealt.cpu_strength.value}",',
+                    f'      "cpu_seed_hex": "{dealt.cpu_seed.hex()}"',
+                    "    }",
+                ]
+            )
+        )
+    return "\n".join([*lines, ",\n".join(entries), "  ]", "}"]) + "\n"
+
+
+if __name__ == "__main__":
+    VECTORS_PATH.write_text(vectors_document())
 
 
 @pytest.mark.parametrize("settings", every_combination(), ids=str)
