@@ -22,6 +22,9 @@ from google.protobuf.message import Message
 
 from match.v1 import (
     common_pb2,
+    concentration_command_pb2,
+    concentration_pb2,
+    concentration_service_pb2,
     dealer_pb2,
     lobby_pb2,
     race_command_pb2,
@@ -30,6 +33,11 @@ from match.v1 import (
     views_pb2,
 )
 from match_rules import deal, errors
+from match_rules.concentration import commands as c_commands
+from match_rules.concentration import events as c_events
+from match_rules.concentration import settings as c_settings
+from match_rules.concentration import state as c_state
+from match_rules.concentration import view as c_view
 from match_rules.race import commands, events, state, view
 
 REPO = Path(__file__).resolve().parents[2]
@@ -426,7 +434,106 @@ def all_messages() -> list[Descriptor]:
             walk(nested)
 
     modules = (common_pb2, dealer_pb2, lobby_pb2, race_command_pb2, race_pb2, race_service_pb2)
-    for module in (*modules, views_pb2):
+    concentration = (concentration_pb2, concentration_command_pb2, concentration_service_pb2)
+    for module in (*modules, views_pb2, *concentration):
         for descriptor in module.DESCRIPTOR.message_types_by_name.values():
             walk(descriptor)
     return found
+
+
+# --- Concentration: the same pins ----------------------------------------------------------------
+
+ConcentrationEvent = concentration_pb2.ConcentrationEvent
+ConcentrationView = concentration_pb2.ConcentrationView
+ConcentrationCommand = concentration_command_pb2.ConcentrationCommand
+
+C_EVENT_CLASSES: tuple[type, ...] = typing.get_args(c_events.Event)
+C_COMMAND_CLASSES: tuple[type, ...] = (c_commands.FlipCard,)  # the rest is the referee's
+C_VIEW_RENAMES = {"deadline": "deadline_ms", "turn_down_at": "turn_down_at_ms",
+                  "takeover_at": "takeover_at_ms"}  # fmt: skip
+C_PHASES = {
+    c_state.Phase.NOT_STARTED: "PHASE_WAITING_FOR_PLAYERS",
+    c_state.Phase.PLAYING: "PHASE_PLAYING",
+    c_state.Phase.OVER: "PHASE_GAME_OVER",
+}
+
+
+@pytest.mark.parametrize("cls", C_EVENT_CLASSES, ids=lambda c: c.__name__)
+def test_every_concentration_event_has_a_message_with_the_same_name_and_fields(cls: type) -> None:
+    nested = ConcentrationEvent.DESCRIPTOR.nested_types_by_name
+    assert cls.__name__ in nested, f"concentration.proto has no ConcentrationEvent.{cls.__name__}"
+    assert proto_fields(nested[cls.__name__]) == dataclass_fields(cls)
+
+
+@pytest.mark.parametrize(
+    ("cls", "descriptor"),
+    [
+        (c_events.Standing, concentration_pb2.ConcentrationStanding.DESCRIPTOR),
+        (c_settings.Settings, concentration_pb2.ConcentrationSettings.DESCRIPTOR),
+    ],
+    ids=lambda x: getattr(x, "__name__", ""),
+)
+def test_concentration_values_mirror_their_messages(cls: type, descriptor: Descriptor) -> None:
+    assert proto_fields(descriptor) == dataclass_fields(cls)
+
+
+def test_concentration_event_oneof_has_one_field_per_event_named_in_snake_case() -> None:
+    oneof = ConcentrationEvent.DESCRIPTOR.oneofs_by_name["event"]
+    by_name = {f.name: f.message_type.name for f in oneof.fields}
+    assert by_name == {snake(c.__name__): c.__name__ for c in C_EVENT_CLASSES}
+    assert {f.name for f in ConcentrationEvent.DESCRIPTOR.fields} == set(by_name)
+
+
+def test_the_concentration_command_mirrors_the_flip() -> None:
+    oneof = ConcentrationCommand.DESCRIPTOR.oneofs_by_name["command"]
+    assert {f.name: f.message_type.name for f in oneof.fields} == {
+        snake(c.__name__): c.__name__ for c in C_COMMAND_CLASSES
+    }
+    flip = ConcentrationCommand.DESCRIPTOR.nested_types_by_name["FlipCard"]
+    assert proto_fields(flip) == [
+        f for f in dataclass_fields(c_commands.FlipCard) if f not in COMMAND_FIELDS_NOT_ON_WIRE
+    ]
+
+
+@pytest.mark.parametrize(
+    ("domain", "descriptor"),
+    [
+        (c_settings.Pictures, concentration_pb2.ConcentrationSettings.Pictures.DESCRIPTOR),
+        (c_settings.Matching, concentration_pb2.ConcentrationSettings.Matching.DESCRIPTOR),
+        (c_view.CardState, ConcentrationView.CardState.DESCRIPTOR),
+    ],
+    ids=lambda x: getattr(x, "__name__", ""),
+)
+def test_every_concentration_enum_mirrors_its_domain_enum(
+    domain: type[Enum], descriptor: EnumDescriptor
+) -> None:
+    test_every_enum_mirrors_its_domain_enum(domain, descriptor)
+
+
+@pytest.mark.parametrize(
+    ("cls", "descriptor"),
+    [
+        (c_view.CardView, ConcentrationView.Card.DESCRIPTOR),
+        (c_view.SeatView, ConcentrationView.Seat.DESCRIPTOR),
+        (c_view.View, ConcentrationView.DESCRIPTOR),
+    ],
+    ids=lambda x: getattr(x, "__name__", ""),
+)
+def test_every_concentration_view_field_has_a_place_on_the_wire(
+    cls: type, descriptor: Descriptor
+) -> None:
+    wire = proto_fields(descriptor)
+    missing = [f for f in dataclass_fields(cls) if C_VIEW_RENAMES.get(f, f) not in wire]
+    assert missing == []
+    phases = ConcentrationView.DESCRIPTOR.enum_types_by_name["Phase"].values_by_name
+    assert set(C_PHASES) == set(c_state.Phase)
+    assert all(name in phases for name in C_PHASES.values())
+
+
+def test_a_concentration_view_carries_a_face_only_in_a_card_and_the_seed_when_set() -> None:
+    carrying = {p for p in field_paths(ConcentrationView.DESCRIPTOR) if FACE_OR_PLACE.search(p)}
+    assert carrying == {"cards.face", "seed"}
+    assert ConcentrationView.DESCRIPTOR.fields_by_name["seed"].has_presence
+    event_paths = field_paths(ConcentrationEvent.DESCRIPTOR)
+    faces = {p for p in event_paths if p.split(".")[-1] == "face"}
+    assert faces == {"card_flipped.face"}  # the only event that names a face: the flip itself
