@@ -1,0 +1,312 @@
+"""What the conformance suite needs to know of each game: how to make a table, a plausible move,
+moves that must be refused, settings that must be refused, and what a player may see.
+
+Everything else in tests/games/ is generic: it drives a game only through
+:class:`match_rules.game.Game`. A registered game without a harness here fails the suite.
+
+:func:`play` is a random game through the seam: a seeded ``random.Random`` picks moves, waits,
+timers and presence changes; every accepted command is kept, so the same game can be replayed
+elsewhere (tests/games/replay.py, in a fresh interpreter).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from google.protobuf.message import Message
+
+from match.v1 import (
+    concentration_command_pb2,
+    concentration_pb2,
+    race_command_pb2,
+    race_pb2,
+    views_pb2,
+)
+from match_rules.errors import RuleError
+from match_rules.game import Game, SeatInfo
+
+T0 = 1_767_225_600_000  # 2026-01-01T00:00:00Z in unix ms
+
+
+class Leaks(Protocol):
+    """One viewer's leak check: fed every event as that viewer receives it (with the true,
+    unredacted event beside it) and every snapshot they are sent; asserts on a leak."""
+
+    def event(self, real: Any, wire: Message) -> None: ...
+
+    def snapshot(self, view: Message) -> None: ...
+
+
+class Harness(Protocol):
+    slug: str
+
+    def table(self, game: Game, rng: random.Random) -> tuple[Message | None, list[SeatInfo]]:
+        """Settings (None: the defaults) and the seats of a random table."""
+        ...
+
+    def move(self, game: Game, state: Any, players: list[str], rng: random.Random) -> Message:
+        """A wire command a player might send now (it may well be refused)."""
+        ...
+
+    def bad(self, game: Game, state: Any, players: list[str]) -> list[Message]:
+        """Wire commands the rules must refuse in ``state``, stamped at the state's clock."""
+        ...
+
+    def bad_settings(self) -> list[Message]:
+        """Settings that make no game."""
+        ...
+
+    def leaks(self, deal: Message, viewer: str) -> Leaks: ...
+
+
+# --- Concentration -------------------------------------------------------------------------------
+
+CSettings = concentration_pb2.ConcentrationSettings
+CView = concentration_pb2.ConcentrationView
+CCommand = concentration_command_pb2.ConcentrationCommand
+
+
+class ConcentrationHarness:
+    slug = "concentration"
+
+    def table(self, game: Game, rng: random.Random) -> tuple[Message | None, list[SeatInfo]]:
+        settings = rng.choice(
+            [
+                CSettings(cards=24),
+                CSettings(cards=24, turn_limit_ms=30_000),
+                CSettings(pictures=CSettings.PICTURES_PLAYING_CARDS, cards=24, jokers=True,
+                          matching=CSettings.MATCHING_RANK),
+                CSettings(pictures=CSettings.PICTURES_PLAYING_CARDS, cards=36,
+                          matching=CSettings.MATCHING_RANK_AND_COLOUR),
+            ]
+        )  # fmt: skip
+        count = rng.randint(game.min_seats, game.max_seats)
+        seats = [SeatInfo(n, f"p{n}", f"P{n}", n > 1 and rng.random() < 0.5)
+                 for n in range(1, count + 1)]  # fmt: skip
+        return settings, seats
+
+    def move(self, game: Game, state: Any, players: list[str], rng: random.Random) -> Message:
+        size = state.size if state.players else 24
+        down = [n for n in range(1, size + 1) if n not in state.taken and n not in state.up]
+        player = state.turn if state.turn and rng.random() < 0.85 else rng.choice(players)
+        card = rng.choice(down) if down and rng.random() < 0.9 else rng.randint(0, size + 1)
+        return CCommand(player_id=player, flip_card=CCommand.FlipCard(card=card))
+
+    def bad(self, game: Game, state: Any, players: list[str]) -> list[Message]:
+        size = state.size if state.players else 24
+        turn = state.turn or players[0]
+
+        def flip(player: str, card: int) -> Message:
+            return CCommand(player_id=player, flip_card=CCommand.FlipCard(card=card))
+
+        out = [flip(turn, 0), flip(turn, size + 1), flip("stranger", 1), CCommand(player_id=turn)]
+        out += [flip(p, 1) for p in players if p != turn and len(players) > 1]  # not their turn
+        out += [flip(turn, card) for card in sorted(state.taken)[:2]]
+        out += [flip(turn, card) for card in state.up]
+        out += [flip(p, 1) for p in sorted(state.cpus)]
+        if state.turn is None:  # before or after the game: nothing is flipped
+            out += [flip(p, n) for p in players for n in (1, size)]
+        return out
+
+    def bad_settings(self) -> list[Message]:
+        return [
+            CSettings(cards=40),
+            CSettings(jokers=True),
+            CSettings(matching=CSettings.MATCHING_RANK),
+            CSettings(turn_limit_ms=45_000),
+            CSettings(pictures=7),
+        ]
+
+    def leaks(self, deal: Message, viewer: str) -> Leaks:
+        return ConcentrationLeaks(list(deal.cards))  # type: ignore[attr-defined]
+
+
+@dataclass
+class ConcentrationLeaks:
+    """Everything at the table is public, but no face of a card nobody flipped: a received flip
+    shows a card that was flipped, with its dealt face; a snapshot shows a face only for a card
+    up or taken (so flipped), never for one face down."""
+
+    faces: list[str]
+    flipped: set[int] = field(default_factory=set)  # the truth: cards flipped at the table
+
+    def event(self, real: Any, wire: Message) -> None:
+        if type(real).__name__ == "CardFlipped":
+            self.flipped.add(real.card)
+        kind = wire.WhichOneof("event")
+        if kind == "card_flipped":
+            body = wire.card_flipped  # type: ignore[attr-defined]
+            assert body.card in self.flipped, f"card {body.card} shown but never flipped"
+            assert body.face == self.faces[body.card - 1]
+
+    def snapshot(self, view: Message) -> None:
+        assert isinstance(view, CView)
+        for card in view.cards:
+            if card.state == CView.CARD_STATE_DOWN:
+                assert card.face == "", f"face-down card {card.card} sent with its face"
+            else:
+                assert card.card in self.flipped, f"card {card.card} shown but never flipped"
+                assert card.face == self.faces[card.card - 1]
+        if view.HasField("seed"):
+            assert view.phase == CView.PHASE_GAME_OVER, "the seed in a live view"
+
+
+# --- the race --------------------------------------------------------------------------------
+
+RCommand = race_command_pb2.RaceCommand
+RView = views_pb2.RaceView
+RACE_PRIVATE = {"tile_turned", "pair_found", "attempt_missed", "tiles_turned_down", "hint_given"}
+
+
+class RaceHarness:
+    slug = "race"
+
+    def table(self, game: Game, rng: random.Random) -> tuple[Message | None, list[SeatInfo]]:
+        count = rng.randint(game.min_seats, game.max_seats)
+        seats = [SeatInfo(n, f"p{n}", f"P{n}", n > 1 and rng.random() < 0.5)
+                 for n in range(1, count + 1)]  # fmt: skip
+        settings = rng.choice([None, race_pb2.RaceSettings(ready_window_ms=10_000)])
+        return settings, seats
+
+    def move(self, game: Game, state: Any, players: list[str], rng: random.Random) -> Message:
+        player = rng.choice(players)
+        r = rng.random()
+        if r < 0.2:
+            return RCommand(player_id=player, press_ready=RCommand.PressReady())
+        if r < 0.25:
+            return RCommand(player_id=player, request_hint=RCommand.RequestHint())
+        if r < 0.252:
+            return RCommand(player_id=player, resign=RCommand.Resign())
+        return RCommand(player_id=player, turn_tile=RCommand.TurnTile(tile=rng.randint(0, 21)))
+
+    def bad(self, game: Game, state: Any, players: list[str]) -> list[Message]:
+        me = players[0]
+        return [
+            RCommand(player_id=me, turn_tile=RCommand.TurnTile(tile=0)),
+            RCommand(player_id=me, turn_tile=RCommand.TurnTile(tile=21)),
+            RCommand(player_id="stranger", turn_tile=RCommand.TurnTile(tile=1)),
+            RCommand(player_id="stranger", press_ready=RCommand.PressReady()),
+            RCommand(player_id=me, start_game=RCommand.StartGame()),
+            RCommand(player_id=me),
+        ]
+
+    def bad_settings(self) -> list[Message]:
+        return [
+            race_pb2.RaceSettings(ready_window_ms=5),
+            race_pb2.RaceSettings(ready_window_ms=10_000, hints_per_board=11),
+        ]
+
+    def leaks(self, deal: Message, viewer: str) -> Leaks:
+        return RaceLeaks(viewer)
+
+
+@dataclass
+class RaceLeaks:
+    """tests/e2e/leaks.py at the level of the pure views: another player's private event never
+    reaches a viewer; a snapshot shows a symbol only on a tile the viewer turned; an opponent's
+    view has no tiles; the seed only once the game is over."""
+
+    me: str
+    turned: set[tuple[int, int, int]] = field(default_factory=set)
+
+    def event(self, real: Any, wire: Message) -> None:
+        kind = wire.WhichOneof("event")
+        assert kind is not None
+        body = getattr(wire, kind)
+        if kind in RACE_PRIVATE:
+            assert body.player == self.me, f"{self.me!r} received {kind} of {body.player}"
+        if kind == "tile_turned":
+            self.turned.add((body.board, body.tile, body.symbol))
+
+    def snapshot(self, view: Message) -> None:
+        assert isinstance(view, RView)
+        for tile in view.tiles:
+            if tile.HasField("symbol"):
+                assert (view.board, tile.tile, tile.symbol) in self.turned, (
+                    f"{self.me!r}'s snapshot shows tile {tile.tile}, never turned by them"
+                )
+        if view.HasField("seed"):
+            assert view.phase == RView.PHASE_GAME_OVER, "the seed in a live view"
+        for opponent in view.opponents:
+            assert not {f.name for f, _ in opponent.ListFields()} & {"tiles", "symbol"}
+
+
+HARNESSES: dict[str, Harness] = {h.slug: h for h in (ConcentrationHarness(), RaceHarness())}
+
+
+# --- a random game through the seam --------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    seed: bytes
+    settings: Message
+    deal: Message
+    seats: list[SeatInfo]
+    commands: list[Any] = field(default_factory=list)  # every accepted command, in order
+    steps: list[list[tuple[Any, Any]]] = field(default_factory=list)  # (event, state after)
+    states: list[Any] = field(default_factory=list)  # the state after each command
+    refused: int = 0
+
+    @property
+    def players(self) -> list[str]:
+        return [s.player for s in self.seats]
+
+    @property
+    def events(self) -> list[Any]:
+        return [event for step in self.steps for event, _ in step]
+
+
+def play(game: Game, seed: bytes, rng: random.Random, moves: int = 150) -> Run:
+    """A random game of ``game`` from ``seed``; its choices come from ``rng`` alone."""
+    harness = HARNESSES[game.slug]
+    wire, seats = harness.table(game, rng)
+    settings = game.settings(wire)
+    deal = game.deal(seed, settings)
+    run = Run(seed, settings, deal, seats)
+    state = game.initial_state(deal)
+    now = T0
+    start = game.start(now, seats, settings, game.deal_version)
+    for n in range(moves + 1):
+        if n == 0:
+            command = start
+        elif game.is_terminal(state):
+            break
+        else:
+            r = rng.random()
+            due = game.next_deadline(state)
+            if due is not None and r < 0.3:
+                now = max(now, due + rng.choice([0, 0, 5_000]))
+                command = game.tick(now)
+            elif r < 0.38:
+                player = rng.choice(run.players)
+                presence = game.presence(now, player, rng.random() < 0.5)
+                if presence is None:
+                    continue
+                command = presence
+            else:
+                now += rng.choice([0, 50, 400, 2_000])
+                try:
+                    command = game.command(harness.move(game, state, run.players, rng), now)
+                except RuleError:
+                    run.refused += 1
+                    continue
+        try:
+            steps = game.decide_steps(state, command)
+        except RuleError:
+            run.refused += 1
+            continue
+        for _, after in steps:
+            state = after
+        run.commands.append(command)
+        run.steps.append(steps)
+        run.states.append(state)
+    if not game.is_terminal(state) and rng.random() < 0.5:
+        command = game.tick(now + 24 * 3_600_000)  # a day later: whatever time alone does
+        steps = game.decide_steps(state, command)
+        run.commands.append(command)
+        run.steps.append(steps)
+        run.states.append(steps[-1][1] if steps else state)
+    return run
