@@ -545,7 +545,7 @@ def fold(
         player = command.table.player_id
         table_reply = referee_pb2.TableCommandReply()
         table_reply.accepted.events.extend(redacted_for(table, list(record.events), player))
-        table_reply.accepted.seat = _seat_in(record, command.table)
+        table_reply.accepted.seat = _seat_in(table, record, command.table)
         table.apply(record, sequence)
         table.remember(player, command.table.request_id, table_reply.SerializeToString())
     else:  # a player's command of the table's game: the member named after its slug
@@ -565,8 +565,14 @@ def fold(
         table.remember(player, request_id, reply.SerializeToString())
 
 
-def _seat_in(record: referee_pb2.TableRecord, command: referee_pb2.TableCommand) -> int:
-    """The seat a table command's reply named: the one its player took or gave up."""
+def _seat_in(
+    table: Table, record: referee_pb2.TableRecord, command: referee_pb2.TableCommand
+) -> int:
+    """The seat a table command's reply named: the one its player took or gave up, or holds
+    (a presence); ``table`` as it was before the record."""
+    if command.HasField("presence"):
+        seat = table.seat_of(command.player_id)
+        return seat.number if seat is not None else 0
     for env in record.events:
         which = env.table.WhichOneof("event") if env.HasField("table") else None
         if which == "player_seated" and env.table.player_seated.player_id == command.player_id:
