@@ -648,8 +648,11 @@ class Referee:
             assigned = common_pb2.TableEvent()
             assigned.bots_assigned.strength = strength
             items.append((now, assigned))
-        start = game.start(now, seats, table.settings, deal_version)
-        steps = game.decide_steps(game.with_deal(table.state, deal), start)
+        try:
+            start = game.start(now, seats, table.settings, deal_version)
+            steps = game.decide_steps(game.with_deal(table.state, deal), start)
+        except RuleError as error:  # the game cannot start so (nothing appended)
+            raise TableRefusal.of(error) from None
         items.extend((at_of(event, now), event) for event, _ in steps)
         table.with_deal(deal)
         return items
