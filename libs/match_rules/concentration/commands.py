@@ -1,4 +1,8 @@
-"""Commands of Concentration. Every command carries ``now``: the referee's clock on arrival."""
+"""Commands of Concentration. Every command carries ``now``: the referee's clock on arrival.
+
+The CPU players have no command: the rules play them when a Tick reaches their next flip
+(:func:`match_rules.concentration.decide.next_deadline`).
+"""
 
 from __future__ import annotations
 
@@ -20,16 +24,24 @@ class StartGame:
 
 @dataclass(frozen=True, slots=True)
 class FlipCard:
+    """A person flips a card (the CPU's flips come from a Tick)."""
+
     now: int
     player: str
     card: int  # 1..deck size
-    by_cpu: bool = False  # the CPU moving for a seat it plays (the shell's policy)
 
 
 @dataclass(frozen=True, slots=True)
-class HandToCpu:
-    """The player dropped and did not come back in time: the CPU plays their seat from now on
-    (the shell decides when; docs/rules-concentration.md says how long it waits)."""
+class PlayerAway:
+    """The lobby saw the player's last connection to the table end."""
+
+    now: int
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerBack:
+    """The lobby saw the player connect to the table again."""
 
     now: int
     player: str
@@ -37,9 +49,10 @@ class HandToCpu:
 
 @dataclass(frozen=True, slots=True)
 class Tick:
-    """Let time pass: fires every deadline due at ``now`` (a miss turning down, a turn's time)."""
+    """Let time pass: fires everything due by ``now`` (a miss turning down, a turn's time, a
+    takeover, a CPU's flip), each at the instant it was due."""
 
     now: int
 
 
-Command = StartGame | FlipCard | HandToCpu | Tick
+Command = StartGame | FlipCard | PlayerAway | PlayerBack | Tick

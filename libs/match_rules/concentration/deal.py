@@ -11,7 +11,9 @@ version's own prefix, so no two games ever read the same bytes from a seed:
   then the two jokers when they are on;
 * ``layout``: shuffle those cards with a full Fisher-Yates (from the last position down); card
   ``n`` (1-based) is the face at position ``n - 1``;
-* ``cpu-strength``: ``uniform(3)`` indexes (weak, medium, strong).
+* ``cpu-strength``: ``uniform(3)`` indexes (weak, medium, strong);
+* ``cpu``: the first :data:`CPU_SEED_BYTES` bytes of the stream are the CPU players' own seed
+  (:mod:`match_rules.concentration.cpu` draws every choice from it, so an audit re-runs them).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from match_rules.concentration.settings import (
 from match_rules.deal import DealStream, Strength, uniform
 
 DEAL_VERSION = "concentration-deal-v1"
+CPU_SEED_BYTES = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +41,7 @@ class Deal:
     version: str
     cards: tuple[str, ...]
     cpu_strength: Strength
+    cpu_seed: bytes  # the CPU players' random source (stream label ``cpu``)
 
 
 def deck(seed: bytes, settings: Settings) -> tuple[str, ...]:
@@ -68,4 +72,5 @@ def deal(seed: bytes, settings: Settings) -> Deal:
     check(settings)
     strengths = tuple(Strength)
     strength = strengths[uniform(DealStream(seed, "cpu-strength", DEAL_VERSION), 3)]
-    return Deal(DEAL_VERSION, layout(seed, deck(seed, settings)), strength)
+    cpu_seed = DealStream(seed, "cpu", DEAL_VERSION).read(CPU_SEED_BYTES)
+    return Deal(DEAL_VERSION, layout(seed, deck(seed, settings)), strength, cpu_seed)

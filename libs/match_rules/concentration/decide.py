@@ -1,13 +1,17 @@
 """``decide``: all the judgement of Concentration.
 
-Every command first lets time pass up to its ``now`` (deadlines fire at the instant they were
-due), then is judged on that state. A refused command raises RuleError and yields no event.
+Every command first lets time pass up to its ``now`` (whatever was due fires at the instant it
+was due, earliest first), then is judged on that state. A refused command raises RuleError and
+yields no event.
 
 Times (docs/rules-concentration.md): a miss stays face up for everybody :data:`MISS_SHOW_MS`
 before it turns down and play passes; with the host's time limit ``L`` (30 or 60 s) each flip
-of a turn must come within ``L`` (the seed's limit is for the second card; the first gets the
-same); without one, a table of two or more waits :data:`IDLE_MS` for each flip, so that nobody
-holds the table hostage, and a solo game waits for ever.
+of a turn must come within ``L`` (the seed's limit is for the second card; at a table of two or
+more the first gets the same; a solo player's first card waits for ever); without one, a table
+of two or more waits :data:`IDLE_MS` for each flip, so that nobody holds the table hostage, and
+a solo game waits for ever. A CPU seat flips :data:`CPU_THINK_MS` after its turn began or after
+its first card. A player whose connection drops has :data:`TAKEOVER_MS` to come back before the
+CPU takes the seat (a solo table has nobody to hand it to: it waits as it was left).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from match_rules.concentration import commands as cmd
+from match_rules.concentration import cpu
 from match_rules.concentration import events as ev
 from match_rules.concentration.settings import MAX_PLAYERS, MIN_PLAYERS, check, pair
 from match_rules.concentration.state import ConcentrationState, Phase, evolve
@@ -23,6 +28,11 @@ from match_rules.errors import Code, RuleError
 
 MISS_SHOW_MS = 1_500
 IDLE_MS = 120_000
+CPU_THINK_MS = 700
+TAKEOVER_MS = 30_000
+
+# What is due at one instant fires in this order.
+_TURN_DOWN, _TIME_OUT, _TAKEOVER, _CPU_FLIP = range(4)
 
 
 class _Log:
@@ -37,25 +47,47 @@ class _Log:
         self.steps.append((event, self.state))
 
 
-def wait_ms(state: ConcentrationState) -> int | None:
-    """How long one flip may take at this table (None: for ever)."""
+def wait_ms(state: ConcentrationState, first: bool) -> int | None:
+    """How long the turn's first (or second) flip may take at this table (None: for ever)."""
+    if len(state.players) == 1 and first:
+        return None  # nobody to pass the turn to: the solo player's first card waits
     if state.settings.turn_limit_ms:
         return state.settings.turn_limit_ms
     return IDLE_MS if len(state.players) > 1 else None
 
 
-def _deadline(state: ConcentrationState, at: int) -> int | None:
-    wait = wait_ms(state)
+def _deadline(state: ConcentrationState, at: int, first: bool) -> int | None:
+    wait = wait_ms(state, first)
     return None if wait is None else at + wait
+
+
+def cpu_flip_at(state: ConcentrationState) -> int | None:
+    """When the CPU flips next: its seat's turn, no miss showing."""
+    if state.turn in state.cpus and state.turn_down_at is None:
+        return state.flip_from + CPU_THINK_MS
+    return None
+
+
+def _due(state: ConcentrationState) -> tuple[int, int, int] | None:
+    """The earliest thing time alone will do: (when, what, whose seat); at one instant, in the
+    order of ``what``, then seat by seat."""
+    if state.phase is not Phase.PLAYING:
+        return None
+    due = [(at, _TAKEOVER, state.seat(p)) for p, at in state.dropped.items()]
+    if state.turn_down_at is not None:
+        due.append((state.turn_down_at, _TURN_DOWN, 0))
+    if state.deadline is not None:
+        due.append((state.deadline, _TIME_OUT, 0))
+    flip = cpu_flip_at(state)
+    if flip is not None:
+        due.append((flip, _CPU_FLIP, 0))
+    return min(due, default=None)
 
 
 def next_deadline(state: ConcentrationState) -> int | None:
     """The next instant at which time alone changes the game, for the shell's timer."""
-    if state.phase is not Phase.PLAYING:
-        return None
-    if state.turn_down_at is not None:
-        return state.turn_down_at
-    return state.deadline
+    due = _due(state)
+    return None if due is None else due[0]
 
 
 def is_terminal(state: ConcentrationState) -> bool:
@@ -90,22 +122,46 @@ def decide_steps(
 
 
 def _pass_time(log: _Log, now: int) -> None:
-    while (due := next_deadline(log.state)) is not None and due <= now:
+    while (due := _due(log.state)) is not None and due[0] <= now:
+        at, what, seat = due
         state = log.state
         assert state.turn is not None
-        if state.turn_down_at is not None:
-            log.emit(ev.CardsTurnedDown(due, state.up))
+        if what == _TAKEOVER:
+            log.emit(ev.SeatHandedToCpu(at, state.players[seat - 1]))
+        elif what == _CPU_FLIP:
+            _cpu_flip(log, at)
+        elif what == _TURN_DOWN:
+            log.emit(ev.CardsTurnedDown(at, state.up))
+            _pass_turn(log, at)
         else:
             first = state.up[0] if state.up else None
             tries = state.tries[state.turn] + (1 if first is not None else 0)
-            log.emit(ev.TimeRanOut(due, state.turn, first, tries))
-        _pass_turn(log, due)
+            log.emit(ev.TimeRanOut(at, state.turn, first, tries))
+            _pass_turn(log, at)
 
 
 def _pass_turn(log: _Log, at: int) -> None:
     state = log.state
     assert state.turn is not None
-    log.emit(ev.TurnBegan(at, state.next_player(state.turn), _deadline(state, at)))
+    log.emit(ev.TurnBegan(at, state.next_player(state.turn), _deadline(state, at, first=True)))
+
+
+def _cpu_flip(log: _Log, at: int) -> None:
+    """The CPU flips for the seat whose turn it is, with what that seat saw."""
+    state = log.state
+    player = state.turn
+    assert player is not None
+    if state.cpu_seed is None:
+        raise ValueError("this state holds no deal: the CPU has no random source")
+    table = cpu.Table(
+        down=tuple(
+            n for n in range(1, state.size + 1) if n not in state.taken and n not in state.up
+        ),
+        up=tuple((n, state.faces[n]) for n in state.up),
+        matching=state.settings.matching,
+    )
+    known = cpu.recall(state.memory[player], state.cpu_seed, state.seat(player), state.cpu_strength)
+    _flip_card(log, at, player, cpu.choose(table, known, state.cpu_seed, state.seq))
 
 
 # --- commands --------------------------------------------------------------------------------
@@ -119,7 +175,7 @@ def _start(log: _Log, c: cmd.StartGame) -> None:
     if problem:
         raise RuleError(Code.INVALID_SETUP, problem)
     log.emit(ev.GameStarted(c.now, c.players, c.cpus, check(c.settings), c.deal_version))
-    log.emit(ev.TurnBegan(c.now, c.players[0], _deadline(log.state, c.now)))
+    log.emit(ev.TurnBegan(c.now, c.players[0], _deadline(log.state, c.now, first=True)))
 
 
 def _setup_problem(state: ConcentrationState, c: cmd.StartGame) -> str | None:
@@ -151,12 +207,11 @@ def _flip(log: _Log, c: cmd.FlipCard) -> None:
         raise RuleError(
             Code.CARD_OUT_OF_RANGE, f"cards are numbered 1 to {state.size}, got {c.card}"
         )
-    if (c.player in state.cpus) != c.by_cpu:
+    if c.player in state.cpus:
         raise RuleError(
             Code.SEAT_PLAYED_BY_CPU,
-            "the CPU plays this seat now: its player did not come back in time"
-            if c.player in state.cpus
-            else "a person plays this seat: the CPU may not move for them",
+            "the CPU plays this seat: it was a CPU seat from the start, or its player did not "
+            "come back in time",
         )
     if state.turn_down_at is not None:
         raise RuleError(
@@ -169,11 +224,15 @@ def _flip(log: _Log, c: cmd.FlipCard) -> None:
         raise RuleError(Code.CARD_TAKEN, f"card {c.card} was taken; its place stays empty")
     if c.card in state.up:
         raise RuleError(Code.CARD_FACE_UP, f"card {c.card} is face up already: flip another")
-    log.emit(ev.CardFlipped(c.now, c.player, c.card, state.face(c.card)))
+    _flip_card(log, c.now, c.player, c.card)
+
+
+def _flip_card(log: _Log, now: int, player: str, card: int) -> None:
+    log.emit(ev.CardFlipped(now, player, card, log.state.face(card)))
     if len(log.state.up) == 1:
-        log.emit(ev.SecondCardDue(c.now, c.player, _deadline(log.state, c.now)))
+        log.emit(ev.SecondCardDue(now, player, _deadline(log.state, now, first=False)))
         return
-    _judge(log, c.player, c.now)
+    _judge(log, player, now)
 
 
 def _judge(log: _Log, player: str, now: int) -> None:
@@ -187,7 +246,7 @@ def _judge(log: _Log, player: str, now: int) -> None:
     if len(log.state.taken) == log.state.size:
         _end_game(log, now)
     else:
-        log.emit(ev.TurnBegan(now, player, _deadline(log.state, now)))
+        log.emit(ev.TurnBegan(now, player, _deadline(log.state, now, first=True)))
 
 
 def _end_game(log: _Log, at: int) -> None:
@@ -206,15 +265,30 @@ def _end_game(log: _Log, at: int) -> None:
     log.emit(ev.GameEnded(at, tuple(standings), winners, draw))
 
 
-def _hand_to_cpu(log: _Log, c: cmd.HandToCpu) -> None:
-    _check_in_game(log.state, c.player)
-    if c.player in log.state.cpus:
-        raise RuleError(Code.SEAT_PLAYED_BY_CPU, f"the CPU plays {c.player}'s seat already")
-    log.emit(ev.SeatHandedToCpu(c.now, c.player))
+def _away(log: _Log, c: cmd.PlayerAway) -> None:
+    """A person's connection dropped: the CPU takes the seat in TAKEOVER_MS unless they are
+    back. Nothing for a seat the CPU plays, a player with no seat, a solo game, a player
+    dropped already, before or after the game: the lobby sends what it sees, the rules judge."""
+    state = log.state
+    if (
+        state.phase is Phase.PLAYING
+        and len(state.players) > 1
+        and c.player in state.players
+        and c.player not in state.cpus
+        and c.player not in state.dropped
+    ):
+        log.emit(ev.PlayerDropped(c.now, c.player, c.now + TAKEOVER_MS))
+
+
+def _back(log: _Log, c: cmd.PlayerBack) -> None:
+    """A dropped player is back in time: the seat stays theirs. Nothing otherwise."""
+    if c.player in log.state.dropped:
+        log.emit(ev.PlayerReturned(c.now, c.player))
 
 
 _HANDLERS: dict[type, Callable[[_Log, Any], None]] = {
     cmd.StartGame: _start,
     cmd.FlipCard: _flip,
-    cmd.HandToCpu: _hand_to_cpu,
+    cmd.PlayerAway: _away,
+    cmd.PlayerBack: _back,
 }

@@ -87,7 +87,27 @@ class TimeRanOut:
 
 
 @dataclass(frozen=True, slots=True)
+class PlayerDropped:
+    """``player``'s connection dropped: the CPU takes the seat at ``takeover_at`` unless they
+    come back before."""
+
+    at: int
+    player: str
+    takeover_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerReturned:
+    """A dropped player came back before the CPU took their seat."""
+
+    at: int
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
 class SeatHandedToCpu:
+    """The CPU plays ``player``'s seat from now on (shown to everyone)."""
+
     at: int
     player: str
 
@@ -122,4 +142,6 @@ Event = (
     | TimeRanOut
     | SeatHandedToCpu
     | GameEnded
+    | PlayerDropped
+    | PlayerReturned
 )

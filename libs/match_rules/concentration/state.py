@@ -9,7 +9,9 @@ from types import MappingProxyType
 from typing import Any
 
 from match_rules.concentration import events as ev
+from match_rules.concentration.cpu import NOTHING, Memory, remember
 from match_rules.concentration.settings import Settings
+from match_rules.deal import Strength
 
 _DEFAULT = Settings()
 
@@ -26,11 +28,14 @@ class Phase(Enum):
 
 @dataclass(frozen=True, slots=True)
 class ConcentrationState:
-    """A game folded from its events. The referee's state holds the deal (``cards``), which
-    ``decide`` needs; a projection folded from the events alone holds none and serves
-    ``player_view`` just as well."""
+    """A game folded from its events. The referee's state holds the deal (``cards``, and the
+    CPU players' ``cpu_seed`` and ``cpu_strength``), which ``decide`` needs; a projection folded
+    from the events alone holds none and serves ``player_view`` just as well."""
 
     cards: tuple[str, ...] | None
+    cpu_seed: bytes | None = None
+    cpu_strength: Strength = Strength.MEDIUM
+    seq: int = 0  # game events folded so far: the CPU's choices are keyed by it
     phase: Phase = Phase.NOT_STARTED
     now: int = 0
     players: tuple[str, ...] = ()
@@ -41,6 +46,9 @@ class ConcentrationState:
     deadline: int | None = None  # when the current flip's wait ends by itself
     up: tuple[int, ...] = ()  # face up now: a turn's first card, or a miss until it turns down
     turn_down_at: int | None = None  # a miss turns down then, and play passes
+    flip_from: int = 0  # when the turn began or its first card was flipped (a CPU's clock)
+    dropped: Mapping[str, int] = field(default_factory=_empty)  # player -> the CPU's takeover
+    memory: Mapping[str, Memory] = field(default_factory=_empty)  # per CPU seat: what it saw
     faces: Mapping[int, str] = field(default_factory=_empty)  # on the table now: up or taken
     taken: Mapping[int, str] = field(default_factory=_empty)  # card -> the player who took it
     pairs: Mapping[str, int] = field(default_factory=_empty)
@@ -65,9 +73,20 @@ class ConcentrationState:
         return self.players[(seat + 1) % len(self.players)]
 
 
-def initial_state(cards: tuple[str, ...] | None = None) -> ConcentrationState:
-    """The state before StartGame: the referee passes in the dealt cards, a projection none."""
-    return ConcentrationState(cards=None if cards is None else tuple(cards))
+    def seat(self, player: str) -> int:
+        """``player``'s seat number, 1-based."""
+        return self.players.index(player) + 1
+
+
+def initial_state(
+    cards: tuple[str, ...] | None = None,
+    cpu_seed: bytes | None = None,
+    cpu_strength: Strength = Strength.MEDIUM,
+) -> ConcentrationState:
+    """The state before StartGame: the referee passes in the deal, a projection nothing."""
+    return ConcentrationState(
+        cards=None if cards is None else tuple(cards), cpu_seed=cpu_seed, cpu_strength=cpu_strength
+    )
 
 
 def _with(mapping: Mapping[str, int], key: str, value: int) -> Mapping[str, int]:
@@ -78,7 +97,14 @@ def _with(mapping: Mapping[str, int], key: str, value: int) -> Mapping[str, int]
 
 def evolve(state: ConcentrationState, event: ev.Event) -> ConcentrationState:
     """Apply one recorded event. Only sets, appends and removes; all judgement is in decide."""
-    state = replace(state, now=event.at)
+    state = _evolve(replace(state, now=event.at, seq=state.seq + 1), event)
+    if state.memory:  # every CPU seat sees every event (they are all public)
+        memory = {p: remember(m, event, state.seq) for p, m in state.memory.items()}
+        state = replace(state, memory=MappingProxyType(memory))
+    return state
+
+
+def _evolve(state: ConcentrationState, event: ev.Event) -> ConcentrationState:
     match event:
         case ev.GameStarted():
             zero = MappingProxyType(dict.fromkeys(event.players, 0))
@@ -91,13 +117,21 @@ def evolve(state: ConcentrationState, event: ev.Event) -> ConcentrationState:
                 deal_version=event.deal_version,
                 pairs=zero,
                 tries=zero,
+                memory=MappingProxyType(dict.fromkeys(sorted(event.cpus), NOTHING)),
             )
         case ev.TurnBegan():
-            return replace(state, turn=event.player, deadline=event.deadline)
+            return replace(
+                state, turn=event.player, deadline=event.deadline, flip_from=event.at
+            )
         case ev.CardFlipped():
             faces = dict(state.faces)
             faces[event.card] = event.face
-            return replace(state, up=(*state.up, event.card), faces=MappingProxyType(faces))
+            return replace(
+                state,
+                up=(*state.up, event.card),
+                faces=MappingProxyType(faces),
+                flip_from=event.at,
+            )
         case ev.SecondCardDue():
             return replace(state, deadline=event.deadline)
         case ev.PairTaken():
@@ -131,12 +165,23 @@ def evolve(state: ConcentrationState, event: ev.Event) -> ConcentrationState:
                 faces=_without(state.faces, down),
                 tries=_with(state.tries, event.player, event.tries),
             )
+        case ev.PlayerDropped():
+            return replace(state, dropped=_with(state.dropped, event.player, event.takeover_at))
+        case ev.PlayerReturned():
+            return replace(state, dropped=_drop(state.dropped, event.player))
         case ev.SeatHandedToCpu():
-            return replace(state, cpus=state.cpus | {event.player})
+            return replace(
+                state,
+                cpus=state.cpus | {event.player},
+                dropped=_drop(state.dropped, event.player),
+                memory=MappingProxyType({**state.memory, event.player: NOTHING}),
+                flip_from=event.at if event.player == state.turn else state.flip_from,
+            )
         case ev.GameEnded():
             return replace(
                 state,
                 phase=Phase.OVER,
+                dropped=_empty(),
                 turn=None,
                 deadline=None,
                 standings=event.standings,
@@ -144,6 +189,10 @@ def evolve(state: ConcentrationState, event: ev.Event) -> ConcentrationState:
                 draw=event.draw,
             )
     raise TypeError(f"not an event of Concentration: {event!r}")  # pragma: no cover
+
+
+def _drop(mapping: Mapping[str, int], key: str) -> Mapping[str, int]:
+    return MappingProxyType({k: v for k, v in mapping.items() if k != key})
 
 
 def _without(faces: Mapping[int, str], cards: tuple[int, ...]) -> Mapping[int, str]:

@@ -37,6 +37,7 @@ class SeatView:
     pairs: int
     tries: int
     cpu: bool  # the CPU plays this seat (shown to everyone)
+    takeover_at: int | None = None  # dropped: the CPU takes the seat then unless they return
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +67,8 @@ def player_view(state: ConcentrationState, player: str) -> View:
     """The table as ``player`` (or a spectator) may see it now: the same for everybody."""
     cards = tuple(_card(state, n) for n in range(1, state.size + 1)) if state.players else ()
     seats = tuple(
-        SeatView(p, state.pairs[p], state.tries[p], p in state.cpus) for p in state.players
+        SeatView(p, state.pairs[p], state.tries[p], p in state.cpus, state.dropped.get(p))
+        for p in state.players
     )
     return View(
         state.phase,
@@ -84,5 +86,8 @@ def player_view(state: ConcentrationState, player: str) -> View:
 
 
 def redact(event: ev.Event, player: str) -> ev.Event:
-    """``event`` as ``player`` may receive it: every event of this game is public."""
+    """``event`` as ``player`` may receive it: every event of this game is public.
+
+    Only a CardFlipped carries a face, and the rules emit one only when that card is flipped
+    for everybody to see: no event ever names the face of a card nobody flipped."""
     return event

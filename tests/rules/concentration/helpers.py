@@ -10,6 +10,7 @@ from match_rules.concentration import Settings, decide, evolve, initial_state
 from match_rules.concentration import commands as cmd
 from match_rules.concentration import events as ev
 from match_rules.concentration.state import ConcentrationState
+from match_rules.deal import Strength
 from match_rules.errors import Code, RuleError
 
 # 24 emoji cards: card n shows picture (n - 1) // 2, so the pairs are (1, 2), (3, 4), ... (23, 24).
@@ -18,6 +19,7 @@ CARDS = tuple(f"p{(n - 1) // 2}" for n in range(1, 25))
 PAIRS = [(2 * i + 1, 2 * i + 2) for i in range(12)]
 T = 1_000_000  # when the host started the game
 ANN, BOB, CAT = "ann", "bob", "cat"
+CPU_SEED = bytes(range(32))
 
 
 @dataclass
@@ -28,8 +30,10 @@ class Game:
     log: list[ev.Event] = field(default_factory=list)
 
     @classmethod
-    def new(cls, cards: tuple[str, ...] = CARDS) -> Game:
-        return cls(initial_state(cards))
+    def new(
+        cls, cards: tuple[str, ...] = CARDS, strength: Strength = Strength.MEDIUM
+    ) -> Game:
+        return cls(initial_state(cards, CPU_SEED, strength))
 
     @classmethod
     def started(
@@ -38,8 +42,9 @@ class Game:
         settings: Settings = SMALL,
         cpus: frozenset[str] = frozenset(),
         cards: tuple[str, ...] = CARDS,
+        strength: Strength = Strength.MEDIUM,
     ) -> Game:
-        game = cls.new(cards)
+        game = cls.new(cards, strength)
         game.when(cmd.StartGame(T, players, cpus, settings, "test-deal"))
         return game
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from match_rules.concentration import commands as cmd
 from match_rules.concentration import decide, evolve, initial_state, next_deadline, player_view
 from match_rules.concentration import events as ev
-from match_rules.concentration.cpu import NOTHING, choose
+from match_rules.concentration.cpu import Table, choose
 from match_rules.concentration.deal import deal
 from match_rules.concentration.settings import DECK_SIZES, Matching, Pictures, Settings
 from match_rules.concentration.state import ConcentrationState
@@ -30,6 +30,14 @@ SETTINGS = st.one_of(
 )
 
 
+def sight(state: ConcentrationState) -> Table:
+    """What a seat sees of the table, as the CPU policy takes it."""
+    view = player_view(state, "")
+    down = tuple(c.card for c in view.cards if c.state is CardState.DOWN)
+    up = tuple((c.card, c.face or "") for c in view.cards if c.state is CardState.UP)
+    return Table(down, up[:1], state.settings.matching)
+
+
 def play(
     seed: bytes,
     table: Settings,
@@ -41,7 +49,8 @@ def play(
     """A random game: mostly flips of cards face down, some wrong ones, some waits; with
     ``perfect``, every seat remembers every face it saw (so the game always ends)."""
     names = tuple(f"p{i}" for i in range(players))
-    state = initial_state(deal(seed, table).cards)
+    dealt = deal(seed, table)
+    state = initial_state(dealt.cards, dealt.cpu_seed, dealt.cpu_strength)
     log: list[ev.Event] = []
     commands: list[cmd.Command] = [cmd.StartGame(0, names, frozenset(), table, "v")]
     now = 0
@@ -55,17 +64,17 @@ def play(
         elif n and perfect:
             now += 1_600
             seen = {c: f for c, f in memory.items() if c not in state.taken}
-            commands.append(cmd.FlipCard(now, state.turn or "", choose(
-                player_view(state, names[0]), seen, rng)))  # fmt: skip
+            card = choose(sight(state), seen, seed, rng.randrange(2**16))
+            commands.append(cmd.FlipCard(now, state.turn or "", card))
         elif n:
             now += rng.choice([0, 200, 1_600, 40_000])
-            view = player_view(state, names[0])
             if rng.random() < 0.1:
                 commands.append(cmd.FlipCard(now, rng.choice(names), rng.randint(0, 60)))
             elif rng.random() < 0.15:
                 commands.append(cmd.Tick(now))
             else:
-                commands.append(cmd.FlipCard(now, state.turn, choose(view, NOTHING, rng)))
+                card = choose(sight(state), {}, seed, rng.randrange(2**16))
+                commands.append(cmd.FlipCard(now, state.turn or "", card))
         try:
             events = decide(state, commands[-1])
         except RuleError:
@@ -84,7 +93,7 @@ def test_folding_the_events_again_gives_the_same_state_and_counts_stay_in_bounds
     seed: bytes, table: Settings, players: int, rng: random.Random
 ) -> None:
     state, log, _ = play(seed, table, players, 120, rng)
-    again = initial_state(state.cards)
+    again = initial_state(state.cards, state.cpu_seed, state.cpu_strength)
     for event in log:
         again = evolve(again, event)
     assert again == state
@@ -117,7 +126,8 @@ def test_the_same_commands_give_the_same_events(
     seed: bytes, table: Settings, players: int, salt: int
 ) -> None:
     _, log, commands = play(seed, table, players, 60, random.Random(salt))
-    state = initial_state(deal(seed, table).cards)
+    dealt = deal(seed, table)
+    state = initial_state(dealt.cards, dealt.cpu_seed, dealt.cpu_strength)
     replayed: list[ev.Event] = []
     for command in commands:
         try:

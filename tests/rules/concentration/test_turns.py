@@ -68,7 +68,6 @@ def test_a_deal_of_another_size_than_the_settings_is_refused() -> None:
 def test_nothing_but_the_start_is_taken_before_the_game_starts() -> None:
     g = Game.new()
     g.refused(cmd.FlipCard(T, ANN, 1), Code.GAME_NOT_STARTED)
-    g.refused(cmd.HandToCpu(T, ANN), Code.GAME_NOT_STARTED)
     assert g.when(cmd.Tick(T)) == []
     assert next_deadline(g.state) is None
 
@@ -152,7 +151,6 @@ def test_nothing_is_taken_after_the_game() -> None:
         g.flip(T, ANN, a, b)
     assert is_terminal(g.state)
     g.refused(cmd.FlipCard(T + 1, ANN, 1), Code.GAME_OVER)
-    g.refused(cmd.HandToCpu(T + 1, ANN), Code.GAME_OVER)
     assert next_deadline(g.state) is None
 
 
@@ -197,6 +195,17 @@ def test_a_solo_game_without_a_limit_waits_for_ever() -> None:
     assert next_deadline(g.state) is None
     g.flip(T, ANN, 1, 3)  # a miss: the turn comes back to the same player
     assert g.when(cmd.Tick(T + MISS_SHOW_MS))[-1] == ev.TurnBegan(T + MISS_SHOW_MS, ANN, None)
+
+
+def test_a_solo_game_with_a_limit_times_only_the_second_card() -> None:
+    g = Game.started(players=(ANN,), settings=Settings(cards=24, turn_limit_ms=30_000))
+    assert g.log[-1] == ev.TurnBegan(T, ANN, None)  # nobody to pass to: the first card waits
+    assert g.when(cmd.Tick(T + 10 * 60_000)) == []
+    assert g.flip(T + 10, ANN, 1)[-1] == ev.SecondCardDue(T + 10, ANN, T + 30_010)
+    assert g.when(cmd.Tick(T + 30_010)) == [
+        ev.TimeRanOut(T + 30_010, ANN, 1, 1),
+        ev.TurnBegan(T + 30_010, ANN, None),
+    ]
 
 
 def test_a_late_tick_fires_each_deadline_at_the_instant_it_was_due() -> None:
@@ -276,22 +285,7 @@ def test_solo_play_records_the_tries() -> None:
     assert end.standings == (ev.Standing(ANN, 1, 12, 13),) and not end.draw
 
 
-# --- the CPU ---------------------------------------------------------------------------------
-
-
-def test_a_dropped_player_is_handed_to_the_cpu_which_plays_on() -> None:
-    g = Game.started()
-    assert g.when(cmd.HandToCpu(T + 10, ANN)) == [ev.SeatHandedToCpu(T + 10, ANN)]
-    g.refused(cmd.FlipCard(T + 11, ANN, 1), Code.SEAT_PLAYED_BY_CPU)
-    assert g.when(cmd.FlipCard(T + 11, ANN, 1, by_cpu=True))
-    g.refused(cmd.HandToCpu(T + 12, ANN), Code.SEAT_PLAYED_BY_CPU)
-    g.refused(cmd.HandToCpu(T + 12, CAT), Code.NOT_SEATED)
-
-
-def test_the_cpu_may_not_move_for_a_person() -> None:
-    g = Game.started()
-    error = g.refused(cmd.FlipCard(T, ANN, 1, by_cpu=True), Code.SEAT_PLAYED_BY_CPU)
-    assert "a person plays this seat" in error.message
+# --- the decider ------------------------------------------------------------------------------
 
 
 def test_the_decider_folds_what_it_decided() -> None:

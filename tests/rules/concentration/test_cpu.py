@@ -1,0 +1,154 @@
+"""The CPU player: played by the rules at a Tick, seeded by the deal, seeing only public events."""
+
+from __future__ import annotations
+
+import pytest
+
+from match_rules.concentration import commands as cmd
+from match_rules.concentration import events as ev
+from match_rules.concentration import initial_state, next_deadline
+from match_rules.concentration.cpu import (
+    KEEP_PER_MILLE,
+    NOTHING,
+    Table,
+    choose,
+    keeps,
+    recall,
+    remember,
+)
+from match_rules.concentration.decide import CPU_THINK_MS, MISS_SHOW_MS, TAKEOVER_MS, decide
+from match_rules.concentration.settings import Matching, Pictures, Settings
+from match_rules.concentration.state import evolve
+from match_rules.deal import Strength
+from match_rules.errors import Code
+from tests.rules.concentration.helpers import ANN, BOB, CARDS, CAT, CPU_SEED, SMALL, Game, T
+
+DOWN = tuple(range(1, 25))
+
+
+def test_a_cpu_seat_flips_cpu_think_ms_after_its_turn_began_and_after_its_first_card() -> None:
+    g = Game.started(cpus=frozenset({BOB}))
+    g.flip(T, ANN, 1, 3)  # a miss: Bob's turn once it turns down
+    g.when(cmd.Tick(T + MISS_SHOW_MS))
+    began = T + MISS_SHOW_MS
+    assert next_deadline(g.state) == began + CPU_THINK_MS
+    assert g.when(cmd.Tick(began + CPU_THINK_MS - 1)) == []
+    first = g.when(cmd.Tick(began + CPU_THINK_MS))
+    assert [type(e) for e in first] == [ev.CardFlipped, ev.SecondCardDue]
+    assert first[0].at == began + CPU_THINK_MS and first[0].player == BOB
+    assert next_deadline(g.state) == began + 2 * CPU_THINK_MS
+    second = g.when(cmd.Tick(began + 2 * CPU_THINK_MS))
+    assert isinstance(second[0], ev.CardFlipped) and second[0].player == BOB
+    assert second[0].card != first[0].card
+
+
+def test_a_person_may_not_flip_for_a_cpu_seat() -> None:
+    g = Game.started(cpus=frozenset({ANN}))
+    error = g.refused(cmd.FlipCard(T, ANN, 1), Code.SEAT_PLAYED_BY_CPU)
+    assert "the CPU plays this seat" in error.message
+
+
+def test_cpu_players_play_a_whole_game_by_themselves_the_same_way_every_time() -> None:
+    def run() -> list[ev.Event]:
+        g = Game.started(players=(ANN, BOB, CAT), cpus=frozenset({ANN, BOB, CAT}))
+        g.when(cmd.Tick(T + 3_600_000))
+        return g.log
+
+    log = run()
+    assert isinstance(log[-1], ev.GameEnded)
+    assert sum(s.pairs for s in log[-1].standings) == 12
+    assert run() == log
+    flips = [e for e in log if isinstance(e, ev.CardFlipped)]
+    assert {e.player for e in flips} == {ANN, BOB, CAT}
+    assert all(b.at - a.at in (0, CPU_THINK_MS, MISS_SHOW_MS + CPU_THINK_MS)
+               for a, b in zip(flips, flips[1:], strict=False))  # fmt: skip
+
+
+def test_another_cpu_seed_plays_another_game() -> None:
+    g = Game.started(cpus=frozenset({ANN, BOB}))
+    other = Game(initial_state(CARDS, bytes(32)))
+    other.when(cmd.StartGame(T, (ANN, BOB), frozenset({ANN, BOB}), SMALL, "v"))
+    g.when(cmd.Tick(T + 600_000))
+    other.when(cmd.Tick(T + 600_000))
+    assert g.log != other.log
+
+
+def test_the_cpu_recalls_what_it_saw_at_its_strength() -> None:
+    for strength, share in KEEP_PER_MILLE.items():
+        kept = sum(keeps(CPU_SEED, 2, seq, strength) for seq in range(2000))
+        assert abs(kept / 2000 - share / 1000) < 0.04
+    assert keeps(CPU_SEED, 2, 7, Strength.MEDIUM) == keeps(CPU_SEED, 2, 7, Strength.MEDIUM)
+    memory = {n: (f"p{n}", n) for n in range(1, 200)}
+    weak = recall(memory, CPU_SEED, 1, Strength.WEAK)
+    strong = recall(memory, CPU_SEED, 1, Strength.STRONG)
+    assert len(weak) < len(strong) and set(weak) <= set(memory)
+
+
+def test_the_cpu_memory_records_public_flips_and_forgets_taken_cards() -> None:
+    memory = remember(NOTHING, ev.CardFlipped(T, BOB, 5, "p2"), 7)
+    assert memory == {5: ("p2", 7)}
+    memory = remember(memory, ev.CardFlipped(T, BOB, 6, "p2"), 8)
+    assert remember(memory, ev.TurnBegan(T, BOB, None), 9) == memory
+    assert remember(memory, ev.PairTaken(T, BOB, (5, 6), 1, 1), 10) == {}
+
+
+def test_the_state_keeps_a_memory_per_cpu_seat_and_a_handed_seat_starts_empty() -> None:
+    g = Game.started(players=(ANN, BOB, CAT), cpus=frozenset({CAT}))
+    assert g.state.memory == {CAT: {}}
+    g.flip(T, ANN, 5)
+    assert g.state.memory[CAT] == {5: ("p2", g.state.seq - 1)}
+    g.when(cmd.PlayerAway(T + 1, BOB))
+    g.when(cmd.Tick(T + 1 + TAKEOVER_MS))
+    assert g.state.memory[BOB] == {} and g.state.memory[CAT]
+
+
+def test_the_cpu_takes_a_pair_it_recalls() -> None:
+    table = Table(DOWN, (), Matching.IDENTICAL)
+    assert choose(table, {9: "x", 5: "p2", 6: "p2"}, CPU_SEED, 1) == 5
+    up = Table(tuple(c for c in DOWN if c != 5), ((5, "p2"),), Matching.IDENTICAL)
+    assert choose(up, {5: "p2", 6: "p2"}, CPU_SEED, 2) == 6
+
+
+def test_the_cpu_flips_a_card_it_does_not_recall_without_a_pair_in_mind() -> None:
+    known = {5: "p2", 9: "p4"}
+    picks = {choose(Table(DOWN, (), Matching.IDENTICAL), known, CPU_SEED, seq) for seq in range(50)}
+    assert picks.isdisjoint(known) and len(picks) > 5
+    up = Table(tuple(c for c in DOWN if c != 7), ((7, "p3"),), Matching.IDENTICAL)
+    assert choose(up, known, CPU_SEED, 3) not in (5, 7, 9)
+    everything = {n: f"p{n}" for n in (1, 2)}  # only cards it knows are left, none pairs
+    assert choose(Table((1, 2), (), Matching.IDENTICAL), everything, CPU_SEED, 4) in (1, 2)
+
+
+def test_the_cpu_pairs_by_the_table_s_matching() -> None:
+    rank_and_colour = Table((2, 3, 4), ((1, "AS"),), Matching.RANK_AND_COLOUR)
+    assert choose(rank_and_colour, {2: "AH", 3: "AC"}, CPU_SEED, 0) == 3
+    assert choose(Table((2, 3, 4), ((1, "AS"),), Matching.RANK), {2: "AH"}, CPU_SEED, 0) == 2
+
+
+def test_a_seat_handed_to_the_cpu_mid_turn_flips_its_second_card_think_ms_later() -> None:
+    g = Game.started()
+    g.flip(T, ANN, 1)
+    g.when(cmd.PlayerAway(T + 10, ANN))
+    takeover = T + 10 + TAKEOVER_MS
+    events = g.when(cmd.Tick(takeover))
+    assert events == [ev.SeatHandedToCpu(takeover, ANN)]
+    assert next_deadline(g.state) == takeover + CPU_THINK_MS
+    flipped = g.when(cmd.Tick(takeover + CPU_THINK_MS))[0]
+    assert isinstance(flipped, ev.CardFlipped) and flipped.player == ANN and flipped.card != 1
+
+
+def test_a_projection_without_the_deal_cannot_play_the_cpu() -> None:
+    projection = initial_state()
+    played = Game.started(cpus=frozenset({ANN}))
+    for event in played.log:
+        projection = evolve(projection, event)
+    with pytest.raises(ValueError, match="no deal"):
+        decide(projection, cmd.Tick(T + CPU_THINK_MS))
+
+
+def test_the_cpu_plays_playing_cards_with_jokers() -> None:
+    settings = Settings(Pictures.PLAYING_CARDS, 24, True, Matching.RANK)
+    cards = tuple("A23456"[n // 4] + "SHDC"[n % 4] for n in range(24)) + ("JK", "JK")
+    g = Game.started(settings=settings, cards=cards, cpus=frozenset({ANN, BOB}))
+    g.when(cmd.Tick(T + 3_600_000))
+    assert isinstance(g.log[-1], ev.GameEnded)
