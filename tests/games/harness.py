@@ -42,6 +42,10 @@ class Leaks(Protocol):
 class Harness(Protocol):
     slug: str
 
+    def tick_chance(self, state: Any) -> float:
+        """How often the random game lets time run to the next deadline, in ``state``."""
+        ...
+
     def table(self, game: Game, rng: random.Random) -> tuple[Message | None, list[SeatInfo]]:
         """Settings (None: the defaults) and the seats of a random table."""
         ...
@@ -70,6 +74,9 @@ CCommand = concentration_command_pb2.ConcentrationCommand
 
 class ConcentrationHarness:
     slug = "concentration"
+
+    def tick_chance(self, state: Any) -> float:
+        return 0.3
 
     def table(self, game: Game, rng: random.Random) -> tuple[Message | None, list[SeatInfo]]:
         settings = rng.choice(
@@ -163,6 +170,9 @@ RACE_PRIVATE = {"tile_turned", "pair_found", "attempt_missed", "tiles_turned_dow
 class RaceHarness:
     slug = "race"
 
+    def tick_chance(self, state: Any) -> float:
+        return {"playing": 0.01, "ready": 0.05}.get(state.phase.value, 0.3)  # a cap ends a board
+
     def table(self, game: Game, rng: random.Random) -> tuple[Message | None, list[SeatInfo]]:
         count = rng.randint(game.min_seats, game.max_seats)
         seats = [SeatInfo(n, f"p{n}", f"P{n}", n > 1 and rng.random() < 0.5)
@@ -171,9 +181,9 @@ class RaceHarness:
         return settings, seats
 
     def move(self, game: Game, state: Any, players: list[str], rng: random.Random) -> Message:
-        player = rng.choice(players)
+        player = rng.choice(list(state.remaining) or players)
         r = rng.random()
-        if r < 0.2:
+        if r < 0.2 or (state.phase.value == "ready" and r < 0.9):
             return RCommand(player_id=player, press_ready=RCommand.PressReady())
         if r < 0.25:
             return RCommand(player_id=player, request_hint=RCommand.RequestHint())
@@ -277,10 +287,11 @@ def play(game: Game, seed: bytes, rng: random.Random, moves: int = 150) -> Run:
         else:
             r = rng.random()
             due = game.next_deadline(state)
-            if due is not None and r < 0.3:
+            wait = harness.tick_chance(state)
+            if due is not None and r < wait:
                 now = max(now, due + rng.choice([0, 0, 5_000]))
                 command = game.tick(now)
-            elif r < 0.38:
+            elif r < wait + 0.08:
                 player = rng.choice(run.players)
                 presence = game.presence(now, player, rng.random() < 0.5)
                 if presence is None:

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from match.v1 import common_pb2, dealer_pb2, lobby_pb2, referee_pb2
 from match_rules import registry
-from match_rules.errors import Code, RuleError
+from match_rules.errors import Category, Code, RuleError
 from match_rules.game import Game, TableContext
 from tests.games.harness import HARNESSES, Run, play
 from tests.games.replay import encoded, replay
@@ -214,9 +214,9 @@ def test_every_bad_command_is_refused_with_a_code_and_changes_nothing(
 
 
 @each_game
-def test_settings_that_make_no_game_are_refused_with_invalid_setup(game: Game) -> None:
+def test_settings_that_make_no_game_are_refused_as_invalid_arguments(game: Game) -> None:
     for wire in HARNESSES[game.slug].bad_settings():
         with pytest.raises(RuleError) as refused:
             game.settings(wire)
-        assert refused.value.code is Code.INVALID_SETUP and refused.value.message
+        assert refused.value.code.category is Category.INVALID_ARGUMENT and refused.value.message
     assert game.settings(None) == game.settings(game.settings(None))  # defaults are settings

@@ -197,10 +197,12 @@ class Concentration:
 
     def command(self, wire: Message, now: int) -> cmd.Command:
         if not isinstance(wire, concentration_command_pb2.ConcentrationCommand):
-            raise _invalid(f"a Concentration table takes ConcentrationCommand, not "
-                           f"{type(wire).__name__}")  # fmt: skip
+            raise RuleError(
+                Code.MALFORMED_REQUEST,
+                f"a Concentration table takes ConcentrationCommand, not {type(wire).__name__}",
+            )
         if wire.WhichOneof("command") != "flip_card":
-            raise _invalid("the command names nothing to do: send flip_card with a card")
+            raise RuleError(Code.MALFORMED_REQUEST, "send flip_card with the card to flip")
         return cmd.FlipCard(now, wire.player_id, wire.flip_card.card)
 
     def presence(self, now: int, player: str, present: bool) -> cmd.Command:
