@@ -51,6 +51,12 @@ class Code(Enum):
     CARD_FACE_UP = ("card_face_up", Category.FAILED_PRECONDITION)
     NOT_YOUR_TURN = ("not_your_turn", Category.FAILED_PRECONDITION)
     SEAT_PLAYED_BY_CPU = ("seat_played_by_cpu", Category.FAILED_PRECONDITION)
+    # Concentration's settings
+    INVALID_DECK_SIZE = ("invalid_deck_size", Category.INVALID_ARGUMENT)
+    INVALID_PICTURES = ("invalid_pictures", Category.INVALID_ARGUMENT)
+    INVALID_JOKERS = ("invalid_jokers", Category.INVALID_ARGUMENT)
+    INVALID_MATCHING = ("invalid_matching", Category.INVALID_ARGUMENT)
+    INVALID_TURN_LIMIT = ("invalid_turn_limit", Category.INVALID_ARGUMENT)
 
     @property
     def slug(self) -> str:

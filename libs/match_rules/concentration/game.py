@@ -113,10 +113,14 @@ class Concentration:
         out = WireSettings()
         out.CopyFrom(wire)
         if out.pictures not in WireSettings.Pictures.values():
-            raise _invalid(f"card pictures are emoji or playing cards; {out.pictures} is neither")
+            raise RuleError(
+                Code.INVALID_PICTURES,
+                f"card pictures are emoji or playing cards; {out.pictures} is neither",
+            )
         if out.matching not in WireSettings.Matching.values():
-            raise _invalid(
-                f"matching is identical, rank and colour, or rank; {out.matching} is none of them"
+            raise RuleError(
+                Code.INVALID_MATCHING,
+                f"matching is identical, rank and colour, or rank; {out.matching} is none of them",
             )
         if out.pictures == WireSettings.PICTURES_UNSPECIFIED:
             out.pictures = WireSettings.PICTURES_EMOJI

@@ -80,25 +80,26 @@ class Settings:
 
 
 def check(settings: Settings) -> Settings:
-    """``settings`` if they make a game, else RuleError(INVALID_SETUP) saying what to change."""
+    """``settings`` if they make a game, else a RuleError with the setting's own code, saying
+    what to change."""
     if settings.cards not in DECK_SIZES:
         raise RuleError(
-            Code.INVALID_SETUP,
+            Code.INVALID_DECK_SIZE,
             f"a deck has 52, 36 or 24 cards, got {settings.cards}",
         )
     if settings.pictures is Pictures.EMOJI:
         if settings.jokers:
             raise RuleError(
-                Code.INVALID_SETUP, "the emoji deck has no jokers: choose playing cards for them"
+                Code.INVALID_JOKERS, "the emoji deck has no jokers: choose playing cards for them"
             )
         if settings.matching is not Matching.IDENTICAL:
             raise RuleError(
-                Code.INVALID_SETUP,
+                Code.INVALID_MATCHING,
                 "emoji pair only with the identical picture: matching by rank needs playing cards",
             )
     if settings.turn_limit_ms not in TURN_LIMITS_MS:
         raise RuleError(
-            Code.INVALID_SETUP,
+            Code.INVALID_TURN_LIMIT,
             f"the time to flip the second card is none, 30 s or 60 s, "
             f"got {settings.turn_limit_ms} ms",
         )

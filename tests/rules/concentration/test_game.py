@@ -48,24 +48,35 @@ def test_unset_settings_take_the_defaults() -> None:
 
 
 @pytest.mark.parametrize(
-    ("wire", "words"),
+    ("wire", "code", "words"),
     [
-        (Wire(cards=40), "52, 36 or 24"),
-        (Wire(jokers=True), "no jokers"),
-        (Wire(matching=Wire.MATCHING_RANK), "identical picture"),
-        (Wire(turn_limit_ms=45_000), "none, 30 s or 60 s"),
-        (Wire(turn_limit_ms=-1), "none, 30 s or 60 s"),
-        (Wire(pictures=9), "emoji or playing cards"),
-        (Wire(matching=9), "rank and colour"),
-        (Wire.FromString(bytes([0x48, 0x05])), "no Concentration setting numbered [9]"),
-        (race_pb2.RaceSettings(), "takes ConcentrationSettings"),
+        (Wire(cards=40), Code.INVALID_DECK_SIZE, "52, 36 or 24"),
+        (Wire(jokers=True), Code.INVALID_JOKERS, "no jokers"),
+        (Wire(matching=Wire.MATCHING_RANK), Code.INVALID_MATCHING, "identical picture"),
+        (Wire(turn_limit_ms=45_000), Code.INVALID_TURN_LIMIT, "none, 30 s or 60 s"),
+        (Wire(turn_limit_ms=-1), Code.INVALID_TURN_LIMIT, "none, 30 s or 60 s"),
+        (Wire(pictures=9), Code.INVALID_PICTURES, "emoji or playing cards"),
+        (Wire(matching=9), Code.INVALID_MATCHING, "rank and colour"),
+        (Wire.FromString(bytes([0x48, 0x05])), Code.INVALID_SETUP, "setting numbered [9]"),
+        (race_pb2.RaceSettings(), Code.INVALID_SETUP, "takes ConcentrationSettings"),
     ],
     ids=lambda x: x if isinstance(x, str) else "",
 )
-def test_every_unknown_setting_is_refused_with_what_to_change(wire: object, words: str) -> None:
+def test_every_unknown_setting_is_refused_with_its_code_and_what_to_change(
+    wire: object, code: Code, words: str
+) -> None:
     with pytest.raises(RuleError) as refused:
         GAME.settings(wire)  # type: ignore[arg-type]
-    assert refused.value.code is Code.INVALID_SETUP and words in refused.value.message
+    assert refused.value.code is code and words in refused.value.message
+
+
+def test_the_bad_settings_of_the_issue_each_have_their_own_code() -> None:
+    codes = set()
+    for wire in (Wire(cards=40), Wire(jokers=True), Wire(turn_limit_ms=45_000)):
+        with pytest.raises(RuleError) as refused:
+            GAME.settings(wire)
+        codes.add(refused.value.code)
+    assert len(codes) == 3 and Code.INVALID_SETUP not in codes
 
 
 def test_the_deal_on_the_wire_and_into_the_state() -> None:

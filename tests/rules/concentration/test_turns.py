@@ -45,15 +45,15 @@ def test_one_to_six_players_with_distinct_ids_and_seated_cpus() -> None:
         assert Game.new().when(cmd.StartGame(T, players, frozenset(), SMALL, "v"))
 
 
-def test_settings_that_make_no_deck_are_refused_with_what_to_change() -> None:
+def test_settings_that_make_no_deck_are_refused_each_with_its_code_and_what_to_change() -> None:
     g = Game.new()
-    for settings, words in [
-        (Settings(cards=30), "52, 36 or 24"),
-        (Settings(cards=24, jokers=True), "no jokers"),
-        (Settings(cards=24, matching=Matching.RANK), "identical picture"),
-        (Settings(cards=24, turn_limit_ms=45_000), "none, 30 s or 60 s"),
+    for settings, code, words in [
+        (Settings(cards=30), Code.INVALID_DECK_SIZE, "52, 36 or 24"),
+        (Settings(cards=24, jokers=True), Code.INVALID_JOKERS, "no jokers"),
+        (Settings(cards=24, matching=Matching.RANK), Code.INVALID_MATCHING, "identical picture"),
+        (Settings(cards=24, turn_limit_ms=45_000), Code.INVALID_TURN_LIMIT, "none, 30 s or 60 s"),
     ]:
-        error = g.refused(cmd.StartGame(T, (ANN,), frozenset(), settings, "v"), Code.INVALID_SETUP)
+        error = g.refused(cmd.StartGame(T, (ANN,), frozenset(), settings, "v"), code)
         assert words in error.message
 
 
