@@ -30,7 +30,7 @@ from match_audit.note import Checkpoint, Signer, open_checkpoint, parse, sign_ch
 from match_audit.verify import Consistency, Entry, Evidence
 from match_bus import subjects
 from match_bus.clock import Clock
-from match_testing.stack import Stack
+from match_launch.stack import Stack
 from tests.audit.game import play_short_game, served_records, stack_env
 
 

@@ -13,8 +13,8 @@ from match.v1 import common_pb2, referee_pb2
 from match_audit.rerun import rerun, seed_events
 from match_bus.clock import Clock
 from match_bus.jetstream import TableLog
+from match_launch.stack import Stack
 from match_rules.deal import commitment, deal
-from match_testing.stack import Stack
 from tests.e2e.players import Player
 
 
