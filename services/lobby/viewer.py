@@ -12,10 +12,10 @@ import re
 from dataclasses import dataclass
 
 from match.v1 import common_pb2, race_pb2, views_pb2
-from match_rules.race.codec import from_proto, to_proto
 from match_bus.records import BadRecord, Numbering
 from match_rules.race import Phase, evolve, initial_state, player_view, redact
 from match_rules.race import events as ev
+from match_rules.race.codec import from_proto, to_proto
 from match_rules.race.view import OpponentMoved, Status, TileState
 
 RaceView = views_pb2.RaceView
