@@ -1,5 +1,5 @@
 """Shared fixtures: a real nats-server with JetStream on a free port, per test; and, for the
-folders that define a ``stack`` (the whole system, match_testing.stack.Stack), its clock, a
+folders that define a ``stack`` (the whole system, match_launch.stack.Stack), its clock, a
 gRPC channel to its lobby and a NATS connection."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from nats.aio.client import Client
 
 from match_bus.clock import Clock
 from match_bus.secretfiles import write_secret
-from match_testing.natsserver import NatsServer
-from match_testing.stack import Stack
+from match_launch.natsserver import NatsServer
+from match_launch.stack import Stack
 
 
 def running(stack: Stack) -> Iterator[Stack]:

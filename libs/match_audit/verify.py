@@ -1,6 +1,6 @@
 """Verify a finished game from the ledger's evidence: the checkpoint's signature, consistency with
-a checkpoint kept from before, the inclusion of every record, the seed against its commitment,
-the re-deal, and the full re-run of the rules.
+a checkpoint kept from before, the inclusion of every record, the game the table plays (from
+the registry), the seed against its commitment, the re-deal, and the full re-run of the rules.
 
 Pure (no network): :class:`Evidence` comes from the ledger's gRPC API (``match_audit.client``)
 or from an export file (``match_audit.export``); both are checked by :func:`verify` the same way.
@@ -14,13 +14,16 @@ import base64
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from google.protobuf.message import DecodeError
+from google.protobuf import text_format
+from google.protobuf.message import DecodeError, Message
 
-from match.v1 import referee_pb2
+from match.v1 import dealer_pb2, referee_pb2
 from match_audit import merkle
 from match_audit.note import Checkpoint, NoteError, Verifier, open_checkpoint
-from match_audit.rerun import rerun
-from match_rules.deal import DEAL_VERSION, SEED_BYTES, commitment, deal
+from match_audit.rerun import TableError, TableGame, ended_at, game_messages, rerun, table_game
+from match_rules.deal import SEED_BYTES, commitment
+from match_rules.errors import RuleError
+from match_rules.game import Game
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,9 +114,10 @@ def verify(evidence: Evidence, key: Verifier, since: str | None = None) -> Repor
         _check_since(evidence, key, checkpoint, since, report)
         report.checkpoint_consistent = True
         records = _check_records(evidence, checkpoint, report)
-        seed = _check_seed(evidence.entries, records, report)
-        boards = _check_deal(evidence.entries, records, seed, report)
-        _check_rerun(evidence.entries, records, boards, report)
+        table = _check_game(evidence.entries, records, report)
+        seed = _check_seed(evidence.entries, records, table.game, report)
+        deal = _check_deal(evidence.entries, records, table, seed, report)
+        _check_rerun(evidence.entries, records, table, deal, report)
     except _Fail as failure:
         report.failure = f"FAIL {failure.message}"
     return report
@@ -235,23 +239,35 @@ def _table_events(record: referee_pb2.TableRecord, which: str) -> list[object]:
     ]
 
 
-def _race_events(record: referee_pb2.TableRecord, which: str) -> list[object]:
-    return [
-        getattr(e.race, which)
-        for e in record.events
-        if e.HasField("race") and e.race.WhichOneof("event") == which
-    ]
+def _check_game(
+    entries: Sequence[Entry], records: Sequence[referee_pb2.TableRecord], report: Report
+) -> TableGame:
+    try:
+        found = table_game(records)
+    except TableError as error:
+        raise _Fail(f"{_at(error.record, entries)}: {error.message}") from None
+    game = found.game
+    settings = text_format.MessageToString(found.settings, as_one_line=True) or "the defaults"
+    report.lines.append(
+        f"ok   game: {game.title} ({game.slug}), as the table's TableCreated (record "
+        f"{found.record}) says; settings: {settings}"
+    )
+    return found
 
 
 def _check_seed(
-    entries: Sequence[Entry], records: Sequence[referee_pb2.TableRecord], report: Report
+    entries: Sequence[Entry],
+    records: Sequence[referee_pb2.TableRecord],
+    game: Game,
+    report: Report,
 ) -> bytes:
     committed = [(i, c) for i, r in enumerate(records) for c in _table_events(r, "seed_committed")]
     revealed = [(i, s) for i, r in enumerate(records) for s in _table_events(r, "seed_revealed")]
-    started = next(
-        (i for i, r in enumerate(records) if any(e.HasField("race") for e in r.events)), None
-    )
-    ended = next((i for i, r in enumerate(records) if _race_events(r, "game_ended")), None)
+    started = next((i for i, r in enumerate(records) if game_messages(game, r)), None)
+    try:
+        ended = ended_at(game, records)
+    except Exception as error:  # an event the game cannot read: the rerun names it
+        raise _Fail(f"game {report.game}: an event of the game does not read: {error}") from None
     last = len(records) - 1
     if ended is None:
         raise _Fail(
@@ -290,66 +306,82 @@ def _check_seed(
         raise _Fail(f"{_at(r_index, entries)}: revealed for another deal version than committed")
     report.lines.append(
         f"ok   seed: SHA-256 of the revealed seed (record {r_index}) is the commitment of record "
-        f"{c_index}, made before the game started: the deal was fixed before anybody was Ready"
+        f"{c_index}, made before the game started: the deal was fixed before anybody played"
     )
     return seed
+
+
+def _bot_strength(deal: Message) -> str | None:
+    """The bots' strength a game's deal draws, if it draws one (a ``bot_strength`` field, the
+    referee's convention): the table's BotsAssigned must say the same."""
+    if "bot_strength" not in deal.DESCRIPTOR.fields_by_name:
+        return None
+    name = dealer_pb2.BotStrength.Name(getattr(deal, "bot_strength"))  # noqa: B009
+    return name.removeprefix("BOT_STRENGTH_").lower()
 
 
 def _check_deal(
     entries: Sequence[Entry],
     records: Sequence[referee_pb2.TableRecord],
+    table: TableGame,
     seed: bytes,
     report: Report,
-) -> tuple[tuple[int, ...], ...]:
+) -> Message:
+    game = table.game
     versions = {
         c.deal_version  # type: ignore[attr-defined]
         for r in records
         for c in _table_events(r, "seed_committed")
     }
     version = versions.pop() if versions else ""
-    if version != DEAL_VERSION:
+    if version != game.deal_version:
         raise _Fail(
-            f"game {report.game}: dealt with {version!r}; this auditor deals {DEAL_VERSION}"
+            f"game {report.game}: dealt with {version!r}; this auditor deals {game.slug} with "
+            f"{game.deal_version}"
         )
-    dealt = deal(seed)
-    boards, bots = 0, False
+    try:
+        dealt = game.deal(seed, table.settings)
+    except (RuleError, ValueError) as error:
+        raise _Fail(
+            f"{_at(table.record, entries)}: the table's settings cannot be dealt: {error}"
+        ) from None
+    strength, bots = _bot_strength(dealt), False
     for i, record in enumerate(records):
-        for revealed in _race_events(record, "board_revealed"):
-            board, layout = revealed.board, tuple(revealed.layout)  # type: ignore[attr-defined]
-            if not 1 <= board <= len(dealt.boards) or layout != dealt.boards[board - 1]:
-                raise _Fail(
-                    f"{_at(i, entries)}: board {board}'s revealed layout is not the one dealt "
-                    "from the seed"
-                )
-            boards += 1
         for assigned in _table_events(record, "bots_assigned"):
-            strength = assigned.strength  # type: ignore[attr-defined]
-            if strength != dealt.bot_strength.value:
+            shown = assigned.strength  # type: ignore[attr-defined]
+            if shown != strength:
                 raise _Fail(
-                    f"{_at(i, entries)}: the bots play {strength!r}, the seed deals "
-                    f"{dealt.bot_strength.value!r}"
+                    f"{_at(i, entries)}: the bots play {shown!r}, the seed deals {strength!r}"
                 )
             bots = True
-    bot = f", and the bots' strength {dealt.bot_strength.value!r}" if bots else " (no bot played)"
+    bot = f", and the bots' strength {strength!r}" if bots else ""
     report.lines.append(
-        f"ok   deal: {DEAL_VERSION} from the seed gives the {_count(boards, 'revealed board')}, "
-        f"tile for tile{bot}"
+        f"ok   deal: {game.deal_version} from the seed with the table's settings{bot}; the "
+        "rerun plays it"
     )
-    return dealt.boards
+    return dealt
 
 
 def _check_rerun(
     entries: Sequence[Entry],
     records: Sequence[referee_pb2.TableRecord],
-    boards: tuple[tuple[int, ...], ...],
+    table: TableGame,
+    deal: Message,
     report: Report,
 ) -> None:
-    result = rerun(records, boards)
+    result = rerun(records, table.game, table.settings, deal)
     if result.findings:
         first = result.findings[0]
         raise _Fail(f"{_at(first.record, entries)}: {first.problem}")
+    if result.results is None:
+        raise _Fail(
+            f"{_at(len(records) - 1, entries)}: the rules do not end the game with these records"
+        )
+    standings = "; ".join(f"{s.place}. {s.player}: {s.summary}" for s in result.results.standings)
+    draw = " (a draw)" if result.results.draw else ""
     report.lines.append(
         f"ok   rerun: fed the stamped commands again, the rules accept the same "
         f"{_count(result.accepted, 'command')} and refuse the same {result.refused} (same codes),"
-        f" and give the same {_count(result.events, 'event')}: timings, results and standings"
+        f" and give the same {_count(result.events, 'event')}, byte for byte: timings, results "
+        f"and standings{draw}: {standings}"
     )

@@ -33,8 +33,8 @@ from match_bench import procstat
 from match_bench.bare import METHOD
 from match_bench.players import Channels, Player, Sink, Stats, open_table, play_tables
 from match_bus import subjects
-from match_testing.natsserver import free_port
-from match_testing.stack import ONE_ADDRESS_MANY_PLAYERS, Stack
+from match_launch.natsserver import free_port
+from match_launch.stack import ONE_ADDRESS_MANY_PLAYERS, Stack
 
 Job = Coroutine[Any, Any, None]
 SERVICES = ("dealer", "ledger", "referee", "lobby")

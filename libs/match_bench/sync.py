@@ -25,7 +25,7 @@ import grpc  # type: ignore[import-untyped, unused-ignore]
 
 from match_bench.bare import METHOD
 from match_bench.players import Channels
-from match_testing.natsserver import NatsServer, free_port
+from match_launch.natsserver import NatsServer, free_port
 
 
 def percentile(values: list[float], q: float) -> float:

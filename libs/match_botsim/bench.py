@@ -39,7 +39,7 @@ from typing import Any
 from match_botsim.players import KINDS, SimPlayer
 from match_botsim.sim import BoardRecord, game_seed, play_game
 from match_botsim.stats import Interval, mean_ci, rate_ci
-from services.bot import brain
+from match_rules.race import bot
 
 VERSION = "bench-bot/v1"  # part of every seed: change it and every number changes
 BUDGET_TURNS = 30
@@ -181,7 +181,7 @@ class Report:
                     "half_life_turns": None if math.isinf(p.half_life_turns) else p.half_life_turns,
                     "slip": p.slip,
                 }
-                for p in (*brain.PROFILES.values(), brain.PERFECT)
+                for p in (*bot.PROFILES.values(), bot.PERFECT)
             },
             "solo": {
                 k: {

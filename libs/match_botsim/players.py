@@ -2,7 +2,7 @@
 
 Every player here decides from what a client of that seat can see and nothing else: its own
 ``TileTurned`` events, and its own board as ``player_view`` shows it (found tiles, the tiles up
-now with their faces, the pause, T0). It plays at the bot's human pace (``brain.think_ms``) and
+now with their faces, the pause, T0). It plays at the bot's human pace (``bot.think_ms``) and
 keeps the bot's guards (the pause, never a clear under 12.5 s), so the only difference between
 the kinds is what they remember.
 """
@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from match_rules.deal import Strength
+from match_rules.race import bot
 from match_rules.race import events as ev
-from services.bot import brain
 
 KINDS = ("random", "weak", "medium", "strong", "perfect")  # weakest first
 
@@ -31,13 +31,13 @@ class OwnBoard:
     starts_at: int  # T0
 
 
-def profile_of(kind: str) -> brain.Profile | None:
+def profile_of(kind: str) -> bot.Profile | None:
     """The memory of a kind of player; None for the random player (no memory at all)."""
     if kind == "random":
         return None
     if kind == "perfect":
-        return brain.PERFECT
-    return brain.PROFILES[Strength(kind)]
+        return bot.PERFECT
+    return bot.PROFILES[Strength(kind)]
 
 
 class SimPlayer:
@@ -50,8 +50,8 @@ class SimPlayer:
         self.kind = kind
         self.pace = pace
         self.profile = profile_of(kind)
-        self.memory = brain.Memory(
-            profile=self.profile or brain.PERFECT, rng=random.Random(f"{seed}/memory")
+        self.memory = bot.Memory(
+            profile=self.profile or bot.PERFECT, rng=random.Random(f"{seed}/memory")
         )
         self.rng = random.Random(f"{seed}/play")
 
@@ -63,23 +63,23 @@ class SimPlayer:
         self.memory.see(event.board, event.tile, event.symbol, event.turn)
 
     def ready_delay_ms(self) -> int:
-        return brain.ready_delay_ms(self.rng, self.pace)
+        return bot.ready_delay_ms(self.rng, self.pace)
 
     def plan(self, now: int, own: OwnBoard) -> tuple[int, int] | None:
         """(when, tile) of its next turn, deciding at ``now``; None when nothing can be turned."""
         if self.profile is None:
-            move = brain.random_move(own.found, own.showing, self.rng)
+            move = bot.random_move(own.found, own.showing, self.rng)
         else:
-            known = brain.known_faces(self.memory.recall(), own.faces)
-            move = brain.next_move(known, own.found, own.showing, self.rng, self.profile.slip)
+            known = bot.known_faces(self.memory.recall(), own.faces)
+            move = bot.next_move(known, own.found, own.showing, self.rng, self.profile.slip)
         if move is None:
             return None
-        think = brain.think_ms(self.rng, self.pace, brain.think_kind(own.showing, move))
-        at = brain.earliest_turn_ms(
+        think = bot.think_ms(self.rng, self.pace, bot.think_kind(own.showing, move))
+        at = bot.earliest_turn_ms(
             now_ms=now,
             think=think,
             starts_at_ms=own.starts_at,
             paused_until_ms=own.paused_until,
-            clearing=brain.may_clear(own.found),
+            clearing=bot.may_clear(own.found),
         )
         return at, move.tile

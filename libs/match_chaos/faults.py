@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from match_testing.stack import Stack, split_name
+from match_launch.stack import Stack, split_name
 
 
 @dataclass

@@ -23,8 +23,8 @@ from match_bus.jetstream import TableLog
 from match_chaos.check import GameCheck, check_game
 from match_chaos.faults import Faults
 from match_chaos.player import ChaosPlayer, Received, Tally
-from match_testing.natscluster import NatsCluster
-from match_testing.stack import ONE_ADDRESS_MANY_PLAYERS, SERVICES, Stack
+from match_launch.natscluster import NatsCluster
+from match_launch.stack import ONE_ADDRESS_MANY_PLAYERS, SERVICES, Stack
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,9 +24,9 @@ import secrets
 import sys
 from pathlib import Path
 
+from match_audit.keys import load_or_create
 from match_bus.access import Identities, route_variables
 from match_bus.secretfiles import write_secret
-from services.ledger.keys import load_or_create
 
 NAMESPACE = "match"
 NATS_NODES = 3

@@ -2,7 +2,7 @@
 
 The seat plays at the strength the table's ``BotsAssigned`` event names (drawn from the seed by
 the deal, public to everybody), or at ``BOT_FORCE_STRENGTH`` when the operator set one. What it
-remembers, what it turns and how long it thinks are the pure ``services/bot/brain.py``.
+remembers, what it turns and how long it thinks are the race's pure ``match_rules.race.bot``.
 
 A seat taken over from another bot replica (``resume=True``, services/bot/seats.py) starts from a
 snapshot of the table, not its history: the faces the dead replica saw are forgotten, as a person
@@ -35,7 +35,8 @@ from match_client.client import (
 from match_client.clock import ServerClock
 from match_client.tracker import RaceView, ViewTracker
 from match_rules.deal import Strength
-from services.bot import brain, metrics
+from match_rules.race import bot
+from services.bot import metrics
 
 # Statuses after which watching again cannot help: the seat is gone or was never ours.
 PERMANENT = {"UNAUTHENTICATED", "PERMISSION_DENIED", "NOT_FOUND", "INVALID_ARGUMENT"}
@@ -85,15 +86,15 @@ class SeatPlayer:
         self.poll_s = poll_s
         # Seeded per seat and game (a table holds one game): choices and thinking times from
         # one stream, forgetting from another, so what is forgotten depends only on the turns.
-        self.rng = rng or brain.seat_rng(seat.table_id, seat.player_id, "play")
+        self.rng = rng or bot.seat_rng(seat.table_id, seat.player_id, "play")
         self.clock = clock or ServerClock()
         self.tracker = ViewTracker(player=seat.player_id, table_id=seat.table_id)
         self.forced = force_strength
         self.shown: str | None = None  # what the table's BotsAssigned said, once seen
-        self.strength = force_strength or brain.DEFAULT_STRENGTH
-        self.memory = brain.Memory(
-            profile=brain.PROFILES[self.strength],
-            rng=memory_rng or brain.seat_rng(seat.table_id, seat.player_id, "memory"),
+        self.strength = force_strength or bot.DEFAULT_STRENGTH
+        self.memory = bot.Memory(
+            profile=bot.PROFILES[self.strength],
+            rng=memory_rng or bot.seat_rng(seat.table_id, seat.player_id, "memory"),
         )
         self.readied: set[int] = set()
         self.finished = False
@@ -146,7 +147,7 @@ class SeatPlayer:
         self.shown = shown
         if self.on_strength is not None:
             self.on_strength(shown)
-        drawn = brain.parse_strength(shown)
+        drawn = bot.parse_strength(shown)
         if self.forced is not None:
             self.log.info("strength forced", strength=self.forced.value, drawn=shown)
         elif drawn is None:
@@ -156,7 +157,7 @@ class SeatPlayer:
         else:
             self.log.info("strength", strength=drawn.value)
             self.strength = drawn
-            self.memory.profile = brain.PROFILES[drawn]
+            self.memory.profile = bot.PROFILES[drawn]
 
     def end(self, why: SeatEnd) -> None:
         """Stop playing the seat (the first reason given is kept)."""
@@ -251,7 +252,7 @@ class SeatPlayer:
                 await self.wait_change(self.poll_s)
 
     async def press_ready(self, board: int) -> None:
-        await asyncio.sleep(brain.ready_delay_ms(self.rng, self.pace) / 1000)
+        await asyncio.sleep(bot.ready_delay_ms(self.rng, self.pace) / 1000)
         if self.finished or not self.may_act():
             return
         try:
@@ -274,17 +275,17 @@ class SeatPlayer:
         self.memory.start(board)
         found, turned = t.found, t.showing
         visible = {n: v.symbol for n, v in t.tiles.items() if v.up and v.symbol is not None}
-        known = brain.known_faces(self.memory.recall(), visible)
-        move = brain.next_move(known, found, turned, self.rng, self.memory.profile.slip)
+        known = bot.known_faces(self.memory.recall(), visible)
+        move = bot.next_move(known, found, turned, self.rng, self.memory.profile.slip)
         if move is None:
             await self.wait_change(self.poll_s)
             return
-        clearing = brain.may_clear(found)
+        clearing = bot.may_clear(found)
         if clearing and not t.starts_at_ms:  # T0 unknown: never risk a clear under 12 s
             await self.wait_change(self.poll_s)
             return
-        think = brain.think_ms(self.rng, self.pace, brain.think_kind(turned, move))
-        at = brain.earliest_turn_ms(
+        think = bot.think_ms(self.rng, self.pace, bot.think_kind(turned, move))
+        at = bot.earliest_turn_ms(
             now_ms=self.clock.now(),
             think=self.clock.server_ms(think),  # a person's pace on the wall clock
             starts_at_ms=t.starts_at_ms,
@@ -301,7 +302,7 @@ class SeatPlayer:
             or t.showing != turned
         ):
             return  # something changed while thinking: decide again
-        if clearing and self.clock.now() < t.starts_at_ms + brain.CLEAR_NOT_BEFORE_MS:
+        if clearing and self.clock.now() < t.starts_at_ms + bot.CLEAR_NOT_BEFORE_MS:
             return  # never finish a board under 12.5 s after T0
         await self.send_turn(move.tile)
 

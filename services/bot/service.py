@@ -45,7 +45,7 @@ from match_client.client import (
 )
 from match_client.clock import ServerClock
 from match_obs import configure_logging, serve_metrics
-from services.bot import brain, metrics, seats
+from services.bot import fill, metrics, seats
 from services.bot.config import BotConfig
 from services.bot.player import SeatEnd, SeatPlayer
 from services.bot.seats import KV_ERRORS, Identity, SeatBook, SeatRecord
@@ -142,10 +142,10 @@ class Bot:
         for table in await self.client.list_tables(fill_due_by_ms=now):
             if table.table_id in self.held_back:
                 continue
-            if brain.should_fill(table, now) and seats.may_fill(
+            if fill.should_fill(table, now) and seats.may_fill(
                 table.table_id, table.fill_at_ms, now, self.live, self.me.key, grace_ms
             ):
-                taken += await self.fill(table.table_id, brain.bot_names(table))
+                taken += await self.fill(table.table_id, fill.bot_names(table))
         return taken
 
     async def fill(self, table_id: str, names: list[str]) -> int:

@@ -18,6 +18,7 @@ from google.protobuf.message import DecodeError
 from prometheus_client import Counter
 
 from match.v1 import audit_pb2, audit_pb2_grpc, referee_pb2
+from match_audit import rerun
 from match_bus import subjects
 from services.ledger.store import Store
 from services.lobby.limits import Limiter, Rate, retry_after_ms
@@ -81,16 +82,16 @@ def _parse_page_token(token: str) -> tuple[int | None, int] | None:
 
 
 def game_over(records: Iterable[bytes]) -> bool:
-    """True when one of a table's records holds the race's GameEnded."""
+    """True when the table's game is over by its own rules: the game its TableCreated names
+    (match_rules.registry) folds the records' events to a terminal state. A record that does
+    not decode is skipped (the table is quarantined before this is asked)."""
+    decoded = []
     for data in records:
         try:
-            record = referee_pb2.TableRecord.FromString(data)
+            decoded.append(referee_pb2.TableRecord.FromString(data))
         except DecodeError:
             continue
-        for envelope in record.events:
-            if envelope.HasField("race") and envelope.race.HasField("game_ended"):
-                return True
-    return False
+    return rerun.game_over(decoded)
 
 
 class AuditServicer(audit_pb2_grpc.LedgerAuditServiceServicer):

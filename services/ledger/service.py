@@ -29,11 +29,11 @@ from nats.js.errors import NotFoundError
 from prometheus_client import Counter, Gauge
 
 from match.v1 import audit_pb2_grpc, referee_pb2
+from match_audit import keys
 from match_bus import subjects
 from match_bus.jetstream import ensure_stream
 from match_bus.secretfiles import SecretFileError, check_private
 from match_bus.service import BaseConfig, answerable, run, spawn
-from services.ledger import keys
 from services.ledger.audit import AUDIT_SERVICE, AuditLimits, AuditServicer
 from services.ledger.consumer import QUARANTINED, Ingest
 from services.ledger.store import Store

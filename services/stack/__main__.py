@@ -19,8 +19,8 @@ import sys
 import time
 from pathlib import Path
 
-from match_testing.natscluster import NatsCluster
-from match_testing.stack import SERVICES, Stack
+from match_launch.natscluster import NatsCluster
+from match_launch.stack import SERVICES, Stack
 
 METRICS = {"LOBBY": 9101, "REFEREE": 9102, "DEALER": 9103, "LEDGER": 9104, "BOT": 9105}
 

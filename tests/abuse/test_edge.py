@@ -33,7 +33,7 @@ from match.v1 import common_pb2, lobby_pb2, lobby_pb2_grpc, referee_pb2
 from match_bus import subjects
 from match_bus.secretfiles import read_secret
 from match_client.client import MatchClient, retry_after_ms
-from match_testing.stack import Stack
+from match_launch.stack import Stack
 
 pytestmark = pytest.mark.timeout(120)
 

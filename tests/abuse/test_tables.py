@@ -43,8 +43,8 @@ from match.v1 import (
 from match_audit.client import LedgerClient
 from match_bus.jetstream import TableLog
 from match_client.client import refusal_code, retry_after_ms
-from match_testing.natsserver import free_port
-from match_testing.stack import Stack
+from match_launch.natsserver import free_port
+from match_launch.stack import Stack
 from tests.conftest import running
 
 RATE = 10.0  # the referee's clock runs ten times faster

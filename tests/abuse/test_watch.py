@@ -40,7 +40,7 @@ from match.v1 import (
 )
 from match_bus import subjects
 from match_client.client import retry_after_ms
-from match_testing.stack import Stack
+from match_launch.stack import Stack
 from services.lobby.viewer import leaks
 from tests.conftest import running
 

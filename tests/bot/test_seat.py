@@ -14,7 +14,7 @@ from match.v1 import common_pb2, race_pb2, race_service_pb2, views_pb2
 from match_client.client import Seat
 from match_client.clock import wall_ms
 from match_rules.deal import Strength
-from services.bot import brain
+from match_rules.race import bot
 from services.bot.config import BotConfig, ConfigError
 from services.bot.player import FORGET_AFTER, SeatEnd, SeatPlayer
 from services.lobby.viewer import TableViewer
@@ -46,10 +46,10 @@ def seat(force: Strength | None = None) -> SeatPlayer:
 
 def test_the_seat_plays_the_strength_its_table_was_assigned() -> None:
     player = seat()
-    assert player.strength is brain.DEFAULT_STRENGTH  # until the table says
+    assert player.strength is bot.DEFAULT_STRENGTH  # until the table says
     player.observe_events([assigned("weak")])
     assert player.strength is Strength.WEAK
-    assert player.memory.profile == brain.PROFILES[Strength.WEAK]
+    assert player.memory.profile == bot.PROFILES[Strength.WEAK]
     player.observe_events([assigned("weak")])  # the reply and the stream: once is enough
     assert player.shown == "weak"
 
@@ -58,13 +58,13 @@ def test_bot_force_strength_overrides_the_drawn_one() -> None:
     player = seat(Strength.WEAK)
     player.observe_events([assigned("strong")])
     assert player.strength is Strength.WEAK
-    assert player.memory.profile == brain.PROFILES[Strength.WEAK]
+    assert player.memory.profile == bot.PROFILES[Strength.WEAK]
 
 
 def test_a_blank_strength_keeps_the_default() -> None:
     player = seat()
     player.observe_events([assigned("")])  # a lobby that still blanks it
-    assert player.strength is brain.DEFAULT_STRENGTH
+    assert player.strength is bot.DEFAULT_STRENGTH
 
 
 def test_the_seat_remembers_its_own_turns_only() -> None:

@@ -16,8 +16,8 @@ from match_botsim import bench
 from match_botsim.players import KINDS, SimPlayer
 from match_botsim.sim import BoardRecord, game_seed, play_game
 from match_botsim.stats import mean_ci, rate_ci, t_quantile
+from match_rules.race import bot
 from match_rules.race import events as ev
-from services.bot import brain
 
 BOARDS = 200  # per strength
 GAMES = -(-BOARDS // 3)
@@ -41,7 +41,7 @@ def test_no_bot_is_disqualified_in_many_simulated_games(strength: str, pace: flo
     assert not [r for r in records if r.disqualified]
     cleared = [r for r in records if r.cleared]
     assert len(cleared) >= 0.9 * len(records)
-    assert min(r.time_ms for r in cleared) >= brain.CLEAR_NOT_BEFORE_MS
+    assert min(r.time_ms for r in cleared) >= bot.CLEAR_NOT_BEFORE_MS
 
 
 def test_at_a_fast_pace_only_the_guard_keeps_the_clears_honest(
@@ -49,7 +49,7 @@ def test_at_a_fast_pace_only_the_guard_keeps_the_clears_honest(
 ) -> None:
     """The no-disqualification test means something: without the guard the same bot would be
     disqualified at this pace."""
-    monkeypatch.setattr(brain, "CLEAR_NOT_BEFORE_MS", 0)
+    monkeypatch.setattr(bot, "CLEAR_NOT_BEFORE_MS", 0)
     records = solo("strong", 0.05, games=10)
     assert [r for r in records if r.disqualified]
 

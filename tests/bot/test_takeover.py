@@ -25,7 +25,7 @@ from match.v1 import lobby_pb2, race_pb2
 from match_bus.clock import Clock
 from match_bus.service import BaseConfig
 from match_client.client import MatchClient, refusal_code
-from match_testing.stack import Stack
+from match_launch.stack import Stack
 from services.bot import seats
 from services.bot.config import BotConfig
 from services.bot.seats import Identity, SeatBook, SeatRecord

@@ -30,7 +30,7 @@ from match.v1 import common_pb2
 from match_client import cli
 from match_client.client import MatchClient
 from match_client.screen import MatchApp
-from match_testing.stack import Stack
+from match_launch.stack import Stack
 
 RATE = 10.0
 WAIT_S = 40.0

@@ -28,7 +28,7 @@ from match_chaos.run import (
     verify,
 )
 from match_client.tracker import RaceView
-from match_testing.stack import Stack
+from match_launch.stack import Stack
 
 RATE = 10.0
 

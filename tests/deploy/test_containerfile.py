@@ -12,7 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from match_testing.stack import SERVICES
+from match_launch.stack import SERVICES
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTAINERFILE = ROOT / "deploy" / "Containerfile"

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from match_bus.secretfiles import SecretFileError, check_private
-from match_testing.stack import SERVICES
+from match_launch.stack import SERVICES
 
 ROOT = Path(__file__).resolve().parents[2]
 

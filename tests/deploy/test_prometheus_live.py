@@ -25,8 +25,8 @@ import yaml
 
 from match_bus.clock import Clock
 from match_deploy import check
-from match_testing.natsserver import free_port
-from match_testing.stack import SERVICES, Stack
+from match_launch.natsserver import free_port
+from match_launch.stack import SERVICES, Stack
 from tests.audit.game import play_short_game, stack_env
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy" / "prometheus"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from match_testing.stack import Stack
+from match_launch.stack import Stack
 from tests.conftest import running
 
 RATE = 10.0

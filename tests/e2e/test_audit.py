@@ -13,7 +13,7 @@ import pytest
 from match.v1 import audit_pb2, audit_pb2_grpc
 from match_audit.cli import main
 from match_bus.clock import Clock
-from match_testing.stack import Stack
+from match_launch.stack import Stack
 from tests.audit.game import play_short_game, served_records
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from match.v1 import common_pb2, lobby_pb2, race_service_pb2
 from match_bus.clock import Clock
-from match_testing.stack import Stack
+from match_launch.stack import Stack
 from tests.e2e.leaks import check_no_leaks
 from tests.e2e.players import Player
 

@@ -21,7 +21,7 @@ import pytest
 from match.v1 import race_pb2, race_service_pb2
 from match_bus.clock import Clock
 from match_client.client import refusal_code
-from match_testing.stack import Stack
+from match_launch.stack import Stack
 from tests.conftest import running
 from tests.e2e.players import Player
 

@@ -33,8 +33,8 @@ from match_audit.cli import main as match_audit
 from match_bus import subjects
 from match_bus.clock import Clock
 from match_bus.jetstream import TableLog
-from match_testing.natsserver import free_port
-from match_testing.stack import Stack
+from match_launch.natsserver import free_port
+from match_launch.stack import Stack
 from tests.audit.game import play_short_game, stack_env
 from tests.e2e.players import Player
 

@@ -10,11 +10,11 @@ import grpc
 from nats.aio.client import Client
 
 from match.v1 import common_pb2, referee_pb2
-from match_audit.rerun import rerun, seed_events
+from match_audit.rerun import Rerun, rerun, seed_events, table_game
 from match_bus.clock import Clock
 from match_bus.jetstream import TableLog
-from match_rules.deal import commitment, deal
-from match_testing.stack import Stack
+from match_launch.stack import Stack
+from match_rules.deal import commitment
 from tests.e2e.players import Player
 
 
@@ -47,6 +47,13 @@ async def _played_game(
     raise AssertionError("the seed was never revealed")
 
 
+def rerun_with(records: list[referee_pb2.TableRecord], seed: bytes) -> Rerun:
+    """The re-run as match-audit does it: the game and settings the table's TableCreated names
+    (through the registry), the deal that game deals from ``seed``."""
+    table = table_game(records)
+    return rerun(records, table.game, table.settings, table.game.deal(seed, table.settings))
+
+
 async def test_the_rules_rerun_over_the_log_agree_and_a_change_is_found(
     stack: Stack, channel: grpc.aio.Channel, clock: Clock, nc: Client
 ) -> None:
@@ -54,8 +61,8 @@ async def test_the_rules_rerun_over_the_log_agree_and_a_change_is_found(
     committed, revealed = seed_events(records)
     assert committed is not None and revealed is not None
     assert commitment(revealed.seed) == committed.commitment
-    boards = deal(revealed.seed).boards
-    result = rerun(records, boards)
+    seed = revealed.seed
+    result = rerun_with(records, seed)
     assert result.ok, result.findings
     assert result.accepted >= 6 and result.refused >= 2
 
@@ -69,12 +76,12 @@ async def test_the_rules_rerun_over_the_log_agree_and_a_change_is_found(
     for env in forged[turned].events:
         if env.race.WhichOneof("event") == "tile_turned":
             env.race.tile_turned.symbol = (env.race.tile_turned.symbol + 1) % 25
-    (finding,) = rerun(forged, boards).findings
+    (finding,) = rerun_with(forged, seed).findings
     assert finding.record == turned and "the rules give" in finding.problem
 
     # A record dropped: the numbering breaks or the rules disagree, at that record.
     dropped = records[:turned] + records[turned + 1 :]
-    assert rerun(dropped, boards).findings[0].record == turned
+    assert rerun_with(dropped, seed).findings[0].record == turned
 
     # A refusal recorded with another code, and a turn moved into the pause.
     refused_at = next(i for i, r in enumerate(records) if r.HasField("refusal"))
@@ -82,8 +89,7 @@ async def test_the_rules_rerun_over_the_log_agree_and_a_change_is_found(
     changed = referee_pb2.TableRecord.FromString(records[refused_at].SerializeToString())
     changed.refusal.code = "tile_face_up" if changed.refusal.code != "tile_face_up" else "paused"
     recoded[refused_at] = changed
-    assert rerun(recoded, boards).findings[0].record == refused_at
+    assert rerun_with(recoded, seed).findings[0].record == refused_at
 
     # Another deal (the seed swapped): the first face turned no longer matches.
-    other = deal(bytes(32)).boards
-    assert not rerun(records, other).ok
+    assert not rerun_with(records, bytes(32)).ok

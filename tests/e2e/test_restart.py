@@ -10,7 +10,7 @@ import grpc
 
 from match.v1 import common_pb2, race_pb2
 from match_bus.clock import Clock
-from match_testing.stack import Stack
+from match_launch.stack import Stack
 from tests.e2e.players import Player
 
 CAP = 120_000

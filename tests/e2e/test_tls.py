@@ -21,7 +21,7 @@ from match_audit.client import LedgerClient, LedgerError
 from match_client import cli as match_cli
 from match_client import demo
 from match_client.client import MatchClient, status_name
-from match_testing.stack import Stack
+from match_launch.stack import Stack
 from tests.certs import Pki, make_pki
 
 RATE = 10.0

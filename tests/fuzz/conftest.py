@@ -16,8 +16,8 @@ from typing import Any
 import grpc
 import pytest
 
-from match_testing.natsserver import free_port
-from match_testing.stack import ONE_ADDRESS_MANY_PLAYERS, Stack
+from match_launch.natsserver import free_port
+from match_launch.stack import ONE_ADDRESS_MANY_PLAYERS, Stack
 from tests.conftest import running
 from tests.e2e.players import Player
 from tests.fuzz.api import OWN_CONNECTION

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from match_bus import access, subjects
-from match_testing.natsserver import nats_server_binary
+from match_launch.natsserver import nats_server_binary
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "operations.md"

@@ -19,7 +19,7 @@ from nats.errors import Error as NatsError
 
 from match_bus import access, subjects
 from match_bus.access import Identities
-from match_testing.stack import Stack
+from match_launch.stack import Stack
 
 Attempt = Callable[[Client], Awaitable[object]]
 TABLE = "abcdefgh12"  # a well-formed table id

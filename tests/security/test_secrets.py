@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from match_audit import keys
 from match_bus import access
 from match_bus.access import Identities
 from match_bus.secretfiles import SecretFileError, read_secret, write_secret
-from match_testing.stack import Stack
-from services.ledger import keys
+from match_launch.stack import Stack
 from services.lobby.config import ConfigError, LobbyConfig
 
 ROOT = Path(__file__).resolve().parents[2]

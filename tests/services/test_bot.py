@@ -1,6 +1,6 @@
-"""The bot's decisions, as pure functions (services/bot/brain.py), its settings, whole boards
-played by the brain against the rules core on a simulated clock, and the seat book (which replica
-plays which seat) against a real nats-server."""
+"""The bot's decisions, as pure functions (match_rules.race.bot, services/bot/fill.py), its
+settings, whole boards played by the race's bot against the rules core on a simulated clock, and
+the seat book (which replica plays which seat) against a real nats-server."""
 
 from __future__ import annotations
 
@@ -20,12 +20,12 @@ from match.v1 import common_pb2, lobby_pb2, race_pb2, race_service_pb2, views_pb
 from match_bus.clock import Clock
 from match_bus.service import BaseConfig
 from match_client.client import MatchClient, Seat
+from match_launch.natsserver import NatsServer
+from match_rules.race import bot, decide, evolve, initial_state
 from match_rules.race import commands as cmd
-from match_rules.race import decide, evolve, initial_state
 from match_rules.race import events as ev
 from match_rules.race.state import RaceState
-from match_testing.natsserver import NatsServer
-from services.bot import brain, seats
+from services.bot import fill, seats
 from services.bot.config import BotConfig, ConfigError
 from services.bot.player import SeatPlayer
 from services.bot.seats import Identity, SeatBook, SeatRecord
@@ -44,35 +44,35 @@ def rng(seed: int = 0) -> random.Random:
 
 def test_a_known_pair_comes_first() -> None:
     memory = {3: 7, 11: 7, 5: 2}
-    assert brain.choose_tiles(memory, set(), (), rng()) == (3, 11)
-    assert brain.next_tile(memory, set(), (), rng()) == 3
-    assert brain.next_tile(memory, set(), (3,), rng()) == 11
+    assert bot.choose_tiles(memory, set(), (), rng()) == (3, 11)
+    assert bot.next_tile(memory, set(), (), rng()) == 3
+    assert bot.next_tile(memory, set(), (3,), rng()) == 11
 
 
 def test_a_found_pair_is_not_known_any_more() -> None:
     memory = {3: 7, 11: 7, 5: 2}
-    plan = brain.choose_tiles(memory, {3, 11}, (), rng())
+    plan = bot.choose_tiles(memory, {3, 11}, (), rng())
     assert len(plan) == 1 and plan[0] not in memory and plan[0] not in {3, 11}
 
 
 def test_an_unknown_tile_then_its_partner_when_known() -> None:
     memory = {5: 2, 8: 4}
-    first = brain.next_tile(memory, set(), (), rng())
+    first = bot.next_tile(memory, set(), (), rng())
     assert first is not None and first not in memory  # nothing to pair: learn a new face
     memory[first] = 4  # its face: the partner of 8
-    assert brain.next_tile(memory, set(), (first,), rng()) == 8
+    assert bot.next_tile(memory, set(), (first,), rng()) == 8
 
 
 def test_an_unknown_tile_then_another_unknown_one() -> None:
     memory = {5: 2, 8: 4, 1: 9}
-    second = brain.next_tile(memory, set(), (1,), rng())
+    second = bot.next_tile(memory, set(), (1,), rng())
     assert second is not None and second not in memory
 
 
 def test_after_a_miss_the_showing_tiles_are_not_the_first_tile() -> None:
     # Tiles 2 and 6 are still up from a miss; the pair (2, 14) is known: start with 14.
     memory = {2: 1, 6: 3, 14: 1}
-    assert brain.choose_tiles(memory, set(), (2, 6), rng()) == (14, 2)
+    assert bot.choose_tiles(memory, set(), (2, 6), rng()) == (14, 2)
 
 
 @pytest.mark.parametrize("seed", range(300))
@@ -88,7 +88,7 @@ def test_never_a_face_up_tile(seed: int) -> None:
     if len(turned) == 2 and layout[turned[0] - 1] == layout[turned[1] - 1]:
         turned = turned[:1]  # two tiles stay showing only after a miss
     seen.update({t: layout[t - 1] for t in turned})  # the bot saw what it turned
-    tile = brain.next_tile(seen, found, turned, r)
+    tile = bot.next_tile(seen, found, turned, r)
     assert tile is not None
     assert tile not in found and tile not in turned
 
@@ -98,13 +98,13 @@ def test_never_a_face_up_tile(seed: int) -> None:
 
 def test_thinking_is_human_and_scaled_by_pace() -> None:
     r = rng()
-    for kind in brain.Think:
-        assert all(300 <= brain.think_ms(r, 1.0, kind) <= 4_000 for _ in range(200))
-        assert all(30 <= brain.think_ms(r, 0.1, kind) <= 400 for _ in range(200))
+    for kind in bot.Think:
+        assert all(300 <= bot.think_ms(r, 1.0, kind) <= 4_000 for _ in range(200))
+        assert all(30 <= bot.think_ms(r, 0.1, kind) <= 400 for _ in range(200))
 
 
 def test_the_pause_after_a_miss_is_waited_out() -> None:
-    at = brain.earliest_turn_ms(
+    at = bot.earliest_turn_ms(
         now_ms=T0, think=100, starts_at_ms=T0 - 5_000, paused_until_ms=T0 + 1_000, clearing=False
     )
     assert at > T0 + 1_000
@@ -112,19 +112,19 @@ def test_the_pause_after_a_miss_is_waited_out() -> None:
 
 def test_never_plans_a_clear_before_twelve_seconds() -> None:
     for think in (0, 60, 1_500):
-        at = brain.earliest_turn_ms(
+        at = bot.earliest_turn_ms(
             now_ms=T0 + 2_000, think=think, starts_at_ms=T0, paused_until_ms=0, clearing=True
         )
         assert at >= T0 + 12_500
-    later = brain.earliest_turn_ms(
+    later = bot.earliest_turn_ms(
         now_ms=T0 + 30_000, think=700, starts_at_ms=T0, paused_until_ms=0, clearing=True
     )
     assert later == T0 + 30_700
 
 
 def test_only_the_last_pair_may_clear() -> None:
-    assert not brain.may_clear(set(range(1, 17)))
-    assert brain.may_clear(set(range(1, 19)))
+    assert not bot.may_clear(set(range(1, 17)))
+    assert bot.may_clear(set(range(1, 19)))
 
 
 # --- the lobby ---------------------------------------------------------------------------
@@ -145,20 +145,20 @@ def table(**kw: object) -> lobby_pb2.Table:
 
 
 def test_which_tables_to_fill() -> None:
-    assert brain.should_fill(table(), T0)
-    assert not brain.should_fill(table(), T0 - 1)  # the fill wait is not over
-    assert not brain.should_fill(table(visibility=common_pb2.VISIBILITY_PRIVATE), T0)
-    assert not brain.should_fill(table(status=lobby_pb2.Table.STATUS_PLAYING), T0)
-    assert not brain.should_fill(table(seats=1), T0)  # no free seat
-    assert not brain.should_fill(table(fill_at_ms=0), T0)
+    assert fill.should_fill(table(), T0)
+    assert not fill.should_fill(table(), T0 - 1)  # the fill wait is not over
+    assert not fill.should_fill(table(visibility=common_pb2.VISIBILITY_PRIVATE), T0)
+    assert not fill.should_fill(table(status=lobby_pb2.Table.STATUS_PLAYING), T0)
+    assert not fill.should_fill(table(seats=1), T0)  # no free seat
+    assert not fill.should_fill(table(fill_at_ms=0), T0)
 
 
 def test_bot_names_follow_the_bots_already_seated() -> None:
     t = table()
-    assert brain.bot_names(t) == ["Bot 1", "Bot 2", "Bot 3"]
+    assert fill.bot_names(t) == ["Bot 1", "Bot 2", "Bot 3"]
     t.taken.add(seat=2, player_id="b1", display_name="Bot 1", is_bot=True)
     t.taken.add(seat=3, player_id="bob", display_name="Bob")
-    assert brain.bot_names(t) == ["Bot 2"]
+    assert fill.bot_names(t) == ["Bot 2"]
 
 
 # --- settings ----------------------------------------------------------------------------
@@ -213,21 +213,21 @@ def play_board(seed: int, pace: float) -> tuple[list[ev.Event], int]:
     run(cmd.PressReady(T0 - 4_000, "bot"))
     run(cmd.PressReady(T0 - 3_000, "ann"))
     run(cmd.Tick(T0))
-    memory = brain.Memory(profile=brain.PERFECT)  # the plain memory: it never forgets
+    memory = bot.Memory(profile=bot.PERFECT)  # the plain memory: it never forgets
     now = T0
     refused = 0
     while state.board is not None and state.board.players["bot"].outcome is None:
         mine = state.board.players["bot"]
-        known = brain.known_faces(memory.recall(), mine.faces)
-        move = brain.next_move(known, mine.found, mine.showing, r)
+        known = bot.known_faces(memory.recall(), mine.faces)
+        move = bot.next_move(known, mine.found, mine.showing, r)
         assert move is not None
         tile = move.tile
-        now = brain.earliest_turn_ms(
+        now = bot.earliest_turn_ms(
             now_ms=now,
-            think=brain.think_ms(r, pace, brain.think_kind(mine.showing, move)),
+            think=bot.think_ms(r, pace, bot.think_kind(mine.showing, move)),
             starts_at_ms=T0,
             paused_until_ms=mine.paused_until,
-            clearing=brain.may_clear(mine.found),
+            clearing=bot.may_clear(mine.found),
         )
         before = len(log)
         try:
@@ -258,7 +258,7 @@ def test_the_bot_clears_a_board_honestly(seed: int, pace: float) -> None:
 
 
 def test_memory_starts_again_on_a_new_board() -> None:
-    m = brain.Memory(profile=brain.PERFECT)
+    m = bot.Memory(profile=bot.PERFECT)
     m.see(1, 3, 7, 1)
     m.see(2, 4, 9, 1)
     assert (m.board, m.seen) == (2, {4: 9})

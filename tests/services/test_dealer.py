@@ -21,8 +21,8 @@ from nats.errors import TimeoutError as NatsTimeoutError
 from match.v1 import common_pb2, dealer_pb2, race_pb2, referee_pb2
 from match_bus import subjects
 from match_bus.jetstream import ensure_stream
+from match_launch.natsserver import NatsServer
 from match_rules.deal import DEAL_VERSION, deal
-from match_testing.natsserver import NatsServer
 from services.dealer.dealer import Dealer
 from services.dealer.stores import EventLog, KvSeedStore, open_seeds
 

@@ -27,12 +27,11 @@ from nats.errors import NoRespondersError
 from nats.errors import TimeoutError as NatsTimeoutError
 
 from match.v1 import audit_pb2, audit_pb2_grpc, common_pb2, race_pb2, referee_pb2
-from match_audit import merkle
+from match_audit import keys, merkle
 from match_audit.note import Signer, Verifier, open_checkpoint
 from match_bus import subjects
 from match_bus.jetstream import ensure_stream
-from match_testing.natsserver import NatsServer, free_port
-from services.ledger import keys
+from match_launch.natsserver import NatsServer, free_port
 from services.ledger.audit import NOT_OVER
 from services.ledger.consumer import Ingest, OutOfOrder
 from services.ledger.service import CatchUp, answer_records, serve_audit

@@ -46,10 +46,10 @@ from match.v1 import (
 from match_bus import subjects
 from match_bus.jetstream import TableLog, ensure_stream
 from match_client.client import retry_after_ms
+from match_launch.natsserver import NatsServer, free_port
 from match_rules.race import commands as cmd
 from match_rules.race import events as ev
 from match_rules.race.codec import to_proto
-from match_testing.natsserver import NatsServer, free_port
 from services.lobby.tokens import Tokens
 from tests.conftest import secret_file
 from tests.rules.race.helpers import Game

@@ -16,7 +16,7 @@ from match.v1 import common_pb2, race_service_pb2
 from match_bus import subjects
 from match_bus.jetstream import TableLog
 from match_client.client import MatchClient, new_request_id, refusal_code, retry_after_ms
-from match_testing.stack import Stack
+from match_launch.stack import Stack
 from services.lobby import validation
 from services.lobby.config import (
     DEFAULT_ADDRESS_LIMIT,

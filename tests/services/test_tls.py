@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from match_audit.client import LedgerClient, LedgerError
 from match_audit.note import Signer
-from match_testing.natsserver import free_port
+from match_launch.natsserver import free_port
 from services.bot.config import BotConfig
 from services.bot.config import ConfigError as BotConfigError
 from services.ledger.service import LedgerConfig, serve_audit

@@ -1,5 +1,8 @@
 """The ledger's checkpoint signing key: an Ed25519 private key in a PEM file (PKCS#8, mode 0600),
-made on first start, and its verifier key written next to it for auditors."""
+made on first start, and its verifier key written next to it for auditors.
+
+The ledger service (services/ledger) signs its checkpoints with it, and ``python -m
+match_deploy.secrets`` makes it for a deployment; the notes it signs are match_audit.note's."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
-"""The bot's strategy, as pure functions: what it remembers, what to turn next and when.
+"""The race's bot, as pure functions: what it remembers, what to turn next and when.
 
 Pure and deterministic: no clock, no I/O; every random choice comes from a ``random.Random`` the
-caller passes in (the service seeds one per seat and game, see :func:`seat_rng`). The simulator
-(``libs/match_botsim``) runs exactly this code against the rules core.
+caller passes in (the bot service, services/bot, seeds one per seat and game, see
+:func:`seat_rng`). The simulator (``libs/match_botsim``) runs exactly this code against the rules.
 
 **What the bot knows.** Only what its own turns showed it: the faces of its own ``TileTurned``
 events, and the faces of its tiles that are up now (found pairs, the tile or two of the current
@@ -36,14 +36,12 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
-from match.v1 import common_pb2, lobby_pb2
 from match_rules.deal import Strength
+from match_rules.race.constants import COLUMNS, FASTEST_HONEST_CLEAR_MS, TILES
 
-TILES = 20
-COLUMNS = 4
 READY_MIN_MS = 500
 READY_MAX_MS = 2_000
-CLEAR_NOT_BEFORE_MS = 12_500  # from T0; the rules disqualify a clear under 12 000
+CLEAR_NOT_BEFORE_MS = FASTEST_HONEST_CLEAR_MS + 500  # from T0; the rules disqualify a faster clear
 PAUSE_SLACK_MS = 50  # after paused_until, so a turn never lands inside the pause
 
 ALL_TILES = tuple(range(1, TILES + 1))
@@ -354,23 +352,3 @@ def earliest_turn_ms(
     if clearing:
         at = max(at, starts_at_ms + CLEAR_NOT_BEFORE_MS)
     return at
-
-
-# --- the lobby -----------------------------------------------------------------------------
-
-
-def should_fill(table: lobby_pb2.Table, now_ms: int) -> bool:
-    """An open table still waiting, with a free seat, whose fill time has come."""
-    return (
-        table.status == lobby_pb2.Table.STATUS_WAITING
-        and table.visibility == common_pb2.VISIBILITY_OPEN
-        and len(table.taken) < table.seats
-        and 0 < table.fill_at_ms <= now_ms
-    )
-
-
-def bot_names(table: lobby_pb2.Table) -> list[str]:
-    """The names for the free seats: "Bot 1".."Bot 3", after the bots already seated."""
-    seated = sum(1 for s in table.taken if s.is_bot)
-    free = max(table.seats - len(table.taken), 0)
-    return [f"Bot {seated + i}" for i in range(1, free + 1)]

@@ -30,8 +30,8 @@ from nats.aio.client import Client
 
 from match_bus.access import ADMIN, Identities
 from match_bus.secretfiles import read_secret, write_secret
-from match_testing.natscluster import NatsCluster
-from match_testing.natsserver import NatsServer, free_port
+from match_launch.natscluster import NatsCluster
+from match_launch.natsserver import NatsServer, free_port
 
 SERVICES = ("dealer", "ledger", "referee", "lobby", "bot")
 CREATORS = ("dealer", "ledger", "referee")  # they make the streams and buckets at start

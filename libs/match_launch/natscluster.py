@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from match_testing.natsserver import free_port, nats_server_binary
+from match_launch.natsserver import free_port, nats_server_binary
 
 CLUSTER_NAME = "match"
 
