@@ -79,9 +79,10 @@ class Codec:
 
     def fill(self, msg: Message, obj: Any) -> None:
         """Write the dataclass ``obj`` into ``msg``, field by field."""
-        if not _names(type(obj)):  # an event with no field still selects its oneof member
+        names = _names(obj.__class__)
+        if not names:  # an event with no field still selects its oneof member
             msg.SetInParent()
-        for name in _names(type(obj)):
+        for name in names:
             value = getattr(obj, name)
             if value is None:
                 continue

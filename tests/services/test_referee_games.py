@@ -24,8 +24,8 @@ from match.v1 import (
 )
 from match_bus import subjects
 from match_bus.jetstream import TableLog
+from match_launch.stack import Stack
 from match_rules import registry
-from match_testing.stack import Stack
 from tests.conftest import running
 
 RATE = 10.0
