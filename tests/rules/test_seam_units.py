@@ -1,0 +1,62 @@
+"""The seam's own pieces: the registry's lookups and the codec's edge cases."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from match.v1 import common_pb2
+from match_rules import registry
+from match_rules.protocodec import Codec, snake
+
+
+@dataclass(frozen=True)
+class TableExpired:
+    """An event with no field."""
+
+
+@dataclass(frozen=True)
+class PlayerSeated:
+    seat: int | str  # a union that is not "X | None" stays as it is
+    player_id: str | None  # no presence on the wire: read back as its zero value
+    display_name: str
+    is_bot: bool
+
+
+CODEC = Codec(common_pb2.TableEvent, (TableExpired, PlayerSeated))
+
+
+def test_every_game_is_found_by_its_kind_and_its_slug() -> None:
+    for game in registry.games():
+        assert registry.by_kind(game.kind) is game
+        assert registry.by_slug(game.slug) is game
+    assert registry.slugs() == ("race", "concentration")
+
+
+def test_an_unknown_kind_or_slug_says_which() -> None:
+    with pytest.raises(registry.UnknownGame, match="no game of kind 99"):
+        registry.by_kind(99)
+    with pytest.raises(registry.UnknownGame, match="no game called 'chess'"):
+        registry.by_slug("chess")
+
+
+def test_an_event_with_no_field_still_selects_its_member() -> None:
+    wire = CODEC.to_proto(TableExpired())
+    assert wire.WhichOneof("event") == "table_expired"
+    assert CODEC.from_proto(wire) == TableExpired()
+
+
+def test_fields_without_presence_read_back_as_their_zero_value() -> None:
+    wire = CODEC.to_proto(PlayerSeated(2, None, "Ann", False))
+    assert CODEC.from_proto(wire) == PlayerSeated(2, "", "Ann", False)
+
+
+def test_a_message_with_nothing_set_or_of_another_class_is_refused() -> None:
+    with pytest.raises(ValueError, match="no event set"):
+        CODEC.from_proto(common_pb2.TableEvent())
+    other = common_pb2.TableEvent()
+    other.seed_committed.commitment = "ab"
+    with pytest.raises(ValueError, match="SeedCommitted is not one of this game's classes"):
+        CODEC.from_proto(other)
+    assert snake("GameStarted") == "game_started"
