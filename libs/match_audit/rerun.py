@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from match.v1 import common_pb2, referee_pb2
-from match_rules.race.codec import from_proto
 from match_rules.errors import RuleError
 from match_rules.race import commands as cmd
 from match_rules.race import decide, evolve, initial_state
 from match_rules.race import events as ev
+from match_rules.race.codec import from_proto
 
 
 @dataclass(frozen=True, slots=True)

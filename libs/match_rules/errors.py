@@ -40,6 +40,11 @@ class Code(Enum):
     HINT_NO_BOT = ("hint_no_bot", Category.FAILED_PRECONDITION)
     HINT_NEEDS_ONE_TILE = ("hint_needs_one_tile", Category.FAILED_PRECONDITION)
     HINT_LIMIT_REACHED = ("hint_limit_reached", Category.RESOURCE_EXHAUSTED)
+    # The race's settings (the referee's codes for them since the start)
+    INVALID_READY_WINDOW = ("invalid_ready_window", Category.INVALID_ARGUMENT)
+    INVALID_HINTS = ("invalid_hints", Category.INVALID_ARGUMENT)
+    # Any game: a command the client may not send (none set, or one only the referee sends)
+    MALFORMED_REQUEST = ("malformed_request", Category.INVALID_ARGUMENT)
     # Concentration
     CARD_OUT_OF_RANGE = ("card_out_of_range", Category.INVALID_ARGUMENT)
     CARD_TAKEN = ("card_taken", Category.FAILED_PRECONDITION)

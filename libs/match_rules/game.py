@@ -61,9 +61,11 @@ class TableContext:
     table_id: str
     event_number: int  # the last event folded in
     server_time_ms: int  # the referee's clock at that event
-    names: dict[str, str]  # player id -> display name
+    names: dict[str, str]  # player id -> display name, of the seated players in seat order
     commitment: str
     seed: bytes | None  # only once the game is over and the seed revealed
+    bots: frozenset[str] = frozenset()  # seated players who are bots or CPU players
+    deal_version: str = ""  # from the table's SeedCommitted (the game's own once it starts)
 
 
 class Game(Protocol):

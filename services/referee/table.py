@@ -10,11 +10,11 @@ import unicodedata
 from dataclasses import dataclass, field, replace
 
 from match.v1 import common_pb2, race_command_pb2, referee_pb2, views_pb2
-from match_rules.race.codec import from_proto, to_proto
 from match_bus.records import QUARANTINED, BadRecord, Numbering
 from match_rules.errors import Category
 from match_rules.race import Phase, RaceState, evolve, initial_state, player_counters, redact
 from match_rules.race import events as ev
+from match_rules.race.codec import from_proto, to_proto
 from match_rules.race.constants import (
     DEFAULT_HINTS_PER_BOARD,
     MAX_HINTS_PER_BOARD,

@@ -14,9 +14,9 @@ from nats.aio.client import Client
 
 from match.v1 import race_pb2
 from match_bus.clock import Clock
-from match_rules.race.codec import from_proto
 from match_rules.deal import commitment, deal
 from match_rules.race import events as ev
+from match_rules.race.codec import from_proto
 from match_rules.race.score import standings
 from match_testing.stack import Stack
 from tests.e2e.leaks import check_no_leaks

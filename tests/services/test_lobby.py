@@ -44,11 +44,11 @@ from match.v1 import (
     views_pb2,
 )
 from match_bus import subjects
-from match_rules.race.codec import to_proto
 from match_bus.jetstream import TableLog, ensure_stream
 from match_client.client import retry_after_ms
 from match_rules.race import commands as cmd
 from match_rules.race import events as ev
+from match_rules.race.codec import to_proto
 from match_testing.natsserver import NatsServer, free_port
 from services.lobby.tokens import Tokens
 from tests.conftest import secret_file

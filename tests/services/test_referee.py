@@ -15,9 +15,9 @@ from nats.aio.client import Client
 
 from match.v1 import common_pb2, race_command_pb2, referee_pb2
 from match_bus import subjects
-from match_rules.race.codec import from_proto
 from match_bus.jetstream import TableLog
 from match_rules.race import events as ev
+from match_rules.race.codec import from_proto
 from match_testing.stack import Stack
 from tests.conftest import running
 

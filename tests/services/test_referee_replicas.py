@@ -21,9 +21,9 @@ from nats.js.errors import KeyNotFoundError
 
 from match.v1 import race_command_pb2, referee_pb2
 from match_bus import subjects
-from match_rules.race.codec import from_proto
 from match_bus.jetstream import TableLog, ensure_stream
 from match_rules.race import events as ev
+from match_rules.race.codec import from_proto
 from match_testing.natsserver import NatsServer
 from match_testing.stack import Stack
 from services.referee.leases import Leases, lease_bucket, share

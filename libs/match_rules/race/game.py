@@ -1,0 +1,213 @@
+"""Match, the race, as a :class:`match_rules.game.Game`: the adapter the shells use.
+
+Everything here delegates to the race's own modules (``decide``, ``state``, ``view``, ``codec``,
+``snapshot``) and to ``match_rules.deal`` (``match-deal-v1``); what it adds is the race's wire
+mapping: its settings (``RaceSettings``), its deal (``RaceDeal``), its commands (``RaceCommand``)
+and its replies (``RaceCommandReply``, with the player's ``RaceCounters``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from google.protobuf.message import Message
+
+from match.v1 import common_pb2, dealer_pb2, race_command_pb2, race_pb2, views_pb2
+from match_rules import deal as dealing
+from match_rules.errors import Code, RuleError
+from match_rules.game import Results, SeatInfo, Standing, TableContext
+from match_rules.race import commands as cmd
+from match_rules.race import events as ev
+from match_rules.race.codec import from_proto, to_proto
+from match_rules.race.constants import (
+    DEFAULT_HINTS_PER_BOARD,
+    DEFAULT_READY_WINDOW_MS,
+    MAX_HINTS_PER_BOARD,
+    MAX_PLAYERS,
+    MAX_READY_WINDOW_MS,
+    MIN_PLAYERS,
+    MIN_READY_WINDOW_MS,
+)
+from match_rules.race.decide import decide_steps, is_terminal, next_deadline
+from match_rules.race.snapshot import counters, race_view
+from match_rules.race.state import Phase, RaceState, evolve, initial_state, validate_deal
+from match_rules.race.view import OpponentMoved, player_counters, redact
+
+_STRENGTH = {
+    dealing.Strength.WEAK: dealer_pb2.BOT_STRENGTH_WEAK,
+    dealing.Strength.MEDIUM: dealer_pb2.BOT_STRENGTH_MEDIUM,
+    dealing.Strength.STRONG: dealer_pb2.BOT_STRENGTH_STRONG,
+}
+
+
+def _boards(deal: Message) -> tuple[tuple[int, ...], ...]:
+    assert isinstance(deal, dealer_pb2.RaceDeal)
+    return tuple(tuple(board.layout) for board in deal.boards)
+
+
+def _summary(standing: ev.Standing) -> str:
+    line = f"{standing.pairs} pairs in {standing.time_ms / 1000:.1f} s, {standing.turns} turns"
+    return line + (", out" if standing.out else "")
+
+
+class RaceGame:
+    """Match, the race: 2-4 players, three boards, a deal of ``match-deal-v1``."""
+
+    kind = common_pb2.GAME_KIND_MATCH_RACE
+    slug = "race"
+    title = "Match, the race"
+    min_seats = MIN_PLAYERS
+    max_seats = MAX_PLAYERS
+    deal_version = dealing.DEAL_VERSION
+    cpu_fills = False  # the bot service fills a race's empty seats
+    command_message: type[Message] = race_command_pb2.RaceCommand
+    reply_message: type[Message] = race_command_pb2.RaceCommandReply
+
+    # --- settings ------------------------------------------------------------------------
+
+    def settings(self, wire: Message | None) -> race_pb2.RaceSettings:
+        given = wire if wire is not None else race_pb2.RaceSettings()
+        assert isinstance(given, race_pb2.RaceSettings)
+        window = given.ready_window_ms or DEFAULT_READY_WINDOW_MS
+        if not MIN_READY_WINDOW_MS <= window <= MAX_READY_WINDOW_MS:
+            raise RuleError(
+                Code.INVALID_READY_WINDOW,
+                f"race.ready_window_ms (the Ready deadline) must be {MIN_READY_WINDOW_MS} to "
+                f"{MAX_READY_WINDOW_MS} (10 s to 2 min), or 0 for {DEFAULT_READY_WINDOW_MS}; "
+                f"got {window}",
+            )
+        hints = DEFAULT_HINTS_PER_BOARD
+        if given.HasField("hints_per_board"):
+            hints = given.hints_per_board
+            if hints > MAX_HINTS_PER_BOARD:
+                raise RuleError(
+                    Code.INVALID_HINTS,
+                    f"race.hints_per_board must be 0 to {MAX_HINTS_PER_BOARD} (leave it unset "
+                    f"for {DEFAULT_HINTS_PER_BOARD}); got {hints}",
+                )
+        return race_pb2.RaceSettings(ready_window_ms=window, hints_per_board=hints)
+
+    # --- the deal ------------------------------------------------------------------------
+
+    def deal(self, seed: bytes, settings: Message) -> dealer_pb2.RaceDeal:
+        dealt = dealing.deal(seed)
+        return dealer_pb2.RaceDeal(
+            boards=[dealer_pb2.RaceDeal.Board(layout=board) for board in dealt.boards],
+            bot_strength=_STRENGTH[dealt.bot_strength],
+        )
+
+    # --- the decider ---------------------------------------------------------------------
+
+    def initial_state(self, deal: Message | None) -> RaceState:
+        return initial_state(None if deal is None else _boards(deal))
+
+    def with_deal(self, state: RaceState, deal: Message) -> RaceState:
+        boards = _boards(deal)
+        validate_deal(boards)
+        return replace(state, deal=boards)
+
+    def start(
+        self, now: int, seats: Sequence[SeatInfo], settings: Message, deal_version: str
+    ) -> cmd.StartGame:
+        assert isinstance(settings, race_pb2.RaceSettings)
+        ordered = sorted(seats, key=lambda s: s.number)
+        return cmd.StartGame(
+            now,
+            tuple(s.player for s in ordered),
+            frozenset(s.player for s in ordered if s.is_bot),
+            settings.ready_window_ms,
+            settings.hints_per_board,
+            deal_version,
+        )
+
+    def decide_steps(
+        self, state: RaceState, command: cmd.Command
+    ) -> list[tuple[ev.Event, RaceState]]:
+        return decide_steps(state, command)
+
+    def evolve(self, state: RaceState, event: ev.Event) -> RaceState:
+        return evolve(state, event)
+
+    def next_deadline(self, state: RaceState) -> int | None:
+        return next_deadline(state)
+
+    def tick(self, now: int) -> cmd.Tick:
+        return cmd.Tick(now)
+
+    def is_started(self, state: RaceState) -> bool:
+        return bool(state.players)
+
+    def is_terminal(self, state: RaceState) -> bool:
+        return is_terminal(state)
+
+    def clock(self, state: RaceState) -> int:
+        return state.now
+
+    # --- the wire ------------------------------------------------------------------------
+
+    def command(self, wire: Message, now: int) -> cmd.Command:
+        assert isinstance(wire, race_command_pb2.RaceCommand)
+        player = wire.player_id
+        which = wire.WhichOneof("command")
+        if which == "press_ready":
+            return cmd.PressReady(now, player)
+        if which == "turn_tile":
+            return cmd.TurnTile(now, player, wire.turn_tile.tile)
+        if which == "resign":
+            return cmd.Resign(now, player)
+        if which == "request_hint":
+            return cmd.RequestHint(now, player)
+        raise RuleError(
+            Code.MALFORMED_REQUEST, "send one of press_ready, turn_tile, resign, request_hint"
+        )
+
+    def presence(self, now: int, player: str, present: bool) -> None:
+        return None  # a race seat is played or lost by its own clock: nobody takes it over
+
+    def encode(self, event: ev.Event | OpponentMoved) -> race_pb2.RaceEvent:
+        return to_proto(event)
+
+    def decode(self, wire: Message) -> ev.Event | OpponentMoved:
+        assert isinstance(wire, race_pb2.RaceEvent)
+        return from_proto(wire)
+
+    # --- what each player may see --------------------------------------------------------
+
+    def redact(self, state_after: RaceState, event: ev.Event, player: str) -> object:
+        return redact(state_after, event, player)
+
+    def accepted(
+        self,
+        events: Sequence[common_pb2.EventEnvelope],
+        state: RaceState,
+        player: str,
+        now: int,
+        event_number: int,
+    ) -> race_command_pb2.RaceCommandReply:
+        reply = race_command_pb2.RaceCommandReply()
+        reply.accepted.events.extend(events)
+        reply.accepted.counters.CopyFrom(
+            counters(player_counters(state, player), event_number, now)
+        )
+        return reply
+
+    def refused(self, refusal: common_pb2.Refusal) -> race_command_pb2.RaceCommandReply:
+        return race_command_pb2.RaceCommandReply(refusal=refusal)
+
+    def snapshot(self, state: RaceState, player: str, table: TableContext) -> views_pb2.RaceView:
+        return race_view(state, player, table)
+
+    # --- results -------------------------------------------------------------------------
+
+    def results(self, state: RaceState) -> Results | None:
+        if state.phase is not Phase.OVER:
+            return None
+        standings = tuple(
+            Standing(s.player, s.place, s.pairs, _summary(s)) for s in state.standings
+        )
+        draw = len(standings) >= 2 and all(s.place == 1 for s in standings)
+        return Results(standings, draw)
+
+
+GAME = RaceGame()
