@@ -23,7 +23,7 @@ from typing import Any
 
 import grpc  # type: ignore[import-untyped]
 import structlog
-from google.protobuf.descriptor import FieldDescriptor, MethodDescriptor
+from google.protobuf.descriptor import MethodDescriptor
 from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 from nats.js import JetStreamContext
@@ -52,7 +52,7 @@ def copy_by_name(source: Message, target: Message, skip: frozenset[str] = frozen
         if field.name in skip or field.name not in wanted:
             continue
         value = getattr(source, field.name)
-        if field.label == FieldDescriptor.LABEL_REPEATED:
+        if field.is_repeated:
             getattr(target, field.name).extend(value)
         elif field.message_type is not None:
             if source.HasField(field.name):
@@ -87,7 +87,9 @@ class GameServicer:
 
     def register(self, server: Any) -> None:
         """What generated ``add_XServicer_to_server`` does, for this game's service."""
-        handlers = {method.name: self._handler(method) for method in self.service.descriptor.methods}
+        handlers = {
+            method.name: self._handler(method) for method in self.service.descriptor.methods
+        }
         name = self.service.full_name
         server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(name, handlers),))
         server.add_registered_method_handlers(name, handlers)
@@ -96,11 +98,8 @@ class GameServicer:
         request = GetMessageClass(method.input_type)
         response = GetMessageClass(method.output_type)
         if method.server_streaming:
-            stream = Stream(
-                self.game,
-                response,
-                snapshot_first=bool(getattr(self.game, "watch_snapshot_first", False)),
-            )
+            final = bool(getattr(self.game, "final_snapshot", False))
+            stream = Stream(self.game, response, final_snapshot=final)
 
             @streaming(method.name)
             async def follow(self: GameServicer, req: Any, context: Context) -> AsyncIterator[Any]:

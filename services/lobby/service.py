@@ -25,9 +25,9 @@ from services.lobby.ids import Ids
 from services.lobby.invites import FailureBudget, InviteRules
 from services.lobby.limits import Limiter
 from services.lobby.parsing import add_safely
-from services.lobby.quotas import TableQuotas
 from services.lobby.playing import GameServicer
 from services.lobby.presence import Presence
+from services.lobby.quotas import TableQuotas
 from services.lobby.referee import Referee
 from services.lobby.servicers import LobbyServicer
 from services.lobby.tokens import Tokens

@@ -6,11 +6,8 @@ from __future__ import annotations
 import re
 import secrets
 import uuid
-
 from collections.abc import Callable
 from typing import Any
-
-import grpc  # type: ignore[import-untyped]
 
 from google.protobuf.message import Message
 
@@ -19,7 +16,7 @@ from match_bus.subjects import valid_table_id
 from match_rules.errors import RuleError
 from match_rules.game import Game
 from services.lobby import games, names
-from services.lobby.errors import ApiError, invalid
+from services.lobby.errors import invalid
 
 INVITE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L: read aloud safely
 # 12 of 31 characters: 59.4 bits, hopeless to guess under the failure limit (invites.py).

@@ -33,8 +33,7 @@ from services.lobby.viewer import TableViewer
 MAX_RESUME_GAP = 500  # further behind than this, a snapshot is cheaper than the events
 # A new viewer (``after`` 0) gets the table's events from 1 while there are at most
 # MAX_RESUME_GAP of them, as race_service.proto words it ("0 for none ... resumes with the next
-# event when it can") and as the end-to-end tests expect. A game whose service says "0 starts
-# with a snapshot" (its GAME's ``watch_snapshot_first``) gets a snapshot first instead.
+# event when it can") and as the end-to-end tests expect; True sends a snapshot first instead.
 SNAPSHOT_FIRST = False
 EXPIRED = "table_expired"  # the referee's slug (services/referee/table.py)
 WRONG_GAME = "wrong_game"
@@ -48,7 +47,10 @@ class Stream:
 
     game: Game
     response: Any  # the service's Watch response class
-    snapshot_first: bool = SNAPSHOT_FIRST
+    # After the game's last event and its seed: one last snapshot (the final standings and the
+    # seed in one message) before the stream ends. A game asks for it with its GAME's
+    # ``final_snapshot`` (the race does not).
+    final_snapshot: bool = False
 
 
 def wrong_game(table_id: str, plays: int, game: Game) -> ApiError:
@@ -122,9 +124,10 @@ async def follow(
                 break
         if on_view is not None:
             on_view(table)
-        first = after == 0 and stream.snapshot_first
-        if backlog is None or after > table.event_number or first:
+        fresh = False  # the last item sent was a snapshot of the table as it is
+        if backlog is None or after > table.event_number or (after == 0 and SNAPSHOT_FIRST):
             yield WatchResponse(snapshot=table.snapshot())
+            fresh = True
         else:
             for envelope in backlog:
                 yield WatchResponse(event=envelope)
@@ -135,7 +138,10 @@ async def follow(
                 continue  # a quiet table
             index += 1
             for envelope in table.fold_record(sequence, data):
+                fresh = False
                 yield WatchResponse(event=envelope)
+        if table.finished and stream.final_snapshot and not fresh:
+            yield WatchResponse(snapshot=table.snapshot())
         if table.expired:  # after its events: nothing more will ever happen there
             raise ApiError(
                 grpc.StatusCode.FAILED_PRECONDITION,
