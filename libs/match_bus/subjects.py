@@ -58,8 +58,14 @@ def referee_table(table_id: str) -> str:
     return f"match.referee.{partition_name(partition_of(table_id))}.table.{table_id}"
 
 
+def referee_game(slug: str, table_id: str) -> str:
+    """Where a game's player commands go: ``match.referee.p<NN>.<slug>.<table_id>`` (the slug
+    is the game's, match_rules.game)."""
+    return f"match.referee.{partition_name(partition_of(table_id))}.{slug}.{table_id}"
+
+
 def referee_race(table_id: str) -> str:
-    return f"match.referee.{partition_name(partition_of(table_id))}.race.{table_id}"
+    return referee_game("race", table_id)
 
 
 def referee_game(slug: str, table_id: str) -> str:

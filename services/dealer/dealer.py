@@ -1,9 +1,11 @@
 """The dealer's three answers, request bytes in and reply bytes out, over two small ports.
 
 * commit: draw the game's seed the first time (a CSPRNG, 32 bytes), store it so that no second
-  seed can ever be stored for that game, and answer SHA-256 of it;
-* deal: the deal of ``match_rules.deal`` from the stored seed (internal: it holds every face);
-* reveal: the seed itself, only once the table's log holds the game's GameEnded.
+  seed can ever be stored for that game, and answer SHA-256 of it with the deal version of the
+  game kind asked for (the registry's ``deal_version``);
+* deal: ``GAME.deal(seed, settings)`` of the game kind asked for, from the stored seed, in the
+  ``Deal.game`` member named after the game's slug (internal: it holds every face);
+* reveal: the seed itself, only once the table's log shows its game over.
 
 A malformed request, an invalid id or a request out of turn gets a Refusal, never a crash.
 """
@@ -21,6 +23,9 @@ from prometheus_client import Counter
 from match.v1 import common_pb2, dealer_pb2
 from match_bus import subjects
 from match_rules import deal as dealing
+from match_rules import registry
+from match_rules.errors import RuleError
+from match_rules.game import Game
 
 Category = common_pb2.Refusal.Category
 
@@ -30,12 +35,6 @@ SEEDS_COMMITTED = Counter(
 DEALS = Counter("match_dealer_deals_total", "Deals answered")
 REVEALS = Counter("match_dealer_reveals_total", "Seeds revealed")
 REFUSALS = Counter("match_dealer_refusals_total", "Requests refused, by code", ["code"])
-
-_BOT_STRENGTH = {
-    dealing.Strength.WEAK: dealer_pb2.BOT_STRENGTH_WEAK,
-    dealing.Strength.MEDIUM: dealer_pb2.BOT_STRENGTH_MEDIUM,
-    dealing.Strength.STRONG: dealer_pb2.BOT_STRENGTH_STRONG,
-}
 
 log = structlog.get_logger()
 
@@ -55,8 +54,8 @@ class SeedStore(Protocol):
 
 
 class GameLog(Protocol):
-    async def has_ended(self, game_id: str) -> bool:
-        """True when the game's table log holds its GameEnded."""
+    async def ended(self, game_id: str) -> Game | None:
+        """The game played at the table, when its log shows it over (None before)."""
         ...
 
 
@@ -114,6 +113,7 @@ class Dealer:
         request = _parse(dealer_pb2.CommitSeedRequest, data)
         structlog.contextvars.bind_contextvars(game_id=request.game_id[:40])
         game_id = _checked_game_id(request.table_id, request.game_id)
+        game = _game(request.game_kind, unset_is_first=True)
         seed = await self._seeds.get(game_id)
         if seed is None:
             drawn = secrets.token_bytes(dealing.SEED_BYTES)
@@ -122,38 +122,47 @@ class Dealer:
                 SEEDS_COMMITTED.inc()
                 log.info("seed committed")
         response.commitment.game_id = game_id
-        response.commitment.deal_version = dealing.DEAL_VERSION
+        response.commitment.deal_version = game.deal_version
         response.commitment.commitment = dealing.commitment(seed)
 
     async def _deal(self, data: bytes, response: dealer_pb2.DealResponse) -> None:
         request = _parse(dealer_pb2.DealRequest, data)
         structlog.contextvars.bind_contextvars(game_id=request.game_id[:40])
         game_id = _checked_game_id(request.table_id, request.game_id)
-        if request.game_kind != common_pb2.GAME_KIND_MATCH_RACE:
+        game = _game(request.game_kind)
+        member = request.WhichOneof("settings")
+        if member is not None and member != game.slug:
             raise Refused(
-                "unsupported_game_kind",
+                "wrong_game",
                 Category.CATEGORY_INVALID_ARGUMENT,
-                "the dealer deals GAME_KIND_MATCH_RACE only: set game_kind to it",
+                f"settings of {member} for a deal of {game.slug}: set settings.{game.slug}",
             )
+        try:
+            settings = game.settings(getattr(request, game.slug) if member else None)
+        except RuleError as error:
+            raise Refused(
+                error.code.slug, Category.CATEGORY_INVALID_ARGUMENT, error.message
+            ) from None
         seed = await self._stored_seed(game_id)
-        response.deal.CopyFrom(_deal_message(game_id, seed))
+        response.deal.CopyFrom(_deal_message(game, game_id, seed, settings))
         DEALS.inc()
-        log.info("dealt", deal_version=dealing.DEAL_VERSION)
+        log.info("dealt", deal_version=game.deal_version)
 
     async def _reveal(self, data: bytes, response: dealer_pb2.RevealSeedResponse) -> None:
         request = _parse(dealer_pb2.RevealSeedRequest, data)
         structlog.contextvars.bind_contextvars(game_id=request.game_id[:40])
         game_id = _checked_game_id(request.table_id, request.game_id)
         seed = await self._stored_seed(game_id)
-        if not await self._games.has_ended(game_id):
+        game = await self._games.ended(game_id)
+        if game is None:
             raise Refused(
                 "game_not_over",
                 Category.CATEGORY_FAILED_PRECONDITION,
-                f"game {game_id} has not ended: its table log holds no GameEnded yet",
+                f"game {game_id} has not ended: its table log does not show it over yet",
             )
         response.seed.game_id = game_id
         response.seed.seed = seed
-        response.seed.deal_version = dealing.DEAL_VERSION
+        response.seed.deal_version = game.deal_version
         response.seed.commitment = dealing.commitment(seed)
         REVEALS.inc()
         log.info("seed revealed")
@@ -198,15 +207,25 @@ async def _answer(
     return response.SerializeToString()
 
 
-def _deal_message(game_id: str, seed: bytes) -> dealer_pb2.Deal:
-    dealt = dealing.deal(seed)
-    race = dealer_pb2.RaceDeal(
-        boards=[dealer_pb2.RaceDeal.Board(layout=board) for board in dealt.boards],
-        bot_strength=_BOT_STRENGTH[dealt.bot_strength],
+def _game(kind: int, unset_is_first: bool = False) -> Game:
+    """The registered game of ``kind``. A commit with no kind (from before kinds were sent) is
+    for the first registered game; a deal must name its kind."""
+    if kind == common_pb2.GAME_KIND_UNSPECIFIED and unset_is_first:
+        return registry.games()[0]
+    try:
+        return registry.by_kind(kind)
+    except registry.UnknownGame:
+        kinds = ", ".join(common_pb2.GameKind.Name(game.kind) for game in registry.games())
+        raise Refused(
+            "unsupported_game_kind",
+            Category.CATEGORY_INVALID_ARGUMENT,
+            f"the dealer deals {kinds}: set game_kind to one of them",
+        ) from None
+
+
+def _deal_message(game: Game, game_id: str, seed: bytes, settings: Message) -> dealer_pb2.Deal:
+    deal = dealer_pb2.Deal(
+        game_id=game_id, deal_version=game.deal_version, commitment=dealing.commitment(seed)
     )
-    return dealer_pb2.Deal(
-        game_id=game_id,
-        deal_version=dealt.version,
-        commitment=dealing.commitment(seed),
-        race=race,
-    )
+    getattr(deal, game.slug).CopyFrom(game.deal(seed, settings))
+    return deal

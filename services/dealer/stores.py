@@ -6,6 +6,8 @@ reads a replica that has not yet seen a seed another dealer just stored.
 
 from __future__ import annotations
 
+from typing import Any
+
 import nats.errors
 from google.protobuf.message import DecodeError
 from nats.js import JetStreamContext
@@ -15,10 +17,12 @@ from nats.js.errors import (
 )
 from nats.js.kv import KeyValue
 
-from match.v1 import referee_pb2
+from match.v1 import common_pb2, referee_pb2
 from match_bus import subjects
-from match_bus.jetstream import TableLog, open_bucket
+from match_bus.jetstream import open_bucket
+from match_rules import registry
 from match_rules.deal import SEED_BYTES
+from match_rules.game import Game
 from services.dealer.dealer import SeedLost
 
 SEEDS_STREAM = f"KV_{subjects.SEEDS_BUCKET}"
@@ -74,31 +78,58 @@ class KvSeedStore:
         raise TimeoutError(f"could not store the seed of game {game_id}")
 
 
-def _ends_game(data: bytes) -> bool:
+def _game_events(data: bytes) -> list[common_pb2.EventEnvelope]:
+    """The events of one record as stored; none for bytes that are not a record."""
     try:
-        record = referee_pb2.TableRecord.FromString(data)
+        return list(referee_pb2.TableRecord.FromString(data).events)
     except DecodeError:
-        return False
-    return any(
-        envelope.WhichOneof("body") == "race" and envelope.race.WhichOneof("event") == "game_ended"
-        for envelope in record.events
-    )
+        return []
 
 
 class EventLog:
-    """Whether a game has ended, from the table's own records on MATCH_EVENTS."""
+    """Whether a table's game is over, from the table's own records on MATCH_EVENTS: its game's
+    events folded by the game's own rules (``is_terminal``). The records are read one by one
+    from the stream leader (the dealer may read messages, never make a consumer)."""
 
     def __init__(self, js: JetStreamContext) -> None:
         self._js = js
-        self._log = TableLog(js)
 
-    async def has_ended(self, game_id: str) -> bool:
-        # Usually the last record is the end (the referee asks right after appending it);
-        # a later record (a refused command, a tick) sends us through the whole table.
+    async def _records(self, game_id: str) -> list[bytes]:
+        subject = subjects.events(game_id)
         try:
-            last = await self._js.get_last_msg(subjects.EVENTS_STREAM, subjects.events(game_id))
+            last = await self._js.get_last_msg(subjects.EVENTS_STREAM, subject)
         except NotFoundError:
-            return False
-        if _ends_game(last.data or b""):
-            return True
-        return any(_ends_game(record.data) for record in await self._log.read(game_id))
+            return []
+        assert last.seq is not None
+        out: list[bytes] = []
+        sequence = 1
+        while True:
+            msg = await self._js.get_msg(
+                subjects.EVENTS_STREAM, seq=sequence, subject=subject, next=True
+            )
+            assert msg.seq is not None
+            out.append(msg.data or b"")
+            if msg.seq >= last.seq:
+                return out
+            sequence = msg.seq + 1
+
+    async def ended(self, game_id: str) -> Game | None:
+        game: Game | None = None
+        state: Any = None
+        for data in await self._records(game_id):
+            for envelope in _game_events(data):
+                which = envelope.WhichOneof("body")
+                if which is None or which == "table":
+                    continue
+                try:
+                    if game is None:
+                        game = registry.by_slug(which)
+                        state = game.initial_state(None)
+                    if which != game.slug:
+                        return None  # two games at one table: not a log to reveal on
+                    state = game.evolve(state, game.decode(getattr(envelope, which)))
+                except Exception:  # an event its game cannot fold: not the end of anything
+                    return None
+        if game is not None and game.is_terminal(state):
+            return game
+        return None

@@ -20,11 +20,10 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
 from typing import Any
 
 import structlog
-from google.protobuf.message import DecodeError
+from google.protobuf.message import DecodeError, Message
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
@@ -33,16 +32,15 @@ from nats.errors import NoRespondersError
 from nats.errors import TimeoutError as NatsTimeout
 from prometheus_client import Counter, Gauge, Histogram
 
-from match.v1 import common_pb2, dealer_pb2, race_command_pb2, referee_pb2
+from match.v1 import common_pb2, dealer_pb2, referee_pb2
 from match_bus import subjects
 from match_bus.clock import Clock
 from match_bus.jetstream import SequenceConflict, StoredRecord, TableLog, ensure_stream
 from match_bus.records import BadRecord
 from match_bus.service import answerable
+from match_rules import registry
 from match_rules.errors import Category, RuleError
-from match_rules.race import RaceState, decide, decide_steps, next_deadline
-from match_rules.race import commands as cmd
-from match_rules.race import events as ev
+from match_rules.game import Game
 from services.referee.config import RefereeConfig
 from services.referee.leases import Leases, lease_bucket
 from services.referee.table import (
@@ -53,11 +51,15 @@ from services.referee.table import (
     Seat,
     Table,
     TableRefusal,
+    at_of,
+    bot_strength,
     check_create,
     check_join,
     check_leave,
+    check_presence,
     check_start,
-    counters,
+    cpu_seats,
+    kind_of,
     load,
     number_events,
     redacted_for,
@@ -303,7 +305,7 @@ class Referee:
             table = self.tables.get(table_id)
             if table is None:
                 return
-            while table.race.deal is None and self.tables.get(table_id) is table:
+            while table.deal is None and self.tables.get(table_id) is table:
                 try:
                     await self._load_deal(table)
                 except Unavailable:
@@ -329,14 +331,14 @@ class Referee:
         task.add_done_callback(done)
 
     async def _handle(self, msg: Msg, stamp: int) -> None:
-        parts = msg.subject.split(".")  # match.referee.pNN.<kind>.<table_id>
+        parts = msg.subject.split(".")  # match.referee.pNN.<table or a game's slug>.<table_id>
         table_id = parts[-1]
         kind = parts[3] if len(parts) == 5 else "?"
         reply: bytes
-        if kind == "race":
-            reply = await self._race(table_id, msg.data, stamp)
-        elif kind == "table":
+        if kind == "table":
             reply = await self._table(table_id, msg.data, stamp)
+        elif kind in registry.slugs():
+            reply = await self._game(registry.by_slug(kind), table_id, msg.data, stamp)
         else:
             reply = referee_pb2.TableCommandReply(
                 refusal=refusal("unknown_subject", Category.INVALID_ARGUMENT, msg.subject)
@@ -346,25 +348,25 @@ class Referee:
     def _lock(self, table_id: str) -> asyncio.Lock:
         return self._locks.setdefault(table_id, asyncio.Lock())
 
-    # --- race commands -----------------------------------------------------------------------
+    # --- a game's commands -----------------------------------------------------------------
 
-    async def _race(self, table_id: str, data: bytes, stamp: int) -> bytes:
+    async def _game(self, game: Game, table_id: str, data: bytes, stamp: int) -> bytes:
+        """A player's command of ``game`` (the subject's slug), for the table ``table_id``."""
+
         def refused(code: str, category: Category, message: str) -> bytes:
-            COMMANDS.labels("race", code).inc()
-            reply = race_command_pb2.RaceCommandReply(refusal=refusal(code, category, message))
-            return reply.SerializeToString()
+            COMMANDS.labels(game.slug, code).inc()
+            return game.refused(refusal(code, category, message)).SerializeToString()
 
         try:
-            request = race_command_pb2.RaceCommand.FromString(data)
+            request: Any = game.command_message.FromString(data)
         except DecodeError:
-            return refused("malformed_request", Category.INVALID_ARGUMENT, "not a RaceCommand")
+            name = game.command_message.DESCRIPTOR.name
+            return refused("malformed_request", Category.INVALID_ARGUMENT, f"not a {name}")
         which = request.WhichOneof("command")
-        if which is None or which == "start_game":
-            return refused(
-                "malformed_request",
-                Category.INVALID_ARGUMENT,
-                "send one of press_ready, turn_tile, resign, request_hint",
-            )
+        try:
+            game.command(request, stamp)  # one a client may send? (pure: judged again below)
+        except RuleError as error:
+            return refused(error.code.slug, error.code.category, error.message)
         if not subjects.valid_table_id(table_id):
             return refused("unknown_table", Category.NOT_FOUND, f"no table {table_id!r}")
         if not self.holds(table_id):
@@ -381,18 +383,26 @@ class Referee:
                 if not self.holds(table_id):  # the partition moved while we waited
                     return refused("unavailable", Category.UNAVAILABLE, _MOVED)
                 return refused("unknown_table", Category.NOT_FOUND, f"no table {table_id!r}")
+            if table.game is not game:
+                plays = table.game.slug if table.game is not None else "no game"
+                return refused(
+                    "wrong_game",
+                    Category.INVALID_ARGUMENT,
+                    f"table {table_id} plays {plays}, not {game.slug}: send its commands "
+                    f"to {subjects.referee_game(plays, table_id)}",
+                )
             answered = table.answer(request.player_id, request.request_id)
             if answered is not None:
-                RETRIES.labels("race").inc()
+                RETRIES.labels(game.slug).inc()
                 return answered
-            now = max(stamp, table.race.now)
+            now = max(stamp, table.clock)
             try:
                 await self._pass_time(table, now)
-                command = _domain(request, now)
+                command = game.command(request, now)
                 if table.expired:
                     return refused(EXPIRED_CODE, Category.FAILED_PRECONDITION, _EXPIRED)
                 try:
-                    steps = decide_steps(table.race, command) if table.started else None
+                    steps = game.decide_steps(table.state, command) if table.started else None
                 except RuleError as error:
                     rejection = refusal(error.code.slug, error.code.category, error.message)
                     if table.game_over:
@@ -402,8 +412,7 @@ class Referee:
                     else:
                         await self._append(table, _record(table, request, now, [], rejection))
                     COMMANDS.labels(which, error.code.slug).inc()
-                    answer = race_command_pb2.RaceCommandReply(refusal=rejection)
-                    data = answer.SerializeToString()
+                    data = game.refused(rejection).SerializeToString()
                     table.remember(request.player_id, request.request_id, data)
                     return data
                 if steps is None:
@@ -412,17 +421,15 @@ class Referee:
                         Category.FAILED_PRECONDITION,
                         "the game starts when every seat is taken",
                     )
-                envelopes = number_events(table, [(e.at, e) for e, _ in steps])
-                seen = redacted_steps(envelopes, steps, request.player_id)
+                envelopes = number_events(table, [(at_of(e, now), e) for e, _ in steps])
+                seen = redacted_steps(game, envelopes, steps, request.player_id)
                 record = _record(table, request, now, envelopes, None)
                 await self._append(table, record, steps[-1][1] if steps else None)
             except Unavailable as error:
                 return refused("unavailable", Category.UNAVAILABLE, str(error))
             COMMANDS.labels(which, "accepted").inc()
             self._after(table)
-            reply = race_command_pb2.RaceCommandReply()
-            reply.accepted.events.extend(seen)
-            reply.accepted.counters.CopyFrom(counters(table, request.player_id, now))
+            reply = game.accepted(seen, table.state, request.player_id, now, table.next_event - 1)
             data = reply.SerializeToString()
             table.remember(request.player_id, request.request_id, data)
             return data
@@ -437,9 +444,11 @@ class Referee:
         if not table.started or table.game_over:
             return
         await self._ensure_deal(table)
-        steps = decide_steps(table.race, cmd.Tick(now))
+        game = table.game
+        assert game is not None
+        steps = game.decide_steps(table.state, game.tick(now))
         if steps:
-            envelopes = number_events(table, [(e.at, e) for e, _ in steps])
+            envelopes = number_events(table, [(at_of(e, now), e) for e, _ in steps])
             tick = referee_pb2.StampedCommand(received_at_ms=now)
             tick.tick.SetInParent()
             record = referee_pb2.TableRecord(
@@ -526,7 +535,7 @@ class Referee:
                 if answered is not None:
                     RETRIES.labels("table").inc()
                     return answered
-            now = max(stamp, table.race.now) if table is not None else stamp
+            now = max(stamp, table.clock) if table is not None else stamp
             try:
                 if which == "create_table":
                     return await self._create(table_id, request, now)
@@ -539,7 +548,16 @@ class Referee:
                     body = common_pb2.TableEvent()
                     body.player_left.seat, body.player_left.player_id = seat.number, seat.player
                     return await self._accept(table, request, now, [(now, body)], seat.number)
+                if which == "presence":
+                    return await self._presence(table, request, now)
                 check_start(table, request.player_id)
+                assert table.game is not None
+                if table.game.cpu_fills:  # a CPU player in every empty seat, and the game starts
+                    cpus = cpu_seats(table)
+                    items: list[tuple[int, Any]] = [(now, _seated(s)) for s in cpus]
+                    seats = sorted([*table.seated, *cpus], key=lambda s: s.number)
+                    items += await self._start(table, seats, now, table.deal_version)
+                    return await self._accept(table, request, now, items, 0)
                 body = common_pb2.TableEvent()
                 body.fill_requested.fill_at_ms = now
                 return await self._accept(table, request, now, [(now, body)], 0)
@@ -552,10 +570,12 @@ class Referee:
 
     async def _create(self, table_id: str, request: referee_pb2.TableCommand, now: int) -> bytes:
         create = request.create_table
-        check_create(self.tables.get(table_id), create)
+        game, settings = check_create(self.tables.get(table_id), create)
         commitment = await self._dealer(
             subjects.DEALER_COMMIT,
-            dealer_pb2.CommitSeedRequest(table_id=table_id, game_id=table_id),
+            dealer_pb2.CommitSeedRequest(
+                table_id=table_id, game_id=table_id, game_kind=kind_of(game)
+            ),
             dealer_pb2.CommitSeedResponse,
         )
         if commitment.WhichOneof("result") != "commitment":
@@ -571,21 +591,18 @@ class Referee:
         if create.visibility == common_pb2.VISIBILITY_OPEN:
             body.fill_at_ms = now + self._config.fill_wait_ms
         body.expires_at_ms = now + self._config.table_expiry_ms
-        body.race.ready_window_ms = create.race.ready_window_ms
-        body.race.hints_per_board = (
-            create.race.hints_per_board if create.race.HasField("hints_per_board") else 3
-        )
+        getattr(body, game.slug).CopyFrom(settings)
         committed = common_pb2.TableEvent()
         committed.seed_committed.commitment = commitment.commitment.commitment
         committed.seed_committed.deal_version = commitment.commitment.deal_version
-        seated = common_pb2.TableEvent()
-        seated.player_seated.seat, seated.player_seated.player_id = 1, request.player_id
-        seated.player_seated.display_name = create.display_name
-        table = Table(table_id)
+        host = Seat(1, request.player_id, create.display_name, False)
+        table = Table(table_id, seats=create.seats, settings=settings)
+        table.plays(game)
+        items: list[tuple[int, Any]] = [(now, created), (now, committed), (now, _seated(host))]
+        if create.seats == 1:  # the host fills the table: deal and start in the same record
+            items += await self._start(table, [host], now, committed.seed_committed.deal_version)
         try:
-            reply = await self._accept(
-                table, request, now, [(now, created), (now, committed), (now, seated)], 1
-            )
+            reply = await self._accept(table, request, now, items, 1)
         except SequenceConflict as error:
             # Taken: maybe by this very request, an earlier try whose answer was lost.
             stored = await self._read_table(table_id)
@@ -601,46 +618,81 @@ class Referee:
             raise Unavailable(_MOVED)  # appended, but the partition moved: the new holder has it
         self.tables[table_id] = table
         LIVE_TABLES.inc()
-        self._arm(table)  # its expiry
+        self._arm(table)  # its expiry, or the game's first deadline
         return reply
 
     async def _join(self, table: Table, request: referee_pb2.TableCommand, now: int) -> bytes:
         join = request.join_table
         number = check_join(table, request.player_id, join)
-        seated = common_pb2.TableEvent()
-        body = seated.player_seated
-        body.seat, body.player_id = number, request.player_id
-        body.display_name, body.is_bot = join.display_name, join.is_bot
-        items: list[tuple[int, ev.Event | common_pb2.TableEvent]] = [(now, seated)]
+        seat = Seat(number, request.player_id, join.display_name, join.is_bot)
+        items: list[tuple[int, Any]] = [(now, _seated(seat))]
         if len(table.seated) + 1 < table.seats:
             return await self._accept(table, request, now, items, number)
         # The last seat: deal and start the game in the same record.
-        deal, strength = await self._fetch_deal(table.table_id)
-        seats = sorted([*table.seated, _seat(body)], key=lambda s: s.number)
-        bots = frozenset(s.player for s in seats if s.is_bot)
-        if bots:
+        seats = sorted([*table.seated, seat], key=lambda s: s.number)
+        items += await self._start(table, seats, now, table.deal_version)
+        return await self._accept(table, request, now, items, number)
+
+    async def _start(
+        self, table: Table, seats: list[Seat], now: int, deal_version: str
+    ) -> list[tuple[int, Any]]:
+        """The events that start the game once every seat is taken: the dealer's deal, the
+        bots' strength when the bot service plays a seat, then the game's own start. The
+        table's state takes the deal."""
+        game = table.game
+        assert game is not None and table.settings is not None
+        deal = await self._fetch_deal(table)
+        items: list[tuple[int, Any]] = []
+        strength = bot_strength(deal)
+        if strength is not None and not game.cpu_fills and any(s.is_bot for s in seats):
             assigned = common_pb2.TableEvent()
             assigned.bots_assigned.strength = strength
             items.append((now, assigned))
-        state = replace(table.race, deal=deal)
-        start = cmd.StartGame(
-            now,
-            tuple(s.player for s in seats),
-            bots,
-            table.ready_window_ms,
-            table.hints_per_board,
-            table.deal_version,
-        )
-        items.extend((e.at, e) for e in decide(state, start))
+        start = game.start(now, seats, table.settings, deal_version)
+        steps = game.decide_steps(game.with_deal(table.state, deal), start)
+        items.extend((at_of(event, now), event) for event, _ in steps)
         table.with_deal(deal)
-        return await self._accept(table, request, now, items, number)
+        return items
+
+    async def _presence(self, table: Table, request: referee_pb2.TableCommand, now: int) -> bytes:
+        """The lobby reports a seated player's connection: the game decides what it means
+        (nothing, for a game whose ``presence`` is None: answered, nothing appended)."""
+        seat = check_presence(table, request.player_id)
+        game = table.game
+        assert game is not None
+        command = game.presence(now, request.player_id, request.presence.present)
+        steps: list[tuple[Any, Any]] = []
+        if command is not None:
+            await self._ensure_deal(table)
+            try:
+                steps = game.decide_steps(table.state, command)
+            except RuleError as error:
+                raise TableRefusal.of(error) from None
+        reply = referee_pb2.TableCommandReply()
+        reply.accepted.seat = seat.number
+        if steps:
+            envelopes = number_events(table, [(at_of(e, now), e) for e, _ in steps])
+            stamped = referee_pb2.StampedCommand(received_at_ms=now)
+            stamped.table.CopyFrom(request)
+            record = referee_pb2.TableRecord(
+                table_id=table.table_id, first_event_number=table.next_event, command=stamped
+            )
+            record.events.extend(envelopes)
+            await self._append(table, record, steps[-1][1])
+            self._after(table)
+            reply.accepted.events.extend(redacted_steps(game, envelopes, steps, request.player_id))
+        COMMANDS.labels("presence", "accepted").inc()
+        data = reply.SerializeToString()
+        if steps:
+            table.remember(request.player_id, request.request_id, data)
+        return data
 
     async def _accept(
         self,
         table: Table,
         request: referee_pb2.TableCommand,
         now: int,
-        items: list[tuple[int, ev.Event | common_pb2.TableEvent]],
+        items: list[tuple[int, Any]],
         seat: int,
     ) -> bytes:
         envelopes = number_events(table, items)
@@ -664,7 +716,7 @@ class Referee:
     # --- appending, timers, the dealer -----------------------------------------------------
 
     async def _append(
-        self, table: Table, record: referee_pb2.TableRecord, race_after: RaceState | None = None
+        self, table: Table, record: referee_pb2.TableRecord, state_after: Any = None
     ) -> None:
         """Append one record after the table's last, then fold it in. Nothing changes unless
         the append is acknowledged; a retry after a lost ack is recognised by its msg id."""
@@ -694,7 +746,7 @@ class Referee:
             # The outcome is unknown (the append may have landed): read the table again first.
             table.stale = True
             raise Unavailable("the event store is not answering; try again")
-        table.apply(record, sequence, race_after)
+        table.apply(record, sequence, state_after)
 
     def _install(self, table: Table) -> None:
         self.tables[table.table_id] = table
@@ -739,8 +791,8 @@ class Referee:
         if fresh is None:
             return None
         if fresh.started:
-            if table is not None and table.race.deal is not None:
-                fresh.with_deal(table.race.deal)
+            if table is not None and table.deal is not None:
+                fresh.with_deal(table.deal)
             else:
                 await self._load_deal(fresh)
         if not self.holds(table_id):
@@ -779,7 +831,8 @@ class Referee:
     def _due(self, table: Table) -> int | None:
         """The table's next deadline: the game's, or a waiting table's expiry."""
         if table.started:
-            return next_deadline(table.race)
+            assert table.game is not None
+            return table.game.next_deadline(table.state)
         return table.expiry_due(self._config.table_expiry_ms)
 
     async def _on_timer(self, table_id: str, deadline: int) -> None:
@@ -790,7 +843,7 @@ class Referee:
                 table = await self._current(table_id)
                 if table is None:
                     return
-                now = max(self._clock.now_ms(), table.race.now)
+                now = max(self._clock.now_ms(), table.clock)
                 due = self._due(table)
                 if due is None:
                     return
@@ -826,7 +879,7 @@ class Referee:
                         dealer_pb2.RevealSeedResponse,
                     )
                     if answer.WhichOneof("result") == "seed":
-                        now = max(self._clock.now_ms(), table.race.now)
+                        now = max(self._clock.now_ms(), table.clock)
                         body = common_pb2.TableEvent()
                         body.seed_revealed.seed = answer.seed.seed
                         body.seed_revealed.deal_version = answer.seed.deal_version
@@ -850,27 +903,27 @@ class Referee:
             delay = min(delay * 2, 5.0)
 
     async def _ensure_deal(self, table: Table) -> None:
-        if table.started and table.race.deal is None:
+        if table.started and table.deal is None:
             await self._load_deal(table)
 
     async def _load_deal(self, table: Table) -> None:
-        deal, _ = await self._fetch_deal(table.table_id)
-        table.with_deal(deal)
+        table.with_deal(await self._fetch_deal(table))
 
-    async def _fetch_deal(self, table_id: str) -> tuple[tuple[tuple[int, ...], ...], str]:
-        answer = await self._dealer(
-            subjects.DEALER_DEAL,
-            dealer_pb2.DealRequest(
-                table_id=table_id, game_id=table_id, game_kind=common_pb2.GAME_KIND_MATCH_RACE
-            ),
-            dealer_pb2.DealResponse,
+    async def _fetch_deal(self, table: Table) -> Message:
+        """The table's deal from the dealer: the ``Deal.game`` member of its game."""
+        game = table.game
+        assert game is not None and table.settings is not None
+        request = dealer_pb2.DealRequest(
+            table_id=table.table_id, game_id=table.table_id, game_kind=kind_of(game)
         )
+        getattr(request, game.slug).CopyFrom(table.settings)
+        answer = await self._dealer(subjects.DEALER_DEAL, request, dealer_pb2.DealResponse)
         if answer.WhichOneof("result") != "deal":
             raise Unavailable(f"the dealer refused the deal: {answer.refusal.message}")
-        race = answer.deal.race
-        boards = tuple(tuple(b.layout) for b in race.boards)
-        strength = dealer_pb2.BotStrength.Name(race.bot_strength).removeprefix("BOT_STRENGTH_")
-        return boards, strength.lower()
+        if answer.deal.WhichOneof("game") != game.slug:
+            raise Unavailable(f"the dealer dealt another game than {game.slug}")
+        deal: Message = getattr(answer.deal, game.slug)
+        return deal
 
     async def _dealer(self, subject: str, request: Any, response_type: Callable[[], Any]) -> Any:
         try:
@@ -884,27 +937,17 @@ class Referee:
         return answer
 
 
-def _domain(request: race_command_pb2.RaceCommand, now: int) -> cmd.Command:
-    player = request.player_id
-    which = request.WhichOneof("command")
-    if which == "press_ready":
-        return cmd.PressReady(now, player)
-    if which == "turn_tile":
-        return cmd.TurnTile(now, player, request.turn_tile.tile)
-    if which == "resign":
-        return cmd.Resign(now, player)
-    return cmd.RequestHint(now, player)
-
-
 def _record(
     table: Table,
-    request: race_command_pb2.RaceCommand,
+    request: Any,
     now: int,
     envelopes: list[common_pb2.EventEnvelope],
     rejection: common_pb2.Refusal | None,
 ) -> referee_pb2.TableRecord:
+    """The record of a player's game command, stamped ``now``: in the member of its game."""
+    assert table.game is not None
     stamped = referee_pb2.StampedCommand(received_at_ms=now)
-    stamped.race.CopyFrom(request)
+    getattr(stamped, table.game.slug).CopyFrom(request)
     record = referee_pb2.TableRecord(
         table_id=table.table_id, first_event_number=table.next_event, command=stamped
     )
@@ -925,8 +968,12 @@ _EXPIRED = "this table expired: its game did not start in time; make a new table
 _MOVED = "this table's referee is changing (a restart or a rebalance); try again in a moment"
 
 
-def _seat(body: common_pb2.TableEvent.PlayerSeated) -> Seat:
-    return Seat(body.seat, body.player_id, body.display_name, body.is_bot)
+def _seated(seat: Seat) -> common_pb2.TableEvent:
+    event = common_pb2.TableEvent()
+    body = event.player_seated
+    body.seat, body.player_id = seat.number, seat.player
+    body.display_name, body.is_bot = seat.name, seat.is_bot
+    return event
 
 
 async def serve(nc: Client, config: RefereeConfig) -> Callable[[], Awaitable[None]]:

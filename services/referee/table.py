@@ -7,32 +7,22 @@ what this module decides. Seating rules live here; the game's rules live in matc
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from typing import Any, cast
 
-from match.v1 import common_pb2, race_command_pb2, referee_pb2, views_pb2
+from google.protobuf.message import Message
+
+from match.v1 import common_pb2, dealer_pb2, referee_pb2
 from match_bus.records import QUARANTINED, BadRecord, Numbering
-from match_rules.errors import Category
-from match_rules.race import Phase, RaceState, evolve, initial_state, player_counters, redact
-from match_rules.race import events as ev
-from match_rules.race.codec import from_proto, to_proto
-from match_rules.race.constants import (
-    DEFAULT_HINTS_PER_BOARD,
-    MAX_HINTS_PER_BOARD,
-    MAX_PLAYERS,
-    MAX_READY_WINDOW_MS,
-    MIN_PLAYERS,
-    MIN_READY_WINDOW_MS,
-)
-from match_rules.race.state import validate_deal
-from match_rules.race.view import OpponentMoved, Status
+from match_rules import registry
+from match_rules.errors import Category, RuleError
+from match_rules.game import Game, SeatInfo
 
-RACE = common_pb2.GAME_KIND_MATCH_RACE
 # How many answered requests a table remembers for retries, per player (the most recent). A retry
 # of an older request would be judged again: clients retry their latest command, and the SDK
 # never moves on before it has an answer.
 ANSWERS_PER_PLAYER = 4
 EXPIRED = "table_expired"  # the refusal of any seat command at a table that expired
-_STATUS = {s: views_pb2.RaceView.Status.Value(f"STATUS_{s.name}") for s in Status}
 _CATEGORY = {
     Category.INVALID_ARGUMENT: common_pb2.Refusal.CATEGORY_INVALID_ARGUMENT,
     Category.FAILED_PRECONDITION: common_pb2.Refusal.CATEGORY_FAILED_PRECONDITION,
@@ -41,6 +31,7 @@ _CATEGORY = {
     Category.NOT_FOUND: common_pb2.Refusal.CATEGORY_NOT_FOUND,
     Category.UNAVAILABLE: common_pb2.Refusal.CATEGORY_UNAVAILABLE,
 }
+Seat = SeatInfo  # a seat as the table knows it: number, player, name, is_bot
 
 
 class TableRefusal(Exception):
@@ -52,6 +43,11 @@ class TableRefusal(Exception):
 
     def to_proto(self) -> common_pb2.Refusal:
         return refusal(self.code, self.category, self.message)
+
+    @classmethod
+    def of(cls, error: RuleError) -> TableRefusal:
+        """A game's refusal (its settings, its presence) as a table command's."""
+        return cls(error.code.slug, error.code.category, error.message)
 
 
 class Quarantined(TableRefusal):
@@ -67,17 +63,27 @@ def refusal(code: str, category: Category, message: str) -> common_pb2.Refusal:
     return common_pb2.Refusal(code=code, category=_CATEGORY[category], message=message)
 
 
-@dataclass(frozen=True, slots=True)
-class Seat:
-    number: int
-    player: str
-    name: str
-    is_bot: bool
+def kind_of(game: Game | None) -> common_pb2.GameKind:
+    """The wire's game kind of ``game`` (unspecified for none)."""
+    return cast(common_pb2.GameKind, game.kind if game else 0)
+
+
+def game_of(envelope: common_pb2.EventEnvelope, created: Any) -> Game:
+    """The game a TableCreated names: by its envelope's game kind, else by its settings' member
+    (the slug); a table recorded before either was written plays the first registered game."""
+    if envelope.game_kind != common_pb2.GAME_KIND_UNSPECIFIED:
+        return registry.by_kind(envelope.game_kind)
+    member = created.WhichOneof("settings")
+    if member is not None:
+        return registry.by_slug(member)
+    return registry.games()[0]
 
 
 @dataclass(slots=True)
 class Table:
-    """Everything the referee knows of a table, folded from its records."""
+    """Everything the referee knows of a table, folded from its records. ``game`` is the game
+    its TableCreated names (from the registry), ``settings`` that game's settings message as
+    recorded, ``state`` the game's state (with the dealer's ``deal`` once the referee has it)."""
 
     table_id: str
     seats: int = 0
@@ -85,12 +91,13 @@ class Table:
     creator: str = ""
     invite_code: str = ""
     fill_at_ms: int = 0
-    ready_window_ms: int = 0
-    hints_per_board: int = DEFAULT_HINTS_PER_BOARD
+    game: Game | None = None
+    settings: Message | None = None
+    state: Any = None
+    deal: Message | None = None  # the Deal.game member the dealer answered (never in the log)
     commitment: str = ""
     deal_version: str = ""
     seated: list[Seat] = field(default_factory=list)
-    race: RaceState = field(default_factory=initial_state)
     started: bool = False
     seed_revealed: bool = False
     created_at_ms: int = 0  # the TableCreated's time (referee clock)
@@ -105,7 +112,12 @@ class Table:
 
     @property
     def game_over(self) -> bool:
-        return self.race.phase is Phase.OVER
+        return self.game is not None and self.started and self.game.is_terminal(self.state)
+
+    @property
+    def clock(self) -> int:
+        """The time of the game's latest event: a command is stamped no earlier."""
+        return self.game.clock(self.state) if self.game is not None and self.started else 0
 
     @property
     def finished(self) -> bool:
@@ -122,31 +134,44 @@ class Table:
     def seat_of(self, player: str) -> Seat | None:
         return next((s for s in self.seated if s.player == player), None)
 
+    def plays(self, game: Game) -> None:
+        """Make this (new) table one of ``game``'s: its state before the game, no deal yet."""
+        self.game = game
+        self.state = game.initial_state(None)
+        if self.deal is not None:
+            self.state = game.with_deal(self.state, self.deal)
+
     def apply(
-        self, record: referee_pb2.TableRecord, sequence: int, race_after: RaceState | None = None
+        self, record: referee_pb2.TableRecord, sequence: int, state_after: Any = None
     ) -> None:
-        """Fold one record (as appended) into the table. ``race_after``: the game's state after
-        the record's race events, when the caller has it (from ``decide_steps``), so they need
+        """Fold one record (as appended) into the table. ``state_after``: the game's state after
+        the record's game events, when the caller has it (from ``decide_steps``), so they need
         not be parsed and evolved again."""
-        if race_after is None:
+        if state_after is None:
             for envelope in record.events:
                 self.apply_event(envelope)
         else:
             for envelope in record.events:
-                if envelope.HasField("race"):
-                    self.next_event = envelope.event_number + 1
-                else:
+                if envelope.WhichOneof("body") == "table":
                     self.apply_event(envelope)
-            self.race = race_after
+                else:
+                    self.next_event = envelope.event_number + 1
+            self.state = state_after
         self.last_sequence = sequence
         self.records += 1
 
     def apply_event(self, envelope: common_pb2.EventEnvelope) -> None:
         self.next_event = envelope.event_number + 1
-        if envelope.HasField("race"):
-            event = from_proto(envelope.race)
-            self.race = evolve(self.race, event)  # type: ignore[arg-type]
-            if isinstance(event, ev.GameStarted):
+        which = envelope.WhichOneof("body")
+        if which != "table":
+            game = self.game
+            if game is None or which != game.slug:
+                raise ValueError(
+                    f"event {envelope.event_number} is a {which} event at a table of "
+                    f"{game.slug if game else 'no game'}"
+                )
+            self.state = game.evolve(self.state, game.decode(getattr(envelope, which)))
+            if game.is_started(self.state):
                 self.started = True
             return
         which = envelope.table.WhichOneof("event")
@@ -155,8 +180,11 @@ class Table:
             self.seats, self.visibility, self.creator = body.seats, body.visibility, body.creator
             self.invite_code, self.fill_at_ms = body.invite_code, body.fill_at_ms
             self.created_at_ms, self.expires_at_ms = envelope.server_time_ms, body.expires_at_ms
-            self.ready_window_ms = body.race.ready_window_ms
-            self.hints_per_board = body.race.hints_per_board
+            game = game_of(envelope, body)
+            settings = type(getattr(body, game.slug))()
+            settings.CopyFrom(getattr(body, game.slug))
+            self.settings = settings
+            self.plays(game)
         elif which == "player_seated":
             self.seated.append(Seat(body.seat, body.player_id, body.display_name, body.is_bot))
         elif which == "player_left":
@@ -182,10 +210,12 @@ class Table:
         """The reply a request already got: a retry is answered with it and applies nothing."""
         return self.answers.get((player, request_id)) if request_id else None
 
-    def with_deal(self, deal: tuple[tuple[int, ...], ...]) -> None:
-        """Give the referee's state the dealer's deal (the events never carry it)."""
-        validate_deal(deal)
-        self.race = replace(self.race, deal=deal)
+    def with_deal(self, deal: Message) -> None:
+        """Give the referee's state the dealer's deal (the events never carry it). Raises
+        ValueError for a deal that does not fit the game."""
+        assert self.game is not None
+        self.state = self.game.with_deal(self.state, deal)
+        self.deal = deal
 
 
 # --- judging table commands --------------------------------------------------------------------
@@ -199,20 +229,32 @@ def _name_problem(name: str) -> str | None:
     return None
 
 
-def check_create(table: Table | None, cmd: referee_pb2.TableCommand.CreateTable) -> None:
+def _kinds() -> str:
+    return ", ".join(
+        f"{common_pb2.GameKind.Name(game.kind)} ({game.title})" for game in registry.games()
+    )
+
+
+def check_create(
+    table: Table | None, cmd: referee_pb2.TableCommand.CreateTable
+) -> tuple[Game, Message]:
+    """The game the table will play and its settings, resolved (defaults filled in)."""
     if table is not None:
         raise TableRefusal("table_exists", Category.FAILED_PRECONDITION, "that table id is taken")
-    if cmd.game_kind != RACE:
+    try:
+        game = registry.by_kind(cmd.game_kind)
+    except registry.UnknownGame:
         raise TableRefusal(
             "unsupported_game",
             Category.INVALID_ARGUMENT,
-            "only Match, the race, is played here so far",
-        )
-    if not MIN_PLAYERS <= cmd.seats <= MAX_PLAYERS:
+            f"set game_kind to a game played here: {_kinds()}",
+        ) from None
+    if not game.min_seats <= cmd.seats <= game.max_seats:
         raise TableRefusal(
             "invalid_seats",
             Category.INVALID_ARGUMENT,
-            f"a table has {MIN_PLAYERS} to {MAX_PLAYERS} seats, not {cmd.seats}",
+            f"a table of {game.title} has {game.min_seats} to {game.max_seats} seats, "
+            f"not {cmd.seats}",
         )
     if cmd.visibility not in (common_pb2.VISIBILITY_OPEN, common_pb2.VISIBILITY_PRIVATE):
         raise TableRefusal(
@@ -225,21 +267,18 @@ def check_create(table: Table | None, cmd: referee_pb2.TableCommand.CreateTable)
     problem = _name_problem(cmd.display_name)
     if problem:
         raise TableRefusal("invalid_name", Category.INVALID_ARGUMENT, problem)
-    window = cmd.race.ready_window_ms
-    if not MIN_READY_WINDOW_MS <= window <= MAX_READY_WINDOW_MS:
+    member = cmd.WhichOneof("settings")
+    if member is not None and member != game.slug:
         raise TableRefusal(
-            "invalid_ready_window",
+            "wrong_game",
             Category.INVALID_ARGUMENT,
-            f"the Ready deadline is {MIN_READY_WINDOW_MS // 1000} to "
-            f"{MAX_READY_WINDOW_MS // 1000} s, not {window} ms",
+            f"these are settings of {member}, and the table plays {game.slug}: "
+            f"set settings.{game.slug}, or leave it unset for the defaults",
         )
-    hints = cmd.race.hints_per_board if cmd.race.HasField("hints_per_board") else None
-    if hints is not None and not 0 <= hints <= MAX_HINTS_PER_BOARD:
-        raise TableRefusal(
-            "invalid_hints",
-            Category.INVALID_ARGUMENT,
-            f"hints per board are 0 to {MAX_HINTS_PER_BOARD}, not {hints}",
-        )
+    try:
+        return game, game.settings(getattr(cmd, game.slug) if member else None)
+    except RuleError as error:
+        raise TableRefusal.of(error) from None
 
 
 def check_open(table: Table) -> None:
@@ -311,7 +350,8 @@ def check_start(table: Table, player: str) -> None:
         )
     if table.started:
         raise TableRefusal("table_started", Category.FAILED_PRECONDITION, "already started")
-    if table.visibility != common_pb2.VISIBILITY_OPEN:
+    cpu_fills = table.game is not None and table.game.cpu_fills
+    if table.visibility != common_pb2.VISIBILITY_OPEN and not cpu_fills:
         raise TableRefusal(
             "no_bot_here",
             Category.FAILED_PRECONDITION,
@@ -319,96 +359,130 @@ def check_start(table: Table, player: str) -> None:
         )
 
 
+def cpu_seats(table: Table) -> list[Seat]:
+    """A CPU player for every empty seat (a game whose rules play them, ``cpu_fills``)."""
+    taken = {s.number for s in table.seated}
+    return [
+        Seat(n, f"cpu-{n}", f"CPU {n}", True) for n in range(1, table.seats + 1) if n not in taken
+    ]
+
+
+def check_presence(table: Table, player: str) -> Seat:
+    """The seat of a player whose connection the lobby reports: only a seated player of a game
+    under way has one that counts."""
+    check_open(table)
+    seat = table.seat_of(player)
+    if seat is None:
+        raise TableRefusal("not_seated", Category.PERMISSION_DENIED, "you have no seat here")
+    if not table.started:
+        raise TableRefusal(
+            "game_not_started",
+            Category.FAILED_PRECONDITION,
+            "presence counts once the game has started; before, a player leaves the table",
+        )
+    if table.game_over:
+        raise TableRefusal(
+            "game_over", Category.FAILED_PRECONDITION, "the game is over: presence no longer counts"
+        )
+    return seat
+
+
 # --- building records --------------------------------------------------------------------------
 
 
-def envelope(
-    table: Table, number: int, at: int, body: ev.Event | common_pb2.TableEvent
-) -> common_pb2.EventEnvelope:
+def at_of(event: Any, now: int) -> int:
+    """The instant a game event records (its ``at``), else ``now``."""
+    at = getattr(event, "at", None)
+    return at if isinstance(at, int) else now
+
+
+def envelope(table: Table, number: int, at: int, body: Any) -> common_pb2.EventEnvelope:
+    """One numbered event of the table: a TableEvent, or one of its game's events."""
+    game = table.game
     env = common_pb2.EventEnvelope(
         table_id=table.table_id,
         game_id=table.table_id,
-        game_kind=RACE,
+        game_kind=kind_of(game),
         event_number=number,
         server_time_ms=at,
     )
     if isinstance(body, common_pb2.TableEvent):
         env.table.CopyFrom(body)
     else:
-        env.race.CopyFrom(to_proto(body))
+        assert game is not None
+        getattr(env, game.slug).CopyFrom(game.encode(body))
     return env
 
 
-def number_events(
-    table: Table, items: list[tuple[int, ev.Event | common_pb2.TableEvent]]
-) -> list[common_pb2.EventEnvelope]:
+def number_events(table: Table, items: list[tuple[int, Any]]) -> list[common_pb2.EventEnvelope]:
     return [envelope(table, table.next_event + i, at, body) for i, (at, body) in enumerate(items)]
 
 
 def redacted_steps(
+    game: Game,
     envelopes: list[common_pb2.EventEnvelope],
-    steps: list[tuple[ev.Event, RaceState]],
+    steps: list[tuple[Any, Any]],
     player: str,
 ) -> list[common_pb2.EventEnvelope]:
-    """``redacted_for`` for race events whose states ``decide_steps`` already gave."""
+    """``redacted_for`` for game events whose states ``decide_steps`` already gave."""
     return [
-        _as_seen(env, event, redact(state, event, player))
+        _as_seen(game, env, event, game.redact(state, event, player))
         for env, (event, state) in zip(envelopes, steps, strict=True)
     ]
 
 
 def _as_seen(
-    env: common_pb2.EventEnvelope, event: ev.Event, seen: ev.Event | OpponentMoved
+    game: Game, env: common_pb2.EventEnvelope, event: Any, seen: Any
 ) -> common_pb2.EventEnvelope:
     """The envelope as its viewer sees it: itself, or a copy carrying the redacted event."""
     if seen is event:
         return env
     copy = common_pb2.EventEnvelope()
     copy.CopyFrom(env)
-    copy.race.CopyFrom(to_proto(seen))
+    getattr(copy, game.slug).CopyFrom(game.encode(seen))
     return copy
 
 
 def redacted_for(
     table: Table, envelopes: list[common_pb2.EventEnvelope], player: str
 ) -> list[common_pb2.EventEnvelope]:
-    """The envelopes as ``player`` may see them, given the table state *before* they applied."""
-    state = table.race
+    """The envelopes as ``player`` may see them, given the table state *before* they applied
+    (the first record of a table names its game in its TableCreated)."""
+    game, state = table.game, table.state
     out = []
     for env in envelopes:
-        if not env.HasField("race"):
+        which = env.WhichOneof("body")
+        if which == "table":
+            if game is None and env.table.HasField("table_created"):
+                game = game_of(env, env.table.table_created)
+                state = game.initial_state(None)
             out.append(env)
             continue
-        event = from_proto(env.race)
-        state = evolve(state, event)  # type: ignore[arg-type]
-        out.append(_as_seen(env, event, redact(state, event, player)))  # type: ignore[arg-type]
+        if game is None or which != game.slug:
+            raise ValueError(f"event {env.event_number} is not an event of this table's game")
+        event = game.decode(getattr(env, which))
+        state = game.evolve(state, event)
+        out.append(_as_seen(game, env, event, game.redact(state, event, player)))
     return out
 
 
-def counters(table: Table, player: str, now: int) -> views_pb2.RaceCounters:
-    """What a race command's reply tells its player after the command applied."""
-    view = player_counters(table.race, player)
-    return views_pb2.RaceCounters(
-        event_number=table.next_event - 1,
-        server_time_ms=now,
-        board=view.board,
-        status=_STATUS[view.status],  # type: ignore[arg-type]
-        turns=view.turns,
-        pairs=view.pairs,
-        hints_left=view.hints_left,
-        paused_until_ms=view.paused_until,
-    )
+def bot_strength(deal: Message) -> str | None:
+    """The bot service's strength a game's deal names ("weak", "medium", "strong"), if it names
+    one (a ``bot_strength`` field): the table's BotsAssigned says it when a bot sits."""
+    if "bot_strength" not in deal.DESCRIPTOR.fields_by_name:
+        return None
+    name = dealer_pb2.BotStrength.Name(getattr(deal, "bot_strength"))  # noqa: B009
+    return name.removeprefix("BOT_STRENGTH_").lower()
 
 
 def _request_of(record: referee_pb2.TableRecord) -> tuple[str, str] | None:
     """(player, request id) of the record's command, if it carries a request id."""
     command = record.command
     which = command.WhichOneof("command")
-    if which == "race" and command.race.request_id:
-        return command.race.player_id, command.race.request_id
-    if which == "table" and command.table.request_id:
-        return command.table.player_id, command.table.request_id
-    return None
+    if which is None or which == "tick":
+        return None
+    sent = getattr(command, which)
+    return (sent.player_id, sent.request_id) if sent.request_id else None
 
 
 def load(
@@ -464,28 +538,31 @@ def fold(
     the referee that appended it answered (so a retry after a failover gets the same answer)."""
     command = record.command
     which = command.WhichOneof("command")
-    if not remember:
+    key = _request_of(record) if remember else None
+    if key is None:
         table.apply(record, sequence)
-    elif which == "race" and command.race.request_id:
-        player = command.race.player_id
-        race_reply = race_command_pb2.RaceCommandReply()
-        if record.HasField("refusal"):
-            race_reply.refusal.CopyFrom(record.refusal)
-            table.apply(record, sequence)
-        else:
-            race_reply.accepted.events.extend(redacted_for(table, list(record.events), player))
-            table.apply(record, sequence)
-            race_reply.accepted.counters.CopyFrom(counters(table, player, command.received_at_ms))
-        table.remember(player, command.race.request_id, race_reply.SerializeToString())
-    elif which == "table" and command.table.request_id:
+    elif which == "table":
         player = command.table.player_id
         table_reply = referee_pb2.TableCommandReply()
         table_reply.accepted.events.extend(redacted_for(table, list(record.events), player))
         table_reply.accepted.seat = _seat_in(record, command.table)
         table.apply(record, sequence)
         table.remember(player, command.table.request_id, table_reply.SerializeToString())
-    else:
-        table.apply(record, sequence)
+    else:  # a player's command of the table's game: the member named after its slug
+        game = table.game
+        if game is None or which != game.slug:
+            raise ValueError(f"a {which} command at a table of {game.slug if game else 'none'}")
+        player, request_id = key
+        if record.HasField("refusal"):
+            reply = game.refused(record.refusal)
+            table.apply(record, sequence)
+        else:
+            seen = redacted_for(table, list(record.events), player)
+            table.apply(record, sequence)
+            reply = game.accepted(
+                seen, table.state, player, command.received_at_ms, table.next_event - 1
+            )
+        table.remember(player, request_id, reply.SerializeToString())
 
 
 def _seat_in(record: referee_pb2.TableRecord, command: referee_pb2.TableCommand) -> int:
