@@ -68,11 +68,6 @@ def referee_race(table_id: str) -> str:
     return referee_game("race", table_id)
 
 
-def referee_game(slug: str, table_id: str) -> str:
-    """The subject of a game's player commands at a table: ``match.referee.p<NN>.<slug>.<id>``."""
-    return f"match.referee.{partition_name(partition_of(table_id))}.{slug}.{table_id}"
-
-
 def table_of(subject: str) -> str:
     """The table id, the last token of a per-table subject."""
     return subject.rsplit(".", 1)[-1]
