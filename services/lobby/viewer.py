@@ -98,28 +98,31 @@ class TableViewer:
             problem = f"cannot be shown ({error})"
             raise BadRecord(self.table_id, sequence, problem) from error
 
-    def _game_of(self, env: common_pb2.EventEnvelope) -> Game:
+    def _know(self, game: Game) -> Game:
         if self.game is None:
-            try:
-                self.game = registry.by_kind(env.game_kind)
-            except registry.UnknownGame:
-                raise UnreadableLog(
-                    f"event {env.event_number} is of a game this lobby does not host"
-                ) from None
-            self.state = self.game.initial_state(None)
-        return self.game
+            self.game = game
+            self.state = game.initial_state(None)
+        elif game is not self.game:
+            raise UnreadableLog(f"the table plays {self.game.slug}, not {game.slug}")
+        return game
 
     def fold(self, env: common_pb2.EventEnvelope) -> common_pb2.EventEnvelope:
         out = common_pb2.EventEnvelope()
         out.CopyFrom(env)
-        game = self._game_of(env)
         which = env.WhichOneof("body")
-        if which == game.slug:
-            self._fold_game(game, env, out)
-        elif which == TABLE:
-            self._fold_table(env)
-        else:
-            raise UnreadableLog(f"event {env.event_number} has a body this lobby cannot show")
+        try:
+            if which == TABLE:
+                if env.game_kind:  # the table's game, from its first event on
+                    self._know(registry.by_kind(env.game_kind))
+                self._fold_table(env)
+            elif which is not None:
+                self._fold_game(self._know(registry.by_slug(which)), env, out)
+            else:
+                raise UnreadableLog(f"event {env.event_number} has no body")
+        except registry.UnknownGame:
+            raise UnreadableLog(
+                f"event {env.event_number} is of a game this lobby does not host"
+            ) from None
         self.event_number = env.event_number
         self.server_time_ms = env.server_time_ms
         return out
