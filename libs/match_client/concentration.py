@@ -16,6 +16,7 @@ import hashlib
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from match.v1 import common_pb2, concentration_pb2, lobby_pb2
 from match_client.client import (
@@ -172,8 +173,8 @@ class ConcentrationTracker:
 
     def _game(self, event: concentration_pb2.ConcentrationEvent) -> None:
         kind = event.WhichOneof("event")
+        e: Any = getattr(event, kind) if kind else None
         if kind == "game_started":
-            e = event.game_started
             self.started = True
             self.settings = e.settings
             self.deal_version = e.deal_version or self.deal_version
@@ -184,18 +185,15 @@ class ConcentrationTracker:
             self.deadline_ms = event.turn_began.deadline
             self.turn_down_at_ms = 0
         elif kind == "card_flipped":
-            e = event.card_flipped
             self.cards[e.card] = Card(e.card, UP, e.face)
             self.faces[e.card] = e.face
         elif kind == "second_card_due":
             self.deadline_ms = event.second_card_due.deadline
         elif kind == "pair_taken":
-            e = event.pair_taken
             for n in e.cards:
                 self.cards[n] = Card(n, TAKEN, self.faces.get(n, ""), e.player)
             self._count(e.player, pairs=e.pairs, tries=e.tries)
         elif kind == "attempt_missed":
-            e = event.attempt_missed
             self.turn_down_at_ms = e.turn_down_at
             self.deadline_ms = 0
             self._count(e.player, tries=e.tries)
@@ -204,7 +202,6 @@ class ConcentrationTracker:
                 self.cards[n] = Card(n)
             self.turn_down_at_ms = 0
         elif kind == "time_ran_out":
-            e = event.time_ran_out
             if e.HasField("card"):
                 self.cards[e.card] = Card(e.card)
             self._count(e.player, tries=e.tries)
@@ -221,7 +218,6 @@ class ConcentrationTracker:
             if seat is not None:
                 seat.cpu, seat.takeover_at_ms = True, 0
         elif kind == "game_ended":
-            e = event.game_ended
             self.game_over = True
             self.turn = ""
             self.deadline_ms = 0
@@ -377,7 +373,9 @@ def event_lines(env: common_pb2.EventEnvelope, t: ConcentrationTracker) -> list[
         return []
     event = env.concentration
     kind = event.WhichOneof("event")
-    body = getattr(event, kind) if kind else None
+    body: Any = getattr(event, kind) if kind else None
+    if body is None:
+        return []
     if kind == "game_started":
         return [f"the game starts: {t.size} cards, {len(body.players)} players"]
     if kind == "turn_began":

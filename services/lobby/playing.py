@@ -160,12 +160,12 @@ class GameServicer:
     def _may_see(self, envelope: Any, player: str) -> bool:
         which = envelope.WhichOneof("body")
         if which != self.game.slug:
-            return which == "table"
+            return bool(which == "table")
         try:
             event = self.game.decode(getattr(envelope, which))
         except Exception:
             return False
-        return shown_as_is(self.game, event, player)
+        return bool(shown_as_is(self.game, event, player))
 
     # --- the stream --------------------------------------------------------------------------
 
