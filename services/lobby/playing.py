@@ -98,8 +98,8 @@ class GameServicer:
         request = GetMessageClass(method.input_type)
         response = GetMessageClass(method.output_type)
         if method.server_streaming:
-            final = bool(getattr(self.game, "final_snapshot", False))
-            stream = Stream(self.game, response, final_snapshot=final)
+            snapshots = bool(getattr(self.game, "watch_snapshots", False))
+            stream = Stream(self.game, response, snapshots=snapshots)
 
             @streaming(method.name)
             async def follow(self: GameServicer, req: Any, context: Context) -> AsyncIterator[Any]:

@@ -20,10 +20,11 @@ from typing import Any
 
 import structlog
 
-from match.v1 import referee_pb2
+from match.v1 import lobby_pb2, referee_pb2
 from match_rules.errors import RuleError
 from match_rules.game import Game
 from services.lobby import metrics
+from services.lobby.directory import TableDirectory
 from services.lobby.referee import Referee
 from services.lobby.viewer import TableViewer
 
@@ -50,8 +51,11 @@ def acted_on(game: Game, state: Any, player: str, present: bool, now: int) -> bo
 class Presence:
     """Every seated player's Watch streams in this lobby, and what was told of them."""
 
-    def __init__(self, referee: Referee, now_ms: Callable[[], int]) -> None:
+    def __init__(
+        self, referee: Referee, now_ms: Callable[[], int], directory: TableDirectory | None = None
+    ) -> None:
         self._referee = referee
+        self._directory = directory
         self._now_ms = now_ms
         self._streams: Counter[Key] = Counter()
         self._told: dict[Key, tuple[bool, int]] = {}  # what was sent last, at which event
@@ -73,9 +77,7 @@ class Presence:
         if not acted_on(game, table.state, key[1], present, self._now_ms()):
             return
         self._told[key] = told
-        task = asyncio.get_running_loop().create_task(self._send(key, present))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._spawn(key, present)
 
     def _ended(self, game: Game, key: Key, table: TableViewer | None) -> None:
         self._streams[key] -= 1
@@ -84,7 +86,18 @@ class Presence:
         del self._streams[key]
         if table is not None:
             self._tell(game, key, table, False)
+        elif self._playing(key[0]):  # it ended before it had read the table: the listing says
+            self._spawn(key, False)
         self._told.pop(key, None)
+
+    def _playing(self, table_id: str) -> bool:
+        listed = self._directory.get(table_id) if self._directory is not None else None
+        return listed is not None and listed.status == lobby_pb2.Table.STATUS_PLAYING
+
+    def _spawn(self, key: Key, present: bool) -> None:
+        task = asyncio.get_running_loop().create_task(self._send(key, present))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _send(self, key: Key, present: bool) -> None:
         table_id, player = key

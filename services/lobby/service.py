@@ -107,7 +107,7 @@ async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]
         ),
         auth.admit,
     )
-    presence = Presence(referee, config.clock.now_ms)
+    presence = Presence(referee, config.clock.now_ms, directory)
     for service in services():  # each registered game's own service
         add_safely(
             server,

@@ -47,10 +47,11 @@ class Stream:
 
     game: Game
     response: Any  # the service's Watch response class
-    # After the game's last event and its seed: one last snapshot (the final standings and the
-    # seed in one message) before the stream ends. A game asks for it with its GAME's
-    # ``final_snapshot`` (the race does not).
-    final_snapshot: bool = False
+    # A snapshot once the game has started (after the record that started it, or after the
+    # backlog when it had started already: the seats as the game has them) and one last one
+    # once it is over and its seed out (the final standings and the seed), before the stream
+    # ends. A game asks for them with its GAME's ``watch_snapshots`` (the race does not).
+    snapshots: bool = False
 
 
 def wrong_game(table_id: str, plays: int, game: Game) -> ApiError:
@@ -131,16 +132,23 @@ async def follow(
         else:
             for envelope in backlog:
                 yield WatchResponse(event=envelope)
+            if stream.snapshots and table.started and not table.finished:
+                yield WatchResponse(snapshot=table.snapshot())
+                fresh = True
         while not table.finished and not table.expired:
             try:
                 sequence, data = await feed.record(index, LIVE_POLL_S)
             except TimeoutError:
                 continue  # a quiet table
             index += 1
+            started = table.started
             for envelope in table.fold_record(sequence, data):
                 fresh = False
                 yield WatchResponse(event=envelope)
-        if table.finished and stream.final_snapshot and not fresh:
+            if stream.snapshots and not started and table.started:
+                yield WatchResponse(snapshot=table.snapshot())
+                fresh = True
+        if table.finished and stream.snapshots and not fresh:
             yield WatchResponse(snapshot=table.snapshot())
         if table.expired:  # after its events: nothing more will ever happen there
             raise ApiError(
