@@ -94,8 +94,9 @@ chaos: $(STAMP) ## Games on a fresh local cluster while replicas are killed; che
 	$(BIN)/python -m match_chaos --out var
 
 .PHONY: demo
-demo: $(STAMP) ## Play a whole game with the bot against the running stack (make run first)
-	$(BIN)/python -m match_client.demo
+GAME ?= race
+demo: $(STAMP) ## Play a whole game against the running stack (make run first); GAME=concentration plays Concentration against CPU players
+	$(BIN)/python -m match_client.demo --game $(GAME)
 
 # --- the bot ---------------------------------------------------------------------------------------
 .PHONY: bench-bot

@@ -1,7 +1,9 @@
-"""``match``: list tables, play the race in a terminal, or follow a table's stream.
+"""``match``: list tables, play a game in a terminal, or follow a table's stream.
 
     match tables
     match play --new [--seats N] [--private] [--ready-window S] [--hints N] [--fill-now]
+    match play --game concentration --new [--seats N] [--fill-now] [--cards N]
+               [--playing-cards] [--jokers] [--matching M] [--turn-limit S]
     match play --table ID | --invite CODE
     match play --resume [ID]            # back to a kept seat (the latest without ID)
     match watch [--table ID] [--token TOKEN]
@@ -27,9 +29,9 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from match.v1 import common_pb2, race_service_pb2
+from match.v1 import common_pb2, lobby_pb2, race_service_pb2
 from match_bus.clock import Clock
-from match_client import text, timing
+from match_client import concentration, text, timing
 from match_client.client import (
     CommandReply,
     MatchClient,
@@ -46,6 +48,7 @@ from match_client.clock import ServerClock
 from match_client.seats import SeatStore, resume_finders, state_dir
 from match_client.tracker import RaceView, ViewTracker
 
+GAMES = ("race", "concentration")
 BOARD_DELAY_S = 0.1
 TICK_S = 0.25  # how often the line mode looks at the clock for a milestone to say
 PERMANENT = {"UNAUTHENTICATED", "PERMISSION_DENIED", "NOT_FOUND", "INVALID_ARGUMENT"}
@@ -53,6 +56,7 @@ PERMANENT = {"UNAUTHENTICATED", "PERMISSION_DENIED", "NOT_FOUND", "INVALID_ARGUM
 # a resumed seat gets its view as it is now, not the whole game told again.
 SNAPSHOT = 2**63 - 1
 Out = Callable[[str], None]
+CONCENTRATION = common_pb2.GAME_KIND_CONCENTRATION
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +117,7 @@ def _connection_options(parser: argparse.ArgumentParser, default: object) -> Non
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="match", description="Play Match, the race, from a terminal."
+        prog="match", description="Play Match (the race) or Concentration from a terminal."
     )
     _connection_options(parser, None)
     # The same options after the subcommand; SUPPRESS keeps one given before it.
@@ -123,6 +127,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("tables", parents=[addr], help="list the open tables with a free seat")
 
     play = sub.add_parser("play", parents=[addr], help="make or join a table and play it")
+    play.add_argument(
+        "--game",
+        choices=GAMES,
+        default="race",
+        help="the game at a new table (default: race; a joined table plays its own game)",
+    )
     where = play.add_mutually_exclusive_group(required=True)
     where.add_argument("--table", metavar="ID", help="join this open table")
     where.add_argument("--invite", metavar="CODE", help="join a private table by invite code")
@@ -165,7 +175,31 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--fill-now",
         action="store_true",
-        help="at a new open table: let the bot fill the empty seats now",
+        help="at a new open table: let the bot fill the empty seats now (Concentration: CPU "
+        "players take them and the game starts)",
+    )
+    conc = play.add_argument_group("a new Concentration table")
+    conc.add_argument(
+        "--cards", type=int, default=None, help="the deck: 52, 36 or 24 cards (default 52)"
+    )
+    conc.add_argument(
+        "--playing-cards", action="store_true", help="playing cards instead of emoji pictures"
+    )
+    conc.add_argument(
+        "--jokers", action="store_true", help="two jokers that pair (playing cards only)"
+    )
+    conc.add_argument(
+        "--matching",
+        choices=("identical", "rank-and-colour", "rank"),
+        default=None,
+        help="what pairs with what (playing cards only; default identical)",
+    )
+    conc.add_argument(
+        "--turn-limit",
+        type=int,
+        default=None,
+        metavar="S",
+        help="seconds to flip each card of a turn: 0 (none, the default), 30 or 60",
     )
 
     watch = sub.add_parser("watch", parents=[addr], help="print a table's stream")
@@ -184,12 +218,28 @@ def play_problem(args: argparse.Namespace) -> str | None:
     """What is wrong with a ``play`` command line, or None."""
     if args.resume is not None and args.name:
         return "--name goes with a new seat, not with --resume"
+    game_only = {
+        "race": {
+            "--ready-window": args.ready_window is not None,
+            "--hints": args.hints is not None,
+        },
+        "concentration": {
+            "--cards": args.cards is not None,
+            "--playing-cards": args.playing_cards,
+            "--jokers": args.jokers,
+            "--matching": args.matching is not None,
+            "--turn-limit": args.turn_limit is not None,
+        },
+    }
+    for game, flags in game_only.items():
+        used = [flag for flag, on in flags.items() if on]
+        if used and args.game != game:
+            return f"{', '.join(used)} only go with --game {game}"
     new_only = {
         "--seats": args.seats is not None,
         "--private": args.private,
-        "--ready-window": args.ready_window is not None,
-        "--hints": args.hints is not None,
         "--fill-now": args.fill_now,
+        **game_only[args.game],
     }
     if not args.new:
         used = [flag for flag, on in new_only.items() if on]
@@ -415,7 +465,17 @@ async def play(client: MatchClient, args: argparse.Namespace, settings: Settings
     if args.resume is not None:
         return await resume(client, args, settings, store, note, early)
     name = args.name or display_name(args)
-    if args.new:
+    if args.new and args.game == "concentration":
+        visibility = common_pb2.VISIBILITY_PRIVATE if args.private else common_pb2.VISIBILITY_OPEN
+        seat = await client.create_concentration_table(
+            seats=args.seats or 1,
+            visibility=visibility,
+            display_name=name,
+            settings=concentration.settings_from(
+                args.cards, args.playing_cards, args.jokers, args.matching, args.turn_limit or 0
+            ),
+        )
+    elif args.new:
         visibility = common_pb2.VISIBILITY_PRIVATE if args.private else common_pb2.VISIBILITY_OPEN
         seat = await client.create_table(
             seats=args.seats or 2,
@@ -439,9 +499,16 @@ async def play(client: MatchClient, args: argparse.Namespace, settings: Settings
         )
     except OSError as error:
         note(f"could not keep your seat in {store.path} ({error.strerror}): --resume cannot")
-    game = Game(client, seat, note, settings=settings, show_boards=args.plain)
+    table = None
     with contextlib.suppress(Exception):
-        game.tracker.note_table(await client.get_table(seat.table_id, seat.token))
+        table = await client.get_table(seat.table_id, seat.token)
+    if (table is not None and table.game_kind == CONCENTRATION) or (
+        table is None and args.new and args.game == "concentration"
+    ):
+        return await play_concentration(client, seat, table, args, settings, note, early)
+    game = Game(client, seat, note, settings=settings, show_boards=args.plain)
+    if table is not None:
+        game.tracker.note_table(table)
     if args.fill_now:
         try:
             game.tracker.note_table(await client.start_table(seat.table_id, seat.token))
@@ -451,6 +518,47 @@ async def play(client: MatchClient, args: argparse.Namespace, settings: Settings
                 raise
             note(f"could not start the table: {describe_error(err)}")
     return await run_game(game, args.plain, early, name)
+
+
+async def play_concentration(
+    client: MatchClient,
+    seat: Seat,
+    table: lobby_pb2.Table | None,
+    args: argparse.Namespace,
+    settings: Settings,
+    note: Out,
+    early: list[str],
+    resumed: bool = False,
+) -> int:
+    """A seat at a Concentration table: ``--fill-now`` seats CPU players and starts the game."""
+    play = concentration.ConcentrationPlay(
+        client,
+        seat,
+        note,
+        settings.server_clock(),
+        show_board=args.plain,
+        resumed=resumed,
+    )
+    if table is not None:
+        play.tracker.note_table(table)
+    if getattr(args, "fill_now", False):
+        try:
+            play.tracker.note_table(await client.start_table(seat.table_id, seat.token))
+            note("CPU players take the empty seats; the game starts")
+        except Exception as err:
+            if not is_rpc_error(err):
+                raise
+            note(f"could not start the table: {describe_error(err)}")
+    if args.plain:
+        return await play.run_lines()
+    from match_client.concentration_screen import ConcentrationApp
+
+    code = await ConcentrationApp(play, early).run_game()
+    for line in concentration.standings_lines(play.tracker) + concentration.seed_lines(
+        play.tracker
+    ):
+        print(line, flush=True)  # the screen is gone: keep the end on the terminal
+    return code
 
 
 async def run_game(game: Game, plain: bool, early: list[str], name: str) -> int:
@@ -495,6 +603,10 @@ async def resume(
             out("that seat is no longer usable (a token lasts 6 hours); it is forgotten")
         return 1
     out(f"back at table {seat.table_id}, your seat {seat.seat}")
+    if table.game_kind == CONCENTRATION:
+        return await play_concentration(
+            client, seat, table, args, settings, out, early, resumed=True
+        )
     game = Game(client, seat, out, settings=settings, show_boards=args.plain, resumed=True)
     game.tracker.note_table(table)
     name = next((s.display_name for s in table.taken if s.player_id == seat.player_id), "")

@@ -20,6 +20,9 @@ import grpc.aio  # type: ignore[import-untyped, unused-ignore]
 
 from match.v1 import (
     common_pb2,
+    concentration_pb2,
+    concentration_service_pb2,
+    concentration_service_pb2_grpc,
     lobby_pb2,
     lobby_pb2_grpc,
     race_pb2,
@@ -219,6 +222,16 @@ class MatchClient:
         self.watch_rpc: _UnaryStream[
             race_service_pb2.WatchRequest, race_service_pb2.WatchResponse
         ] = race.Watch
+        concentration: Any = concentration_service_pb2_grpc.ConcentrationServiceStub(  # type: ignore[no-untyped-call, unused-ignore]
+            self._channel
+        )
+        self.flip_rpc: _Unary[
+            concentration_service_pb2.FlipCardRequest, concentration_service_pb2.FlipCardResponse
+        ] = concentration.FlipCard
+        self.concentration_watch_rpc: _UnaryStream[
+            concentration_service_pb2.ConcentrationServiceWatchRequest,
+            concentration_service_pb2.ConcentrationServiceWatchResponse,
+        ] = concentration.Watch
 
     async def __aenter__(self) -> MatchClient:
         return self
@@ -268,6 +281,29 @@ class MatchClient:
             display_name=display_name,
             race=settings,
         )
+        md = self.metadata(request_id=request_id)
+        r = await self._create(request, timeout=self.timeout, metadata=md)
+        return Seat(r.table_id, r.player_id, r.player_token, r.seat, r.invite_code)
+
+    async def create_concentration_table(
+        self,
+        seats: int = 1,
+        visibility: common_pb2.Visibility = common_pb2.VISIBILITY_OPEN,
+        display_name: str = "Player",
+        settings: concentration_pb2.ConcentrationSettings | None = None,
+        request_id: str | None = None,
+    ) -> Seat:
+        """Make a Concentration table (1..6 seats; ``settings`` None: the defaults, 52 emoji
+        cards and no turn limit) and take seat 1. ``start_table`` then seats a CPU player in
+        every empty seat and the game starts."""
+        request = lobby_pb2.CreateTableRequest(
+            game_kind=common_pb2.GAME_KIND_CONCENTRATION,
+            seats=seats,
+            visibility=visibility,
+            display_name=display_name,
+        )
+        if settings is not None:
+            request.concentration.CopyFrom(settings)
         md = self.metadata(request_id=request_id)
         r = await self._create(request, timeout=self.timeout, metadata=md)
         return Seat(r.table_id, r.player_id, r.player_token, r.seat, r.invite_code)
@@ -344,6 +380,9 @@ class MatchClient:
     def session(self, seat: Seat, bot_key: str | None = None) -> PlayerSession:
         return PlayerSession(self, seat.table_id, seat.token, bot_key)
 
+    def concentration(self, seat: Seat) -> ConcentrationSession:
+        return ConcentrationSession(self, seat.table_id, seat.token)
+
 
 class PlayerSession:
     """One seat's calls to the race service. Every call sends the seat's token; a bot seat's
@@ -401,6 +440,43 @@ class PlayerSession:
         if self._bot_key:
             md.append((BOT_KEY_HEADER, self._bot_key))
         call = self.client.watch_rpc(request, timeout=None, metadata=md)
+        try:
+            async for item in call:
+                yield item
+        finally:
+            call.cancel()
+
+
+class ConcentrationSession:
+    """One seat's calls to ConcentrationService (``token`` None: a spectator, who may only
+    watch: everything at a Concentration table is public)."""
+
+    def __init__(self, client: MatchClient, table_id: str, token: str | None) -> None:
+        self.client = client
+        self.table_id = table_id
+        self._token = token
+
+    async def flip(
+        self, card: int, request_id: str | None = None
+    ) -> concentration_service_pb2.FlipCardResponse:
+        """Flip one face-down card on your turn (1..deck size, row by row)."""
+        request = concentration_service_pb2.FlipCardRequest(table_id=self.table_id, card=card)
+        md = self.client.metadata(self._token, request_id)
+        return await self.client.flip_rpc(request, timeout=self.client.timeout, metadata=md)
+
+    async def watch(
+        self, after_event_number: int = 0
+    ) -> AsyncIterator[concentration_service_pb2.ConcentrationServiceWatchResponse]:
+        """The table's stream: every event from the first (or after ``after_event_number``; a
+        snapshot instead when that is further back than the server keeps or beyond the last
+        event), and the final snapshot once the game is over and its seed out. A seated
+        player's stream is their presence: when their last one ends, the CPU takes the seat
+        unless they come back in time. Breaking out cancels the call."""
+        request = concentration_service_pb2.ConcentrationServiceWatchRequest(
+            table_id=self.table_id, after_event_number=after_event_number
+        )
+        md = self.client.metadata(self._token)
+        call = self.client.concentration_watch_rpc(request, timeout=None, metadata=md)
         try:
             async for item in call:
                 yield item

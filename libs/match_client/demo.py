@@ -1,5 +1,13 @@
 """``python -m match_client.demo`` (``make demo``): one whole game against the bot, scripted.
 
+``--game concentration`` (``make demo GAME=concentration``) plays Concentration instead: a table
+of ``--seats`` (3) whose other seats CPU players take at StartTable, played by a scripted player
+with a perfect memory (a pair it knows, else cards it never saw) to the end; it prints the game
+id, the standings and the published seed, deals the layout again from the seed and checks every
+flip against it, and ends with the ``match-audit verify`` command.
+
+The race:
+
 Makes an open table with two seats and hints, starts it so the bot fills the other seat, and
 plays the first seat through the SDK like a careful person with a good memory: it thinks before
 every turn, waits out the pause after a miss and never finishes a board under 12 s. It prints the
@@ -36,6 +44,9 @@ from match_client.client import (
     status_name,
 )
 from match_client.clock import ServerClock
+from match_client.concentration import ConcentrationPlay, ConcentrationTracker
+from match_client.concentration import seed_lines as concentration_seed_lines
+from match_client.concentration import standings_lines as concentration_standings_lines
 from match_client.tracker import RaceView, ViewTracker
 
 TILES = 20
@@ -262,8 +273,118 @@ def audit_command(game: str, env: Mapping[str, str] = os.environ) -> str:
     return text.audit_command(game, key, env.get("LEDGER_ADDR") or None)
 
 
+class ScriptedConcentration:
+    """One seat of Concentration with a perfect memory, at a person's pace: it flips a pair it
+    knows, else a card it never saw (and the partner of the first, if it saw one)."""
+
+    def __init__(self, client: MatchClient, seat: Seat, pace: float, rng: random.Random) -> None:
+        system = Clock.from_env()
+        self.play = ConcentrationPlay(
+            client, seat, self.note, ServerClock(system.now_ms, system.rate), show_board=False
+        )
+        self.pace = pace
+        self.rng = rng
+
+    def note(self, line: str) -> None:
+        if line.startswith(("refused", "cannot", "connection")):  # the rest is the stream's
+            say(f"  ({line})")
+
+    def next_card(self) -> int:
+        t = self.play.tracker
+        up = t.up
+        if len(up) == 1:
+            partner = t.partner_of(up[0])
+            if partner is not None:
+                return partner
+            return self.rng.choice(t.unknown(up) or t.face_down(up))
+        pair = t.known_pair()
+        if pair is not None:
+            return pair[0]
+        return self.rng.choice(t.unknown() or t.face_down())
+
+    async def run(self) -> None:
+        t = self.play.tracker
+        watcher = asyncio.create_task(self.play.watch())
+        try:
+            while not t.game_over:
+                if watcher.done():
+                    await watcher  # its error, or the stream ended
+                    return
+                if not t.my_turn or t.i_am_cpu:
+                    await asyncio.sleep(0.05)
+                    continue
+                before = t.event_number
+                card = self.next_card()
+                await asyncio.sleep(self.rng.uniform(0.3, 0.8) * self.pace)
+                if t.event_number != before or not t.my_turn:
+                    continue  # the table moved on meanwhile (the timer): look again
+                await self.play.flip(card)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(watcher), 15)  # until the seed is out
+        finally:
+            watcher.cancel()
+            await asyncio.gather(watcher, return_exceptions=True)
+
+
+def check_concentration_seed(t: ConcentrationTracker, flipped: dict[int, str]) -> list[str]:
+    """The seed against the commitment, then the layout dealt again from it against every face
+    the game showed."""
+    out = concentration_seed_lines(t)
+    if t.seed is None:
+        return out
+    try:
+        from match_rules.registry import by_slug
+    except ImportError:  # pragma: no cover - the SDK alone, without the rules
+        return out
+    game = by_slug("concentration")
+    if t.deal_version and t.deal_version != game.deal_version:
+        return [
+            *out,
+            f"cannot deal {t.deal_version} here (this checkout deals {game.deal_version})",
+        ]
+    faces = list(getattr(game.deal(t.seed, game.settings(t.settings)), "cards", []))
+    same = all(0 < n <= len(faces) and faces[n - 1] == face for n, face in flipped.items())
+    out.append(
+        f"dealt again from the seed, the {len(flipped)} cards flipped "
+        + ("show the same faces" if same else "DIFFER")
+    )
+    return out
+
+
+async def demo_concentration(
+    addr: str,
+    pace: float,
+    seed: int | None,
+    seats: int,
+    ca_file: str | None = None,
+    tls: bool = False,
+) -> int:
+    rng = random.Random(seed)
+    async with MatchClient(addr, ca_file=ca_file, tls=tls) as client:
+        seat = await client.create_concentration_table(seats=seats, display_name="Demo")
+        say(f"game {seat.table_id}")
+        player = ScriptedConcentration(client, seat, pace, rng)
+        player.play.tracker.note_table(await client.start_table(seat.table_id, seat.token))
+        say(f"CPU players take the other {seats - 1} seats; playing seat 1")
+        await asyncio.wait_for(player.run(), GAME_TIMEOUT_S)
+        t = player.play.tracker
+        for line in concentration_standings_lines(t):
+            say(line)
+        for line in check_concentration_seed(t, t.faces):
+            say(line)
+        if t.game_over:
+            say(f"check this game against the ledger: {audit_command(seat.table_id)}")
+        return 0 if t.game_over else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m match_client.demo", description=__doc__)
+    parser.add_argument(
+        "--game", choices=("race", "concentration"), default="race", help="default: race"
+    )
+    parser.add_argument(
+        "--seats", type=int, default=3, help="Concentration: seats at the table (default 3)"
+    )
     parser.add_argument("--addr", default=None, help="default: $MATCH_ADDR, else 127.0.0.1:50051")
     parser.add_argument(
         "--ca", metavar="FILE", default=None, help="TLS, verified with this CA (default: $MATCH_CA)"
@@ -275,6 +396,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rng-seed", type=int, default=None, help="the scripted player's choices")
     args = parser.parse_args(argv)
     try:
+        if args.game == "concentration":
+            return asyncio.run(
+                demo_concentration(
+                    args.addr or default_address(),
+                    args.pace,
+                    args.rng_seed,
+                    args.seats,
+                    args.ca or default_ca(),
+                    args.tls,
+                )
+            )
         return asyncio.run(
             demo(
                 args.addr or default_address(),

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import OrderedDict
+from typing import Any
 
 import nats.errors
 import structlog
@@ -30,6 +31,7 @@ from match.v1 import common_pb2, lobby_pb2, referee_pb2
 from match_bus import subjects
 from match_bus.records import BadRecord, Numbering
 from services.lobby import metrics
+from services.lobby.games import of_slug
 from services.lobby.listing import Key, SortedKeys
 
 log = structlog.get_logger()
@@ -64,6 +66,8 @@ class TableDirectory:
         self._by_created: dict[int, SortedKeys] = {}  # (created_at_ms, table id)
         self._by_fill: dict[int, SortedKeys] = {}  # (fill_at_ms, table id)
         self._listed: dict[str, tuple[int, Key, Key]] = {}  # table id -> (kind, keys)
+        # Each playing table's game state, the game's own projection (gone once it is over)
+        self._games: dict[str, Any] = {}
         self._last_seq = 0  # the last stream sequence folded
         self._advanced = asyncio.Condition()
 
@@ -223,17 +227,33 @@ class TableDirectory:
             self._apply_table_event(env)
             return
         table = self._tables.get(env.table_id)
-        if table is None or which != "race":
+        game = of_slug(which)
+        if table is None or game is None or table.status == lobby_pb2.Table.STATUS_FINISHED:
             return
-        kind = env.race.WhichOneof("event")
-        if kind == "game_started":
+        # The game's own projection says when it started and when it is over.
+        state = self._games.get(env.table_id)
+        try:
+            event = game.decode(getattr(env, game.slug))
+            state = game.evolve(game.initial_state(None) if state is None else state, event)
+        except Exception as error:  # the viewer quarantines what it cannot show; list it as is
+            log.warning(
+                "cannot fold a game event into the listing",
+                table_id=env.table_id,
+                event_number=env.event_number,
+                error=repr(error),
+            )
+            return
+        if table.status == lobby_pb2.Table.STATUS_WAITING and game.is_started(state):
             table.status = lobby_pb2.Table.STATUS_PLAYING
             table.game_id = env.game_id
             self._waiting.discard(env.table_id)
             self._filling.discard(env.table_id)
-        elif kind == "game_ended":
+        if game.is_terminal(state):
             table.status = lobby_pb2.Table.STATUS_FINISHED
             self._botted.discard(env.table_id)
+            self._games.pop(env.table_id, None)
+        else:
+            self._games[env.table_id] = state
 
     def _apply_table_event(self, env: common_pb2.EventEnvelope) -> None:
         event = env.table
@@ -251,8 +271,9 @@ class TableDirectory:
                 fill_at_ms=made.fill_at_ms,
                 expires_at_ms=made.expires_at_ms,
             )
-            if made.HasField("race"):
-                table.race.CopyFrom(made.race)
+            settings = made.WhichOneof("settings")  # the game's slug
+            if settings is not None and settings in lobby_pb2.Table.DESCRIPTOR.fields_by_name:
+                getattr(table, settings).CopyFrom(getattr(made, settings))
             self._tables[env.table_id] = table
             self._waiting.add(env.table_id)
             if made.invite_code:
@@ -299,6 +320,7 @@ class TableDirectory:
         table_id = table.table_id
         self._tables.pop(table_id, None)
         self._numbering.pop(table_id, None)
+        self._games.pop(table_id, None)
         self._left.pop(table_id, None)
         self._waiting.discard(table_id)
         self._botted.discard(table_id)
@@ -338,6 +360,7 @@ class TableDirectory:
         self._tables.pop(bad.table_id, None)
         self._relist(bad.table_id)
         self._numbering.pop(bad.table_id, None)
+        self._games.pop(bad.table_id, None)
         self._waiting.discard(bad.table_id)
         self._botted.discard(bad.table_id)
         self._filling.discard(bad.table_id)

@@ -179,9 +179,10 @@ class Watches:
         return self._lobby["lobby"]
 
     @contextlib.contextmanager
-    def admitted(self, player: str, address: str | None) -> Iterator[None]:
-        """Count one stream for ``player`` from ``address`` (None: not counted by address, the
-        bot service) while the block runs; RESOURCE_EXHAUSTED over a cap, counting nothing."""
+    def admitted(self, player: str | None, address: str | None) -> Iterator[None]:
+        """Count one stream for ``player`` (None: a spectator, counted by address only) from
+        ``address`` (None: not counted by address, the bot service) while the block runs;
+        RESOURCE_EXHAUSTED over a cap, counting nothing."""
         for counts, key, kind, what in (
             (self._players, player, "watch_player", "for this player"),
             (self._addresses, address, "watch_address", "from this address"),
@@ -191,14 +192,16 @@ class Watches:
                 metrics.LIMITED.labels(kind).inc()
                 cap = counts.cap
                 raise exhausted(f"{what} ({cap} at most)", self.limits)
-        self._players.add(player)
+        if player is not None:
+            self._players.add(player)
         if address is not None:
             self._addresses.add(address)
         self._lobby.add("lobby")
         try:
             yield
         finally:
-            self._players.remove(player)
+            if player is not None:
+                self._players.remove(player)
             if address is not None:
                 self._addresses.remove(address)
             self._lobby.remove("lobby")

@@ -35,3 +35,8 @@ STRAY = Counter(
     "match_lobby_stray_records_total",
     "Records on a subject under match.events.> that names no table, skipped by the listing.",
 )
+PRESENCE_FAILURES = Counter(
+    "match_lobby_presence_failures_total",
+    "Presence commands (a seated player's last Watch stream ended, or they came back) the "
+    "referee did not take: refused, not answering, or NATS down. Nothing else follows.",
+)

@@ -3,7 +3,8 @@ table's partition (``subjects.partition_of``; the referee holding that partition
 answers it):
 
 ``match.referee.p<NN>.table.<table_id>``: TableCommand -> TableCommandReply;
-``match.referee.p<NN>.race.<table_id>``: RaceCommand -> RaceCommandReply.
+``match.referee.p<NN>.<slug>.<table_id>``: a game's ``command_message`` -> its ``reply_message``
+(the game's slug, match_rules.game: ``race``, ``concentration``).
 
 A refusal becomes an ApiError with the refusal's status, message and slug. "No responders" (no
 referee holds the partition: one is starting, or taking over from a dead one) means nobody got
@@ -24,8 +25,9 @@ import structlog
 from google.protobuf.message import DecodeError, Message
 from nats.aio.client import Client
 
-from match.v1 import race_command_pb2, referee_pb2
+from match.v1 import referee_pb2
 from match_bus import subjects
+from match_rules.game import Game
 from services.lobby.errors import REFEREE_DOWN, ApiError, from_refusal, referee_silent
 
 log = structlog.get_logger()
@@ -79,15 +81,11 @@ class Referee:
         accepted: referee_pb2.TableCommandReply.Accepted = reply.accepted
         return accepted
 
-    async def race(
-        self, command: race_command_pb2.RaceCommand
-    ) -> race_command_pb2.RaceCommandReply.Accepted:
-        subject = subjects.referee_race(command.table_id)
-        reply = await self._call(
-            subject, command, command.request_id, race_command_pb2.RaceCommandReply
-        )
-        accepted: race_command_pb2.RaceCommandReply.Accepted = reply.accepted
-        return accepted
+    async def game(self, game: Game, command: Any) -> Any:
+        """A player's command of ``game`` (its ``command_message``): the reply's Accepted."""
+        subject = subjects.referee_game(game.slug, command.table_id)
+        reply = await self._call(subject, command, command.request_id, game.reply_message)
+        return reply.accepted
 
     async def _call(
         self, subject: str, command: Message, request_id: str, reply_type: type[Message]

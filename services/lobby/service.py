@@ -1,5 +1,5 @@
-"""``python -m services.lobby``: the gRPC server (LobbyService, MatchRaceService, health,
-reflection) over one NATS connection."""
+"""``python -m services.lobby``: the gRPC server (LobbyService, each registered game's own
+service, health, reflection) over one NATS connection."""
 
 from __future__ import annotations
 
@@ -14,27 +14,30 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc  # type: ignore[i
 from grpc_reflection.v1alpha import reflection  # type: ignore[import-untyped]
 from nats.aio.client import Client
 
-from match.v1 import lobby_pb2, lobby_pb2_grpc, race_service_pb2, race_service_pb2_grpc
+from match.v1 import lobby_pb2, lobby_pb2_grpc
 from match_bus.service import run
 from services.lobby.config import ConfigError, LobbyConfig
 from services.lobby.directory import TableDirectory
 from services.lobby.edge import Auth, Limits
 from services.lobby.fanout import Watches
+from services.lobby.games import services
 from services.lobby.ids import Ids
 from services.lobby.invites import FailureBudget, InviteRules
 from services.lobby.limits import Limiter
 from services.lobby.parsing import add_safely
+from services.lobby.playing import GameServicer
+from services.lobby.presence import Presence
 from services.lobby.quotas import TableQuotas
 from services.lobby.referee import Referee
-from services.lobby.servicers import LobbyServicer, RaceServicer
+from services.lobby.servicers import LobbyServicer
 from services.lobby.tokens import Tokens
 from services.tls import add_port, plaintext_warning
 
 log = structlog.get_logger()
 
 LOBBY_SERVICE = lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name
-RACE_SERVICE = race_service_pb2.DESCRIPTOR.services_by_name["MatchRaceService"].full_name
-SERVED = ("", LOBBY_SERVICE, RACE_SERVICE)
+GAME_SERVICES = tuple(service.full_name for service in services())  # MatchRaceService, ...
+SERVED = ("", LOBBY_SERVICE, *GAME_SERVICES)
 
 SERVER_OPTIONS = [
     ("grpc.max_receive_message_length", 64 * 1024),  # every request is a few bytes
@@ -104,12 +107,14 @@ async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]
         ),
         auth.admit,
     )
-    add_safely(
-        server,
-        race_service_pb2_grpc.add_MatchRaceServiceServicer_to_server,
-        RaceServicer(auth, referee, directory, js, watches),
-        auth.admit,
-    )
+    presence = Presence(referee, config.clock.now_ms, directory)
+    for service in services():  # each registered game's own service
+        add_safely(
+            server,
+            lambda servicer, target: servicer.register(target),
+            GameServicer(service, auth, referee, directory, js, watches, presence),
+            auth.admit,
+        )
     checks = health.aio.HealthServicer()
     add_safely(server, health_pb2_grpc.add_HealthServicer_to_server, checks, auth.admit)
     reflection.enable_server_reflection(
@@ -138,6 +143,7 @@ async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]
             await checks.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
         await server.stop(grace=3.0)
         await watches.close()
+        await presence.close()
         for task in tasks:
             task.cancel()
         for task in tasks:

@@ -1,43 +1,29 @@
-"""The two gRPC services. Each method: check the cheap things, authenticate, forward to the
-referee (or read the table log), convert the answer. Nothing here judges a move."""
+"""The table API (LobbyService), for every registered game. Each method: check the cheap things,
+authenticate, forward to the referee (or read the listing), convert the answer. Nothing here
+judges a move; each game's own service is services.lobby.playing."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import grpc  # type: ignore[import-untyped]
 import structlog
-from nats.js import JetStreamContext
 
-from match.v1 import (
-    common_pb2,
-    lobby_pb2,
-    lobby_pb2_grpc,
-    race_command_pb2,
-    race_service_pb2,
-    race_service_pb2_grpc,
-    referee_pb2,
-)
+from match.v1 import common_pb2, lobby_pb2, lobby_pb2_grpc, referee_pb2
 from match_bus.records import QUARANTINED
 from services.lobby import validation
 from services.lobby.callers import caller
 from services.lobby.directory import TableDirectory
-from services.lobby.edge import Auth, Context, address, metadata, streaming, unary
+from services.lobby.edge import Auth, Context, address, metadata, unary
 from services.lobby.errors import ApiError, invalid, too_many_wrong_codes
-from services.lobby.fanout import Watches
 from services.lobby.ids import Ids
 from services.lobby.invites import FailureBudget, InviteRules
 from services.lobby.limits import Rate, retry_after_ms
 from services.lobby.quotas import TableQuotas
 from services.lobby.referee import Referee
 from services.lobby.tokens import Claims
-from services.lobby.viewer import leaks
-from services.lobby.watch import watch
 
 log = structlog.get_logger()
 
 TableCommand = referee_pb2.TableCommand
-RaceCommand = race_command_pb2.RaceCommand
 
 
 def _bind_table(table_id: str) -> None:
@@ -151,7 +137,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     async def CreateTable(
         self, request: lobby_pb2.CreateTableRequest, context: Context
     ) -> lobby_pb2.CreateTableResponse:
-        name, settings = validation.create_table(request)
+        name, game, settings = validation.create_table(request)
         # A retry (same request id, maybe on another lobby) names the same table and player,
         # and the referee answers it with its first answer.
         request_id = validation.request_id(metadata(context, "x-request-id"))
@@ -171,18 +157,16 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
             invite = validation.new_invite_code()
             while self._directory.table_of_invite(invite) is not None:
                 invite = validation.new_invite_code()
+        create = TableCommand.CreateTable(
+            game_kind=request.game_kind,
+            seats=request.seats,
+            visibility=request.visibility,
+            invite_code=invite,
+            display_name=name,
+        )
+        getattr(create, game.slug).CopyFrom(settings)  # the member named after the game
         command = TableCommand(
-            table_id=table_id,
-            player_id=player_id,
-            request_id=request_id,
-            create_table=TableCommand.CreateTable(
-                game_kind=request.game_kind,
-                seats=request.seats,
-                visibility=request.visibility,
-                invite_code=invite,
-                display_name=name,
-                race=settings,
-            ),
+            table_id=table_id, player_id=player_id, request_id=request_id, create_table=create
         )
         accepted = await self._referee.table(command)
         if self._quotas is not None:
@@ -315,83 +299,3 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         if not mine:
             table.invite_code = ""
         return lobby_pb2.GetTableResponse(table=table)
-
-
-class RaceServicer(race_service_pb2_grpc.MatchRaceServiceServicer):
-    def __init__(
-        self,
-        auth: Auth,
-        referee: Referee,
-        directory: TableDirectory,
-        js: JetStreamContext,
-        watches: Watches,
-    ) -> None:
-        self.auth = auth
-        self._referee = referee
-        self._directory = directory
-        self._js = js
-        self._watches = watches
-
-    def _player(self, table_id: str, context: Context) -> tuple[str, Claims]:
-        return seated_player(self.auth, self._directory, table_id, context)
-
-    async def _send(
-        self, table_id: str, claims: Claims, context: Context, **command: object
-    ) -> race_command_pb2.RaceCommandReply.Accepted:
-        message = RaceCommand(
-            table_id=table_id,
-            player_id=claims.player,
-            request_id=validation.request_id(metadata(context, "x-request-id")),
-            **command,  # type: ignore[arg-type]
-        )
-        accepted = await self._referee.race(message)
-        if any(leaks(env, claims.player) for env in accepted.events):
-            log.error("the referee's reply holds another player's private event; not sent")
-            raise ApiError(grpc.StatusCode.INTERNAL, "the lobby failed to handle this; try again")
-        return accepted
-
-    @unary("PressReady")
-    async def PressReady(
-        self, request: race_service_pb2.PressReadyRequest, context: Context
-    ) -> race_service_pb2.PressReadyResponse:
-        table_id, claims = self._player(request.table_id, context)
-        done = await self._send(table_id, claims, context, press_ready=RaceCommand.PressReady())
-        return race_service_pb2.PressReadyResponse(events=done.events, counters=done.counters)
-
-    @unary("TurnTile")
-    async def TurnTile(
-        self, request: race_service_pb2.TurnTileRequest, context: Context
-    ) -> race_service_pb2.TurnTileResponse:
-        table_id, claims = self._player(request.table_id, context)
-        tile = validation.tile(request.tile)
-        done = await self._send(
-            table_id, claims, context, turn_tile=RaceCommand.TurnTile(tile=tile)
-        )
-        return race_service_pb2.TurnTileResponse(events=done.events, counters=done.counters)
-
-    @unary("Resign")
-    async def Resign(
-        self, request: race_service_pb2.ResignRequest, context: Context
-    ) -> race_service_pb2.ResignResponse:
-        table_id, claims = self._player(request.table_id, context)
-        done = await self._send(table_id, claims, context, resign=RaceCommand.Resign())
-        return race_service_pb2.ResignResponse(events=done.events, counters=done.counters)
-
-    @unary("RequestHint")
-    async def RequestHint(
-        self, request: race_service_pb2.RequestHintRequest, context: Context
-    ) -> race_service_pb2.RequestHintResponse:
-        table_id, claims = self._player(request.table_id, context)
-        done = await self._send(table_id, claims, context, request_hint=RaceCommand.RequestHint())
-        return race_service_pb2.RequestHintResponse(events=done.events, counters=done.counters)
-
-    @streaming("Watch")
-    async def Watch(
-        self, request: race_service_pb2.WatchRequest, context: Context
-    ) -> AsyncIterator[race_service_pb2.WatchResponse]:
-        table_id, claims = self._player(request.table_id, context)
-        # The bot service plays every bot seat from one address: it is counted per seat only.
-        client = None if self.auth.carries_bot_key(context) else address(context)
-        after = request.after_event_number
-        async for item in watch(self._js, self._watches, table_id, claims.player, after, client):
-            yield item

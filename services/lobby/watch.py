@@ -15,15 +15,19 @@ FAILED_PRECONDITION, its slug ``table_quarantined``, and the record's stream seq
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
 
 import grpc  # type: ignore[import-untyped]
 from nats.js import JetStreamContext
 
-from match.v1 import common_pb2, race_service_pb2
+from match.v1 import common_pb2
 from match_bus.jetstream import TableLog
 from match_bus.records import QUARANTINED, BadRecord
+from match_rules.game import Game
 from services.lobby.errors import ApiError
 from services.lobby.fanout import FeedFailed, TableFeed, Watches
+from services.lobby.games import kind_name
 from services.lobby.viewer import TableViewer
 
 MAX_RESUME_GAP = 500  # further behind than this, a snapshot is cheaper than the events
@@ -32,10 +36,31 @@ MAX_RESUME_GAP = 500  # further behind than this, a snapshot is cheaper than the
 # event when it can") and as the end-to-end tests expect; True sends a snapshot first instead.
 SNAPSHOT_FIRST = False
 EXPIRED = "table_expired"  # the referee's slug (services/referee/table.py)
+WRONG_GAME = "wrong_game"
 CATCH_UP_TIMEOUT_S = 10.0
 LIVE_POLL_S = 30.0
 
-WatchResponse = race_service_pb2.WatchResponse
+
+@dataclass(frozen=True)
+class Stream:
+    """What one game's Watch sends: its response message (``snapshot`` or ``event``)."""
+
+    game: Game
+    response: Any  # the service's Watch response class
+    # A snapshot once the game has started (after the record that started it, or after the
+    # backlog when it had started already: the seats as the game has them) and one last one
+    # once it is over and its seed out (the final standings and the seed), before the stream
+    # ends. A game asks for them with its GAME's ``watch_snapshots`` (the race does not).
+    snapshots: bool = False
+
+
+def wrong_game(table_id: str, plays: int, game: Game) -> ApiError:
+    return ApiError(
+        grpc.StatusCode.FAILED_PRECONDITION,
+        f"table {table_id} plays {kind_name(plays)}, not {kind_name(game.kind)}: use that "
+        "game's service for it",
+        WRONG_GAME,
+    )
 
 
 NOT_ANSWERING = "the table log is not answering; watch again"
@@ -48,26 +73,36 @@ async def watch(
     viewer: str,
     after: int,
     address: str | None,
-) -> AsyncIterator[WatchResponse]:
+    stream: Stream,
+    on_view: Any = None,
+) -> AsyncIterator[Any]:
     """The stream for ``viewer``, counted against its caps (``address`` None: not by address)
     from before anything is read until it ends."""
-    with watches.admitted(viewer, address):
+    with watches.admitted(viewer or None, address):  # "": a spectator
         last = await TableLog(js).last(table_id)
         if last is None:
             raise ApiError(grpc.StatusCode.NOT_FOUND, f"table {table_id} has no records (yet)")
         async with watches.feed(table_id) as feed:
             try:
-                async for item in follow(feed, table_id, viewer, after, last[0]):
+                async for item in follow(feed, table_id, viewer, after, last[0], stream, on_view):
                     yield item
             except FeedFailed:
                 raise ApiError(grpc.StatusCode.UNAVAILABLE, NOT_ANSWERING) from None
 
 
 async def follow(
-    feed: TableFeed, table_id: str, viewer: str, after: int, caught_up_at: int
-) -> AsyncIterator[WatchResponse]:
+    feed: TableFeed,
+    table_id: str,
+    viewer: str,
+    after: int,
+    caught_up_at: int,
+    stream: Stream,
+    on_view: Any = None,
+) -> AsyncIterator[Any]:
     """Fold the feed for ``viewer``: the backlog after ``after`` (or a snapshot) up to stream
-    sequence ``caught_up_at``, then every event live until the game is over and its seed out."""
+    sequence ``caught_up_at``, then every event live until the game is over and its seed out.
+    ``on_view(table)`` is called once caught up (the viewer's TableViewer)."""
+    WatchResponse = stream.response
     table = TableViewer(table_id, viewer)
     index = 0
     try:
@@ -78,26 +113,43 @@ async def follow(
             except TimeoutError:
                 raise ApiError(grpc.StatusCode.UNAVAILABLE, NOT_ANSWERING) from None
             index += 1
-            for envelope in table.fold_record(sequence, data):
+            folded = table.fold_record(sequence, data)
+            if table.game is not None and table.game.kind != stream.game.kind:
+                raise wrong_game(table_id, table.game.kind, stream.game)
+            for envelope in folded:
                 if backlog is not None and envelope.event_number > after:
                     backlog.append(envelope)
                     if len(backlog) > MAX_RESUME_GAP:
                         backlog = None
             if sequence >= caught_up_at:
                 break
+        if on_view is not None:
+            on_view(table)
+        fresh = False  # the last item sent was a snapshot of the table as it is
         if backlog is None or after > table.event_number or (after == 0 and SNAPSHOT_FIRST):
             yield WatchResponse(snapshot=table.snapshot())
+            fresh = True
         else:
             for envelope in backlog:
                 yield WatchResponse(event=envelope)
+            if stream.snapshots and table.started and not table.finished:
+                yield WatchResponse(snapshot=table.snapshot())
+                fresh = True
         while not table.finished and not table.expired:
             try:
                 sequence, data = await feed.record(index, LIVE_POLL_S)
             except TimeoutError:
                 continue  # a quiet table
             index += 1
+            started = table.started
             for envelope in table.fold_record(sequence, data):
+                fresh = False
                 yield WatchResponse(event=envelope)
+            if stream.snapshots and not started and table.started:
+                yield WatchResponse(snapshot=table.snapshot())
+                fresh = True
+        if table.finished and stream.snapshots and not fresh:
+            yield WatchResponse(snapshot=table.snapshot())
         if table.expired:  # after its events: nothing more will ever happen there
             raise ApiError(
                 grpc.StatusCode.FAILED_PRECONDITION,

@@ -672,13 +672,18 @@ async def test_a_bad_create_table_is_invalid_argument(
     assert referee.table_commands == []
 
 
-async def test_another_game_is_unimplemented(tables: lobby_pb2_grpc.LobbyServiceStub) -> None:
+async def test_a_game_not_played_here_is_invalid_argument_naming_the_kinds(
+    tables: lobby_pb2_grpc.LobbyServiceStub, referee: ScriptedReferee
+) -> None:
     request = lobby_pb2.CreateTableRequest(
-        game_kind=common_pb2.GAME_KIND_CONCENTRATION, seats=2, visibility=OPEN, display_name="A"
+        game_kind=common_pb2.GAME_KIND_MATCH_CARDS, seats=2, visibility=OPEN, display_name="A"
     )
     error = await status_of(tables.CreateTable(request))
-    assert error.code() == StatusCode.UNIMPLEMENTED
+    assert error.code() == StatusCode.INVALID_ARGUMENT
+    assert "GAME_KIND_MATCH_CARDS is not played here" in error.details()
+    assert "GAME_KIND_MATCH_RACE" in error.details()
     assert "GAME_KIND_CONCENTRATION" in error.details()
+    assert referee.table_commands == []
 
 
 async def test_a_tile_outside_1_to_20_is_invalid_argument(
