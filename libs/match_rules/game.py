@@ -81,6 +81,11 @@ class Game(Protocol):
     # True: the host's StartTable seats CPU players (played by the rules) in every empty seat
     # and the game starts at once. False: StartTable asks the bot service to fill them.
     cpu_fills: bool
+    # True: everything at the table is public, so anyone may Watch it without a seat's token.
+    public_watch: bool
+    # True: Watch sends a snapshot once the game has started and a last one once it is over
+    # (with the standings and the seed) before the stream ends; the race sends only the first.
+    watch_snapshots: bool
     command_message: type[Message]  # what the lobby sends the referee: RaceCommand, ...
     reply_message: type[Message]  # what the referee answers: RaceCommandReply, ...
 

@@ -98,7 +98,7 @@ class GameServicer:
         request = GetMessageClass(method.input_type)
         response = GetMessageClass(method.output_type)
         if method.server_streaming:
-            snapshots = bool(getattr(self.game, "watch_snapshots", False))
+            snapshots = self.game.watch_snapshots
             stream = Stream(self.game, response, snapshots=snapshots)
 
             @streaming(method.name)
@@ -170,7 +170,7 @@ class GameServicer:
     # --- the stream --------------------------------------------------------------------------
 
     async def watch(self, request: Any, context: Context, stream: Stream) -> AsyncIterator[Any]:
-        public = bool(getattr(self.game, "public_watch", False))
+        public = self.game.public_watch
         if public and metadata(context, "authorization") is None:
             table_id, player = validation.table_id(request.table_id), ""
             structlog.contextvars.bind_contextvars(table_id=table_id)

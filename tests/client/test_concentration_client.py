@@ -12,7 +12,7 @@ import pytest
 
 from match.v1 import common_pb2, concentration_pb2
 from match_client import cli, concentration, demo
-from match_testing.stack import Stack
+from match_launch.stack import Stack
 from tests.conftest import running
 
 E = concentration_pb2.ConcentrationEvent

@@ -23,6 +23,7 @@ from match.v1 import (
     lobby_pb2,
     lobby_pb2_grpc,
 )
+from match_rules.concentration.settings import Matching, pair
 
 Settings = concentration_pb2.ConcentrationSettings
 Event = concentration_pb2.ConcentrationEvent
@@ -47,6 +48,11 @@ class Seen:
     size: int = 0
     over: bool = False
     last: int = 0  # the last event number
+    matching: Matching = Matching.IDENTICAL
+
+    def pairs(self, a: str, b: str) -> bool:
+        """Whether two faces pair at this table (the rules are public)."""
+        return pair(a, b, self.matching)
 
     def apply(self, env: common_pb2.EventEnvelope) -> None:
         self.last = env.event_number
@@ -58,6 +64,8 @@ class Seen:
         if kind == "game_started":
             size = body.settings.cards or 52
             self.size = size + (2 if body.settings.jokers else 0)
+            wire = Settings.Matching.Name(body.settings.matching).removeprefix("MATCHING_")
+            self.matching = Matching.IDENTICAL if wire == "UNSPECIFIED" else Matching[wire]
         elif kind == "turn_began":
             self.turn, self.up, self.paused = body.player, [], False
         elif kind == "card_flipped":
@@ -74,11 +82,12 @@ class Seen:
             self.over = True
 
     def known_pair(self) -> tuple[int, int] | None:
-        by_face: dict[str, list[int]] = {}
-        for card, face in sorted(self.faces.items()):
-            if card not in self.taken:
-                by_face.setdefault(face, []).append(card)
-        return next(((c[0], c[1]) for c in by_face.values() if len(c) >= 2), None)
+        loose = sorted((c, f) for c, f in self.faces.items() if c not in self.taken)
+        for i, (a, face_a) in enumerate(loose):
+            for b, face_b in loose[i + 1 :]:
+                if self.pairs(face_a, face_b):
+                    return a, b
+        return None
 
     def unknown(self, besides: int = 0) -> int:
         for card in range(1, self.size + 1):
@@ -214,8 +223,12 @@ class CPlayer:
 
     async def my_turn(self, timeout: float = 60.0) -> bool:
         """Wait until it is this player's turn with no miss showing (False: the game ended)."""
+        seen = self.seen
         await self.wait_until(
-            lambda: self.seen.over or (self.seen.turn == self.player_id and not self.seen.paused),
+            lambda: (
+                seen.over
+                or (seen.turn == self.player_id and not seen.paused and len(seen.taken) < seen.size)
+            ),
             timeout,
         )
         return not self.seen.over
@@ -241,7 +254,7 @@ class CPlayer:
             (
                 c
                 for c, f in self.seen.faces.items()
-                if f == face and c != first and c not in self.seen.taken
+                if c != first and c not in self.seen.taken and self.seen.pairs(face, f)
             ),
             None,
         )

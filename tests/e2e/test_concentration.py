@@ -213,6 +213,7 @@ async def test_a_player_who_does_not_return_in_time_is_replaced_by_the_cpu(
     await bob.join(ann.table_id)
     bob.watch()
     await ann.wait_for("game_started")
+    await bob.wait_for("game_started")  # his stream is open at the lobby
     await bob.stop_watch()
     dropped = await ann.wait_for("player_dropped", player=bob.player_id, timeout=20)
     handed = await ann.wait_for("seat_handed_to_cpu", player=bob.player_id, timeout=30)

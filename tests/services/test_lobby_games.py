@@ -25,7 +25,7 @@ from match.v1 import (
     race_service_pb2,
     race_service_pb2_grpc,
 )
-from match_testing.stack import Stack
+from match_launch.stack import Stack
 from tests.conftest import running
 
 CONC = common_pb2.GAME_KIND_CONCENTRATION

@@ -91,6 +91,8 @@ class Concentration:
     max_seats: int = MAX_PLAYERS
     deal_version: str = DEAL_VERSION
     cpu_fills: bool = True
+    public_watch: bool = True  # every flip is seen by everyone at the table
+    watch_snapshots: bool = True
     command_message: type[Message] = concentration_command_pb2.ConcentrationCommand
     reply_message: type[Message] = Reply
 
