@@ -39,7 +39,12 @@ class Presence:
     present: bool
 
 
-Step = Command | Tick | Presence
+@dataclass(frozen=True)
+class UntilOver:
+    """Ticks at each instant the rules name (``next_deadline``) until the game is over."""
+
+
+Step = Command | Tick | Presence | UntilOver
 
 
 class Table:
@@ -98,7 +103,9 @@ class Table:
             envelopes.append(
                 self.table_event(
                     stamped.received_at_ms,
-                    seed_revealed=common_pb2.TableEvent.SeedRevealed(seed=self.seed),
+                    seed_revealed=common_pb2.TableEvent.SeedRevealed(
+                        seed=self.seed, deal_version=self.game.deal_version
+                    ),
                 )
             )
         self.append(stamped, envelopes)
@@ -145,6 +152,14 @@ def table_records(
         referee_pb2.StampedCommand(received_at_ms=start_at, table=start),
     )
     for step in steps:
+        if isinstance(step, UntilOver):
+            while not game.is_terminal(table.state):
+                due = game.next_deadline(table.state)
+                assert due is not None, "the game waits for a player: it cannot end by time"
+                stamped = referee_pb2.StampedCommand(received_at_ms=due)
+                stamped.tick.SetInParent()
+                table.run(game.tick(due), stamped)
+            continue
         stamped = referee_pb2.StampedCommand(received_at_ms=step.at)
         if isinstance(step, Command):
             getattr(stamped, game.slug).CopyFrom(step.wire)
