@@ -45,7 +45,7 @@ def heading(part: int) -> str:
 
 def settings_text(settings: Settings) -> str:
     limit = f"{settings.turn_limit_ms} ms a turn" if settings.turn_limit_ms else "no turn limit"
-    jokers = f", {_n(settings.jokers, 'joker')}" if settings.jokers else ""
+    jokers = " and 2 jokers" if settings.jokers else ""
     return (
         f"{settings.cards} cards of {_PICTURES[settings.pictures]}{jokers}, "
         f"{_MATCHING[settings.matching]}, {limit}"
