@@ -10,6 +10,7 @@ The log is over, so every face turned is shown. Pure: records in, lines out.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -52,10 +53,8 @@ class _Timeline:
     def __init__(self, records: Sequence[referee_pb2.TableRecord]) -> None:
         self.records = records
         self.game: Game | None = None
-        try:
+        with contextlib.suppress(TableError):  # else no game tells its events: wire text
             self.game = table_game(records).game
-        except TableError:
-            pass  # no game to tell its events: they are shown as they are on the wire
         self.names: dict[str, str] = {}
         self.t0: dict[int, int] = {}
         for record in records:
