@@ -187,3 +187,15 @@ def test_the_cli_replays_a_concentration_export(tmp_path: Path) -> None:
     assert printed[0].startswith("(from ") and printed[1:] == timeline(TABLE, records)
     out = io.StringIO()
     assert main(["verify", "--offline", str(path), "--key", str(signer.verifier)], out=out) == 0
+
+
+def test_what_the_game_cannot_tell_is_shown_as_it_is_on_the_wire() -> None:
+    """The replay reads, it does not verify: an event the game cannot read, and a log with no
+    TableCreated (no game known), are printed as wire text, never a traceback."""
+    records = race_records()
+    records[3].events[0].race.Clear()  # an event with nothing set: the codec cannot read it
+    lines = timeline("g1", records)
+    assert any(line.endswith("unreadable: ") for line in lines)
+    headless = timeline("g1", records[1:])  # the table's creation missing: no game known
+    assert "end of the game" not in headless[-1]
+    assert any("race {" in line for line in headless)
