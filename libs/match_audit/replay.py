@@ -1,52 +1,35 @@
-"""A finished game's records as a readable timeline, board by board.
+"""A finished game's records as a readable timeline, part by part (the race's boards).
 
-Times are on the referee's clock: the table's section counts from its first record, each board's
-from the board's T0 (its BoardStarted; the Ready phase before it is negative), the end from the
-last board's T0. The log is over, so every face turned is shown. Pure: records in, lines out.
+The table's game (its TableCreated, through :mod:`match_rules.registry`) tells its own events
+(:meth:`match_rules.game.Game.describe`) and says where each goes (``place``): with the table,
+in a numbered part of the game with its own T0 (a board), or at the end. Times are on the
+referee's clock: the table's section counts from its first record, each part's from its T0 (the
+event the game says starts it; anything before is negative), the end from the last part's T0.
+The log is over, so every face turned is shown. Pure: records in, lines out.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from google.protobuf import text_format
 from google.protobuf.message import Message
 
-from match.v1 import common_pb2, race_pb2, referee_pb2
-
-RaceEvent = race_pb2.RaceEvent
-
-OUTCOME = {
-    RaceEvent.OUTCOME_UNSPECIFIED: "still playing",
-    RaceEvent.OUTCOME_CLEARED: "cleared",
-    RaceEvent.OUTCOME_DISQUALIFIED: "disqualified (cleared in under 12 s)",
-    RaceEvent.OUTCOME_OUT_OF_TURNS: "out of turns",
-    RaceEvent.OUTCOME_RESIGNED: "resigned",
-    RaceEvent.OUTCOME_BOARD_ENDED: "still playing when the board ended",
-    RaceEvent.OUTCOME_OUT: "out of the game",
-    RaceEvent.OUTCOME_NOT_PLAYED: "not played",
-}
-END = {
-    RaceEvent.END_REASON_UNSPECIFIED: "?",
-    RaceEvent.END_REASON_ALL_DONE: "everybody is done",
-    RaceEvent.END_REASON_GRACE_OVER: "the grace after the first clear is over",
-    RaceEvent.END_REASON_TIME_CAP: "the two minutes are up",
-}
+from match.v1 import common_pb2, referee_pb2
+from match_audit.rerun import TableError, table_game
+from match_rules.game import ENDING, OPENING, PLAYING, Game, Place
 
 
 def _utc(ms: int) -> str:
     return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
 
 
-def _n(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
-def _tiles(tiles: Sequence[int]) -> str:
-    return " and ".join(str(t) for t in tiles)
+def _short(message: Message) -> str:
+    return text_format.MessageToString(message, as_one_line=True)
 
 
 @dataclass
@@ -57,48 +40,87 @@ class _Section:
     footer: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class _Event:
+    """A game event of the log: decoded (None when the game cannot read it), and its wire."""
+
+    event: Any
+    wire: Message
+    at: int
+
+
 class _Timeline:
     def __init__(self, records: Sequence[referee_pb2.TableRecord]) -> None:
         self.records = records
+        self.game: Game | None = None
+        with contextlib.suppress(TableError):  # else no game tells its events: wire text
+            self.game = table_game(records).game
         self.names: dict[str, str] = {}
         self.t0: dict[int, int] = {}
         for record in records:
             for env in record.events:
-                which = env.WhichOneof("body")
-                if which == "table" and env.table.HasField("player_seated"):
+                if env.WhichOneof("body") == "table" and env.table.HasField("player_seated"):
                     seated = env.table.player_seated
                     bot = " (bot)" if seated.is_bot else ""
                     self.names[seated.player_id] = f"{seated.display_name}{bot}"
-                elif which == "race" and env.race.HasField("board_started"):
-                    self.t0[env.race.board_started.board] = env.race.board_started.at
+                event = self.game_event(env)
+                if event is not None and event.event is not None:
+                    place = self.place(event)
+                    if place.starts and place.part > 0:
+                        self.t0[place.part] = event.at
         start = records[0].command.received_at_ms if records else 0
         self.table = _Section(f"table (times from {_utc(start)} UTC)", start)
-        self.boards: dict[int, _Section] = {}
+        self.parts: dict[int, _Section] = {}
         last_t0 = max(self.t0.values(), default=start)
-        self.end = _Section("end of the game (times from the last board's T0)", last_t0)
+        ending = self.game.heading(ENDING) if self.game is not None else "end of the game"
+        self.end = _Section(ending, last_t0)
         self.current: _Section = self.table
         self.t0_now: int | None = start
         self.over = False
 
-    def rel(self, ms: int) -> str:
+    # --- what the game is asked ----------------------------------------------------------
+
+    def game_event(self, env: common_pb2.EventEnvelope) -> _Event | None:
+        """The envelope's event of the table's game, or None for a table event (or another
+        game's, which only a forged log holds)."""
+        if self.game is None or env.WhichOneof("body") != self.game.slug:
+            return None
+        wire = getattr(env, self.game.slug)
+        try:
+            event = self.game.decode(wire)
+        except Exception:  # the replay is not the verifier: show what the game cannot read
+            event = None
+        at = getattr(event, "at", 0)
+        return _Event(event, wire, (at if isinstance(at, int) else 0) or env.server_time_ms)
+
+    def place(self, event: _Event) -> Place:
+        assert self.game is not None and event.event is not None
+        return self.game.place(event.event)
+
+    # --- the Teller ----------------------------------------------------------------------
+
+    def when(self, ms: int) -> str:
         """An instant, relative to the T0 of the section being written."""
         return f"{ms - self.t0_now:+,d} ms" if self.t0_now is not None else f"{_utc(ms)} UTC"
 
     def name(self, player: str) -> str:
         return self.names.get(player, player or "?")
 
-    def board(self, number: int) -> _Section:
-        section = self.boards.get(number)
+    # --- sections ------------------------------------------------------------------------
+
+    def part(self, number: int) -> _Section:
+        section = self.parts.get(number)
         if section is None:
+            assert self.game is not None
             t0 = self.t0.get(number)
             at = f"T0 = {_utc(t0)} UTC" if t0 is not None else "never started"
-            section = self.boards[number] = _Section(f"board {number} ({at})", t0)
+            section = self.parts[number] = _Section(f"{self.game.heading(number)} ({at})", t0)
         return section
 
     def add(self, section: _Section, at: int, text: str) -> None:
         section.lines.append((at, text))
 
-    # --- one record -----------------------------------------------------------------------
+    # --- one record ----------------------------------------------------------------------
 
     def record(self, record: referee_pb2.TableRecord) -> None:
         stamped = record.command
@@ -113,26 +135,25 @@ class _Timeline:
             )
             return
         for env in record.events:
-            if env.HasField("race"):
-                self.race(env.race, env.server_time_ms)
+            event = self.game_event(env)
+            if event is not None:
+                self.game_line(event)
             elif env.HasField("table"):
                 self.table_event(env.table, env.server_time_ms)
+            else:
+                self.add(self.current, env.server_time_ms, _short(env))
 
     def command(self, stamped: referee_pb2.StampedCommand) -> str:
         which = stamped.WhichOneof("command")
-        if which == "race":
-            race = stamped.race
-            who = self.name(race.player_id)
-            kind = race.WhichOneof("command")
-            if kind == "turn_tile":
-                return f"{who} turns tile {race.turn_tile.tile}"
-            what = {"press_ready": "presses Ready", "resign": "resigns"}
-            return f"{who} {what.get(kind or '', (kind or 'sends nothing').replace('_', ' '))}"
+        if self.game is not None and which == self.game.slug:
+            return self.game.describe_command(getattr(stamped, which), self)
         if which == "table":
             table = stamped.table
             kind = table.WhichOneof("command") or "nothing"
             return f"{self.name(table.player_id)}: {kind.replace('_', ' ')}"
-        return "timer"
+        if which == "tick":
+            return "timer"
+        return f"{which or 'nothing'}: {_short(stamped)}"
 
     def table_event(self, event: common_pb2.TableEvent, at: int) -> None:
         which = event.WhichOneof("event")
@@ -141,11 +162,9 @@ class _Timeline:
             made = event.table_created
             kind = "private" if made.visibility == common_pb2.VISIBILITY_PRIVATE else "open"
             text = f"{self.name(made.creator)} made the table: {made.seats} seats, {kind}"
-            if made.HasField("race"):
-                text += (
-                    f", Ready window {made.race.ready_window_ms} ms, "
-                    f"{made.race.hints_per_board} hints per board"
-                )
+            member = made.WhichOneof("settings")
+            if self.game is not None and member == self.game.slug:
+                text += f", {self.game.describe_settings(getattr(made, member))}"
         elif which == "player_seated":
             seated = event.player_seated
             text = f"{self.name(seated.player_id)} sits in seat {seated.seat}"
@@ -164,27 +183,26 @@ class _Timeline:
             text = f"{which}: {_short(event)}"
         self.add(section, at, text)
 
-    def race(self, event: race_pb2.RaceEvent, at: int) -> None:
-        which = event.WhichOneof("event") or ""
-        body = getattr(event, which)
-        board = getattr(body, "board", 0)
-        if which == "game_started":
+    def game_line(self, event: _Event) -> None:
+        if event.event is None:
+            self.t0_now = self.current.t0
+            self.add(self.current, event.at, f"unreadable: {_short(event.wire)}")
+            return
+        assert self.game is not None
+        place = self.place(event)
+        if place.part == OPENING:
             section = self.table
-        elif which == "game_ended":
+        elif place.part == ENDING:
             self.over = True
             section = self.end
-        elif board:
-            section = self.current = self.board(board)
-        else:
+        elif place.part == PLAYING:
             section = self.current
+        else:
+            section = self.current = self.part(place.part)
         self.t0_now = section.t0
-        describe = _RACE.get(which)
-        text = describe(self, body) if describe else f"{which}: {_short(body)}"
-        self.add(section, getattr(body, "at", at) or at, text)
-        if which == "board_revealed":
-            section.footer += _revealed(self, body)
-        elif which == "game_ended":
-            section.footer += _standings(self, body)
+        told = self.game.describe(event.event, self)
+        self.add(section, event.at, told.text)
+        section.footer += told.after
 
     def lines(self) -> list[str]:
         for record in self.records:
@@ -192,7 +210,7 @@ class _Timeline:
         out: list[str] = []
         players = ", ".join(self.names.values()) or "nobody"
         out.append(f"players: {players}")
-        sections = [self.table, *(self.boards[b] for b in sorted(self.boards)), self.end]
+        sections = [self.table, *(self.parts[p] for p in sorted(self.parts)), self.end]
         for section in sections:
             if not section.lines and not section.footer:
                 continue
@@ -203,80 +221,6 @@ class _Timeline:
                 out.append(f"  {offset:>12}  {text}")
             out += [f"  {line}" for line in section.footer]
         return out
-
-
-def _short(message: Message) -> str:
-    return text_format.MessageToString(message, as_one_line=True)
-
-
-def _revealed(t: _Timeline, e: race_pb2.RaceEvent.BoardRevealed) -> list[str]:
-    layout = list(e.layout)
-    out = ["layout (tile:symbol, 4 across):"]
-    for row in range(0, len(layout), 4):
-        cells = [f"{row + i + 1:>2}:{s:<2}" for i, s in enumerate(layout[row : row + 4])]
-        out.append("    " + "  ".join(cells))
-    out.append("results:")
-    for r in e.results:
-        out.append(
-            f"    {t.name(r.player)}: {OUTCOME.get(r.outcome, '?')}, {r.pairs} pairs, "
-            f"{_n(r.turns, 'turn')}, {r.time_ms} ms, {_n(r.hints, 'hint')}"
-        )
-    return out
-
-
-def _standings(t: _Timeline, e: race_pb2.RaceEvent.GameEnded) -> list[str]:
-    out = ["standings:"]
-    for s in e.standings:
-        out_text = ", out" if s.out else ""
-        out.append(
-            f"    {s.place}. {t.name(s.player)}: {_n(s.pairs, 'pair')}, {s.time_ms} ms, "
-            f"{_n(s.turns, 'turn')}, {_n(s.hints, 'hint')}{out_text}"
-        )
-    return out
-
-
-def _player(verb: str) -> Callable[[_Timeline, Any], str]:
-    return lambda t, e: f"{t.name(getattr(e, 'player', ''))} {verb}"
-
-
-_RACE: dict[str, Callable[[_Timeline, Any], str]] = {
-    "game_started": lambda t, e: (
-        f"the game starts: {', '.join(t.name(p) for p in e.players)}; dealt with {e.deal_version}"
-    ),
-    "ready_opened": lambda t, e: f"Ready opens for board {e.board} until {t.rel(e.deadline)}",
-    "player_ready": _player("is Ready"),
-    "player_missed_ready": _player("missed Ready and is out"),
-    "countdown_started": lambda t, e: f"countdown: the board starts at {t.rel(e.starts_at)}",
-    "board_started": lambda t, e: "the board starts (T0)",
-    "tiles_turned_down": lambda t, e: f"{t.name(e.player)}: tiles {_tiles(e.tiles)} turn face down",
-    "tile_turned": lambda t, e: (
-        f"{t.name(e.player)} turns tile {e.tile}: symbol {e.symbol} (turn {e.turn})"
-    ),
-    "pair_found": lambda t, e: (
-        f"{t.name(e.player)} finds a pair: tiles {_tiles(e.tiles)}, symbol {e.symbol} "
-        f"({e.pairs} pairs)"
-    ),
-    "attempt_missed": lambda t, e: (
-        f"{t.name(e.player)} misses with tiles {_tiles(e.tiles)}: paused until "
-        f"{t.rel(e.paused_until)}"
-    ),
-    "hint_given": lambda t, e: (
-        f"{t.name(e.player)} gets a hint: tile {e.tile}'s partner is tile {e.partner} "
-        f"({e.hints_used} used)"
-    ),
-    "turns_exhausted": _player("is out of turns"),
-    "board_cleared": lambda t, e: f"{t.name(e.player)} clears the board in {e.elapsed_ms} ms",
-    "clear_disqualified": lambda t, e: (
-        f"{t.name(e.player)} clears in {e.elapsed_ms} ms: under 12 s, disqualified"
-    ),
-    "board_taken": lambda t, e: (
-        f"{t.name(e.player)} takes the board; the others have until {t.rel(e.grace_until)}"
-    ),
-    "player_resigned": _player("resigns"),
-    "board_ended": lambda t, e: f"board {e.board} ends: {END.get(e.reason, '?')}",
-    "board_revealed": lambda t, e: f"board {e.board} is revealed",
-    "game_ended": lambda t, e: "the game ends",
-}
 
 
 def timeline(game: str, records: Sequence[referee_pb2.TableRecord]) -> list[str]:

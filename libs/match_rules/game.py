@@ -68,6 +68,39 @@ class TableContext:
     deal_version: str = ""  # from the table's SeedCommitted (the game's own once it starts)
 
 
+# Where an event goes in a replay's timeline (:attr:`Place.part`): with the table before play,
+# in the part being played, or in the game's end (it and everything after). A positive number
+# is a part of the game with its own section and T0 (the race's boards; Concentration's play).
+OPENING = -1
+PLAYING = 0
+ENDING = -2
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where ``match-audit replay`` puts one of the game's events (:meth:`Game.place`)."""
+
+    part: int = PLAYING  # OPENING, PLAYING, ENDING or a part's number (1, 2, ...)
+    starts: bool = False  # the event is its part's T0: times in the part count from its ``at``
+
+
+@dataclass(frozen=True, slots=True)
+class Told:
+    """One of the game's events for people (:meth:`Game.describe`)."""
+
+    text: str  # one line
+    after: tuple[str, ...] = ()  # lines printed under its part (a layout, the standings)
+
+
+class Teller(Protocol):
+    """What a description may ask the replay: a player's name, an instant as the timeline shows
+    it (relative to the T0 of the part being told)."""
+
+    def name(self, player: str) -> str: ...
+
+    def when(self, ms: int) -> str: ...
+
+
 class Game(Protocol):
     """One game, as the shells see it. ``State``, ``Command`` and ``Event`` are the game's own
     (frozen dataclasses); the shells only pass them back to the same game."""
@@ -184,4 +217,26 @@ class Game(Protocol):
     # --- results -----------------------------------------------------------------------------
     def results(self, state: Any) -> Results | None:
         """The final standings, once the game is over (None before)."""
+        ...
+
+    # --- the replay (``match-audit replay``): the log told for people ------------------------
+    def place(self, event: Any) -> Place:
+        """The part of the timeline ``event`` (a decoded event of the log) belongs to."""
+        ...
+
+    def heading(self, part: int) -> str:
+        """The title of a numbered part's section ("board 2"), or of the end (ENDING)."""
+        ...
+
+    def describe(self, event: Any, teller: Teller) -> Told:
+        """``event`` (a decoded event of the log) as one line for people. The log is over:
+        every face may be shown."""
+        ...
+
+    def describe_command(self, wire: Message, teller: Teller) -> str:
+        """A ``command_message`` for people ("Ann turns tile 4"), e.g. one that was refused."""
+        ...
+
+    def describe_settings(self, settings: Message) -> str:
+        """The table's settings (the ``TableCreated.settings`` member) for people."""
         ...

@@ -16,6 +16,7 @@ from google.protobuf.message import Message
 
 from match.v1 import common_pb2, concentration_command_pb2, concentration_pb2
 from match_rules.concentration import commands as cmd
+from match_rules.concentration import describe as told
 from match_rules.concentration import events as ev
 from match_rules.concentration.deal import CPU_SEED_BYTES, DEAL_VERSION, deal
 from match_rules.concentration.decide import decide_steps, is_terminal, next_deadline
@@ -32,7 +33,7 @@ from match_rules.concentration.state import ConcentrationState, Phase, evolve, i
 from match_rules.concentration.view import CardState, player_view, redact
 from match_rules.deal import Strength
 from match_rules.errors import Code, RuleError
-from match_rules.game import Game, Results, SeatInfo, Standing, TableContext
+from match_rules.game import Game, Place, Results, SeatInfo, Standing, TableContext, Teller, Told
 from match_rules.protocodec import Codec
 
 WireSettings = concentration_pb2.ConcentrationSettings
@@ -317,6 +318,24 @@ class Concentration:
             ),
             state.draw,
         )
+
+    # --- the replay ----------------------------------------------------------------------------
+
+    def place(self, event: ev.Event) -> Place:
+        return told.place(event)
+
+    def heading(self, part: int) -> str:
+        return told.heading(part)
+
+    def describe(self, event: ev.Event, teller: Teller) -> Told:
+        return told.describe(event, teller)
+
+    def describe_command(self, wire: Message, teller: Teller) -> str:
+        return told.describe_command(wire, teller)
+
+    def describe_settings(self, settings: Message) -> str:
+        assert isinstance(settings, WireSettings)
+        return told.settings_text(to_settings(settings))
 
 
 def _count(n: int, one: str, many: str = "") -> str:

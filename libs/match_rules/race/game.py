@@ -16,8 +16,9 @@ from google.protobuf.message import Message
 from match.v1 import common_pb2, dealer_pb2, race_command_pb2, race_pb2, views_pb2
 from match_rules import deal as dealing
 from match_rules.errors import Code, RuleError
-from match_rules.game import Results, SeatInfo, Standing, TableContext
+from match_rules.game import Place, Results, SeatInfo, Standing, TableContext, Teller, Told
 from match_rules.race import commands as cmd
+from match_rules.race import describe as told
 from match_rules.race import events as ev
 from match_rules.race.codec import from_proto, to_proto
 from match_rules.race.constants import (
@@ -210,6 +211,23 @@ class RaceGame:
         )
         draw = len(standings) >= 2 and all(s.place == 1 for s in standings)
         return Results(standings, draw)
+
+    # --- the replay ------------------------------------------------------------------------
+
+    def place(self, event: object) -> Place:
+        return told.place(event)
+
+    def heading(self, part: int) -> str:
+        return told.heading(part)
+
+    def describe(self, event: object, teller: Teller) -> Told:
+        return told.describe(event, teller)
+
+    def describe_command(self, wire: Message, teller: Teller) -> str:
+        return told.describe_command(wire, teller)
+
+    def describe_settings(self, settings: Message) -> str:
+        return told.describe_settings(settings)
 
 
 GAME = RaceGame()
