@@ -206,6 +206,12 @@ class Game(Protocol):
         what the game tells its player after it."""
         ...
 
+    def check_request(self, request: Message) -> str | None:
+        """A cheap check of a client's request (its service's request message) that needs no
+        state, made at the edge to spare the referee the round trip (the referee judges again):
+        what is wrong with it, in words a person can act on, or None."""
+        ...
+
     def refused(self, refusal: common_pb2.Refusal) -> Message:
         """The ``reply_message`` for a refused command."""
         ...

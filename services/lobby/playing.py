@@ -3,7 +3,7 @@
 For a game's service (services.lobby.games.GameService) every unary rpc ``Xyz``:
 
 1. authenticates the seat token for ``request.table_id`` (services.lobby.servicers.seated_player);
-2. runs the request's cheap edge check, if validation.EDGE_CHECKS has one;
+2. runs the game's cheap edge check (``GAME.check_request``);
 3. sends the game's ``command_message`` (table_id, player_id, request_id, and the oneof member
    ``xyz`` holding the request's other fields, copied by name) to the referee on
    ``match.referee.pNN.<slug>.<table>``;
@@ -31,7 +31,7 @@ from nats.js import JetStreamContext
 from services.lobby import validation
 from services.lobby.directory import TableDirectory
 from services.lobby.edge import Auth, Context, address, metadata, streaming, unary
-from services.lobby.errors import ApiError
+from services.lobby.errors import ApiError, invalid
 from services.lobby.fanout import Watches
 from services.lobby.games import GameService
 from services.lobby.presence import Presence
@@ -135,9 +135,9 @@ class GameServicer:
         self, member: str, request: Any, response: type[Message], context: Context
     ) -> Message:
         table_id, claims = seated_player(self.auth, self._directory, request.table_id, context)
-        check = validation.EDGE_CHECKS.get(request.DESCRIPTOR.full_name)
-        if check is not None:
-            check(request)
+        problem = self.game.check_request(request)
+        if problem is not None:
+            raise invalid(problem)
         self._check_game(table_id)
         message = self.game.command_message(
             table_id=table_id,

@@ -6,8 +6,6 @@ from __future__ import annotations
 import re
 import secrets
 import uuid
-from collections.abc import Callable
-from typing import Any
 
 from google.protobuf.message import Message
 
@@ -60,24 +58,6 @@ def invite_code(value: str) -> str:
             f"an invite code is {INVITE_LENGTH} letters and digits, as the table's host shared it"
         )
     return code
-
-
-def in_range(name: str, field: str, last: int) -> Callable[[Any], None]:
-    """A check that ``request.<field>`` is 1..``last``: "<name>s are numbered 1 to <last>"."""
-
-    def check(request: Any) -> None:
-        if not 1 <= getattr(request, field) <= last:
-            raise invalid(f"{name}s are numbered 1 to {last}")
-
-    return check
-
-
-# Cheap checks of a game's requests at the edge, by request message: a request that cannot be
-# right is refused here, sparing the referee the round trip (the referee checks again). A game
-# that needs none has none; its commands go straight to the referee.
-EDGE_CHECKS: dict[str, Callable[[Any], None]] = {
-    "match.v1.TurnTileRequest": in_range("tile", "tile", 20),
-}
 
 
 # A request id (and a client key) must look random: see ``predictable``.

@@ -60,3 +60,16 @@ def test_a_message_with_nothing_set_or_of_another_class_is_refused() -> None:
     with pytest.raises(ValueError, match="SeedCommitted is not one of this game's classes"):
         CODEC.from_proto(other)
     assert snake("GameStarted") == "game_started"
+
+
+def test_the_edge_check_refuses_only_what_cannot_be_right() -> None:
+    from match.v1 import concentration_service_pb2, race_service_pb2
+
+    race, concentration = registry.by_slug("race"), registry.by_slug("concentration")
+    for tile in (0, 21):
+        request = race_service_pb2.TurnTileRequest(table_id="t", tile=tile)
+        assert race.check_request(request) == "tiles are numbered 1 to 20"
+    assert race.check_request(race_service_pb2.TurnTileRequest(tile=20)) is None
+    assert race.check_request(race_service_pb2.PressReadyRequest()) is None
+    flip = concentration_service_pb2.FlipCardRequest(card=99)  # the deck decides: the referee
+    assert concentration.check_request(flip) is None

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from google.protobuf.message import Message
 
-from match.v1 import common_pb2, dealer_pb2, race_command_pb2, race_pb2, views_pb2
+from match.v1 import common_pb2, dealer_pb2, race_command_pb2, race_pb2, race_service_pb2, views_pb2
 from match_rules import deal as dealing
 from match_rules.errors import Code, RuleError
 from match_rules.game import Place, Results, SeatInfo, Standing, TableContext, Teller, Told
@@ -29,6 +29,7 @@ from match_rules.race.constants import (
     MAX_READY_WINDOW_MS,
     MIN_PLAYERS,
     MIN_READY_WINDOW_MS,
+    TILES,
 )
 from match_rules.race.decide import decide_steps, is_terminal, next_deadline
 from match_rules.race.snapshot import counters, race_view
@@ -194,6 +195,11 @@ class RaceGame:
             counters(player_counters(state, player), event_number, now)
         )
         return reply
+
+    def check_request(self, request: Message) -> str | None:
+        if isinstance(request, race_service_pb2.TurnTileRequest) and not 1 <= request.tile <= TILES:
+            return f"tiles are numbered 1 to {TILES}"
+        return None
 
     def refused(self, refusal: common_pb2.Refusal) -> race_command_pb2.RaceCommandReply:
         return race_command_pb2.RaceCommandReply(refusal=refusal)
