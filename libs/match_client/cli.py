@@ -145,7 +145,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ID",
         help="go back to a seat this client kept: at table ID, or the latest one",
     )
-    play.add_argument("--seats", type=int, default=None, help="seats at a new table, 2..4")
+    play.add_argument(
+        "--seats",
+        type=int,
+        default=None,
+        help="seats at a new table: 2..4 for the race, 1..6 for Concentration",
+    )
     play.add_argument(
         "--private", action="store_true", help="a new private table (invite code, no bot)"
     )
