@@ -18,6 +18,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=Path, default=defaults.out, help="runs go to OUT/chaos/")
     parser.add_argument("--games", type=int, default=defaults.games)
+    parser.add_argument(
+        "--concentration",
+        type=int,
+        default=None,
+        help="how many of the games are Concentration tables (default: half of --games)",
+    )
     parser.add_argument("--concurrency", type=int, default=defaults.concurrency)
     parser.add_argument("--kills", type=int, default=defaults.min_kills, help="at least this many")
     parser.add_argument("--rate", type=float, default=defaults.rate, help="the system clock's rate")
@@ -27,6 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     options = Options(
         out=args.out,
         games=args.games,
+        concentration=args.concentration,
         concurrency=args.concurrency,
         min_kills=args.kills,
         rate=args.rate,

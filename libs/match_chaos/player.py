@@ -1,12 +1,19 @@
-"""A scripted client player for chaos runs: one seat at an open table the bots fill, played
+"""Scripted client players for chaos runs, one per game: one seat at an open table, played
 through ``match_client`` with a perfect memory, recording every event the server sent it.
+:class:`ChaosPlayer` plays the race (the bots fill the other seats);
+:class:`ConcentrationChaosPlayer` plays Concentration (StartTable seats CPU players, which the
+rules play on the referee's timers, so they keep playing across failovers).
 
 Every call is retried while the system is failing over: on UNAVAILABLE, CANCELLED,
 DEADLINE_EXCEEDED, a lost connection, or a rate limit (after its ``retry-after-ms``), with the
 same ``x-request-id``, so the referee answers a retry of a command it already decided with its
 first answer instead of deciding it again. A refusal the referee gave (it carries a refusal code)
 is an answer, except one in the UNAVAILABLE category ("nothing changed, try again"), which is
-asked again as a new request. The Watch stream is resumed after the last event applied.
+asked again as a new request. The Watch stream is resumed after the last event applied; a
+snapshot counts as covering the events before it only when it opens a stream (a stream that
+starts with a snapshot instead of the events). At a Concentration table the stream is the
+player's presence: a resumed stream is their return, and the player also drops once on purpose
+(its stream closed for a moment, well under the CPU's takeover time) and comes back.
 """
 
 from __future__ import annotations
@@ -14,15 +21,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import match_client.client as client_module
-from match.v1 import common_pb2, lobby_pb2, race_pb2
+from match.v1 import common_pb2, concentration_pb2, lobby_pb2, race_pb2
 from match_bus.clock import Clock
 from match_client.client import (
     CommandReply,
+    ConcentrationSession,
     MatchClient,
     PlayerSession,
     Seat,
@@ -33,6 +41,7 @@ from match_client.client import (
     status_name,
 )
 from match_client.clock import ServerClock
+from match_client.concentration import ConcentrationTracker
 from match_client.tracker import RaceView, ViewTracker
 
 T = TypeVar("T")
@@ -56,6 +65,16 @@ class Received:
     events: dict[int, list[common_pb2.EventEnvelope]] = field(default_factory=dict)
     snapshots: list[int] = field(default_factory=list)  # event numbers snapshots were taken at
 
+    def contiguous(self) -> int:
+        """The last event number up to which nothing is missing (received, or before a snapshot
+        that opened a stream): where a resumed stream must start. A reply can bring events past
+        one the stream has not sent yet (a drop's own PlayerDropped, a timer's), so the last
+        event *applied* may be beyond a hole."""
+        last = max(self.snapshots, default=0)
+        while last + 1 in self.events:
+            last += 1
+        return last
+
     def add(self, envelope: common_pb2.EventEnvelope) -> None:
         copy = common_pb2.EventEnvelope()
         copy.CopyFrom(envelope)
@@ -70,6 +89,8 @@ class Tally:
     refused: int = 0
     gave_up: int = 0
     watches: int = 0  # Watch streams opened (1 + resumptions)
+    drops: int = 0  # streams closed on purpose, to come back (Concentration)
+    taken_over: int = 0  # seats the CPU took over because the player was away too long
 
 
 class RetryingClient(MatchClient):
@@ -114,8 +135,9 @@ class RetryingClient(MatchClient):
         return r.table
 
 
-class ChaosPlayer:
-    """One person at one table: creates it, starts it (the bots fill the rest), plays it out."""
+class ChaosSeat:
+    """One person at one table, any game: the retried calls, the Watch stream followed and
+    resumed, everything received recorded. A game's player adds its table and its play."""
 
     def __init__(
         self,
@@ -133,21 +155,40 @@ class ChaosPlayer:
         self.retry_for_s = retry_for_s
         self.received = Received()
         self.tally = Tally()
-        self.tracker = ViewTracker()
-        self.session: PlayerSession | None = None
-        self.memory: dict[int, int] = {}
-        self.memory_board = 0
-        self.readied: set[int] = set()
         self.changed = asyncio.Event()
+        self.drop_after: int | None = None  # close the stream once past this event, come back
+        self.drop_for_s = 0.0
+
+    # --- what a game's player gives ------------------------------------------------------------
 
     @property
     def table_id(self) -> str:
-        return self.tracker.table_id
+        raise NotImplementedError
 
     @property
-    def seat(self) -> PlayerSession:
-        assert self.session is not None, "no seat yet"
-        return self.session
+    def player_id(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def event_number(self) -> int:
+        """The last event applied."""
+        raise NotImplementedError
+
+    @property
+    def finished(self) -> bool:
+        """The game is over and its seed is out."""
+        raise NotImplementedError
+
+    def stream(self, after: int) -> AsyncIterator[Any]:
+        """The table's Watch stream from after ``after``: items with a snapshot or an event."""
+        raise NotImplementedError
+
+    def apply_snapshot(self, view: Any) -> None:
+        raise NotImplementedError
+
+    def take(self, events: list[common_pb2.EventEnvelope]) -> None:
+        """Record and apply events (a reply's or the stream's)."""
+        raise NotImplementedError
 
     async def close(self) -> None:
         await self.client.close()
@@ -185,23 +226,131 @@ class ChaosPlayer:
                 await asyncio.sleep(wait_ms / 1000 if wait_ms else pause)
                 pause = min(pause * 2, 2.0)
 
-    async def command(self, call: Callable[[str], Awaitable[CommandReply]]) -> None:
-        """A race command: its events are recorded and applied; a refusal is only counted."""
+    async def answered(self, call: Callable[[str], Awaitable[T]]) -> T | None:
+        """``retried``, with a refusal (or giving up) counted and None."""
         try:
-            reply = await self.retried(call)
+            return await self.retried(call)
         except GaveUp:
-            return
+            return None
         except Exception as err:
             if not is_rpc_error(err) or refusal_code(err) is None:
                 raise
             self.tally.refused += 1
+            return None
+
+    def record(self, envelope: common_pb2.EventEnvelope) -> None:
+        self.received.add(envelope)
+
+    # --- the stream ----------------------------------------------------------------------------
+
+    async def watch(self) -> None:
+        """Follow the table's Watch stream until it ends after the seed; resume after a failure
+        (or a drop) from the last event received with none missing before it. A snapshot that
+        opens a stream stands for the events before it (they are not sent); one later in a
+        stream (Concentration's last) does not."""
+        pause = 0.2
+        while not self.finished:
+            self.tally.watches += 1
+            dropping = False
+            try:
+                items = self.stream(self.received.contiguous())
+                try:
+                    first = True
+                    async for item in items:
+                        pause = 0.2
+                        if item.HasField("snapshot"):
+                            if first:
+                                self.received.snapshots.append(item.snapshot.event_number)
+                            self.apply_snapshot(item.snapshot)
+                            self.clock.observe(item.snapshot.server_time_ms)
+                            self.changed.set()
+                        else:
+                            self.take([item.event])
+                        first = False
+                        if self.drop_after is not None and self.event_number >= self.drop_after:
+                            dropping = True
+                            break
+                finally:  # breaking out must end the call: that is the drop
+                    close = getattr(items, "aclose", None)
+                    if close is not None:
+                        await close()
+            except Exception as err:
+                if not is_rpc_error(err) or status_name(err) not in RETRYABLE | TRANSPORT:
+                    raise
+            if self.finished:
+                break
+            if dropping:  # away for a moment: the lobby tells the table; back on the next stream
+                self.drop_after = None
+                self.tally.drops += 1
+                await asyncio.sleep(self.drop_for_s)
+                continue
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 2.0)
+
+    async def wait_change(self, timeout: float) -> None:
+        self.changed.clear()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.changed.wait(), timeout)
+
+
+class ChaosPlayer(ChaosSeat):
+    """One person at a race table: creates it, starts it (the bots fill the rest), plays it
+    out."""
+
+    def __init__(
+        self,
+        addr: str,
+        name: str,
+        clock: Clock,
+        rng: random.Random,
+        retry_for_s: float = 90.0,
+        call_timeout_s: float = 8.0,
+    ) -> None:
+        super().__init__(addr, name, clock, rng, retry_for_s, call_timeout_s)
+        self.tracker = ViewTracker()
+        self.session: PlayerSession | None = None
+        self.memory: dict[int, int] = {}
+        self.memory_board = 0
+        self.readied: set[int] = set()
+
+    @property
+    def table_id(self) -> str:
+        return self.tracker.table_id
+
+    @property
+    def player_id(self) -> str:
+        return self.tracker.player
+
+    @property
+    def event_number(self) -> int:
+        return self.tracker.event_number
+
+    @property
+    def finished(self) -> bool:
+        return self.tracker.game_over and self.tracker.seed is not None
+
+    @property
+    def seat(self) -> PlayerSession:
+        assert self.session is not None, "no seat yet"
+        return self.session
+
+    def stream(self, after: int) -> AsyncIterator[Any]:
+        return self.seat.watch(after)
+
+    def apply_snapshot(self, view: Any) -> None:
+        self.tracker.apply_snapshot(view)
+
+    async def command(self, call: Callable[[str], Awaitable[CommandReply]]) -> None:
+        """A race command: its events are recorded and applied; a refusal is only counted."""
+        reply = await self.answered(call)
+        if reply is None:
             return
         self.take(list(reply.events))
         self.tracker.apply_counters(reply.counters)
 
     def take(self, events: list[common_pb2.EventEnvelope]) -> None:
         for envelope in events:
-            self.received.add(envelope)
+            self.record(envelope)
         for envelope in self.tracker.apply_events(events):
             self.clock.observe(envelope.server_time_ms)
             race = envelope.race
@@ -231,30 +380,6 @@ class ChaosPlayer:
         self.tracker.note_table(table)
         await self.play()
 
-    async def watch(self) -> None:
-        """Follow the table's Watch stream until it ends after the seed; resume after a failure
-        from the last event applied."""
-        pause = 0.2
-        while not (self.tracker.game_over and self.tracker.seed is not None):
-            self.tally.watches += 1
-            try:
-                async for item in self.seat.watch(self.tracker.event_number):
-                    pause = 0.2
-                    if item.HasField("snapshot"):
-                        self.received.snapshots.append(item.snapshot.event_number)
-                        self.tracker.apply_snapshot(item.snapshot)
-                        self.clock.observe(item.snapshot.server_time_ms)
-                        self.changed.set()
-                    else:
-                        self.take([item.event])
-            except Exception as err:
-                if not is_rpc_error(err) or status_name(err) not in RETRYABLE | TRANSPORT:
-                    raise
-            if self.tracker.game_over and self.tracker.seed is not None:
-                break
-            await asyncio.sleep(pause)
-            pause = min(pause * 2, 2.0)
-
     async def play(self) -> None:
         while not self.tracker.game_over:
             t = self.tracker
@@ -272,11 +397,6 @@ class ChaosPlayer:
                 await self.turn()
                 continue
             await self.wait_change(0.5)
-
-    async def wait_change(self, timeout: float) -> None:
-        self.changed.clear()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.changed.wait(), timeout)
 
     def remember(self, board: int, tile: int, symbol: int) -> None:
         if board != self.memory_board:
@@ -319,3 +439,123 @@ class ChaosPlayer:
         if t.status != RaceView.STATUS_PLAYING:
             return
         await self.command(lambda rid: self.seat.turn(tile, request_id=rid))
+
+
+class ConcentrationChaosPlayer(ChaosSeat):
+    """One person at a Concentration table: creates it, starts it (CPU players take the other
+    seats, played by the rules on the referee's timers), and plays its turns with a perfect
+    memory of every face flipped at the table: a pair it knows, else a card it never saw."""
+
+    def __init__(
+        self,
+        addr: str,
+        name: str,
+        clock: Clock,
+        rng: random.Random,
+        retry_for_s: float = 90.0,
+        call_timeout_s: float = 8.0,
+    ) -> None:
+        super().__init__(addr, name, clock, rng, retry_for_s, call_timeout_s)
+        self.tracker = ConcentrationTracker()
+        self.session: ConcentrationSession | None = None
+
+    @property
+    def table_id(self) -> str:
+        return self.tracker.table_id
+
+    @property
+    def player_id(self) -> str:
+        return self.tracker.player
+
+    @property
+    def event_number(self) -> int:
+        return self.tracker.event_number
+
+    @property
+    def finished(self) -> bool:
+        return self.tracker.game_over and self.tracker.seed is not None
+
+    @property
+    def seat(self) -> ConcentrationSession:
+        assert self.session is not None, "no seat yet"
+        return self.session
+
+    def stream(self, after: int) -> AsyncIterator[Any]:
+        return self.seat.watch(after)
+
+    def apply_snapshot(self, view: Any) -> None:
+        self.tracker.apply_snapshot(view)
+
+    def take(self, events: list[common_pb2.EventEnvelope]) -> None:
+        for envelope in events:
+            self.record(envelope)
+        for envelope in self.tracker.apply_events(events):
+            self.clock.observe(envelope.server_time_ms)
+            game = envelope.concentration
+            handed = envelope.HasField("concentration") and game.HasField("seat_handed_to_cpu")
+            if handed and game.seat_handed_to_cpu.player == self.tracker.player:
+                self.tally.taken_over += 1
+        self.changed.set()
+
+    # --- the game ------------------------------------------------------------------------------
+
+    async def play_game(
+        self, seats: int, settings: concentration_pb2.ConcentrationSettings | None = None
+    ) -> None:
+        """Create an open table, start it, play until the game is over and the seed is out."""
+        seat = await self.retried(
+            lambda rid: self.client.create_concentration_table(
+                seats=seats, display_name=self.name, settings=settings, request_id=rid
+            )
+        )
+        self.tracker = ConcentrationTracker(player=seat.player_id, table_id=seat.table_id)
+        self.session = self.client.concentration(seat)
+        async with asyncio.TaskGroup() as group:  # either failing ends both
+            group.create_task(self.watch())
+            group.create_task(self._start_and_play(seat))
+
+    async def _start_and_play(self, seat: Seat) -> None:
+        table = await self.retried(
+            lambda rid: self.client.start_table(seat.table_id, seat.token, request_id=rid)
+        )
+        self.tracker.note_table(table)
+        await self.play()
+
+    async def play(self) -> None:
+        t = self.tracker
+        while not t.game_over:
+            if t.started and t.my_turn and not t.i_am_cpu and len(t.up) < 2:
+                await self.turn()
+                continue
+            await self.wait_change(0.5)
+
+    def next_card(self) -> int | None:
+        """The perfect memory: the partner of a face showing, a pair already seen, else a card
+        nobody flipped yet, else any face-down card."""
+        t = self.tracker
+        up = t.up
+        if up:
+            partner = t.partner_of(up[0])
+            if partner is not None:
+                return partner
+        elif (known := t.known_pair()) is not None:
+            return known[0]
+        choices = t.unknown(besides=up) or t.face_down(besides=up)
+        return self.rng.choice(choices) if choices else None
+
+    async def turn(self) -> None:
+        t = self.tracker
+        before = t.event_number
+        card = self.next_card()
+        if card is None:
+            await self.wait_change(0.5)
+            return
+        at = self.clock.now() + self.rng.randint(300, 1500)  # thinking, in game time
+        await asyncio.sleep(max(self.clock.local_delay_s(at), 0.02))
+        if t.event_number != before or not t.my_turn or t.i_am_cpu:
+            return  # something happened meanwhile (a timer, a drop): look again
+        reply = await self.answered(lambda rid: self.seat.flip(card, request_id=rid))
+        if reply is not None:
+            self.take(list(reply.events))
+        elif t.event_number == before:
+            await self.wait_change(0.5)  # refused: wait for the stream to say why

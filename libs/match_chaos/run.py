@@ -1,5 +1,9 @@
 """One chaos run: the local cluster, games played through it while replicas are killed, then the
-checks (see match_chaos.check for what is counted) and `match-audit verify` of every game."""
+checks (see match_chaos.check for what is counted) and `match-audit verify` of every game.
+
+Two games are played: race tables (the scripted player and the bots) and Concentration tables
+(the scripted player and CPU players, which the rules play on the referee's timers), the
+Concentration ones spread evenly among the others (``Options.concentration``; default half)."""
 
 from __future__ import annotations
 
@@ -15,14 +19,14 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from match.v1 import referee_pb2
+from match.v1 import concentration_pb2, referee_pb2
 from match_audit import cli as audit_cli
 from match_bus import subjects
 from match_bus.clock import Clock
 from match_bus.jetstream import TableLog
 from match_chaos.check import GameCheck, check_game
 from match_chaos.faults import Faults
-from match_chaos.player import ChaosPlayer, Received, Tally
+from match_chaos.player import ChaosPlayer, ChaosSeat, ConcentrationChaosPlayer, Received, Tally
 from match_launch.natscluster import NatsCluster
 from match_launch.stack import ONE_ADDRESS_MANY_PLAYERS, SERVICES, Stack
 
@@ -31,6 +35,7 @@ from match_launch.stack import ONE_ADDRESS_MANY_PLAYERS, SERVICES, Stack
 class Options:
     out: Path = Path("var")
     games: int = 20
+    concentration: int | None = None  # how many of the games are Concentration; None: half
     concurrency: int = 6
     min_kills: int = 10
     rate: float = 10.0  # the system's clock: 10x, so a game takes about 40 s
@@ -39,10 +44,32 @@ class Options:
     game_timeout_s: float = 300.0
     ready_window_ms: int = 60_000  # game time: 6 s of wall time at rate 10
 
+    @property
+    def concentration_games(self) -> int:
+        wanted = self.games // 2 if self.concentration is None else self.concentration
+        return max(0, min(wanted, self.games))
+
+    def game_of(self, index: int) -> str:
+        """``race`` or ``concentration``: the Concentration tables spread evenly over the
+        ``games`` (Bresenham); the games played beyond them (while the faults are not done)
+        in the same order again."""
+        if index >= self.games > 0:
+            return self.game_of(index % self.games)
+        share = self.concentration_games
+        return (
+            CONCENTRATION
+            if (index + 1) * share // self.games > index * share // self.games
+            else RACE
+        )
+
+
+RACE, CONCENTRATION = "race", "concentration"
+
 
 @dataclass
 class GameResult:
     index: int
+    game: str = RACE
     table_id: str = ""
     player_id: str = ""
     finished: bool = False
@@ -55,6 +82,7 @@ class GameResult:
 @dataclass
 class Summary:
     games: int = 0
+    by_game: dict[str, int] = field(default_factory=dict)  # games played, per game
     kills: int = 0
     lost: int = 0
     duplicated: int = 0
@@ -64,8 +92,9 @@ class Summary:
     nats_stops: int = 0
 
     def line(self) -> str:
+        per = " ".join(f"{game}={n}" for game, n in sorted(self.by_game.items())) or "none"
         return (
-            f"chaos: games={self.games} kills={self.kills} lost={self.lost} "
+            f"chaos: games={self.games} ({per}) kills={self.kills} lost={self.lost} "
             f"duplicated={self.duplicated} verified={self.verified}"
         )
 
@@ -105,22 +134,38 @@ def cluster_stack(workdir: Path, env: dict[str, str], replicas: int) -> Stack:
     )
 
 
+def concentration_settings(rng: random.Random) -> concentration_pb2.ConcentrationSettings:
+    """A small emoji deck (24 or 36 cards), with no turn limit or the 30 s one."""
+    return concentration_pb2.ConcentrationSettings(
+        cards=rng.choice((24, 36)), turn_limit_ms=rng.choice((0, 30_000))
+    )
+
+
 async def play_one(
     index: int, addr: str, clock: Clock, rng: random.Random, opts: Options
 ) -> GameResult:
-    result = GameResult(index)
-    player = ChaosPlayer(addr, f"Chaos {index}", clock, rng)
+    game = opts.game_of(index)
+    result = GameResult(index, game)
+    seats = rng.choice((2, 3))
+    player: ChaosSeat
     started = time.monotonic()
+    if game == CONCENTRATION:
+        cplayer = ConcentrationChaosPlayer(addr, f"Chaos {index}", clock, rng)
+        # Away once, for 0.2-0.8 s of wall time (2-8 s of game time at rate 10, well under
+        # the CPU's 30 s takeover), then back: the presence path under failover.
+        cplayer.drop_after, cplayer.drop_for_s = rng.randint(8, 40), rng.uniform(0.2, 0.8)
+        player, play = cplayer, cplayer.play_game(seats, concentration_settings(rng))
+    else:
+        race = ChaosPlayer(addr, f"Chaos {index}", clock, rng)
+        player, play = race, race.play_game(seats, opts.ready_window_ms)
     try:
-        await asyncio.wait_for(
-            player.play_game(rng.choice((2, 3)), opts.ready_window_ms), opts.game_timeout_s
-        )
-        result.finished = player.tracker.game_over and player.tracker.seed is not None
+        await asyncio.wait_for(play, opts.game_timeout_s)
+        result.finished = player.finished
     except Exception as error:  # the game is then not verified: the run fails
         result.error = repr(error)[:500]
     finally:
         await player.close()
-    result.table_id, result.player_id = player.tracker.table_id, player.tracker.player
+    result.table_id, result.player_id = player.table_id, player.player_id
     result.received, result.tally = player.received, player.tally
     result.seconds = time.monotonic() - started
     return result
@@ -142,7 +187,7 @@ async def play_all(
         finally:
             slots.release()
         state = "finished" if result.finished else f"NOT finished: {result.error}"
-        say(f"game {index} {result.table_id} {state} in {result.seconds:.0f}s")
+        say(f"game {index} ({result.game}) {result.table_id} {state} in {result.seconds:.0f}s")
         return result
 
     index = 0
@@ -216,11 +261,16 @@ async def check_all(
     stack: Stack, results: list[GameResult], out: Callable[[str], None]
 ) -> tuple[Summary, list[GameCheck]]:
     summary = Summary(games=len(results))
+    for result in results:
+        summary.by_game[result.game] = summary.by_game.get(result.game, 0) + 1
     checks: list[GameCheck] = []
     stream_length = await ledgers_caught_up(stack)
     for result in results:
         if not result.finished:
-            out(f"  game {result.index} {result.table_id or '-'}: not finished ({result.error})")
+            out(
+                f"  game {result.index} ({result.game}) {result.table_id or '-'}: not finished "
+                f"({result.error})"
+            )
             continue
         records = await table_records(stack, result.table_id)
         check = check_game(
@@ -238,10 +288,11 @@ async def check_all(
         summary.verified += ok
         tally = result.tally
         out(
-            f"  game {result.index} {result.table_id}: {check.records} records, events 1-"
+            f"  game {result.index} ({result.game}) {result.table_id}: {check.records} records, "
+            f"events 1-"
             f"{check.last_event}, received {check.received}, lost {check.lost}, duplicated "
             f"{check.duplicated}; calls {tally.calls}, retried {tally.retries}, watches "
-            f"{tally.watches}; {verdict}"
+            f"{tally.watches}, drops {tally.drops}, taken over {tally.taken_over}; {verdict}"
         )
         for note in check.notes:
             out(f"    {note}")
@@ -291,7 +342,8 @@ async def run(opts: Options) -> int:
     print(
         f"  players: {tally.calls} calls, {tally.retries} asked again with the same request id, "
         f"{tally.fresh} anew after an UNAVAILABLE refusal, {tally.refused} refused, "
-        f"{tally.gave_up} given up; {tally.watches} Watch streams for {len(results)} games"
+        f"{tally.gave_up} given up; {tally.watches} Watch streams for {len(results)} games; "
+        f"{tally.drops} drops on purpose and back, {tally.taken_over} seats taken over by the CPU"
     )
     print(
         f"  faults: {faults.kills} kills {dict(faults.killed)}, NATS node stops "
@@ -307,6 +359,7 @@ async def run(opts: Options) -> int:
         "games": [
             {
                 "index": r.index,
+                "game": r.game,
                 "table_id": r.table_id,
                 "finished": r.finished,
                 "error": r.error,
