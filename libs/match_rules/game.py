@@ -111,13 +111,15 @@ class BotCall:
     """A command one bot seat sends: ``request`` (the request message of the game's service's
     rpc ``rpc``, its ``table_id`` set) once ``after_ms`` wall ms have passed or, with ``at_ms``,
     once the server's clock reaches ``at_ms``. ``attempts``: how often it is sent under one
-    request id while its outcome is unknown (the call broke before an answer)."""
+    request id while its outcome is unknown (the call broke before an answer). ``move``: a move
+    of the game (counted as the bot's turns), not a step around it (pressing Ready)."""
 
     rpc: str  # "TurnTile": the rpc's name in the game's service
     request: Message
     after_ms: int = 0
     at_ms: int = 0
     attempts: int = 1
+    move: bool = True
 
 
 class BotEnd(Enum):

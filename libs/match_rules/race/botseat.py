@@ -145,7 +145,9 @@ class RaceBotSeat:
             and t.board not in self.readied
         ):
             request = race_service_pb2.PressReadyRequest(table_id=self.table_id)
-            ready = BotCall(PRESS_READY, request, after_ms=bot.ready_delay_ms(self.rng, self.pace))
+            ready = BotCall(
+                PRESS_READY, request, after_ms=bot.ready_delay_ms(self.rng, self.pace), move=False
+            )
             self._pending = (ready, _Turn(t.board))
             return ready
         if t.phase == RaceView.PHASE_PLAYING and t.status == RaceView.STATUS_PLAYING:
