@@ -83,6 +83,7 @@ class SeatPlayer:
         resume: bool = False,
         may_act: Callable[[], bool] = _always,
         on_strength: Callable[[str], None] | None = None,
+        forced: bool = False,
     ) -> None:
         self.session = session
         self.seat = seat
@@ -94,6 +95,7 @@ class SeatPlayer:
         self.resume = resume
         self.may_act = may_act
         self.on_strength = on_strength
+        self.forced = forced  # the operator's BOT_FORCE_STRENGTH: played whatever is shown
         self._changed = asyncio.Event()
         self.log = structlog.get_logger().bind(table=seat.table_id, player=seat.player_id)
         self.shown: str | None = None
@@ -124,7 +126,15 @@ class SeatPlayer:
         self.shown = shown
         if self.on_strength is not None:
             self.on_strength(shown)
-        self.log.info("strength", shown=shown, strength=self.policy.strength.value)
+        playing = self.policy.strength.value
+        if self.forced:
+            self.log.info("strength forced", strength=playing, drawn=shown)
+        elif playing != shown.strip().lower():
+            self.log.warning(
+                "no strength shown; playing the default", shown=shown, strength=playing
+            )
+        else:
+            self.log.info("strength", strength=playing)
 
     def end(self, why: SeatEnd) -> None:
         """Stop playing the seat (the first reason given is kept)."""

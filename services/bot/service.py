@@ -260,6 +260,7 @@ class Bot:
             resume=resume,
             may_act=self.holds_lease,
             on_strength=functools.partial(self._strength_shown, record.key),
+            forced=self.config.force_strength is not None,
         )
 
     async def _look_up_and_play(self, held: Held, *, resume: bool) -> None:
