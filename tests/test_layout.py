@@ -170,3 +170,16 @@ def test_the_ledger_and_the_audit_name_no_game() -> None:
         for line, text in _game_names(path.read_text(encoding="utf-8"))
     ]
     assert not found, "the ledger or the audit names a game:\n" + "\n".join(found)
+
+
+def test_the_shells_name_no_game() -> None:
+    """The referee hosts, the dealer deals, the lobby serves and the bot service plays every
+    registered game through match_rules.registry and the Game protocol: their code names no
+    game (a game without a bot player, ``game.bot is None``, is simply not played by the bot)."""
+    found = [
+        f"{path.relative_to(ROOT)}:{line}: {text}"
+        for name in ("bot", "referee", "dealer", "lobby")
+        for path in _python(ROOT / "services" / name)
+        for line, text in _game_names(path.read_text(encoding="utf-8"))
+    ]
+    assert not found, "a shell names a game:\n" + "\n".join(found)

@@ -21,11 +21,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any, Protocol
 
 from google.protobuf.message import Message
 
 from match.v1 import common_pb2
+from match_rules.deal import Strength
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +103,103 @@ class Teller(Protocol):
     def when(self, ms: int) -> str: ...
 
 
+# --- the bot service's player (``Game.bot``) ------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BotCall:
+    """A command one bot seat sends: ``request`` (the request message of the game's service's
+    rpc ``rpc``, its ``table_id`` set) once ``after_ms`` wall ms have passed or, with ``at_ms``,
+    once the server's clock reaches ``at_ms``. ``attempts``: how often it is sent under one
+    request id while its outcome is unknown (the call broke before an answer). ``move``: a move
+    of the game (counted as the bot's turns), not a step around it (pressing Ready)."""
+
+    rpc: str  # "TurnTile": the rpc's name in the game's service
+    request: Message
+    after_ms: int = 0
+    at_ms: int = 0
+    attempts: int = 1
+    move: bool = True
+
+
+class BotEnd(Enum):
+    """Why a bot seat has nothing more to do."""
+
+    GAME_OVER = "game_over"
+    OUT = "out"  # out of the game (the game goes on without it)
+
+
+class Reaction(Enum):
+    """What a bot seat does after a command was refused or failed (:meth:`BotSeat.refused`)."""
+
+    RETRY = "retry"  # decide again after a short while
+    WAIT = "wait"  # decide again once something new arrives (or a poll)
+    PAUSE = "pause"  # decide again after a very short while (the game is paused)
+    STOP = "stop"  # the seat is not ours any more: stop playing it
+
+
+class BotSeat(Protocol):
+    """One bot seat's player, pure: it sees only what its seat is sent, decides from that and
+    the time it is given, and draws every random choice from a source seeded by the seat and
+    the game. The bot service does the I/O: it feeds it the seat's Watch stream and the replies
+    of its commands, sleeps as a :class:`BotCall` says and sends it."""
+
+    shown: str | None  # the strength the table's BotsAssigned named, once seen
+    strength: Strength  # the strength it plays now
+
+    @property
+    def event_number(self) -> int:
+        """Every event up to this one has been seen: a Watch resumes after it."""
+        ...
+
+    def observe(self, item: Message) -> int:
+        """One item of the seat's Watch stream (the service's Watch response); the latest
+        server time it carries (0: none)."""
+        ...
+
+    def ended(self) -> BotEnd | None:
+        """Whether the seat has nothing more to do."""
+        ...
+
+    def decide(self, now_ms: int) -> BotCall | None:
+        """What to send next, the server's clock being ``now_ms``; None: wait for news."""
+        ...
+
+    def still(self, call: BotCall, now_ms: int) -> bool:
+        """Whether ``call``, decided earlier, is still to be sent now (nothing it was decided
+        on has changed meanwhile)."""
+        ...
+
+    def answered(self, call: BotCall, reply: Message) -> int:
+        """``call``'s reply (the rpc's response message); the latest server time it carries."""
+        ...
+
+    def refused(self, call: BotCall, code: str | None, status: str) -> Reaction:
+        """``call`` was refused (``code``: the rules' refusal slug) or failed (``code`` None,
+        ``status``: the gRPC status name)."""
+        ...
+
+
+class Bot(Protocol):
+    """The game's player for the bot service (``Game.bot``)."""
+
+    def seat(
+        self,
+        table_id: str,
+        player_id: str,
+        *,
+        pace: float = 1.0,
+        rate: float = 1.0,
+        strength: str = "",
+        forced: Strength | None = None,
+    ) -> BotSeat:
+        """A new player for one bot seat. ``pace`` scales its thinking times (1: a person's);
+        ``rate``: server ms per wall ms; ``strength``: what the table showed, as the seat's
+        record kept it; ``forced``: the operator's BOT_FORCE_STRENGTH, played whatever the
+        table shows."""
+        ...
+
+
 class Game(Protocol):
     """One game, as the shells see it. ``State``, ``Command`` and ``Event`` are the game's own
     (frozen dataclasses); the shells only pass them back to the same game."""
@@ -120,6 +219,13 @@ class Game(Protocol):
     # (with the standings and the seed) before the stream ends; the race sends only the first.
     watch_snapshots: bool
     command_message: type[Message]  # what the lobby sends the referee: RaceCommand, ...
+
+    @property
+    def bot(self) -> Bot | None:
+        """The bot service's player for the game's seats, or None: the bot service does not
+        play the game (its CPU seats are played by the rules, or it has none)."""
+        ...
+
     reply_message: type[Message]  # what the referee answers: RaceCommandReply, ...
 
     # --- settings ----------------------------------------------------------------------------

@@ -1,30 +1,30 @@
-"""One bot seat: watch the table, press Ready, play the board at a human pace, stop at the end.
+"""One bot seat of any game with a bot player: watch the table, play it, stop at the end.
 
-The seat plays at the strength the table's ``BotsAssigned`` event names (drawn from the seed by
-the deal, public to everybody), or at ``BOT_FORCE_STRENGTH`` when the operator set one. What it
-remembers, what it turns and how long it thinks are the race's pure ``match_rules.race.bot``.
+What the seat does and when is the game's pure :class:`match_rules.game.BotSeat` (``game.bot``);
+this is its I/O: it feeds it the seat's Watch stream and the replies of its commands, keeps the
+server's clock, sleeps as each :class:`~match_rules.game.BotCall` says and sends it to the
+game's service (services/bot/calls.py), retrying a call whose outcome is unknown under the same
+request id.
 
 A seat taken over from another bot replica (``resume=True``, services/bot/seats.py) starts from a
 snapshot of the table, not its history: the faces the dead replica saw are forgotten, as a person
-who loses their train of thought forgets them; it knows what is up on its board now and nothing
-more. While its replica may not act (``may_act``: its heartbeat could lapse, so another replica
-may take the seat) it sends nothing.
+who loses their train of thought forgets them; it knows what is up now and nothing more. While
+its replica may not act (``may_act``: its heartbeat could lapse, so another replica may take the
+seat) it sends nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import random
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable
 from enum import Enum
-from typing import Any
+from typing import Protocol
 
 import structlog
+from google.protobuf.message import Message
 
-from match.v1 import common_pb2, race_service_pb2, views_pb2
 from match_client.client import (
-    PlayerSession,
     Seat,
     error_details,
     is_rpc_error,
@@ -33,9 +33,8 @@ from match_client.client import (
     status_name,
 )
 from match_client.clock import ServerClock
-from match_client.tracker import RaceView, ViewTracker
 from match_rules.deal import Strength
-from match_rules.race import bot
+from match_rules.game import BotCall, BotEnd, BotSeat, Reaction
 from services.bot import metrics
 
 # Statuses after which watching again cannot help: the seat is gone or was never ours.
@@ -44,9 +43,18 @@ PERMANENT = {"UNAUTHENTICATED", "PERMISSION_DENIED", "NOT_FOUND", "INVALID_ARGUM
 UNKNOWN_OUTCOME = {"UNAVAILABLE", "DEADLINE_EXCEEDED", "UNKNOWN", "INTERNAL", "CANCELLED"}
 MIN_SLEEP_S = 0.05  # every loop sleeps at least this long: never a tight loop
 RETRY_SLEEP_S = 0.3
+PAUSE_SLEEP_S = 0.2
 MAX_WATCH_FAILURES = 60
 # Watch after an event number beyond any table's last: the lobby answers with a snapshot.
 FORGET_AFTER = 2**63 - 1
+
+
+class Session(Protocol):
+    """One seat's calls to its game's service (services.bot.calls.GameSession)."""
+
+    def watch(self, after_event_number: int = 0) -> AsyncIterator[Message]: ...
+
+    async def call(self, rpc: str, request: Message, request_id: str | None = None) -> Message: ...
 
 
 class SeatEnd(Enum):
@@ -66,98 +74,67 @@ def _always() -> bool:
 class SeatPlayer:
     def __init__(
         self,
-        session: PlayerSession,
+        session: Session,
         seat: Seat,
+        policy: BotSeat,
         *,
-        pace: float = 1.0,
         poll_s: float = 0.5,
-        rng: random.Random | None = None,
-        memory_rng: random.Random | None = None,
         clock: ServerClock | None = None,
-        force_strength: Strength | None = None,
         resume: bool = False,
-        strength: str = "",
         may_act: Callable[[], bool] = _always,
         on_strength: Callable[[str], None] | None = None,
+        forced: bool = False,
     ) -> None:
         self.session = session
         self.seat = seat
-        self.pace = pace
+        self.policy = policy
         self.poll_s = poll_s
-        # Seeded per seat and game (a table holds one game): choices and thinking times from
-        # one stream, forgetting from another, so what is forgotten depends only on the turns.
-        self.rng = rng or bot.seat_rng(seat.table_id, seat.player_id, "play")
         self.clock = clock or ServerClock()
-        self.tracker = ViewTracker(player=seat.player_id, table_id=seat.table_id)
-        self.forced = force_strength
-        self.shown: str | None = None  # what the table's BotsAssigned said, once seen
-        self.strength = force_strength or bot.DEFAULT_STRENGTH
-        self.memory = bot.Memory(
-            profile=bot.PROFILES[self.strength],
-            rng=memory_rng or bot.seat_rng(seat.table_id, seat.player_id, "memory"),
-        )
-        self.readied: set[int] = set()
         self.finished = False
         self.ended: SeatEnd | None = None
         self.resume = resume
         self.may_act = may_act
         self.on_strength = on_strength
+        self.forced = forced  # the operator's BOT_FORCE_STRENGTH: played whatever is shown
         self._changed = asyncio.Event()
         self.log = structlog.get_logger().bind(table=seat.table_id, player=seat.player_id)
-        if strength:  # what the table showed, as the seat's record kept it
-            self.assign(strength)
+        self.shown: str | None = None
+        self._strength_news()  # what the table showed, as the seat's record kept it
+
+    @property
+    def strength(self) -> Strength:
+        return self.policy.strength
 
     # --- what the bot learns -------------------------------------------------------------
 
-    def observe_watch(self, item: race_service_pb2.WatchResponse) -> None:
-        if item.HasField("snapshot"):
-            self.tracker.apply_watch(item)
-            self.clock.observe(item.snapshot.server_time_ms)
-            # Faces of turns whose events were missed are not remembered; what is up now is
-            # seen again at every decision (the tracker holds it).
-            self.memory.catch_up(self.tracker.board, self.tracker.turns)
-        else:
-            self.observe_events([item.event])
+    def observe(self, item: Message) -> None:
+        """One item of the seat's Watch stream."""
+        self.clock.observe(self.policy.observe(item))
+        self._strength_news()
         self._changed.set()
 
-    def observe_events(
-        self,
-        events: Iterable[common_pb2.EventEnvelope],
-        counters: views_pb2.RaceCounters | None = None,
-    ) -> None:
-        events = list(events)
-        for env in events:
-            self.clock.observe(env.server_time_ms)
-            if env.HasField("race") and env.race.HasField("tile_turned"):
-                e = env.race.tile_turned
-                if e.player == self.seat.player_id:
-                    self.memory.see(e.board, e.tile, e.symbol, e.turn)
-            elif env.HasField("table") and env.table.HasField("bots_assigned"):
-                self.assign(env.table.bots_assigned.strength)
-        self.tracker.apply_events(events)
-        if counters is not None:
-            self.clock.observe(counters.server_time_ms)
-            self.tracker.apply_counters(counters)
+    def _answered(self, call: BotCall, reply: Message) -> None:
+        self.clock.observe(self.policy.answered(call, reply))
+        self._strength_news()
         self._changed.set()
 
-    def assign(self, shown: str) -> None:
-        """The table's BotsAssigned: the strength every bot at the table plays this game."""
-        if shown == self.shown:
-            return  # the reply and the stream both carry it
+    def _strength_news(self) -> None:
+        """Pass on the strength the table's BotsAssigned showed, once."""
+        shown = self.policy.shown
+        if shown is None or shown == self.shown:
+            return
         self.shown = shown
         if self.on_strength is not None:
             self.on_strength(shown)
-        drawn = bot.parse_strength(shown)
-        if self.forced is not None:
-            self.log.info("strength forced", strength=self.forced.value, drawn=shown)
-        elif drawn is None:
+        playing = self.policy.strength.value
+        if self.forced:
+            self.log.info("strength forced", strength=playing, drawn=shown)
+        elif playing != shown.strip().lower():
             self.log.warning(
-                "no strength shown; playing the default", shown=shown, strength=self.strength.value
+                "no strength shown; playing the default", shown=shown, strength=playing
             )
         else:
-            self.log.info("strength", strength=drawn.value)
-            self.strength = drawn
-            self.memory.profile = bot.PROFILES[drawn]
+            self.log.info("strength", strength=playing)
 
     def end(self, why: SeatEnd) -> None:
         """Stop playing the seat (the first reason given is kept)."""
@@ -191,22 +168,23 @@ class SeatPlayer:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await watcher
         ended = self.ended.value if self.ended is not None else None
-        self.log.info("seat done", game_over=self.tracker.game_over, ended=ended)
+        game_over = self.policy.ended() is BotEnd.GAME_OVER
+        self.log.info("seat done", game_over=game_over, ended=ended)
 
     async def watch(self) -> None:
         """Follow the table; when the stream breaks, resume after the last event seen."""
         failures = 0
         while not self.finished:
-            after = self.tracker.event_number
+            after = self.policy.event_number
             if not after and self.resume:
                 after = FORGET_AFTER  # a snapshot: what is up now, not the faces seen before
             try:
                 async for item in self.session.watch(after):
                     failures = 0
-                    self.observe_watch(item)
-                if self.tracker.game_over:
+                    self.observe(item)
+                if self.policy.ended() is BotEnd.GAME_OVER:
                     return
-                self.log.info("watch ended early; resuming", after=self.tracker.event_number)
+                self.log.info("watch ended early; resuming", after=self.policy.event_number)
             except Exception as err:
                 if not is_rpc_error(err):
                     raise
@@ -224,123 +202,75 @@ class SeatPlayer:
             await asyncio.sleep(min(0.2 * 2 ** min(failures, 5), 5.0))
 
     async def act(self) -> None:
-        finished_counted = False
         while not self.finished:
-            t = self.tracker
-            if t.game_over:
-                if not finished_counted:
-                    metrics.GAMES_FINISHED.inc()
-                    finished_counted = True
-                self.log.info("game over", standings=[(s.player, s.place) for s in t.standings])
+            ended = self.policy.ended()
+            if ended is BotEnd.GAME_OVER:
+                metrics.GAMES_FINISHED.inc()
+                self.log.info("game over")
                 self.end(SeatEnd.GAME_OVER)
                 return
-            if t.status == RaceView.STATUS_OUT:
+            if ended is BotEnd.OUT:
                 self.log.info("out of the game")
                 self.end(SeatEnd.OUT)
                 return
             if not self.may_act():
                 await self.wait_change(self.poll_s)  # the replica's lease is in doubt
-            elif (
-                t.phase == RaceView.PHASE_READY
-                and t.status == RaceView.STATUS_WAITING
-                and t.board not in self.readied
-            ):
-                await self.press_ready(t.board)
-            elif t.phase == RaceView.PHASE_PLAYING and t.status == RaceView.STATUS_PLAYING:
-                await self.play_turn()
-            else:
+                continue
+            call = self.policy.decide(self.clock.now())
+            if call is None:
                 await self.wait_change(self.poll_s)
+            else:
+                await self.play(call)
 
-    async def press_ready(self, board: int) -> None:
-        await asyncio.sleep(bot.ready_delay_ms(self.rng, self.pace) / 1000)
+    async def play(self, call: BotCall) -> None:
+        """Wait as ``call`` says, then send it if it still holds."""
+        if call.at_ms:
+            await asyncio.sleep(max(self.clock.local_delay_s(call.at_ms), MIN_SLEEP_S))
+        else:
+            await asyncio.sleep(call.after_ms / 1000)
         if self.finished or not self.may_act():
             return
-        try:
-            reply = await self.session.press_ready()
-        except Exception as err:
-            if not is_rpc_error(err):
-                raise
-            code = refusal_code(err)
-            self.log.info("ready refused", code=code, message=error_details(err))
-            if code == "already_ready":
-                self.readied.add(board)
-            await self.wait_change(RETRY_SLEEP_S)
-            return
-        self.readied.add(board)
-        self.observe_events(reply.events, reply.counters)
-
-    async def play_turn(self) -> None:
-        t = self.tracker
-        board = t.board
-        self.memory.start(board)
-        found, turned = t.found, t.showing
-        visible = {n: v.symbol for n, v in t.tiles.items() if v.up and v.symbol is not None}
-        known = bot.known_faces(self.memory.recall(), visible)
-        move = bot.next_move(known, found, turned, self.rng, self.memory.profile.slip)
-        if move is None:
-            await self.wait_change(self.poll_s)
-            return
-        clearing = bot.may_clear(found)
-        if clearing and not t.starts_at_ms:  # T0 unknown: never risk a clear under 12 s
-            await self.wait_change(self.poll_s)
-            return
-        think = bot.think_ms(self.rng, self.pace, bot.think_kind(turned, move))
-        at = bot.earliest_turn_ms(
-            now_ms=self.clock.now(),
-            think=self.clock.server_ms(think),  # a person's pace on the wall clock
-            starts_at_ms=t.starts_at_ms,
-            paused_until_ms=t.paused_until_ms,
-            clearing=clearing,
-        )
-        await asyncio.sleep(max(self.clock.local_delay_s(at), MIN_SLEEP_S))
-        if (
-            self.finished
-            or not self.may_act()
-            or t.board != board
-            or t.status != RaceView.STATUS_PLAYING
-            or t.found != found
-            or t.showing != turned
-        ):
+        if not self.policy.still(call, self.clock.now()):
             return  # something changed while thinking: decide again
-        if clearing and self.clock.now() < t.starts_at_ms + bot.CLEAR_NOT_BEFORE_MS:
-            return  # never finish a board under 12.5 s after T0
-        await self.send_turn(move.tile)
+        await self.send(call)
 
-    async def send_turn(self, tile: int) -> None:
+    async def send(self, call: BotCall) -> None:
         request_id = new_request_id()
-        for attempt in range(3):
+        for attempt in range(call.attempts):
             if self.finished or not self.may_act():
                 return
             try:
-                reply = await self.session.turn(tile, request_id=request_id)
+                reply = await self.session.call(call.rpc, call.request, request_id=request_id)
             except Exception as err:
                 if not is_rpc_error(err):
                     raise
-                if await self._turn_failed(err, tile, attempt):
+                if await self._failed(call, err, attempt):
                     continue
                 return
-            metrics.TURNS.inc()
-            self.observe_events(reply.events, reply.counters)
+            if call.move:
+                metrics.TURNS.inc()
+            self._answered(call, reply)
             return
 
-    async def _turn_failed(self, err: Any, tile: int, attempt: int) -> bool:
-        """Log a failed turn and wait a little; True to send the same turn again."""
+    async def _failed(self, call: BotCall, err: BaseException, attempt: int) -> bool:
+        """Log a failed call and wait as the game says; True to send the same call again."""
         code = refusal_code(err)
         status = status_name(err)
-        if code is None and status in UNKNOWN_OUTCOME and attempt < 2:
-            # The turn may or may not have landed: send it again under the same request id.
-            self.log.info("turn unanswered; retrying", tile=tile, status=status)
+        if code is None and status in UNKNOWN_OUTCOME and attempt < call.attempts - 1:
+            # The call may or may not have landed: send it again under the same request id.
+            self.log.info("command unanswered; retrying", rpc=call.rpc, status=status)
             await asyncio.sleep(RETRY_SLEEP_S)
             return True
         if code is None:
-            self.log.info("turn failed", tile=tile, status=status, message=error_details(err))
+            self.log.info("command failed", rpc=call.rpc, status=status, message=error_details(err))
         else:
-            self.log.info("turn refused", tile=tile, code=code, message=error_details(err))
-        if code == "paused":
-            await asyncio.sleep(0.2)
-        elif code in ("board_over", "board_not_started", "game_over", "player_out"):
+            self.log.info("command refused", rpc=call.rpc, code=code, message=error_details(err))
+        reaction = self.policy.refused(call, code, status)
+        if reaction is Reaction.PAUSE:
+            await asyncio.sleep(PAUSE_SLEEP_S)
+        elif reaction is Reaction.WAIT:
             await self.wait_change(self.poll_s)
-        elif code == "not_seated" or status in PERMANENT - {"INVALID_ARGUMENT"}:
+        elif reaction is Reaction.STOP:
             self.end(SeatEnd.REFUSED)
         else:
             await self.wait_change(RETRY_SLEEP_S)

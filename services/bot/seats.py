@@ -98,6 +98,7 @@ class SeatRecord:
     incarnation: str  # that replica's incarnation
     name: str = ""  # the seat's display name (logs)
     strength: str = ""  # what the table's BotsAssigned showed, once the owner saw it
+    game: str = ""  # the table's game (its slug); "" in a record of an older bot: ask the lobby
 
     @property
     def key(self) -> str:
@@ -125,7 +126,7 @@ class SeatRecord:
         texts = (record.table_id, record.player_id, record.token, record.owner, record.incarnation)
         if not all(isinstance(t, str) and t for t in texts) or not isinstance(record.seat, int):
             return None
-        if not isinstance(record.name, str) or not isinstance(record.strength, str):
+        if not all(isinstance(t, str) for t in (record.name, record.strength, record.game)):
             return None
         return record
 

@@ -29,11 +29,12 @@ import signal
 import time
 from collections.abc import Coroutine
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 import structlog
 from nats.js import JetStreamContext
 
+from match.v1 import common_pb2
 from match_bus.jetstream import connect
 from match_client.client import (
     MatchClient,
@@ -45,13 +46,31 @@ from match_client.client import (
 )
 from match_client.clock import ServerClock
 from match_obs import configure_logging, serve_metrics
+from match_rules import registry
+from match_rules.game import Bot as GameBot
+from match_rules.game import Game
 from services.bot import fill, metrics, seats
+from services.bot.calls import GameSession
 from services.bot.config import BotConfig
 from services.bot.player import SeatEnd, SeatPlayer
 from services.bot.seats import KV_ERRORS, Identity, SeatBook, SeatRecord
 
 FILL_GRACE_S = 2.0  # wall seconds after fill time before any replica fills a table
 RETRY_SEAT_S = 10.0  # a seat given up (stream failing) is played again after this long
+
+
+def bot_games() -> tuple[Game, ...]:
+    """The registered games the bot service plays: those with a bot player (``game.bot``)."""
+    return tuple(game for game in registry.games() if game.bot is not None)
+
+
+def game_of_slug(slug: str) -> Game | None:
+    """The game ``slug`` names, if it is registered and the bot plays it."""
+    try:
+        game = registry.by_slug(slug)
+    except registry.UnknownGame:
+        return None
+    return game if game.bot is not None else None
 
 
 @dataclass(slots=True)
@@ -138,19 +157,24 @@ class Bot:
         taken = 0
         clock = time.monotonic()
         self.held_back = {t: until for t, until in self.held_back.items() if until > clock}
-        # Only the tables due now, soonest first: one short page however many are open.
-        for table in await self.client.list_tables(fill_due_by_ms=now):
-            if table.table_id in self.held_back:
-                continue
-            if fill.should_fill(table, now) and seats.may_fill(
-                table.table_id, table.fill_at_ms, now, self.live, self.me.key, grace_ms
+        # Only the tables due now, soonest first: one short page however many are open, for
+        # each game the bot plays (a game whose CPU seats the rules play is never listed).
+        for game in bot_games():
+            for table in await self.client.list_tables(
+                game_kind=cast(common_pb2.GameKind, game.kind), fill_due_by_ms=now
             ):
-                taken += await self.fill(table.table_id, fill.bot_names(table))
+                if table.table_id in self.held_back:
+                    continue
+                if fill.should_fill(table, now) and seats.may_fill(
+                    table.table_id, table.fill_at_ms, now, self.live, self.me.key, grace_ms
+                ):
+                    taken += await self.fill(table.table_id, fill.bot_names(table), game.slug)
         return taken
 
-    async def fill(self, table_id: str, names: list[str]) -> int:
+    async def fill(self, table_id: str, names: list[str], game: str = "") -> int:
         """Take the free seats one JoinTable each; stop at the first refusal (a person sat down,
-        another replica took the seat, or the game started)."""
+        another replica took the seat, or the game started). ``game``: the table's slug (""
+        when the caller does not know it: the seat asks the lobby before it plays)."""
         taken = 0
         for name in names:
             try:
@@ -180,6 +204,7 @@ class Bot:
                 owner=self.me.replica,
                 incarnation=self.me.incarnation,
                 name=name,
+                game=game,
             )
             held = self.held[record.key] = Held(record)  # before any await: the scan skips it
             try:
@@ -198,24 +223,59 @@ class Bot:
 
     def _play(self, held: Held, *, resume: bool) -> None:
         record = held.record
-        seat = Seat(record.table_id, record.player_id, record.token, record.seat)
-        player = SeatPlayer(
-            self.client.session(seat, bot_key=self.config.bot_key),
-            seat,
-            pace=self.config.pace,
-            poll_s=self.config.poll_s,
-            clock=ServerClock(self.config.clock.now_ms, self.config.clock.rate),
-            force_strength=self.config.force_strength,
-            resume=resume,
-            strength=record.strength,
-            may_act=self.holds_lease,
-            on_strength=functools.partial(self._strength_shown, record.key),
-        )
-        held.player = player
-        task = asyncio.create_task(player.run(), name=f"bot-{record.key}")
+        game = game_of_slug(record.game) if record.game else None
+        if game is not None:
+            held.player = self._player(held, game, resume=resume)
+            work = held.player.run()
+        else:
+            work = self._look_up_and_play(held, resume=resume)
+        task = asyncio.create_task(work, name=f"bot-{record.key}")
         held.task = task
         task.add_done_callback(functools.partial(self._seat_done, record.key))
         metrics.SEATS_PLAYING.set(len(self.held))
+
+    def _player(self, held: Held, game: Game, *, resume: bool) -> SeatPlayer:
+        record = held.record
+        bot: GameBot | None = game.bot
+        assert bot is not None
+        seat = Seat(record.table_id, record.player_id, record.token, record.seat)
+        clock = ServerClock(self.config.clock.now_ms, self.config.clock.rate)
+        policy = bot.seat(
+            record.table_id,
+            record.player_id,
+            pace=self.config.pace,
+            rate=clock.rate,
+            strength=record.strength,
+            forced=self.config.force_strength,
+        )
+        session = GameSession(
+            self.client, game.slug, record.table_id, record.token, self.config.bot_key
+        )
+        return SeatPlayer(
+            session,
+            seat,
+            policy,
+            poll_s=self.config.poll_s,
+            clock=clock,
+            resume=resume,
+            may_act=self.holds_lease,
+            on_strength=functools.partial(self._strength_shown, record.key),
+            forced=self.config.force_strength is not None,
+        )
+
+    async def _look_up_and_play(self, held: Held, *, resume: bool) -> None:
+        """Play a seat whose record does not say its game: the lobby's table says it."""
+        record = held.record
+        table = await self.client.get_table(record.table_id, record.token)
+        try:
+            game = registry.by_kind(table.game_kind)
+        except registry.UnknownGame:
+            game = None
+        if game is None or game.bot is None:
+            self.log.warning("a seat of a game the bot does not play", key=record.key)
+            return
+        held.player = self._player(held, game, resume=resume)
+        await held.player.run()
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(work)

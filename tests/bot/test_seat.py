@@ -15,6 +15,7 @@ from match_client.client import Seat
 from match_client.clock import wall_ms
 from match_rules.deal import Strength
 from match_rules.race import bot
+from match_rules.race.botseat import RaceBotSeat
 from services.bot.config import BotConfig, ConfigError
 from services.bot.player import FORGET_AFTER, SeatEnd, SeatPlayer
 from services.lobby.viewer import TableViewer
@@ -40,8 +41,14 @@ def turned(
     )
 
 
-def seat(force: Strength | None = None) -> SeatPlayer:
-    return SeatPlayer(None, SEAT, force_strength=force)  # type: ignore[arg-type]
+def seat(force: Strength | None = None) -> RaceBotSeat:
+    return RaceBotSeat(SEAT.table_id, SEAT.player_id, forced=force)
+
+
+def player_of(session: Any, pace: float = 0.01, strength: str = "", **kw: Any) -> SeatPlayer:
+    """A seat's task over ``session``, playing the race's bot seat."""
+    policy = RaceBotSeat(SEAT.table_id, SEAT.player_id, pace=pace, strength=strength)
+    return SeatPlayer(session, SEAT, policy, **kw)
 
 
 def test_the_seat_plays_the_strength_its_table_was_assigned() -> None:
@@ -76,9 +83,9 @@ def test_the_seat_remembers_its_own_turns_only() -> None:
 def test_each_seat_draws_from_its_own_seeded_randomness() -> None:
     a, b = seat(), seat()
     assert a.rng.random() == b.rng.random()  # the same seat of the same game
-    other = SeatPlayer(None, Seat("abcdef0123456789", "bot2", "t", 3))  # type: ignore[arg-type]
+    other = RaceBotSeat("abcdef0123456789", "bot2")
     assert other.rng.random() != seat().rng.random()
-    explicit = SeatPlayer(None, SEAT, rng=random.Random(1))  # type: ignore[arg-type]
+    explicit = RaceBotSeat(SEAT.table_id, SEAT.player_id, rng=random.Random(1))
     assert explicit.rng.random() == random.Random(1).random()
 
 
@@ -139,6 +146,11 @@ class Session:
         await self._end_game()
         return race_service_pb2.PressReadyResponse()
 
+    async def call(self, rpc: str, request: Any, request_id: str | None = None) -> Any:
+        if rpc == "TurnTile":
+            return await self.turn(request.tile, request_id)
+        return await self.press_ready(request_id)
+
 
 def playing_view() -> views_pb2.RaceView:
     """Board 1, six turns in: tiles 1 and 2 found (symbol 5), tile 3 showing (symbol 7)."""
@@ -172,21 +184,15 @@ def playing_view() -> views_pb2.RaceView:
 
 async def test_a_resumed_seat_starts_from_a_snapshot_and_forgets_what_was_seen_before() -> None:
     session = Session(playing_view())
-    player = SeatPlayer(
-        session,  # type: ignore[arg-type]
-        SEAT,
-        pace=0.01,
-        poll_s=0.05,
-        resume=True,
-        strength="strong",
-    )
+    player = player_of(session, poll_s=0.05, resume=True, strength="strong")
     assert player.strength is Strength.STRONG  # as the seat's record kept it
     await asyncio.wait_for(player.run(), 10)
     assert session.afters == [FORGET_AFTER]  # a snapshot, never the faces of the history
-    assert player.memory.turn >= 6 and player.memory.board == 1
+    memory = player.policy.memory  # type: ignore[attr-defined]
+    assert memory.turn >= 6 and memory.board == 1
     [tile] = session.turns  # the second tile of the attempt: one that is down
     assert tile not in (1, 2, 3)
-    assert player.memory.recall() == {}  # nothing from before the takeover
+    assert memory.recall() == {}  # nothing from before the takeover
     assert player.ended is SeatEnd.GAME_OVER
 
 
@@ -194,7 +200,7 @@ async def test_a_new_seat_watches_the_table_from_its_first_event() -> None:
     view = views_pb2.RaceView(player="bot", event_number=4, phase=views_pb2.RaceView.PHASE_READY)
     view.board, view.status = 1, views_pb2.RaceView.STATUS_WAITING
     session = Session(view)
-    player = SeatPlayer(session, SEAT, pace=0.01, poll_s=0.05)  # type: ignore[arg-type]
+    player = player_of(session, poll_s=0.05)
     await asyncio.wait_for(player.run(), 10)
     assert session.afters == [0] and session.presses == 1
 
@@ -204,13 +210,7 @@ async def test_a_seat_sends_nothing_while_its_replica_may_not_act() -> None:
     view.board, view.status = 1, views_pb2.RaceView.STATUS_WAITING
     session = Session(view)
     allowed = False
-    player = SeatPlayer(
-        session,  # type: ignore[arg-type]
-        SEAT,
-        pace=0.01,
-        poll_s=0.05,
-        may_act=lambda: allowed,
-    )
+    player = player_of(session, poll_s=0.05, may_act=lambda: allowed)
     task = asyncio.create_task(player.run())
     await asyncio.sleep(0.5)
     assert session.presses == 0  # Ready is open, but the lease is in doubt
@@ -223,7 +223,7 @@ async def test_a_seat_handed_over_stops_at_once() -> None:
     view = views_pb2.RaceView(player="bot", event_number=4, phase=views_pb2.RaceView.PHASE_READY)
     view.board, view.status = 1, views_pb2.RaceView.STATUS_WAITING
     session = Session(view)
-    player = SeatPlayer(session, SEAT, pace=0.01, poll_s=0.05, may_act=lambda: False)  # type: ignore[arg-type]
+    player = player_of(session, poll_s=0.05, may_act=lambda: False)
     task = asyncio.create_task(player.run())
     await asyncio.sleep(0.2)
     player.hand_over()
@@ -233,7 +233,7 @@ async def test_a_seat_handed_over_stops_at_once() -> None:
 
 def test_the_strength_shown_is_passed_on_once() -> None:
     shown: list[str] = []
-    player = SeatPlayer(None, SEAT, on_strength=shown.append)  # type: ignore[arg-type]
-    player.observe_events([assigned("weak")])
-    player.observe_events([assigned("weak")])
+    player = player_of(None, on_strength=shown.append)
+    player.observe(race_service_pb2.WatchResponse(event=assigned("weak")))
+    player.observe(race_service_pb2.WatchResponse(event=assigned("weak")))
     assert shown == ["weak"]

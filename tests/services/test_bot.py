@@ -24,6 +24,7 @@ from match_launch.natsserver import NatsServer
 from match_rules.race import bot, decide, evolve, initial_state
 from match_rules.race import commands as cmd
 from match_rules.race import events as ev
+from match_rules.race.botseat import RaceBotSeat
 from match_rules.race.state import RaceState
 from services.bot import fill, seats
 from services.bot.config import BotConfig, ConfigError
@@ -311,15 +312,20 @@ class FakeSession:
         await self.more.put(None)
         return race_service_pb2.PressReadyResponse(events=[env])
 
+    async def call(self, rpc: str, request: Any, request_id: str | None = None) -> Any:
+        assert rpc == "PressReady"
+        return await self.press_ready(request_id)
+
 
 async def test_a_seat_resumes_its_watch_presses_ready_once_and_stops_at_the_end() -> None:
     session = FakeSession()
     seat = Seat(table_id="abcdef0123456789", player_id="bot", token="tok", seat=2)
-    player = SeatPlayer(session, seat, pace=0.01, poll_s=0.05, rng=random.Random(1))  # type: ignore[arg-type]
+    policy = RaceBotSeat(seat.table_id, seat.player_id, pace=0.01, rng=random.Random(1))
+    player = SeatPlayer(session, seat, policy, poll_s=0.05)
     await asyncio.wait_for(player.run(), 10)
     assert session.watch_calls == [0, 0]
     assert session.presses == 1
-    assert player.tracker.game_over and player.tracker.event_number == 6
+    assert policy.tracker.game_over and policy.tracker.event_number == 6
 
 
 # --- the seat book against a real nats-server ----------------------------------------------

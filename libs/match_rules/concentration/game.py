@@ -33,7 +33,17 @@ from match_rules.concentration.state import ConcentrationState, Phase, evolve, i
 from match_rules.concentration.view import CardState, player_view, redact
 from match_rules.deal import Strength
 from match_rules.errors import Code, RuleError
-from match_rules.game import Game, Place, Results, SeatInfo, Standing, TableContext, Teller, Told
+from match_rules.game import (
+    Bot,
+    Game,
+    Place,
+    Results,
+    SeatInfo,
+    Standing,
+    TableContext,
+    Teller,
+    Told,
+)
 from match_rules.protocodec import Codec
 
 WireSettings = concentration_pb2.ConcentrationSettings
@@ -96,6 +106,7 @@ class Concentration:
     watch_snapshots: bool = True
     command_message: type[Message] = concentration_command_pb2.ConcentrationCommand
     reply_message: type[Message] = Reply
+    bot: Bot | None = None  # its CPU seats are played by the rules (cpu.py), not the bot service
 
     # --- settings ----------------------------------------------------------------------------
 

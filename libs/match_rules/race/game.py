@@ -16,7 +16,7 @@ from google.protobuf.message import Message
 from match.v1 import common_pb2, dealer_pb2, race_command_pb2, race_pb2, race_service_pb2, views_pb2
 from match_rules import deal as dealing
 from match_rules.errors import Code, RuleError
-from match_rules.game import Place, Results, SeatInfo, Standing, TableContext, Teller, Told
+from match_rules.game import Bot, Place, Results, SeatInfo, Standing, TableContext, Teller, Told
 from match_rules.race import commands as cmd
 from match_rules.race import describe as told
 from match_rules.race import events as ev
@@ -67,6 +67,14 @@ class RaceGame:
     watch_snapshots = False
     command_message: type[Message] = race_command_pb2.RaceCommand
     reply_message: type[Message] = race_command_pb2.RaceCommandReply
+
+    @property
+    def bot(self) -> Bot:
+        """The bot service's player for a race's seats (imported when asked for: it folds the
+        seat's view with the client's tracker, which the referee never needs)."""
+        from match_rules.race.botseat import BOT
+
+        return BOT
 
     # --- settings ------------------------------------------------------------------------
 

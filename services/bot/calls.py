@@ -1,0 +1,101 @@
+"""One seat's calls to its game's own gRPC service, for any registered game.
+
+Each game has one service, the only one in ``match.v1.<slug>_service_pb2`` (the lobby serves it
+the same way, services/lobby/games.py): unary rpcs that are the game's commands, and one
+server-streaming ``Watch`` whose request has ``table_id`` and ``after_event_number``. The calls
+are made from the service's descriptor over the client's channel with grpc's generic
+``unary_unary`` and ``unary_stream``, so nothing here names a game.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from google.protobuf import message_factory
+from google.protobuf.message import Message
+
+from match_client.client import BOT_KEY_HEADER, MatchClient
+
+WATCH = "Watch"
+
+
+@dataclass(frozen=True, slots=True)
+class Rpc:
+    path: str  # "/match.v1.<Service>/<Rpc>"
+    request: type[Message]
+    response: type[Message]
+    streaming: bool
+
+
+@cache
+def rpcs(slug: str) -> dict[str, Rpc]:
+    """The rpcs of the game ``slug``'s service, by name."""
+    messages = importlib.import_module(f"match.v1.{slug}_service_pb2")
+    (service,) = messages.DESCRIPTOR.services_by_name.values()
+    return {
+        method.name: Rpc(
+            path=f"/{service.full_name}/{method.name}",
+            request=message_factory.GetMessageClass(method.input_type),
+            response=message_factory.GetMessageClass(method.output_type),
+            streaming=method.server_streaming,
+        )
+        for method in service.methods
+    }
+
+
+class GameSession:
+    """One seat's calls to its game's service. Every call sends the seat's token; the Watch
+    also sends the bot key (the lobby then counts its streams per seat, not per address: the
+    bot service plays every bot seat from one address)."""
+
+    def __init__(
+        self, client: MatchClient, slug: str, table_id: str, token: str, bot_key: str | None
+    ) -> None:
+        self.client = client
+        self.slug = slug
+        self.table_id = table_id
+        self._token = token
+        self._bot_key = bot_key
+        self._rpcs = rpcs(slug)
+        self._callables: dict[str, Any] = {}
+
+    def _callable(self, name: str) -> Any:
+        found = self._callables.get(name)
+        if found is None:
+            rpc = self._rpcs[name]
+            channel: Any = self.client._channel  # the client's one channel to the lobby
+            make = channel.unary_stream if rpc.streaming else channel.unary_unary
+            found = self._callables[name] = make(
+                rpc.path,
+                request_serializer=rpc.request.SerializeToString,
+                response_deserializer=rpc.response.FromString,
+            )
+        return found
+
+    async def call(self, rpc: str, request: Message, request_id: str | None = None) -> Message:
+        """Send ``request`` to the rpc ``rpc``; its response (or the call's AioRpcError)."""
+        metadata = self.client.metadata(self._token, request_id)
+        reply: Message = await self._callable(rpc)(
+            request, timeout=self.client.timeout, metadata=metadata
+        )
+        return reply
+
+    async def watch(self, after_event_number: int = 0) -> AsyncIterator[Message]:
+        """The table's stream for this seat: maybe a snapshot, then every event, until the server
+        ends it. Breaking out cancels the call."""
+        request = self._rpcs[WATCH].request(
+            table_id=self.table_id, after_event_number=after_event_number
+        )
+        metadata = list(self.client.metadata(self._token, None))
+        if self._bot_key:
+            metadata.append((BOT_KEY_HEADER, self._bot_key))
+        call = self._callable(WATCH)(request, timeout=None, metadata=metadata)
+        try:
+            async for item in call:
+                yield item
+        finally:
+            call.cancel()
