@@ -318,7 +318,7 @@ def seat_lines(t: ConcentrationTracker, now_ms: int = 0) -> list[str]:
             left = max(0, s.takeover_at_ms - now_ms) // 1000 if now_ms else 0
             marks.append(f"dropped, CPU in {left} s" if now_ms else "dropped")
         mark = f" ({', '.join(marks)})" if marks else ""
-        out.append(f"{t.name(s.player)}: {s.pairs} pairs, {s.tries} tries{mark}")
+        out.append(f"{t.name(s.player)}: {_score(s.pairs, s.tries)}{mark}")
     return out
 
 
@@ -342,7 +342,7 @@ def standings_lines(t: ConcentrationTracker) -> list[str]:
     out = ["final standings:"]
     for s in t.standings:
         win = " (winner)" if s.player in t.winners and not t.draw else ""
-        out.append(f"  {s.place}. {t.name(s.player)}: {s.pairs} pairs, {s.tries} tries{win}")
+        out.append(f"  {s.place}. {t.name(s.player)}: {_score(s.pairs, s.tries)}{win}")
     if t.draw:
         out.append("  a draw: everybody tied")
     return out
@@ -383,7 +383,7 @@ def event_lines(env: common_pb2.EventEnvelope, t: ConcentrationTracker) -> list[
     if kind == "card_flipped":
         return [f"{t.name(body.player)} flipped card {body.card}: {body.face}"]
     if kind == "pair_taken":
-        return [f"{t.name(body.player)} took a pair ({body.pairs} pairs, {body.tries} tries)"]
+        return [f"{t.name(body.player)} took a pair ({_score(body.pairs, body.tries)})"]
     if kind == "attempt_missed":
         return [f"{t.name(body.player)} missed"]
     if kind == "time_ran_out":
@@ -567,3 +567,12 @@ def settings_from(
 
 def say(line: str) -> None:
     print(line, flush=True)
+
+
+def _n(count: int, one: str, many: str = "") -> str:
+    """``1 try``, ``2 tries``: a count with its noun."""
+    return f"{count} {one if count == 1 else (many or one + 's')}"
+
+
+def _score(pairs: int, tries: int) -> str:
+    return f"{_n(pairs, 'pair')}, {_n(tries, 'try', 'tries')}"

@@ -118,7 +118,7 @@ def test_the_tracker_follows_flips_pairs_misses_drops_and_the_end() -> None:
     )
     assert t.cards[1].state == concentration.TAKEN and t.cards[1].taken_by == "ann"
     lines = concentration.seat_lines(t)
-    assert lines == ["you: 1 pairs, 2 tries (to play)", "cpu: 0 pairs, 1 tries (CPU)"]
+    assert lines == ["you: 1 pair, 2 tries (to play)", "cpu: 0 pairs, 1 try (CPU)"]
     board = concentration.board_lines(t)
     assert len(board) == 4 and "·" in board[0] and "[  2  ]" in board[0]  # 6 across, 4 rows
     standing = concentration_pb2.ConcentrationStanding
