@@ -28,6 +28,7 @@ import threading
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from match.v1 import common_pb2, lobby_pb2, race_service_pb2
 from match_bus.clock import Clock
@@ -47,6 +48,7 @@ from match_client.client import (
 from match_client.clock import ServerClock
 from match_client.seats import SeatStore, resume_finders, state_dir
 from match_client.tracker import RaceView, ViewTracker
+from match_rules import registry
 
 GAMES = ("race", "concentration")
 BOARD_DELAY_S = 0.1
@@ -344,7 +346,12 @@ def describe_error(err: BaseException) -> str:
 
 
 async def tables(client: MatchClient, out: Out) -> int:
-    found = await client.list_tables()
+    """The open tables with a free seat, of every game, each game's newest first."""
+    found = [
+        table
+        for game in registry.games()
+        for table in await client.list_tables(cast(common_pb2.GameKind, game.kind))
+    ]
     if not found:
         out("no open tables with a free seat")
     for table in found:

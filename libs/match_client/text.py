@@ -16,6 +16,7 @@ from match.v1 import common_pb2, lobby_pb2, race_pb2
 from match_client import symbols
 from match_client.timing import is_out, left_text
 from match_client.tracker import RaceView, Revealed, Tile, ViewTracker
+from match_rules import registry
 
 COLUMNS = 4
 ROWS = 5
@@ -478,6 +479,11 @@ def audit_command(game_id: str, key_file: str, ledger_addr: str | None = None) -
 def table_line(table: lobby_pb2.Table) -> str:
     created = dt.datetime.fromtimestamp(table.created_at_ms / 1000).strftime("%Y-%m-%d %H:%M:%S")
     names = ", ".join(s.display_name for s in table.taken)
-    return f"{table.table_id}  {len(table.taken)}/{table.seats} seats  created {created}" + (
-        f"  players: {names}" if names else ""
+    try:
+        game = registry.by_kind(table.game_kind).slug
+    except registry.UnknownGame:
+        game = f"kind {table.game_kind}"
+    return (
+        f"{table.table_id}  {game}  {len(table.taken)}/{table.seats} seats  created {created}"
+        + (f"  players: {names}" if names else "")
     )

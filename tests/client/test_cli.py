@@ -233,11 +233,18 @@ def test_reveal_standings_and_seed_as_text() -> None:
 
 
 def test_table_line() -> None:
-    table = lobby_pb2.Table(table_id="0123456789abcdef", seats=3, created_at_ms=0)
+    table = lobby_pb2.Table(
+        table_id="0123456789abcdef",
+        seats=3,
+        created_at_ms=0,
+        game_kind=common_pb2.GAME_KIND_CONCENTRATION,
+    )
     table.taken.add(seat=1, player_id="p", display_name="Ann")
     line = text.table_line(table)
-    assert line.startswith("0123456789abcdef  1/3 seats  created ")
+    assert line.startswith("0123456789abcdef  concentration  1/3 seats  created ")
     assert line.endswith("players: Ann")
+    table.game_kind = common_pb2.GAME_KIND_MATCH_FIVE  # not played here (yet)
+    assert "  kind 5  " in text.table_line(table)
 
 
 class FakeError(Exception):
