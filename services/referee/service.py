@@ -723,6 +723,11 @@ class Referee:
     ) -> None:
         """Append one record after the table's last, then fold it in. Nothing changes unless
         the append is acknowledged; a retry after a lost ack is recognised by its msg id."""
+        if not self.holds(table.table_id):
+            # The lease went while this command waited (for the dealer, say): the new holder
+            # read the log without this record and will not be fenced by a refusal it answers
+            # from memory. Nothing is appended; the client asks again, of the new holder.
+            raise Unavailable(_MOVED)
         record.record_number = table.records + 1
         data = record.SerializeToString()
         msg_id = f"{table.table_id}:{table.last_sequence}:{self._writer}"

@@ -1,0 +1,437 @@
+"""The referee's failure paths against a real nats-server and the real dealer (a process, so
+it can be paused): a stale holder fenced, NATS paused in the middle of a turn, the dealer silent
+during the last join and the reveal, a lease lost while a command waits, and a deadline kept by
+the timer alone after a restart.
+
+The referees run in this process, so the test can hold two of them on one table and read what
+each believes. Time is the referee's own clock (``SteppedClock``): a test moves it on instead
+of waiting for the wall clock, so nothing here depends on how fast the machine is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import nats
+import pytest
+from nats.aio.client import Client
+
+from match.v1 import common_pb2, race_command_pb2, referee_pb2
+from match_bus import subjects
+from match_bus.clock import Clock
+from match_bus.jetstream import TableLog, ensure_stream
+from match_bus.service import BaseConfig
+from match_launch.natsserver import NatsServer
+from match_rules import registry
+from match_rules.race import events as ev
+from match_rules.race.codec import from_proto
+from services.referee.config import RefereeConfig
+from services.referee.leases import heartbeat_key, lease_bucket
+from services.referee.service import Referee
+
+TTL_S = 6.0  # longer than any pause here: a lease lost is one the test takes away
+WINDOW_MS = 10_000  # the Ready window
+
+
+class SteppedClock(Clock):
+    """The wall clock, plus whatever the test has moved it on by."""
+
+    def __init__(self) -> None:
+        super().__init__(1.0, 0)
+        self.offset_ms = 0
+
+    def now_ms(self) -> int:
+        return super().now_ms() + self.offset_ms
+
+
+def config(url: str, replica: str) -> RefereeConfig:
+    return RefereeConfig(
+        base=BaseConfig(
+            nats_url=url,
+            log_format="json",
+            log_level="warning",
+            metrics_port=0,
+            replica_id=replica,
+        ),
+        fill_wait_ms=3_600_000,
+        clock_rate=1.0,
+        clock_anchor_ms=0,
+        dealer_timeout_s=0.5,
+        lease_ttl_s=TTL_S,
+        forget_after_s=60.0,
+    )
+
+
+@pytest.fixture
+def dealer(nats_server: NatsServer, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """The real dealer, a process of its own: SIGSTOP makes it silent, SIGCONT brings it back."""
+    env = dict(os.environ, NATS_URL=nats_server.url, METRICS_PORT="0", LOG_FORMAT="json")
+    with open(tmp_path / "dealer.log", "wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "services.dealer"], env=env, stdout=out, stderr=out
+        )
+    try:
+        yield process
+    finally:
+        os.kill(process.pid, signal.SIGCONT)
+        process.terminate()
+        process.wait(10)
+
+
+class Bus:
+    """A NATS connection for the test, and the referees it starts (each with its own)."""
+
+    def __init__(self, server: NatsServer, nc: Client, clock: SteppedClock) -> None:
+        self.server = server
+        self.nc = nc
+        self.clock = clock
+        self.referees: list[tuple[Referee, Client]] = []
+
+    async def referee(self, name: str) -> Referee:
+        rnc = await nats.connect(self.server.url, name=name)
+        referee = Referee(rnc, config(self.server.url, name), self.clock)
+        self.referees.append((referee, rnc))
+        await referee.start()
+        return referee
+
+    async def records(self, table: str) -> list[referee_pb2.TableRecord]:
+        return [
+            referee_pb2.TableRecord.FromString(r.data)
+            for r in await TableLog(self.nc.jetstream()).read(table)
+        ]
+
+    async def race_events(self, table: str) -> list[Any]:
+        return [
+            from_proto(e.race)
+            for r in await self.records(table)
+            for e in r.events
+            if e.HasField("race")
+        ]
+
+
+@pytest.fixture
+async def bus(nats_server: NatsServer, dealer: subprocess.Popen[bytes]) -> AsyncIterator[Bus]:
+    nc = await nats.connect(nats_server.url)
+    await ensure_stream(nc.jetstream())
+    for attempt in range(100):  # until the dealer answers
+        try:
+            await nc.request(subjects.DEALER_COMMIT, b"", 1)
+            break
+        except (nats.errors.NoRespondersError, nats.errors.TimeoutError):
+            await asyncio.sleep(0.05 * attempt)
+    b = Bus(nats_server, nc, SteppedClock())
+    yield b
+    for referee, rnc in b.referees:
+        await referee.stop()
+        await rnc.close()
+    await nc.close()
+
+
+def create(seats: int = 2) -> referee_pb2.TableCommand:
+    return referee_pb2.TableCommand(
+        player_id="ann",
+        create_table=referee_pb2.TableCommand.CreateTable(
+            game_kind=common_pb2.GAME_KIND_MATCH_RACE,
+            seats=seats,
+            visibility=common_pb2.VISIBILITY_OPEN,
+            display_name="Ann",
+            race={"ready_window_ms": WINDOW_MS},
+        ),
+    )
+
+
+def join(player: str) -> referee_pb2.TableCommand:
+    return referee_pb2.TableCommand(player_id=player, join_table={"display_name": player})
+
+
+async def table_cmd(
+    referee: Referee, table: str, command: referee_pb2.TableCommand, request_id: str = ""
+) -> referee_pb2.TableCommandReply:
+    """One table command, judged by ``referee`` (its own handler: the test picks the holder)."""
+    command.table_id = table
+    command.request_id = request_id or f"{command.player_id}-{command.WhichOneof('command')}"
+    data = await referee._table(table, command.SerializeToString(), referee._clock.now_ms())
+    return referee_pb2.TableCommandReply.FromString(data)
+
+
+async def race_cmd(
+    referee: Referee, table: str, player: str, request_id: str = "", **command: Any
+) -> race_command_pb2.RaceCommandReply:
+    request = race_command_pb2.RaceCommand(
+        table_id=table, player_id=player, request_id=request_id or f"{player}-{command}", **command
+    )
+    data = await referee._game(
+        registry.by_slug("race"), table, request.SerializeToString(), referee._clock.now_ms()
+    )
+    return race_command_pb2.RaceCommandReply.FromString(data)
+
+
+def accepted(reply: Any) -> Any:
+    assert reply.WhichOneof("result") == "accepted", reply
+    return reply
+
+
+async def until(check: Callable[[], Awaitable[bool]], seconds: float = 10.0) -> None:
+    for _ in range(int(seconds / 0.05)):
+        if await check():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("never happened")
+
+
+def numbered(records: list[referee_pb2.TableRecord]) -> None:
+    """One history: records and events numbered without a gap or a repeat."""
+    assert [r.record_number for r in records] == list(range(1, len(records) + 1))
+    numbers = [e.event_number for r in records for e in r.events]
+    assert numbers == list(range(1, len(numbers) + 1))
+
+
+async def playing(bus: Bus, referee: Referee, table: str) -> None:
+    """A two-seat race past its countdown: both pressed Ready, the clock moved past the start."""
+    accepted(await table_cmd(referee, table, create()))
+    accepted(await table_cmd(referee, table, join("bob")))
+    await race_cmd(referee, table, "ann", press_ready={})
+    ready = accepted(await race_cmd(referee, table, "bob", press_ready={}))
+    (countdown,) = [
+        from_proto(e.race)
+        for e in ready.accepted.events
+        if e.HasField("race") and isinstance(from_proto(e.race), ev.CountdownStarted)
+    ]
+    bus.clock.offset_ms += countdown.starts_at - bus.clock.now_ms() + 1
+
+
+async def take_over(bus: Bus, name: str) -> Referee:
+    """Another replica takes every partition as if the first one had stopped renewing (a
+    paused process): its leases and heartbeat are gone from the bucket, and nobody told it."""
+    kv = await lease_bucket(bus.nc.jetstream(), TTL_S, 1)
+    for key in [*(subjects.partition_name(p) for p in range(subjects.PARTITIONS))]:
+        await kv.purge(key)
+    for referee, _ in bus.referees:
+        await kv.purge(heartbeat_key(referee._writer))
+    return await bus.referee(name)
+
+
+def pause_leases(referee: Referee) -> None:
+    """The replica's lease loop (and its watchdog) stop, as in a paused process: it goes on
+    believing it holds its partitions."""
+    for task in list(referee._tasks):
+        task.cancel()
+
+
+# --- two referees on one table ----------------------------------------------------------------
+
+
+async def test_a_stale_holder_is_fenced_answers_unavailable_and_reads_the_log_again(
+    bus: Bus,
+) -> None:
+    table = "fork00000001"
+    a = await bus.referee("a")
+    accepted(await table_cmd(a, table, create(seats=3)))
+    pause_leases(a)
+    b = await take_over(bus, "b")
+    assert a.holds(table) and b.holds(table)  # both believe it is theirs
+    bob = accepted(await table_cmd(b, table, join("bob")))
+    assert bob.accepted.seat == 2
+
+    stale = await table_cmd(a, table, join("cat"))  # a still thinks seat 2 is free
+    assert (stale.refusal.code, stale.refusal.category) == (
+        "unavailable",
+        common_pb2.Refusal.CATEGORY_UNAVAILABLE,
+    )
+    assert a.tables[table].stale
+    records = await bus.records(table)
+    assert len(records) == 2  # created, bob: nothing forked
+    numbered(records)
+    seated = [e.table.player_seated.player_id for r in records for e in r.events]
+    assert [p for p in seated if p] == ["ann", "bob"]
+
+    again = accepted(await table_cmd(a, table, join("cat")))  # read again: bob is there
+    assert again.accepted.seat == 3
+    records = await bus.records(table)
+    numbered(records)
+    assert [e.table.player_seated.player_id for e in records[-1].events][:1] == ["cat"]
+
+
+# --- NATS paused during a turn ---------------------------------------------------------------
+
+
+async def test_nats_paused_during_a_turn_is_unavailable_and_the_retry_applies_once(
+    bus: Bus,
+) -> None:
+    table = "stop00000001"
+    referee = await bus.referee("a")
+    await playing(bus, referee, table)
+    referee._log._timeout = 0.3  # an ack lost: three tries fit in a couple of seconds
+    before = await bus.records(table)
+    held = referee.tables[table]
+    turns_before = held.records
+
+    assert bus.server.process is not None
+    os.kill(bus.server.process.pid, signal.SIGSTOP)
+    try:
+        reply = await race_cmd(referee, table, "ann", "turn-1", turn_tile={"tile": 7})
+    finally:
+        os.kill(bus.server.process.pid, signal.SIGCONT)
+    assert (reply.refusal.code, reply.refusal.category) == (
+        "unavailable",
+        common_pb2.Refusal.CATEGORY_UNAVAILABLE,
+    )
+    assert held.records == turns_before  # nothing folded in without an ack
+    assert held.stale  # the append may have landed: read the log before judging again
+
+    # The client retries while the answer is UNAVAILABLE. A retry judged before the paused
+    # try shows up in the log appends other bytes under the same msg id: refused, not believed.
+    for _ in range(5):
+        retried = await race_cmd(referee, table, "ann", "turn-1", turn_tile={"tile": 7})
+        if retried.refusal.code != "unavailable":
+            break
+    accepted(retried)
+    assert retried.accepted.counters.turns == 1
+    twice = accepted(await race_cmd(referee, table, "ann", "turn-1", turn_tile={"tile": 7}))
+    assert twice == retried  # the first answer again, nothing appended
+    records = await bus.records(table)
+    numbered(records)
+    turns = [r for r in records[len(before) :] if r.command.race.request_id == "turn-1"]
+    assert len(turns) == 1  # applied exactly once, whether or not the paused try had landed
+    turned = [e for e in await bus.race_events(table) if isinstance(e, ev.TileTurned)]
+    assert [t.tile for t in turned] == [7]
+
+
+# --- the dealer silent -------------------------------------------------------------------------
+
+
+async def test_the_dealer_silent_during_the_last_join_changes_nothing(
+    bus: Bus, dealer: subprocess.Popen[bytes]
+) -> None:
+    table = "deal00000001"
+    referee = await bus.referee("a")
+    accepted(await table_cmd(referee, table, create()))
+    before = await bus.records(table)
+    os.kill(dealer.pid, signal.SIGSTOP)
+    try:
+        silent = await table_cmd(referee, table, join("bob"))
+    finally:
+        os.kill(dealer.pid, signal.SIGCONT)
+    assert (silent.refusal.code, silent.refusal.category) == (
+        "unavailable",
+        common_pb2.Refusal.CATEGORY_UNAVAILABLE,
+    )
+    assert await bus.records(table) == before  # no seat without its deal
+    assert not referee.tables[table].started
+    assert [s.player for s in referee.tables[table].seated] == ["ann"]
+    joined = accepted(await table_cmd(referee, table, join("bob")))
+    assert joined.accepted.seat == 2
+    events = await bus.race_events(table)
+    assert [type(e) for e in events][:2] == [ev.GameStarted, ev.ReadyOpened]
+    numbered(await bus.records(table))
+
+
+async def test_the_dealer_silent_during_the_reveal_delays_the_seed_not_the_game(
+    bus: Bus, dealer: subprocess.Popen[bytes]
+) -> None:
+    table = "deal00000002"
+    referee = await bus.referee("a")
+    accepted(await table_cmd(referee, table, create()))
+    accepted(await table_cmd(referee, table, join("bob")))
+
+    async def revealed() -> int:
+        return sum(
+            e.table.HasField("seed_revealed") for r in await bus.records(table) for e in r.events
+        )
+
+    os.kill(dealer.pid, signal.SIGSTOP)
+    try:
+        accepted(await race_cmd(referee, table, "ann", resign={}))
+        accepted(await race_cmd(referee, table, "bob", resign={}))  # the game is over
+        assert referee.tables[table].game_over
+        await asyncio.sleep(1.5)  # the referee asks, times out, and asks again
+        assert await revealed() == 0
+    finally:
+        os.kill(dealer.pid, signal.SIGCONT)
+
+    async def once() -> bool:
+        return await revealed() == 1
+
+    await until(once)
+    await asyncio.sleep(0.5)  # the late answers to the tries made while paused change nothing
+    assert await revealed() == 1
+    numbered(await bus.records(table))
+
+
+# --- a lease lost in the middle of a command -------------------------------------------------
+
+
+async def test_a_lease_lost_while_a_command_waits_leaves_one_holder_and_one_history(
+    bus: Bus, dealer: subprocess.Popen[bytes]
+) -> None:
+    """The join of the last seat waits for the dealer; meanwhile the replica's lease goes to
+    another, which reads the log. Had the join then appended (the fence lets it: nobody wrote
+    since), the new holder's copy would be behind the log, and it would answer refusals such
+    as "game_not_started" from memory, never fenced, until something it appends is. So a
+    replica appends nothing for a partition it no longer holds."""
+    table = "loss00000001"
+    a = await bus.referee("a")
+    accepted(await table_cmd(a, table, create()))
+    partition = subjects.partition_of(table)
+    assert a.leases is not None
+    os.kill(dealer.pid, signal.SIGSTOP)
+    a._config = dataclasses.replace(a._config, dealer_timeout_s=5.0)
+    try:
+        joining = asyncio.ensure_future(table_cmd(a, table, join("bob")))
+        await asyncio.sleep(0.2)  # the join waits for the deal
+        b = await take_over(bus, "b")
+        await until(lambda: asyncio.sleep(0, not a.leases.holding(partition)))  # type: ignore[union-attr]
+    finally:
+        os.kill(dealer.pid, signal.SIGCONT)
+    reply = await joining
+    assert (reply.refusal.code, reply.refusal.category) == (
+        "unavailable",
+        common_pb2.Refusal.CATEGORY_UNAVAILABLE,
+    )  # the deal came too late: the partition had gone, nothing was appended
+    assert table not in a.tables and table not in a._timers  # a lets go of everything
+    assert not a.holds(table)
+    records = await bus.records(table)
+    assert len(records) == 1  # created: b's copy is the log
+    joined = accepted(await table_cmd(b, table, join("bob")))
+    assert joined.accepted.seat == 2
+    ready = accepted(await race_cmd(b, table, "ann", "ann-ready", press_ready={}))
+    assert ready.accepted.counters is not None
+    numbered(await bus.records(table))
+
+
+# --- a deadline kept by the timer alone after a restart ---------------------------------------
+
+
+async def test_a_restarted_referee_fires_a_missed_deadline_with_no_command(bus: Bus) -> None:
+    """The previous test of this kind sent a command after the restart, and a command runs
+    every deadline due: it passed even if the restarted referee armed no timer. Here nothing is
+    sent: only the new referee's own timer can write the missed Ready."""
+    table = "time00000001"
+    a = await bus.referee("a")
+    accepted(await table_cmd(a, table, create()))
+    joined = accepted(await table_cmd(a, table, join("bob")))
+    (opened,) = [
+        from_proto(e.race)
+        for e in joined.accepted.events
+        if e.HasField("race") and isinstance(from_proto(e.race), ev.ReadyOpened)
+    ]
+    accepted(await race_cmd(a, table, "ann", press_ready={}))
+    await a.stop()  # a clean stop: the leases are handed back
+    bus.clock.offset_ms += opened.deadline - bus.clock.now_ms() + 1_000  # the deadline passes
+    await bus.referee("b")
+
+    async def missed() -> bool:
+        return any(isinstance(e, ev.PlayerMissedReady) for e in await bus.race_events(table))
+
+    await until(missed)
+    events = [e for e in await bus.race_events(table) if isinstance(e, ev.PlayerMissedReady)]
+    assert events == [ev.PlayerMissedReady(opened.deadline, 1, "bob")]  # at the deadline itself
+    numbered(await bus.records(table))
