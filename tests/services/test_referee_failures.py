@@ -34,7 +34,7 @@ from match_rules import registry
 from match_rules.race import events as ev
 from match_rules.race.codec import from_proto
 from services.referee.config import RefereeConfig
-from services.referee.leases import heartbeat_key, lease_bucket
+from services.referee.leases import Leases, heartbeat_key, lease_bucket
 from services.referee.service import Referee
 
 TTL_S = 6.0  # longer than any pause here: a lease lost is one the test takes away
@@ -435,3 +435,63 @@ async def test_a_restarted_referee_fires_a_missed_deadline_with_no_command(bus: 
     events = [e for e in await bus.race_events(table) if isinstance(e, ev.PlayerMissedReady)]
     assert events == [ev.PlayerMissedReady(opened.deadline, 1, "bob")]  # at the deadline itself
     numbered(await bus.records(table))
+
+
+# --- the referee's own guards, each changed once and noticed --------------------------------
+
+
+async def test_a_clock_that_steps_back_never_stamps_a_record_before_the_last(bus: Bus) -> None:
+    """A command is stamped max(arrival, the table's clock): a clock stepped back (NTP, another
+    replica's) must not stamp a record before the one it follows."""
+    table = "back00000001"
+    referee = await bus.referee("a")
+    await playing(bus, referee, table)
+    accepted(await race_cmd(referee, table, "ann", "turn-1", turn_tile={"tile": 7}))
+    bus.clock.offset_ms -= 60_000
+    accepted(await race_cmd(referee, table, "bob", "turn-2", turn_tile={"tile": 9}))
+    stamps = [r.command.received_at_ms for r in await bus.records(table)]
+    assert stamps[-1] >= stamps[-2]
+    turned = [e for e in await bus.race_events(table) if isinstance(e, ev.TileTurned)]
+    assert turned[1].at >= turned[0].at
+
+
+async def test_nats_paused_shorter_than_three_tries_is_ridden_out(bus: Bus) -> None:
+    """An ack lost once is not an error the player sees: the append is tried three times."""
+    table = "blip00000001"
+    referee = await bus.referee("a")
+    await playing(bus, referee, table)
+    referee._log._timeout = 0.3
+    assert bus.server.process is not None
+    os.kill(bus.server.process.pid, signal.SIGSTOP)
+    turning = asyncio.ensure_future(
+        race_cmd(referee, table, "ann", "turn-1", turn_tile={"tile": 7})
+    )
+    await asyncio.sleep(0.35)  # the first try's ack is lost; the second meets a live server
+    os.kill(bus.server.process.pid, signal.SIGCONT)
+    turned = accepted(await turning)
+    assert turned.accepted.counters.turns == 1
+    numbered(await bus.records(table))
+
+
+async def test_a_lease_not_renewed_is_let_go_before_its_term_ends(bus: Bus) -> None:
+    """The watchdog lets go at 0.8 of a term: another replica may take the lease at 1.0, and
+    the holder must have stopped answering by then (a margin for clocks and pauses)."""
+    kv = await lease_bucket(bus.nc.jetstream(), TTL_S, 1)
+    now = [0.0]
+    lost: list[int] = []
+
+    async def gain(partitions: list[int]) -> None:
+        return None
+
+    async def lose(partition: int) -> None:
+        lost.append(partition)
+
+    leases = Leases(kv, "w", TTL_S, gain, lose, lambda: now[0])
+    await leases.step()
+    assert len(leases.held) == subjects.PARTITIONS
+    now[0] = TTL_S * 0.79
+    await leases._drop_expired()
+    assert not lost
+    now[0] = TTL_S * 0.81
+    await leases._drop_expired()
+    assert sorted(lost) == list(range(subjects.PARTITIONS)) and not leases.held
