@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import socket
 import subprocess
@@ -26,6 +27,10 @@ def nats_server_binary() -> str:
     return found
 
 
+class PortTaken(Exception):
+    """The port was taken between choosing it and the server binding it."""
+
+
 class NatsServer:
     """A nats-server process. ``url`` is where to connect; ``stop`` ends it."""
 
@@ -34,11 +39,21 @@ class NatsServer:
     ) -> None:
         """``authorization``: a nats-server ``authorization`` block (match_bus.access renders
         the deployment's); without it, anybody may connect with every right."""
-        self.port = port or free_port()
+        self._any_port = not port  # a free port is chosen: another may be chosen if it is taken
         self.store_dir = store_dir
-        self.url = f"nats://127.0.0.1:{self.port}"
+        self._sync_always = sync_always
+        self._authorization = authorization
         store_dir.mkdir(parents=True, exist_ok=True)
-        config = store_dir / "nats.conf"
+        self._config = store_dir / "nats.conf"
+        self._configure(port or free_port())
+        self.process: subprocess.Popen[bytes] | None = None
+        self._log: IO[bytes] | None = None
+
+    def _configure(self, port: int) -> None:
+        self.port = port
+        self.url = f"nats://127.0.0.1:{port}"
+        config, store_dir = self._config, self.store_dir
+        sync_always, authorization = self._sync_always, self._authorization
         config.touch(mode=0o600)  # it may list the identities' public keys
         config.write_text(
             f"listen: 127.0.0.1:{self.port}\n"
@@ -47,11 +62,23 @@ class NatsServer:
             + "}\n"
             + authorization
         )
-        self._config = config
-        self.process: subprocess.Popen[bytes] | None = None
-        self._log: IO[bytes] | None = None
 
     def start(self, timeout: float = 10.0) -> NatsServer:
+        """Start and wait until it listens. ``free_port`` gives the port back before the
+        server binds it, so another process may take it meanwhile: with a port chosen here,
+        a server that could not bind is started again on another."""
+        if self.process is not None:  # a restart: its clients know this port
+            return self._start(timeout)
+        for _ in range(5):
+            try:
+                return self._start(timeout)
+            except PortTaken:
+                self._configure(free_port())
+        return self._start(timeout)
+
+    def _start(self, timeout: float) -> NatsServer:
+        path = self.store_dir / "nats.log"
+        before = path.stat().st_size if path.exists() else 0
         self._log = open(self.store_dir / "nats.log", "ab")  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(
             [nats_server_binary(), "-c", str(self._config)], stdout=self._log, stderr=self._log
@@ -59,12 +86,22 @@ class NatsServer:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
+                self._log.close()
+                self._log = None
+                taken = b"address already in use" in path.read_bytes()[before:]
+                if taken and self._any_port:
+                    raise PortTaken(self.port)
                 raise RuntimeError(f"nats-server exited: see {self.store_dir / 'nats.log'}")
             try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                    return self
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as conn:
+                    if conn.recv(5) == b"INFO ":  # nats-server's greeting, not another listener
+                        return self
             except OSError:
                 time.sleep(0.05)
+                continue
+            # something else answers on the port: wait for the server to give up
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(0.2)
         raise RuntimeError(f"nats-server did not listen on {self.port} in {timeout} s")
 
     def kill(self) -> None:

@@ -4,13 +4,16 @@ a msg id that names other bytes is refused, never believed."""
 
 from __future__ import annotations
 
+import socket
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import nats
 import pytest
 from nats.aio.client import Client
 
 from match_bus.jetstream import SequenceConflict, TableLog, ensure_stream
+from match_launch import natsserver
 from match_launch.natsserver import NatsServer
 
 TABLE = "fence0000001"
@@ -74,3 +77,24 @@ async def test_a_moved_table_whose_last_record_is_not_ours_is_a_conflict(log: Ta
     await log.append(TABLE, b"theirs", f"{TABLE}:{first}:b", first)
     with pytest.raises(SequenceConflict, match="moved past"):
         await log.append(TABLE, b"mine", f"{TABLE}:{first}:a", first)
+
+
+def test_a_nats_server_whose_port_was_taken_meanwhile_starts_on_another(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """free_port() gives the port back before nats-server binds it: somebody may take it."""
+    with socket.socket() as thief:
+        thief.bind(("127.0.0.1", 0))
+        thief.listen()
+        taken = thief.getsockname()[1]
+        ports = iter([taken])
+        real = natsserver.free_port
+        monkeypatch.setattr(natsserver, "free_port", lambda: next(ports, None) or real())
+        server = natsserver.NatsServer(tmp_path / "nats")
+        assert server.port == taken
+        server.start()
+        try:
+            assert server.port != taken
+            assert server.url.endswith(f":{server.port}")
+        finally:
+            server.stop()
