@@ -267,7 +267,9 @@ class MatchCardsHarness:
                 MSettings(),
                 MSettings(difficulty=MSettings.DIFFICULTY_HARD),
                 MSettings(mode=MSettings.MODE_TRIPLES, cards=18, pictures="fruit"),
-                MSettings(code="MM2-TBHB-AAAAAFK"),
+                MSettings(
+                    code="MM3-TBHB-AAAAA-AAAAA-AAAAA-AAAAA-AAAAA-AAAAA-AAAAA-AAAAA-AAAAA-AAAAA-CXE"
+                ),
             ]
         )
         count = rng.randint(game.min_seats, game.max_seats)
@@ -313,10 +315,16 @@ class MatchCardsHarness:
             MSettings(pictures="planets"),
             MSettings(mode=7),
             MSettings(difficulty=9),
-            MSettings(code="MM2-PAEA"),
-            MSettings(code="MM2-PAEA-AAAAAB7"),
-            MSettings(code="MM3-PAEA-AAAAAB6"),
-            MSettings(code="MM2-PAEA-AAAAAB6", cards=20),
+            MSettings(code="MM3-PAEA"),
+            MSettings(
+                code="MM3-PAEA-AAAAA-AAAAA-AAAAA-AAAAA-AAAAA-AAAAA-AAAAA-AAAAA-AAAAA-AAAAA-A6E"
+            ),
+            MSettings(code="MM2-PAEA-AAAAAB6"),
+            MSettings(code="MM9-PAEA-AAAAAB6"),
+            MSettings(
+                code="MM3-PAEA-AAAAA-AAAAA-AAAAA-AAAAA-AAAAA-AAAAA-AAAAA-AAAAA-AAAAA-AAAAA-A6D",
+                cards=20,
+            ),
         ]
 
     def leaks(self, deal: Message, viewer: str) -> Leaks:

@@ -1,11 +1,12 @@
-"""The deal of Match Cards, version ``match-cards-deal-v1``: the pictures in their places and
-the game's code, from the code's 30-bit short seed alone (docs/dealing.md, vectors in
-docs/vectors/match-cards-deal-v1.json).
+"""The deal of Match Cards, version ``match-cards-deal-v2``: the pictures in their places and
+the game's code, from the whole 32-byte seed (docs/dealing.md, vectors in
+docs/vectors/match-cards-deal-v2.json).
 
-* the short seed: a typed code's (a replay), else the first 30 bits of the dealer's 32-byte seed
-  (:func:`~match_rules.match_cards.code.short_seed`); the commitment stays over the full seed;
-* the deal's key: ``SHA-256(b"match-cards-deal-v1/short/" + u32be(short))``, 32 bytes, keying
-  the streams of :class:`match_rules.deal.DealStream` with this version's prefix;
+* the seed: a typed code's (a replay; the code carries all 32 bytes), else the dealer's; the
+  commitment is ``SHA-256`` of that dealer's seed, and the deal depends on every bit of it (v1
+  depended on 30 bits, which a player who had seen a few cards could search during play);
+* the streams of :class:`match_rules.deal.DealStream`, keyed by the seed with this version's
+  prefix;
 * ``pictures``: on Hard, ``k = max(1, groups // 4)`` look-alike subjects drawn from the set's
   by a partial Fisher-Yates, each giving both its versions (``2k`` groups); then the rest of the
   ``groups`` drawn from the set's plain pictures by a partial Fisher-Yates (all of them on Easy
@@ -16,14 +17,13 @@ docs/vectors/match-cards-deal-v1.json).
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 
 from match_rules.deal import DealStream, uniform
 from match_rules.match_cards import code as codes
 from match_rules.match_cards.settings import Difficulty, Settings, check, picture_set
 
-DEAL_VERSION = "match-cards-deal-v1"
+DEAL_VERSION = "match-cards-deal-v2"
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,13 +49,15 @@ def _draw(stream: DealStream, items: list[str], count: int) -> list[str]:
     return items[:count]
 
 
-def deal_short(short: int, settings: Settings) -> Deal:
-    """The deal of ``settings`` from the short seed ``short`` (0 <= short < 2**30)."""
+def deal(seed: bytes, settings: Settings) -> Deal:
+    """Deal a game: from the typed code's seed for a replay, else from the dealer's 32-byte
+    ``seed``."""
     check(settings)
-    key = hashlib.sha256(
-        DEAL_VERSION.encode("ascii") + b"/short/" + short.to_bytes(4, "big")
-    ).digest()
-    stream = DealStream(key, "pictures", DEAL_VERSION)
+    if settings.code:
+        seed = codes.parse(settings.code).seed
+    if len(seed) != codes.SEED_BYTES:
+        raise ValueError(f"a seed must be exactly {codes.SEED_BYTES} bytes, got {len(seed)}")
+    stream = DealStream(seed, "pictures", DEAL_VERSION)
     chosen = picture_set(settings.pictures)
     k = lookalike_subjects(settings)
     subjects = _draw(stream, [pair[0].subject for pair in chosen.lookalikes], k)
@@ -63,18 +65,8 @@ def deal_short(short: int, settings: Settings) -> Deal:
     pictures = [p.id for s in subjects for p in versions[s]]
     pictures += _draw(stream, [p.id for p in chosen.plain], settings.groups - len(pictures))
     cards = [p for p in pictures for _ in range(settings.group)]
-    layout = DealStream(key, "layout", DEAL_VERSION)
+    layout = DealStream(seed, "layout", DEAL_VERSION)
     for i in range(len(cards) - 1, 0, -1):
         j = uniform(layout, i + 1)
         cards[i], cards[j] = cards[j], cards[i]
-    return Deal(DEAL_VERSION, tuple(cards), codes.encode(settings, short))
-
-
-def deal(seed: bytes, settings: Settings) -> Deal:
-    """Deal a game: from the typed code's seed for a replay, else from the first 30 bits of the
-    dealer's 32-byte ``seed``."""
-    if settings.code:
-        return deal_short(codes.parse(settings.code).short_seed, settings)
-    if len(seed) != 32:
-        raise ValueError(f"a seed must be exactly 32 bytes, got {len(seed)}")
-    return deal_short(codes.short_seed(seed), settings)
+    return Deal(DEAL_VERSION, tuple(cards), codes.encode(settings, seed))

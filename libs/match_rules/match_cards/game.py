@@ -1,10 +1,11 @@
 """Match Cards behind the game seam: ``GAME`` (see :mod:`match_rules.game`).
 
-Settings (validated, defaults filled in, a typed code read), the deal (``match-cards-deal-v1``,
-from the code's short seed), the decider, the codec of ``MatchCardsEvent``, redaction (a
-player's own events to them, :class:`~match_rules.match_cards.events.OpponentProgress` to the
-others), the replies, the snapshot (``MatchCardsView``, the code once over) and results (a
-replay is marked and never ranked).
+Settings (validated, defaults filled in, a typed code read), the deal (``match-cards-deal-v2``,
+from the whole seed, which the game's code carries), the decider, the codec of
+``MatchCardsEvent``, redaction (a player's own events to them,
+:class:`~match_rules.match_cards.events.OpponentProgress` to the others), the replies, the
+snapshot (``MatchCardsView``, the code once over) and results (a replay is marked and never
+ranked).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from match_rules.game import (
 )
 from match_rules.match_cards import code as codes
 from match_rules.match_cards import commands as cmd
+from match_rules.match_cards import deal as dealing
 from match_rules.match_cards import describe as told
 from match_rules.match_cards import events as ev
 from match_rules.match_cards.deal import DEAL_VERSION, deal
@@ -186,7 +188,9 @@ class MatchCards:
             raise ValueError(f"the deal has {len(deal.cards)} cards, the game {state.size}")
         if any(c not in PICTURES for c in deal.cards):
             raise ValueError("the deal names a picture of no set")
-        codes.parse(deal.code)
+        read = codes.parse(deal.code)
+        if dealing.deal(read.seed, read.settings).cards != tuple(deal.cards):
+            raise ValueError("the deal's cards are not the ones its code deals")
         return replace(state, cards=tuple(deal.cards), code=deal.code)
 
     def start(

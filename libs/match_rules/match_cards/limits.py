@@ -1,6 +1,7 @@
 """The limits table, measured (``python -m match_rules.match_cards.limits``).
 
-Two simulated players play many deals of ``match-cards-deal-v1`` (short seeds ``0..n-1``) of
+Two simulated players play many deals of ``match-cards-deal-v2`` (seeds ``0..n-1``, 32 bytes
+big-endian) of
 every mode and size to the end, with no limit, and their failed attempts are counted:
 
 - the *perfect* player remembers every card it has seen;
@@ -9,7 +10,7 @@ every mode and size to the end, with no limit, and their failed attempts are cou
 
 Both play the same way with what they recall: a complete group they recall, else a card they
 have not seen (or forgot), then the cards they recall of its picture, then cards they have not
-seen. Each player's random choices come from ``random.Random`` seeded by the deal's short seed
+seen. Each player's random choices come from ``random.Random`` seeded by the deal's number
 (the table is a derivation, not a deal: it is pinned in settings.LIMITS and re-checked by a
 test on a small sample).
 
@@ -26,7 +27,7 @@ import random
 import sys
 from collections.abc import Sequence
 
-from match_rules.match_cards.deal import deal_short
+from match_rules.match_cards.deal import deal
 from match_rules.match_cards.settings import LIMITS, SIZES, Mode, Settings
 
 FORGETFUL_KEEP = 0.35
@@ -80,10 +81,10 @@ def measure(mode: Mode, cards: int, sample: int) -> tuple[int, int]:
     over ``sample`` deals."""
     settings = Settings(mode, cards)
     perfect, forgetful = [], []
-    for short in range(sample):
-        dealt = deal_short(short, settings).cards
-        perfect.append(play(dealt, settings.group, 1.0, random.Random(short)))
-        forgetful.append(play(dealt, settings.group, FORGETFUL_KEEP, random.Random(short)))
+    for number in range(sample):
+        dealt = deal(number.to_bytes(32, "big"), settings).cards
+        perfect.append(play(dealt, settings.group, 1.0, random.Random(number)))
+        forgetful.append(play(dealt, settings.group, FORGETFUL_KEEP, random.Random(number)))
     return percentile(perfect, PERFECT_PERCENTILE), percentile(forgetful, PERCENTILE)
 
 

@@ -44,9 +44,9 @@ LIMITS: dict[tuple[Mode, int], tuple[int, int, int]] = {
     (Mode.PAIRS, 12): (20, 16, 11),
     (Mode.PAIRS, 20): (36, 28, 19),
     (Mode.PAIRS, 30): (54, 41, 28),
-    (Mode.PAIRS, 60): (110, 83, 56),
-    (Mode.TRIPLES, 12): (20, 16, 11),
-    (Mode.TRIPLES, 18): (34, 26, 18),
+    (Mode.PAIRS, 60): (108, 82, 55),
+    (Mode.TRIPLES, 12): (22, 17, 12),
+    (Mode.TRIPLES, 18): (32, 25, 17),
     (Mode.TRIPLES, 30): (56, 43, 29),
     (Mode.TRIPLES, 60): (112, 85, 57),
 }

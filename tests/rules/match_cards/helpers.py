@@ -4,20 +4,23 @@ from __future__ import annotations
 
 from match_rules.match_cards import commands as cmd
 from match_rules.match_cards import events as ev
-from match_rules.match_cards.deal import DEAL_VERSION, deal_short
+from match_rules.match_cards.deal import DEAL_VERSION, deal
 from match_rules.match_cards.decide import decide_steps
 from match_rules.match_cards.settings import Settings
 from match_rules.match_cards.state import MatchCardsState, initial_state
 
 T0 = 1_000_000
+# seed 1, pairs, 12 cards, Easy, animals; the same with its check symbol mistyped
+CODE = "MM3-PAEA-AAAAA-AAAAA-AAAAA-AAAAA-AAAAA-AAAAA-AAAAA-AAAAA-AAAAA-AAAAA-A6D"
+BAD_CHECK = "MM3-PAEA-AAAAA-AAAAA-AAAAA-AAAAA-AAAAA-AAAAA-AAAAA-AAAAA-AAAAA-AAAAA-A6E"
 
 
 class Game:
     def __init__(
-        self, settings: Settings | None = None, players: tuple[str, ...] = ("ann",), short: int = 1
+        self, settings: Settings | None = None, players: tuple[str, ...] = ("ann",), seed: int = 1
     ) -> None:
         settings = settings or Settings()
-        dealt = deal_short(short, settings)
+        dealt = deal(seed.to_bytes(32, "big"), settings)
         self.cards = dealt.cards
         self.code = dealt.code
         self.state: MatchCardsState = initial_state(dealt.cards, dealt.code)

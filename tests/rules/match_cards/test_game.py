@@ -13,7 +13,7 @@ from match_rules.match_cards.game import GAME, to_settings
 from match_rules.match_cards.settings import Difficulty
 from match_rules.match_cards.view import player_view
 from match_rules.registry import by_slug
-from tests.rules.match_cards.helpers import T0
+from tests.rules.match_cards.helpers import BAD_CHECK, CODE, T0
 
 W = match_cards_pb2.MatchCardsSettings
 V = match_cards_pb2.MatchCardsView
@@ -66,8 +66,8 @@ def test_settings_defaults_and_refusals() -> None:
         (W(mode=9), Code.INVALID_MODE),
         (W(difficulty=9), Code.INVALID_DIFFICULTY),
         (W(cards=21), Code.INVALID_DECK_SIZE),
-        (W(code="MM2-PAEA-AAAAAB6", cards=20), Code.CODE_CONFLICT),
-        (W(code="MM2-PAEA-AAAAAB7"), Code.CODE_CHECK_FAILED),
+        (W(code=CODE, cards=20), Code.CODE_CONFLICT),
+        (W(code=BAD_CHECK), Code.CODE_CHECK_FAILED),
         (common_pb2.Refusal(), Code.INVALID_SETUP),
     ]
     for wire, code in cases:
@@ -92,7 +92,9 @@ def test_with_deal_refuses_a_deal_that_does_not_fit() -> None:
     for deal in (
         common_pb2.Refusal(),
         match_cards_pb2.MatchCardsDeal(),
-        match_cards_pb2.MatchCardsDeal(cards=["nothing"], code="MM2-PAEA-AAAAAB6"),
+        match_cards_pb2.MatchCardsDeal(cards=["nothing"], code=CODE),
+        # real pictures, but not the ones the code deals (seed 0's, not seed 1's)
+        match_cards_pb2.MatchCardsDeal(cards=GAME.deal(bytes(32), W()).cards, code=CODE),
     ):
         with pytest.raises(ValueError):
             GAME.with_deal(state, deal)
@@ -145,7 +147,7 @@ def test_hard_notice_and_compare_in_the_view() -> None:
 
 
 def test_the_end_shows_code_seed_standings_and_a_replay_is_not_ranked() -> None:
-    for settings, ranked in ((W(), True), (W(code="MM2-PAEA-AAAAAB6"), False)):
+    for settings, ranked in ((W(), True), (W(code=CODE), False)):
         state, deal = started(settings)
         at = T0
         groups: dict[str, list[int]] = {}
@@ -174,10 +176,8 @@ def test_the_end_shows_code_seed_standings_and_a_replay_is_not_ranked() -> None:
 def test_the_log_told_for_people() -> None:
     t = Teller()
     state, _ = started(W(difficulty=W.DIFFICULTY_HARD, code=""))
-    settings = to_settings(GAME.settings(W(code="MM2-PAEA-AAAAAB6")))
-    assert "a replay of MM2-PAEA-AAAAAB6" in GAME.describe_settings(
-        GAME.settings(W(code=settings.code))
-    )
+    settings = to_settings(GAME.settings(W(code=CODE)))
+    assert f"a replay of {CODE}" in GAME.describe_settings(GAME.settings(W(code=settings.code)))
     lines = [
         GAME.describe(e, t).text
         for e in (
@@ -193,7 +193,7 @@ def test_the_log_told_for_people() -> None:
         )
     ]
     assert "cat, grey" in lines[1] and "Same picture" in lines[3] and "Different" in lines[5]
-    ended = ev.GameEnded(T0, (ev.Standing("ann", 1, True, 6, 1, 5000),), "MM2-PAEA-AAAAAB6", True)
+    ended = ev.GameEnded(T0, (ev.Standing("ann", 1, True, 6, 1, 5000),), CODE, True)
     told = GAME.describe(ended, t)
     assert "not ranked" in told.text and told.after[1].startswith("    1. Ann")
     assert (
