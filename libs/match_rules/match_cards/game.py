@@ -260,8 +260,12 @@ class MatchCards:
     # --- what each player may see ------------------------------------------------------------
 
     def redact(
-        self, state_after: MatchCardsState, event: ev.Event, player: str
+        self, state_after: MatchCardsState, event: ev.Event | ev.OpponentProgress, player: str
     ) -> ev.Event | ev.OpponentProgress:
+        if isinstance(event, ev.OpponentProgress):
+            # Already what anybody may see: the lobby redacts what it shows again and needs it
+            # unchanged (services/lobby/viewer.py, shown_as_is), so redaction is idempotent.
+            return event
         if not isinstance(event, typing.get_args(ev.Event)):
             raise TypeError(f"not an event of Match Cards: {event!r}")
         return redact(state_after, event, player)

@@ -126,8 +126,10 @@ def test_a_picture_only_while_turned_or_found_and_others_see_counts() -> None:
     )
     assert event == ev.OpponentProgress(T0, "ann", 1, 0, 0)
     assert GAME.redact(state, ev.NoticeTurnedOff(T0, "ann"), "ann") == ev.NoticeTurnedOff(T0, "ann")
+    progress = ev.OpponentProgress(T0, "ann", 0, 0, 0)
+    assert GAME.redact(state, progress, "bob") is progress  # idempotent, as the lobby needs
     with pytest.raises(TypeError):
-        GAME.redact(state, ev.OpponentProgress(T0, "ann", 0, 0, 0), "bob")  # type: ignore[arg-type]
+        GAME.redact(state, object(), "bob")  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         GAME.decode(common_pb2.Refusal())
     spectator = player_view(state, "")
