@@ -17,6 +17,7 @@ import grpc
 import pytest
 
 from match_audit.cli import main as audit_main
+from match_client.demo import demo_match_cards
 from match_rules.match_cards import code as codes
 from match_rules.match_cards.game import GAME
 from match_rules.match_cards.settings import Settings as Rules
@@ -231,3 +232,28 @@ async def test_bad_input_is_refused_with_its_own_code_changing_nothing(
     await asyncio.sleep(0.3)
     assert len(ann.events()) == before + 1  # only the CardTurned: the refusals added nothing
     check_no_leaks(ann)
+
+
+async def test_the_demo_prints_id_result_counters_and_a_code_that_replays_the_same_cards(
+    stack: object, channel: grpc.aio.Channel
+) -> None:
+    lines: list[str] = []
+    addr = stack.lobby_addr  # type: ignore[attr-defined]
+    assert await demo_match_cards(addr, out=lines.append) == 0
+    text = "\n".join(lines)
+    assert lines[0].startswith("game ") and "result: won" in text
+    assert "of 6 groups found" in text and "failed attempts" in text
+    printed = next(line for line in lines if line.startswith("game code: "))
+    code = printed.removeprefix("game code: ")
+    assert codes.parse(code).settings.cards == 12
+    # A game started from the printed code: the same cards in the same places.
+    ann = MCPlayer("Ann", channel)
+    await ann.create(settings=Settings(code=code))
+    ann.watch()
+    await ann.play_to_the_end()
+    assert (await ann.wait_for("game_ended")).replay
+    deal = deal_of(code)
+    assert ann.faces() == {c: deal[c - 1] for c in range(1, 13)}
+    await seed_of(ann)
+    game_id = lines[0].removeprefix("game ")
+    await verified(stack, game_id)
