@@ -15,7 +15,7 @@ LIBS = ROOT / "libs"
 GENERATED = LIBS / "match" / "v1"
 # The slugs of the registered games (match_rules.registry), as words in a name: every game's
 # package, proto module, message and oneof member is named after it.
-SLUGS = frozenset({"race", "concentration"})
+SLUGS = frozenset({"race", "concentration", "match_cards"})
 STATEMENT_START = (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT)
 
 
@@ -115,7 +115,8 @@ def _names_a_game(token: tokenize.TokenInfo) -> bool:
     ``concentration_pb2``), or a string that is exactly a slug (``HasField("race")``)."""
     if token.type == tokenize.NAME:
         words = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", token.string).lower().split("_")
-        return any(word in SLUGS for word in words)
+        joined = f"_{'_'.join(words)}_"  # a slug of several words (match_cards) as words
+        return any(word in SLUGS for word in words) or any(f"_{s}_" in joined for s in SLUGS)
     if token.type == tokenize.STRING:
         try:
             value = ast.literal_eval(token.string)
@@ -148,6 +149,8 @@ def test_the_game_check_sees_a_game_named() -> None:
         "RaceEvent = 1\n",
         "if envelope.HasField('race'):\n    pass\n",
         "from match_rules.concentration.game import GAME\n",
+        "MatchCardsEvent = 1\n",
+        "from match.v1 import match_cards_pb2\n",
     ):
         assert _game_names(source), source
     harmless = (

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from google.protobuf import text_format
 from google.protobuf.message import DecodeError, Message
 
-from match.v1 import dealer_pb2, referee_pb2
+from match.v1 import common_pb2, dealer_pb2, referee_pb2
 from match_audit import merkle
 from match_audit.note import Checkpoint, NoteError, Verifier, open_checkpoint
-from match_audit.rerun import TableError, TableGame, ended_at, game_messages, rerun, table_game
+from match_audit.rerun import TableError, TableGame, ended_at, rerun, table_game
 from match_rules.deal import SEED_BYTES, commitment
 from match_rules.errors import RuleError
 from match_rules.game import Game
@@ -231,6 +231,10 @@ def _check_records(
     return records
 
 
+def _is_commitment(envelope: common_pb2.EventEnvelope) -> bool:
+    return envelope.HasField("table") and envelope.table.WhichOneof("event") == "seed_committed"
+
+
 def _table_events(record: referee_pb2.TableRecord, which: str) -> list[object]:
     return [
         getattr(e.table, which)
@@ -263,7 +267,15 @@ def _check_seed(
 ) -> bytes:
     committed = [(i, c) for i, r in enumerate(records) for c in _table_events(r, "seed_committed")]
     revealed = [(i, s) for i, r in enumerate(records) for s in _table_events(r, "seed_revealed")]
-    started = next((i for i, r in enumerate(records) if game_messages(game, r)), None)
+    # Where the game's first event and the commitment stand: (record, place in the record). A
+    # table full at creation (one seat) starts in the record that commits the seed, after it.
+    places = [
+        (i, n, e.WhichOneof("body") == game.slug, _is_commitment(e))
+        for i, r in enumerate(records)
+        for n, e in enumerate(r.events)
+    ]
+    started = next(((i, n) for i, n, ours, _ in places if ours), None)
+    committed_at = next(((i, n) for i, n, _, commits in places if commits), None)
     try:
         ended = ended_at(game, records)
     except Exception as error:  # an event the game cannot read: the rerun names it
@@ -279,10 +291,10 @@ def _check_seed(
     if len(committed) > 1:
         raise _Fail(f"{_at(committed[1][0], entries)}: a second seed commitment")
     c_index, c_event = committed[0]
-    if started is not None and c_index >= started:
+    if started is not None and committed_at is not None and committed_at > started:
         raise _Fail(
             f"{_at(c_index, entries)}: the seed was committed only after the game started "
-            f"(record {started})"
+            f"(record {started[0]})"
         )
     if not revealed:
         raise _Fail(

@@ -4,6 +4,8 @@
     match play --new [--seats N] [--private] [--ready-window S] [--hints N] [--fill-now]
     match play --game concentration --new [--seats N] [--fill-now] [--cards N]
                [--playing-cards] [--jokers] [--matching M] [--turn-limit S]
+    match play --game match-cards --new [--seats N] [--cards N] [--triples]
+               [--difficulty D] [--pictures SET] [--code CODE]
     match play --table ID | --invite CODE
     match play --resume [ID]            # back to a kept seat (the latest without ID)
     match watch [--table ID] [--token TOKEN]
@@ -32,7 +34,7 @@ from typing import cast
 
 from match.v1 import common_pb2, lobby_pb2, race_service_pb2
 from match_bus.clock import Clock
-from match_client import concentration, text, timing
+from match_client import concentration, match_cards, text, timing
 from match_client.client import (
     CommandReply,
     MatchClient,
@@ -50,7 +52,7 @@ from match_client.seats import SeatStore, resume_finders, state_dir
 from match_client.tracker import RaceView, ViewTracker
 from match_rules import registry
 
-GAMES = ("race", "concentration")
+GAMES = ("race", "concentration", "match-cards")
 BOARD_DELAY_S = 0.1
 TICK_S = 0.25  # how often the line mode looks at the clock for a milestone to say
 PERMANENT = {"UNAUTHENTICATED", "PERMISSION_DENIED", "NOT_FOUND", "INVALID_ARGUMENT"}
@@ -59,6 +61,7 @@ PERMANENT = {"UNAUTHENTICATED", "PERMISSION_DENIED", "NOT_FOUND", "INVALID_ARGUM
 SNAPSHOT = 2**63 - 1
 Out = Callable[[str], None]
 CONCENTRATION = common_pb2.GAME_KIND_CONCENTRATION
+MATCH_CARDS = common_pb2.GAME_KIND_MATCH_CARDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +122,8 @@ def _connection_options(parser: argparse.ArgumentParser, default: object) -> Non
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="match", description="Play Match (the race) or Concentration from a terminal."
+        prog="match",
+        description="Play Match (the race), Concentration or Match Cards from a terminal.",
     )
     _connection_options(parser, None)
     # The same options after the subcommand; SUPPRESS keeps one given before it.
@@ -151,7 +155,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--seats",
         type=int,
         default=None,
-        help="seats at a new table: 2..4 for the race, 1..6 for Concentration",
+        help="seats at a new table: 2..4 for the race, 1..6 for Concentration, 1..4 for Match "
+        "Cards (2 or more: a challenge table, each player on their own copy of one deal)",
     )
     play.add_argument(
         "--private", action="store_true", help="a new private table (invite code, no bot)"
@@ -187,7 +192,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     conc = play.add_argument_group("a new Concentration table")
     conc.add_argument(
-        "--cards", type=int, default=None, help="the deck: 52, 36 or 24 cards (default 52)"
+        "--cards",
+        type=int,
+        default=None,
+        help="the deck: 52, 36 or 24 cards (default 52); Match Cards: 12, 20, 30 or 60 in "
+        "pairs, 12, 18, 30 or 60 in triples (default 12)",
     )
     conc.add_argument(
         "--playing-cards", action="store_true", help="playing cards instead of emoji pictures"
@@ -207,6 +216,26 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="S",
         help="seconds to flip each card of a turn: 0 (none, the default), 30 or 60",
+    )
+
+    cards = play.add_argument_group("a new Match Cards table")
+    cards.add_argument(
+        "--triples", action="store_true", help="find triples (3 cards an attempt), not pairs"
+    )
+    cards.add_argument(
+        "--difficulty",
+        choices=match_cards.DIFFICULTIES,
+        default=None,
+        help="the limit of failed attempts; hard adds look-alikes and the Same/Different "
+        "pictures notice (default easy)",
+    )
+    cards.add_argument(
+        "--pictures", choices=match_cards.PICTURE_SETS, default=None, help="default animals"
+    )
+    cards.add_argument(
+        "--code",
+        default=None,
+        help="replay a published game code (the same cards in the same places; not ranked)",
     )
 
     watch = sub.add_parser("watch", parents=[addr], help="print a table's stream")
@@ -237,21 +266,32 @@ def play_problem(args: argparse.Namespace) -> str | None:
             "--matching": args.matching is not None,
             "--turn-limit": args.turn_limit is not None,
         },
+        "match-cards": {
+            "--triples": args.triples,
+            "--difficulty": args.difficulty is not None,
+            "--pictures": args.pictures is not None,
+            "--code": args.code is not None,
+        },
     }
+    shared = {"--cards": ("concentration", "match-cards")}
     for game, flags in game_only.items():
-        used = [flag for flag, on in flags.items() if on]
-        if used and args.game != game:
-            return f"{', '.join(used)} only go with --game {game}"
+        used = [f for f, on in flags.items() if on and args.game not in shared.get(f, (game,))]
+        if used:
+            games = " or ".join(f"--game {g}" for g in shared.get(used[0], (game,)))
+            return f"{', '.join(used)} only go with {games}"
     new_only = {
         "--seats": args.seats is not None,
         "--private": args.private,
         "--fill-now": args.fill_now,
+        "--cards": args.cards is not None,
         **game_only[args.game],
     }
     if not args.new:
         used = [flag for flag, on in new_only.items() if on]
         if used:
             return f"{', '.join(used)} only go with --new"
+    if args.fill_now and args.game == "match-cards":
+        return "--fill-now: nobody fills a Match Cards seat; it starts when every seat is taken"
     if args.fill_now and args.private:
         return "--fill-now is for open tables: a private table gets no bot"
     return None
@@ -487,6 +527,16 @@ async def play(client: MatchClient, args: argparse.Namespace, settings: Settings
                 args.cards, args.playing_cards, args.jokers, args.matching, args.turn_limit or 0
             ),
         )
+    elif args.new and args.game == "match-cards":
+        visibility = common_pb2.VISIBILITY_PRIVATE if args.private else common_pb2.VISIBILITY_OPEN
+        seat = await client.create_match_cards_table(
+            seats=args.seats or 1,
+            visibility=visibility,
+            display_name=name,
+            settings=match_cards.settings_from(
+                args.cards, args.triples, args.difficulty, args.pictures, args.code
+            ),
+        )
     elif args.new:
         visibility = common_pb2.VISIBILITY_PRIVATE if args.private else common_pb2.VISIBILITY_OPEN
         seat = await client.create_table(
@@ -518,6 +568,10 @@ async def play(client: MatchClient, args: argparse.Namespace, settings: Settings
         table is None and args.new and args.game == "concentration"
     ):
         return await play_concentration(client, seat, table, args, settings, note, early)
+    if (table is not None and table.game_kind == MATCH_CARDS) or (
+        table is None and args.new and args.game == "match-cards"
+    ):
+        return await play_match_cards(client, seat, table, args, settings, note, early)
     game = Game(client, seat, note, settings=settings, show_boards=args.plain)
     if table is not None:
         game.tracker.note_table(table)
@@ -573,6 +627,45 @@ async def play_concentration(
     return code
 
 
+def audit_line(game_id: str, settings: Settings) -> str:
+    command = text.audit_command(game_id, settings.ledger_key, settings.ledger_addr)
+    return f"check this game against the ledger: {command}"
+
+
+async def play_match_cards(
+    client: MatchClient,
+    seat: Seat,
+    table: lobby_pb2.Table | None,
+    args: argparse.Namespace,
+    settings: Settings,
+    note: Out,
+    early: list[str],
+    resumed: bool = False,
+) -> int:
+    """A seat at a Match Cards table: solo, it is playing already; at a challenge table it
+    starts when the last seat is taken."""
+    play = match_cards.MatchCardsPlay(
+        client,
+        seat,
+        note,
+        settings.server_clock(),
+        audit=audit_line(seat.table_id, settings),
+        show_board=args.plain,
+        resumed=resumed,
+    )
+    if table is not None:
+        play.tracker.note_table(table)
+    if args.plain:
+        return await play.run_lines()
+    from match_client.match_cards_screen import MatchCardsApp
+
+    code = await MatchCardsApp(play, early).run_game()
+    if play.ended:  # the screen is gone: keep the end on the terminal
+        for line in match_cards.end_lines(play.tracker, play.audit):
+            print(line, flush=True)
+    return code
+
+
 async def run_game(game: Game, plain: bool, early: list[str], name: str) -> int:
     if plain:
         game.out("type ? for help")
@@ -619,6 +712,8 @@ async def resume(
         return await play_concentration(
             client, seat, table, args, settings, out, early, resumed=True
         )
+    if table.game_kind == MATCH_CARDS:
+        return await play_match_cards(client, seat, table, args, settings, out, early, resumed=True)
     game = Game(client, seat, out, settings=settings, show_boards=args.plain, resumed=True)
     game.tracker.note_table(table)
     name = next((s.display_name for s in table.taken if s.player_id == seat.player_id), "")

@@ -25,6 +25,9 @@ from match.v1 import (
     concentration_service_pb2_grpc,
     lobby_pb2,
     lobby_pb2_grpc,
+    match_cards_pb2,
+    match_cards_service_pb2,
+    match_cards_service_pb2_grpc,
     race_pb2,
     race_service_pb2,
     race_service_pb2_grpc,
@@ -232,6 +235,20 @@ class MatchClient:
             concentration_service_pb2.ConcentrationServiceWatchRequest,
             concentration_service_pb2.ConcentrationServiceWatchResponse,
         ] = concentration.Watch
+        cards: Any = match_cards_service_pb2_grpc.MatchCardsServiceStub(  # type: ignore[no-untyped-call, unused-ignore]
+            self._channel
+        )
+        self.turn_card_rpc: _Unary[
+            match_cards_service_pb2.TurnCardRequest, match_cards_service_pb2.TurnCardResponse
+        ] = cards.TurnCard
+        self.turn_off_notice_rpc: _Unary[
+            match_cards_service_pb2.TurnOffNoticeRequest,
+            match_cards_service_pb2.TurnOffNoticeResponse,
+        ] = cards.TurnOffNotice
+        self.match_cards_watch_rpc: _UnaryStream[
+            match_cards_service_pb2.MatchCardsServiceWatchRequest,
+            match_cards_service_pb2.MatchCardsServiceWatchResponse,
+        ] = cards.Watch
 
     async def __aenter__(self) -> MatchClient:
         return self
@@ -304,6 +321,30 @@ class MatchClient:
         )
         if settings is not None:
             request.concentration.CopyFrom(settings)
+        md = self.metadata(request_id=request_id)
+        r = await self._create(request, timeout=self.timeout, metadata=md)
+        return Seat(r.table_id, r.player_id, r.player_token, r.seat, r.invite_code)
+
+    async def create_match_cards_table(
+        self,
+        seats: int = 1,
+        visibility: common_pb2.Visibility = common_pb2.VISIBILITY_OPEN,
+        display_name: str = "Player",
+        settings: match_cards_pb2.MatchCardsSettings | None = None,
+        request_id: str | None = None,
+    ) -> Seat:
+        """Make a Match Cards table and take seat 1 (``settings`` None: pairs, 12 cards, Easy,
+        animals; ``settings.code`` set: a replay of that game code, never ranked). One seat:
+        the game starts at once; 2 to 4: a challenge table, starting when the last seat is
+        taken, every player on their own copy of the same deal."""
+        request = lobby_pb2.CreateTableRequest(
+            game_kind=common_pb2.GAME_KIND_MATCH_CARDS,
+            seats=seats,
+            visibility=visibility,
+            display_name=display_name,
+        )
+        if settings is not None:
+            request.match_cards.CopyFrom(settings)
         md = self.metadata(request_id=request_id)
         r = await self._create(request, timeout=self.timeout, metadata=md)
         return Seat(r.table_id, r.player_id, r.player_token, r.seat, r.invite_code)
@@ -382,6 +423,9 @@ class MatchClient:
 
     def concentration(self, seat: Seat) -> ConcentrationSession:
         return ConcentrationSession(self, seat.table_id, seat.token)
+
+    def match_cards(self, seat: Seat) -> MatchCardsSession:
+        return MatchCardsSession(self, seat.table_id, seat.token)
 
 
 class PlayerSession:
@@ -477,6 +521,50 @@ class ConcentrationSession:
         )
         md = self.client.metadata(self._token)
         call = self.client.concentration_watch_rpc(request, timeout=None, metadata=md)
+        try:
+            async for item in call:
+                yield item
+        finally:
+            call.cancel()
+
+
+class MatchCardsSession:
+    """One seat's calls to MatchCardsService. Each player plays their own copy; Watch needs the
+    seat's token (a player sees their own pictures and the others' counts only)."""
+
+    def __init__(self, client: MatchClient, table_id: str, token: str | None) -> None:
+        self.client = client
+        self.table_id = table_id
+        self._token = token
+
+    async def turn(
+        self, card: int, request_id: str | None = None
+    ) -> match_cards_service_pb2.TurnCardResponse:
+        """Turn one hidden card of your copy (1..size, row by row); the attempt's cards are
+        compared 1.5 s after its last one."""
+        request = match_cards_service_pb2.TurnCardRequest(table_id=self.table_id, card=card)
+        md = self.client.metadata(self._token, request_id)
+        return await self.client.turn_card_rpc(request, timeout=self.client.timeout, metadata=md)
+
+    async def turn_off_notice(
+        self, request_id: str | None = None
+    ) -> match_cards_service_pb2.TurnOffNoticeResponse:
+        """Hard: stop the "Same picture" / "Different pictures" notice for the rest of the game."""
+        request = match_cards_service_pb2.TurnOffNoticeRequest(table_id=self.table_id)
+        md = self.client.metadata(self._token, request_id)
+        return await self.client.turn_off_notice_rpc(
+            request, timeout=self.client.timeout, metadata=md
+        )
+
+    async def watch(
+        self, after_event_number: int = 0
+    ) -> AsyncIterator[match_cards_service_pb2.MatchCardsServiceWatchResponse]:
+        """The table's stream as this seat may see it; breaking out cancels the call."""
+        request = match_cards_service_pb2.MatchCardsServiceWatchRequest(
+            table_id=self.table_id, after_event_number=after_event_number
+        )
+        md = self.client.metadata(self._token)
+        call = self.client.match_cards_watch_rpc(request, timeout=None, metadata=md)
         try:
             async for item in call:
                 yield item

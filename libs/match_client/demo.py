@@ -6,6 +6,12 @@ with a perfect memory (a pair it knows, else cards it never saw) to the end; it 
 id, the standings and the published seed, deals the layout again from the seed and checks every
 flip against it, and ends with the ``match-audit verify`` command.
 
+``--game match-cards`` (``make demo GAME=match-cards``) plays a solo Match Cards game (pairs, 12
+cards, Easy; the table starts as it is made) with a perfect memory, and prints the game id, the
+result, the counters (groups found of the total, the time, failed attempts of the limit) and the
+game code published at the end, which replays the same cards in the same places
+(``Settings(code=...)``), then the ``match-audit verify`` command.
+
 The race:
 
 Makes an open table with two seats and hints, starts it so the bot fills the other seat, and
@@ -27,6 +33,7 @@ import random
 import sys
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from match.v1 import common_pb2
 from match_bus.clock import Clock
@@ -377,10 +384,107 @@ async def demo_concentration(
         return 0 if t.game_over else 1
 
 
+async def demo_match_cards(
+    addr: str, ca_file: str | None = None, tls: bool = False, out: Callable[[str], None] = say
+) -> int:
+    """One solo Match Cards game with a perfect memory; prints id, result, counters, code."""
+    async with MatchClient(addr, ca_file=ca_file, tls=tls) as client:
+        seat = await client.create_match_cards_table(display_name="Demo")
+        session = client.match_cards(seat)
+        out(f"game {seat.table_id}")
+        seen: dict[int, str] = {}
+        found: set[int] = set()
+        state: dict[str, object] = {}
+        changed = asyncio.Event()
+
+        async def follow() -> None:
+            async for item in session.watch():
+                if item.WhichOneof("item") == "snapshot":
+                    state["view"] = item.snapshot
+                elif item.event.HasField("match_cards"):
+                    event = item.event.match_cards
+                    kind = event.WhichOneof("event")
+                    body = getattr(event, kind)
+                    if kind == "game_started":
+                        state["cards"], state["limit"] = body.settings.cards, body.limit
+                    elif kind == "card_turned":
+                        seen[body.card] = body.picture
+                    elif kind in ("group_found", "attempt_failed"):
+                        if kind == "group_found":
+                            found.update(body.cards)
+                        state["outcomes"] = int(str(state.get("outcomes", 0))) + 1
+                    elif kind == "player_finished":
+                        state["finished"] = body
+                    elif kind == "game_ended":
+                        state["ended"] = body
+                changed.set()
+
+        async def until(condition: Callable[[], bool]) -> None:
+            while not condition():
+                changed.clear()
+                await asyncio.wait_for(changed.wait(), 60)
+
+        watcher = asyncio.create_task(follow())
+        try:
+            await until(lambda: "cards" in state)
+            size = int(str(state["cards"]))
+            while "finished" not in state:
+                loose: dict[str, list[int]] = {}
+                for card, picture in sorted(seen.items()):
+                    if card not in found:
+                        loose.setdefault(picture, []).append(card)
+                pair = next((c for c in loose.values() if len(c) >= 2), None)
+                hidden = [c for c in range(1, size + 1) if c not in found]
+                if not hidden:  # every group found: the end is on its way
+                    await until(lambda: "finished" in state)
+                    break
+                if pair is None:
+                    first = next((c for c in hidden if c not in seen), hidden[0])
+                    outcomes = int(str(state.get("outcomes", 0)))
+                    await session.turn(first)
+                    await until(lambda c=first: c in seen)  # type: ignore[misc]
+                    partner = next(
+                        (c for c in loose.get(seen[first], []) if c != first),
+                        next((c for c in hidden if c not in seen and c != first), None),
+                    )
+                    if partner is None:
+                        partner = next(c for c in hidden if c != first)
+                    await session.turn(partner)
+                else:
+                    outcomes = int(str(state.get("outcomes", 0)))
+                    for card in pair[:2]:
+                        await session.turn(card)
+                await until(
+                    lambda o=outcomes: (
+                        int(str(state.get("outcomes", 0))) > o  # type: ignore[misc]
+                        or "finished" in state
+                    )
+                )
+            await until(lambda: "ended" in state)
+        finally:
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await watcher
+        done: Any = state["finished"]
+        ended: Any = state["ended"]
+        out(f"result: {'won' if done.won else 'lost'}")
+        out(
+            f"counters: {done.groups} of {size // 2} groups found, "
+            f"{done.time_ms / 1000:.1f} s, {done.failed} of {state['limit']} failed attempts"
+        )
+        out(f"game code: {ended.code}")
+        out(f"replay it: Settings(code={ended.code!r}) (same cards, same places; not ranked)")
+        out(f"check this game against the ledger: {audit_command(seat.table_id)}")
+        return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m match_client.demo", description=__doc__)
     parser.add_argument(
-        "--game", choices=("race", "concentration"), default="race", help="default: race"
+        "--game",
+        choices=("race", "concentration", "match-cards"),
+        default="race",
+        help="default: race",
     )
     parser.add_argument(
         "--seats", type=int, default=3, help="Concentration: seats at the table (default 3)"
@@ -396,6 +500,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rng-seed", type=int, default=None, help="the scripted player's choices")
     args = parser.parse_args(argv)
     try:
+        if args.game == "match-cards":
+            return asyncio.run(
+                demo_match_cards(args.addr or default_address(), args.ca or default_ca(), args.tls)
+            )
         if args.game == "concentration":
             return asyncio.run(
                 demo_concentration(

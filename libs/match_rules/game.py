@@ -54,6 +54,9 @@ class Standing:
 class Results:
     standings: tuple[Standing, ...]  # best first
     draw: bool  # two or more players, all tied: a rating counts it halfway
+    # False: the game must never count for a rating (Match Cards' replay of a typed game code,
+    # whose deal anyone could have studied beforehand)
+    ranked: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ from match_rules.game import Game
 _MODULES = (
     "match_rules.race.game",
     "match_rules.concentration.game",
+    "match_rules.match_cards.game",
 )
 
 

@@ -7,6 +7,7 @@ import re
 import secrets
 import uuid
 
+import grpc  # type: ignore[import-untyped]
 from google.protobuf.message import Message
 
 from match.v1 import common_pb2, lobby_pb2
@@ -14,7 +15,7 @@ from match_bus.subjects import valid_table_id
 from match_rules.errors import RuleError
 from match_rules.game import Game
 from services.lobby import games, names
-from services.lobby.errors import invalid
+from services.lobby.errors import ApiError, invalid
 
 INVITE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L: read aloud safely
 # 12 of 31 characters: 59.4 bits, hopeless to guess under the failure limit (invites.py).
@@ -149,8 +150,8 @@ def create_table(request: lobby_pb2.CreateTableRequest) -> tuple[str, Game, Mess
         )
     try:
         settings = game.settings(getattr(request, given) if given else None)
-    except RuleError as error:
-        raise invalid(error.message) from None
+    except RuleError as error:  # the rules' own slug too: each bad setting has its own code
+        raise ApiError(grpc.StatusCode.INVALID_ARGUMENT, error.message, error.code.slug) from None
     return name, game, settings
 
 

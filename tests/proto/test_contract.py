@@ -27,6 +27,9 @@ from match.v1 import (
     concentration_service_pb2,
     dealer_pb2,
     lobby_pb2,
+    match_cards_command_pb2,
+    match_cards_pb2,
+    match_cards_service_pb2,
     race_command_pb2,
     race_pb2,
     race_service_pb2,
@@ -38,6 +41,9 @@ from match_rules.concentration import events as c_events
 from match_rules.concentration import settings as c_settings
 from match_rules.concentration import state as c_state
 from match_rules.concentration import view as c_view
+from match_rules.match_cards import events as m_events
+from match_rules.match_cards import settings as m_settings
+from match_rules.match_cards import view as m_view
 from match_rules.race import commands, events, state, view
 
 REPO = Path(__file__).resolve().parents[2]
@@ -435,7 +441,8 @@ def all_messages() -> list[Descriptor]:
 
     modules = (common_pb2, dealer_pb2, lobby_pb2, race_command_pb2, race_pb2, race_service_pb2)
     concentration = (concentration_pb2, concentration_command_pb2, concentration_service_pb2)
-    for module in (*modules, views_pb2, *concentration):
+    cards = (match_cards_pb2, match_cards_command_pb2, match_cards_service_pb2)
+    for module in (*modules, views_pb2, *concentration, *cards):
         for descriptor in module.DESCRIPTOR.message_types_by_name.values():
             walk(descriptor)
     return found
@@ -537,3 +544,57 @@ def test_a_concentration_view_carries_a_face_only_in_a_card_and_the_seed_when_se
     event_paths = field_paths(ConcentrationEvent.DESCRIPTOR)
     faces = {p for p in event_paths if p.split(".")[-1] == "face"}
     assert faces == {"card_flipped.face"}  # the only event that names a face: the flip itself
+
+
+# --- Match Cards: the same pins ------------------------------------------------------------------
+
+MatchCardsEvent = match_cards_pb2.MatchCardsEvent
+M_EVENT_CLASSES: tuple[type, ...] = (*typing.get_args(m_events.Event), m_events.OpponentProgress)
+
+
+@pytest.mark.parametrize("cls", M_EVENT_CLASSES, ids=lambda c: c.__name__)
+def test_every_match_cards_event_has_a_message_with_the_same_name_and_fields(cls: type) -> None:
+    nested = MatchCardsEvent.DESCRIPTOR.nested_types_by_name
+    assert cls.__name__ in nested, f"match_cards.proto has no MatchCardsEvent.{cls.__name__}"
+    assert proto_fields(nested[cls.__name__]) == dataclass_fields(cls)
+
+
+@pytest.mark.parametrize(
+    ("cls", "descriptor"),
+    [
+        (m_events.Standing, match_cards_pb2.MatchCardsStanding.DESCRIPTOR),
+        (m_settings.Settings, match_cards_pb2.MatchCardsSettings.DESCRIPTOR),
+    ],
+    ids=lambda x: getattr(x, "__name__", ""),
+)
+def test_match_cards_values_mirror_their_messages(cls: type, descriptor: Descriptor) -> None:
+    assert proto_fields(descriptor) == dataclass_fields(cls)
+
+
+def test_match_cards_event_oneof_has_one_field_per_event_named_in_snake_case() -> None:
+    oneof = MatchCardsEvent.DESCRIPTOR.oneofs_by_name["event"]
+    by_name = {f.name: f.message_type.name for f in oneof.fields}
+    assert by_name == {snake(c.__name__): c.__name__ for c in M_EVENT_CLASSES}
+    assert {f.name for f in MatchCardsEvent.DESCRIPTOR.fields} == set(by_name)
+
+
+def test_the_match_cards_commands_are_the_services_rpcs() -> None:
+    oneof = match_cards_command_pb2.MatchCardsCommand.DESCRIPTOR.oneofs_by_name["command"]
+    service = match_cards_service_pb2.DESCRIPTOR.services_by_name["MatchCardsService"]
+    rpcs = {snake(m.name) for m in service.methods if m.name != "Watch"}
+    assert {f.name for f in oneof.fields} == rpcs == {"turn_card", "turn_off_notice"}
+
+
+@pytest.mark.parametrize(
+    ("domain", "descriptor"),
+    [
+        (m_settings.Mode, match_cards_pb2.MatchCardsSettings.Mode.DESCRIPTOR),
+        (m_settings.Difficulty, match_cards_pb2.MatchCardsSettings.Difficulty.DESCRIPTOR),
+        (m_view.CardState, match_cards_pb2.MatchCardsView.CardState.DESCRIPTOR),
+    ],
+    ids=lambda x: getattr(x, "__name__", ""),
+)
+def test_every_match_cards_enum_mirrors_its_domain_enum(
+    domain: type[Enum], descriptor: EnumDescriptor
+) -> None:
+    test_every_enum_mirrors_its_domain_enum(domain, descriptor)

@@ -31,7 +31,7 @@ def test_every_game_is_found_by_its_kind_and_its_slug() -> None:
     for game in registry.games():
         assert registry.by_kind(game.kind) is game
         assert registry.by_slug(game.slug) is game
-    assert registry.slugs() == ("race", "concentration")
+    assert registry.slugs() == ("race", "concentration", "match_cards")
 
 
 def test_an_unknown_kind_or_slug_says_which() -> None:

@@ -1,5 +1,6 @@
 from match.v1 import common_pb2 as _common_pb2
 from match.v1 import concentration_pb2 as _concentration_pb2
+from match.v1 import match_cards_pb2 as _match_cards_pb2
 from match.v1 import race_pb2 as _race_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
@@ -11,7 +12,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Table(_message.Message):
-    __slots__ = ("table_id", "game_kind", "visibility", "seats", "taken", "status", "game_id", "created_at_ms", "invite_code", "race", "concentration", "fill_at_ms", "commitment", "expires_at_ms")
+    __slots__ = ("table_id", "game_kind", "visibility", "seats", "taken", "status", "game_id", "created_at_ms", "invite_code", "race", "concentration", "match_cards", "fill_at_ms", "commitment", "expires_at_ms")
     class Status(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
         __slots__ = ()
         STATUS_UNSPECIFIED: _ClassVar[Table.Status]
@@ -44,6 +45,7 @@ class Table(_message.Message):
     INVITE_CODE_FIELD_NUMBER: _ClassVar[int]
     RACE_FIELD_NUMBER: _ClassVar[int]
     CONCENTRATION_FIELD_NUMBER: _ClassVar[int]
+    MATCH_CARDS_FIELD_NUMBER: _ClassVar[int]
     FILL_AT_MS_FIELD_NUMBER: _ClassVar[int]
     COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     EXPIRES_AT_MS_FIELD_NUMBER: _ClassVar[int]
@@ -58,26 +60,29 @@ class Table(_message.Message):
     invite_code: str
     race: _race_pb2.RaceSettings
     concentration: _concentration_pb2.ConcentrationSettings
+    match_cards: _match_cards_pb2.MatchCardsSettings
     fill_at_ms: int
     commitment: str
     expires_at_ms: int
-    def __init__(self, table_id: _Optional[str] = ..., game_kind: _Optional[_Union[_common_pb2.GameKind, str]] = ..., visibility: _Optional[_Union[_common_pb2.Visibility, str]] = ..., seats: _Optional[int] = ..., taken: _Optional[_Iterable[_Union[Table.Seat, _Mapping]]] = ..., status: _Optional[_Union[Table.Status, str]] = ..., game_id: _Optional[str] = ..., created_at_ms: _Optional[int] = ..., invite_code: _Optional[str] = ..., race: _Optional[_Union[_race_pb2.RaceSettings, _Mapping]] = ..., concentration: _Optional[_Union[_concentration_pb2.ConcentrationSettings, _Mapping]] = ..., fill_at_ms: _Optional[int] = ..., commitment: _Optional[str] = ..., expires_at_ms: _Optional[int] = ...) -> None: ...
+    def __init__(self, table_id: _Optional[str] = ..., game_kind: _Optional[_Union[_common_pb2.GameKind, str]] = ..., visibility: _Optional[_Union[_common_pb2.Visibility, str]] = ..., seats: _Optional[int] = ..., taken: _Optional[_Iterable[_Union[Table.Seat, _Mapping]]] = ..., status: _Optional[_Union[Table.Status, str]] = ..., game_id: _Optional[str] = ..., created_at_ms: _Optional[int] = ..., invite_code: _Optional[str] = ..., race: _Optional[_Union[_race_pb2.RaceSettings, _Mapping]] = ..., concentration: _Optional[_Union[_concentration_pb2.ConcentrationSettings, _Mapping]] = ..., match_cards: _Optional[_Union[_match_cards_pb2.MatchCardsSettings, _Mapping]] = ..., fill_at_ms: _Optional[int] = ..., commitment: _Optional[str] = ..., expires_at_ms: _Optional[int] = ...) -> None: ...
 
 class CreateTableRequest(_message.Message):
-    __slots__ = ("game_kind", "seats", "visibility", "display_name", "race", "concentration")
+    __slots__ = ("game_kind", "seats", "visibility", "display_name", "race", "concentration", "match_cards")
     GAME_KIND_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     VISIBILITY_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     RACE_FIELD_NUMBER: _ClassVar[int]
     CONCENTRATION_FIELD_NUMBER: _ClassVar[int]
+    MATCH_CARDS_FIELD_NUMBER: _ClassVar[int]
     game_kind: _common_pb2.GameKind
     seats: int
     visibility: _common_pb2.Visibility
     display_name: str
     race: _race_pb2.RaceSettings
     concentration: _concentration_pb2.ConcentrationSettings
-    def __init__(self, game_kind: _Optional[_Union[_common_pb2.GameKind, str]] = ..., seats: _Optional[int] = ..., visibility: _Optional[_Union[_common_pb2.Visibility, str]] = ..., display_name: _Optional[str] = ..., race: _Optional[_Union[_race_pb2.RaceSettings, _Mapping]] = ..., concentration: _Optional[_Union[_concentration_pb2.ConcentrationSettings, _Mapping]] = ...) -> None: ...
+    match_cards: _match_cards_pb2.MatchCardsSettings
+    def __init__(self, game_kind: _Optional[_Union[_common_pb2.GameKind, str]] = ..., seats: _Optional[int] = ..., visibility: _Optional[_Union[_common_pb2.Visibility, str]] = ..., display_name: _Optional[str] = ..., race: _Optional[_Union[_race_pb2.RaceSettings, _Mapping]] = ..., concentration: _Optional[_Union[_concentration_pb2.ConcentrationSettings, _Mapping]] = ..., match_cards: _Optional[_Union[_match_cards_pb2.MatchCardsSettings, _Mapping]] = ...) -> None: ...
 
 class CreateTableResponse(_message.Message):
     __slots__ = ("table_id", "invite_code", "player_id", "player_token", "seat")

@@ -1,0 +1,55 @@
+from match.v1 import common_pb2 as _common_pb2
+from match.v1 import match_cards_pb2 as _match_cards_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class TurnCardRequest(_message.Message):
+    __slots__ = ("table_id", "card")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    card: int
+    def __init__(self, table_id: _Optional[str] = ..., card: _Optional[int] = ...) -> None: ...
+
+class TurnCardResponse(_message.Message):
+    __slots__ = ("events", "view")
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    events: _containers.RepeatedCompositeFieldContainer[_common_pb2.EventEnvelope]
+    view: _match_cards_pb2.MatchCardsView
+    def __init__(self, events: _Optional[_Iterable[_Union[_common_pb2.EventEnvelope, _Mapping]]] = ..., view: _Optional[_Union[_match_cards_pb2.MatchCardsView, _Mapping]] = ...) -> None: ...
+
+class TurnOffNoticeRequest(_message.Message):
+    __slots__ = ("table_id",)
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    def __init__(self, table_id: _Optional[str] = ...) -> None: ...
+
+class TurnOffNoticeResponse(_message.Message):
+    __slots__ = ("events", "view")
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    events: _containers.RepeatedCompositeFieldContainer[_common_pb2.EventEnvelope]
+    view: _match_cards_pb2.MatchCardsView
+    def __init__(self, events: _Optional[_Iterable[_Union[_common_pb2.EventEnvelope, _Mapping]]] = ..., view: _Optional[_Union[_match_cards_pb2.MatchCardsView, _Mapping]] = ...) -> None: ...
+
+class MatchCardsServiceWatchRequest(_message.Message):
+    __slots__ = ("table_id", "after_event_number")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    AFTER_EVENT_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    after_event_number: int
+    def __init__(self, table_id: _Optional[str] = ..., after_event_number: _Optional[int] = ...) -> None: ...
+
+class MatchCardsServiceWatchResponse(_message.Message):
+    __slots__ = ("snapshot", "event")
+    SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    snapshot: _match_cards_pb2.MatchCardsView
+    event: _common_pb2.EventEnvelope
+    def __init__(self, snapshot: _Optional[_Union[_match_cards_pb2.MatchCardsView, _Mapping]] = ..., event: _Optional[_Union[_common_pb2.EventEnvelope, _Mapping]] = ...) -> None: ...

@@ -1,0 +1,119 @@
+"""The limits table, measured (``python -m match_rules.match_cards.limits``).
+
+Two simulated players play many deals of ``match-cards-deal-v2`` (seeds ``0..n-1``, 32 bytes
+big-endian) of
+every mode and size to the end, with no limit, and their failed attempts are counted:
+
+- the *perfect* player remembers every card it has seen;
+- the *forgetful* player keeps each card it sees with probability :data:`FORGETFUL_KEEP`
+  (35 %, the Concentration CPU's "weak" memory), drawn once per sighting, as that CPU does.
+
+Both play the same way with what they recall: a complete group they recall, else a card they
+have not seen (or forgot), then the cards they recall of its picture, then cards they have not
+seen. Each player's random choices come from ``random.Random`` seeded by the deal's number
+(the table is a derivation, not a deal: it is pinned in settings.LIMITS and re-checked by a
+test on a small sample).
+
+The rule (docs/rules-match-cards.md, :func:`rule`), with ``m`` the larger of the forgetful
+player's 90th percentile and the perfect player's 99th: Hard ``m + 1`` (nine forgetful players
+in ten win it, a perfect one all but always), Easy ``2 m``, Medium halfway (rounded up). For 12
+cards in pairs, ``m`` is 10: Hard 11 and Easy 20, the seed's two values.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import sys
+from collections.abc import Sequence
+
+from match_rules.match_cards.deal import deal
+from match_rules.match_cards.settings import LIMITS, SIZES, Mode, Settings
+
+FORGETFUL_KEEP = 0.35
+SAMPLE = 2000  # deals per mode and size for the published table
+PERCENTILE = 90
+PERFECT_PERCENTILE = 99
+
+
+def play(cards: Sequence[str], group: int, keep: float, rng: random.Random) -> int:
+    """Failed attempts a player recalling each sighting with probability ``keep`` (per attempt)
+    needs to find every group of ``cards``."""
+    hidden = set(range(len(cards)))
+    memory: dict[int, str] = {}
+    failed = 0
+    while hidden:
+        turned: list[int] = []
+        by_picture: dict[str, list[int]] = {}
+        for card, picture in memory.items():
+            by_picture.setdefault(picture, []).append(card)
+        complete = sorted(cs for cs in by_picture.values() if len(cs) == group)
+        if complete:
+            turned = complete[0]
+        else:
+            while len(turned) < group:
+                target = cards[turned[0]] if turned else None
+                known = sorted(c for c, p in memory.items() if p == target and c not in turned)
+                unseen = sorted(c for c in hidden if c not in memory and c not in turned)
+                rest = sorted(c for c in hidden if c not in turned)
+                pool = known[:1] or unseen or rest
+                card = pool[0] if known else pool[rng.randrange(len(pool))]
+                turned.append(card)
+                if card not in memory and (keep >= 1 or rng.random() < keep):
+                    memory[card] = cards[card]
+        if len({cards[c] for c in turned}) == 1:
+            hidden -= set(turned)
+            for c in turned:
+                memory.pop(c, None)
+        else:
+            failed += 1
+    return failed
+
+
+def percentile(values: Sequence[int], p: int) -> int:
+    """The ``p``-th percentile by the nearest-rank method."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
+
+
+def measure(mode: Mode, cards: int, sample: int) -> tuple[int, int]:
+    """The perfect player's 99th and the forgetful one's 90th percentile of failed attempts
+    over ``sample`` deals."""
+    settings = Settings(mode, cards)
+    perfect, forgetful = [], []
+    for number in range(sample):
+        dealt = deal(number.to_bytes(32, "big"), settings).cards
+        perfect.append(play(dealt, settings.group, 1.0, random.Random(number)))
+        forgetful.append(play(dealt, settings.group, FORGETFUL_KEEP, random.Random(number)))
+    return percentile(perfect, PERFECT_PERCENTILE), percentile(forgetful, PERCENTILE)
+
+
+def rule(perfect: int, forgetful: int) -> tuple[int, int, int]:
+    """(Easy, Medium, Hard) from the measured percentiles."""
+    m = max(perfect, forgetful)
+    easy, hard = 2 * m, m + 1
+    return easy, math.ceil((easy + hard) / 2), hard
+
+
+def table(sample: int = SAMPLE) -> dict[tuple[Mode, int], tuple[int, int, int]]:
+    out = {}
+    for mode, sizes in SIZES.items():
+        for cards in sizes:
+            out[(mode, cards)] = rule(*measure(mode, cards, sample))
+    return out
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    """Print the table (``--sample N`` deals each) and whether it is the one in settings."""
+    sample = int(argv[1]) if len(argv) == 2 and argv[0] == "--sample" else SAMPLE
+    measured = table(sample)
+    print("mode     cards  Easy  Medium  Hard")
+    for (mode, cards), (easy, medium, hard) in measured.items():
+        print(f"{mode.value:<8} {cards:>5} {easy:>5} {medium:>7} {hard:>5}")
+    same = measured == LIMITS
+    print("settings.LIMITS", "matches" if same else "differs")
+    return 0 if same else 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main(sys.argv[1:]))
