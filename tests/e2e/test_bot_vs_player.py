@@ -158,7 +158,10 @@ async def test_a_perfect_memory_beats_the_weak_bot_in_most_games(
         # The strength is public now: every client sees the one the seed drew.
         assert g["shown"] in (["weak"], ["medium"], ["strong"]), g["shown"]
         outcomes = g["outcomes"]
-        assert isinstance(outcomes, list)
+        # Three reveals, each with one result for the bot and one for the person: an empty
+        # list (no reveal received) would pass the check below with nothing checked.
+        assert sorted(bot for bot, _ in outcomes) == [False] * 3 + [True] * 3, outcomes
+        assert race_pb2.RaceEvent.OUTCOME_UNSPECIFIED not in {o for _, o in outcomes}
         assert race_pb2.RaceEvent.OUTCOME_DISQUALIFIED not in {o for _, o in outcomes}
     log = (stack.workdir / "logs" / "bot.log").read_text(errors="replace")
     assert log.count("strength forced") >= GAMES, "the bot did not play the forced strength"

@@ -18,7 +18,6 @@ from match_launch.stack import Stack
 from match_rules.deal import commitment, deal
 from match_rules.race import events as ev
 from match_rules.race.codec import from_proto
-from match_rules.race.score import standings
 from tests.e2e.leaks import check_no_leaks
 from tests.e2e.players import Player, fetch_deal, pairs_of
 
@@ -79,7 +78,7 @@ async def test_a_whole_game_through_the_api(
     await ann.wait_for("ready_opened", board=2)
     await ann.ready()
     await bob.ready()
-    t0 = (await ann.wait_for("board_started", board=2, timeout=30)).at
+    t0 = t0_2 = (await ann.wait_for("board_started", board=2, timeout=30)).at
     pairs = pairs_of(layouts[1])
     await ann.turn(pairs[0][0])
     hint = await ann.hint()
@@ -127,11 +126,44 @@ async def test_a_whole_game_through_the_api(
     )
     started = from_proto(next(e for e in ann.events() if e.WhichOneof("event") == "game_started"))
     assert isinstance(started, ev.GameStarted)
-    expected = standings(started.players, frozenset({ann.player_id, bob.player_id}), results)
+    a, b = ann.player_id, bob.player_id
+    clear = taken.at - t0_2  # Ann's last pair on board 2: the moment she took it
+    out = ev.Outcome
+    # Written out from the script above, not from score.py: (player, outcome, scored pairs,
+    # found, turns, time, hints). Disqualified, resigned and out count the board's end (the cap).
+    assert [r for r in results[0] if r.player in (a, b)] == [
+        ev.BoardResult(a, out.DISQUALIFIED, 0, 10, 20, CAP, 0),
+        ev.BoardResult(b, out.OUT_OF_TURNS, 0, 0, 80, CAP, 0),
+    ]
+    assert [r for r in results[1] if r.player in (a, b)] == [
+        ev.BoardResult(a, out.CLEARED, 10, 10, 20, clear, 1),
+        ev.BoardResult(b, out.BOARD_ENDED, 0, 0, 1, clear + GRACE, 0),
+    ]
+    assert [r for r in results[2] if r.player in (a, b)] == [
+        ev.BoardResult(a, out.RESIGNED, 0, 0, 1, CAP, 0),
+        ev.BoardResult(b, out.OUT, 0, 0, 0, CAP, 0),
+    ]
+    # The bots stayed: places 1 and 2 by pairs, then time, over their three boards. The people
+    # are out: below them, Ann (10 pairs) before Bob (none).
+    bots = [p for p in started.players if p not in (a, b)]
+    total = {
+        p: (sum(r.pairs for rs in results for r in rs if r.player == p),
+            sum(r.time_ms for rs in results for r in rs if r.player == p),
+            sum(r.turns for rs in results for r in rs if r.player == p),
+            sum(r.hints for rs in results for r in rs if r.player == p))
+        for p in bots
+    }  # fmt: skip
+    first, second = sorted(bots, key=lambda p: (-total[p][0], total[p][1]))
+    tied = total[first][:2] == total[second][:2]
+    expected = (
+        ev.Standing(first, 1, *total[first], False),
+        ev.Standing(second, 1 if tied else 2, *total[second], False),
+        ev.Standing(a, 3, 10, CAP + clear + CAP, 20 + 20 + 1, 1, True),
+        ev.Standing(b, 4, 0, CAP + clear + GRACE + CAP, 80 + 1 + 0, 0, True),
+    )
     ended_game = from_proto(race_pb2.RaceEvent(game_ended=game_ended))
     assert isinstance(ended_game, ev.GameEnded)
     assert ended_game.standings == expected
-    assert [s.out for s in expected] == [False, False, True, True]  # the people left the game
     seed = await _seed(bob)
     committed = next(
         t.seed_committed for t in bob.table_events() if t.WhichOneof("event") == "seed_committed"

@@ -154,17 +154,25 @@ async def test_a_restarted_referee_keeps_every_deadline(nc: Client, stack: Stack
     stack.stop_service("referee")
     await asyncio.sleep((opened.deadline - opened.at) / RATE / 1000 + 0.3)  # the deadline passes
     stack.start_service("referee")
+    # No command is sent until the missed Ready is in the log: a command runs every deadline
+    # due, so only the restarted referee's own timer can have written it.
+    log = TableLog(nc.jetstream())
+    missed: list[ev.Event] = []
+    for _ in range(200):
+        records = await log.read(table)
+        events = [
+            from_proto(e.race)
+            for r in records
+            for e in referee_pb2.TableRecord.FromString(r.data).events
+            if e.HasField("race")
+        ]
+        missed = [e for e in events if isinstance(e, ev.PlayerMissedReady)]
+        if missed:
+            break
+        await asyncio.sleep(0.1)
+    assert missed == [ev.PlayerMissedReady(opened.deadline, 1, "bob")]  # at the deadline itself
     reply = await race_cmd_retry(nc, table, "bob", press_ready={})
     assert reply.refusal.code == "player_out"  # bob missed it while the referee was down
-    records = await TableLog(nc.jetstream()).read(table)
-    events = [
-        from_proto(e.race)
-        for r in records
-        for e in referee_pb2.TableRecord.FromString(r.data).events
-        if e.HasField("race")
-    ]
-    missed = [e for e in events if isinstance(e, ev.PlayerMissedReady)]
-    assert missed == [ev.PlayerMissedReady(opened.deadline, 1, "bob")]  # at the deadline itself
 
 
 async def race_cmd_retry(
