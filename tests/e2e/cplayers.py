@@ -222,12 +222,19 @@ class CPlayer:
     # --- playing ----------------------------------------------------------------------------
 
     async def my_turn(self, timeout: float = 60.0) -> bool:
-        """Wait until it is this player's turn with no miss showing (False: the game ended)."""
+        """Wait until this player may begin an attempt: their turn, no card up, no miss showing
+        (False: the game ended). A reply's events reach the stream one by one, so "no card up" is
+        what tells that the last attempt's outcome has arrived."""
         seen = self.seen
         await self.wait_until(
             lambda: (
                 seen.over
-                or (seen.turn == self.player_id and not seen.paused and len(seen.taken) < seen.size)
+                or (
+                    seen.turn == self.player_id
+                    and not seen.paused
+                    and not seen.up
+                    and len(seen.taken) < seen.size
+                )
             ),
             timeout,
         )
