@@ -42,6 +42,16 @@ class Seen:
     finished: bool = False
     over: bool = False
     last: int = 0
+    limit: int = 0  # failed attempts that lose
+    failed: int = 0  # this player's failed attempts
+
+    @property
+    def done(self) -> bool:
+        """This player's board is over: said by the stream, or by the counts already (the
+        event that says so may still be on its way: a record's events arrive one by one)."""
+        lost = self.limit > 0 and self.failed >= self.limit
+        won = self.size > 0 and len(self.found) >= self.size
+        return self.finished or self.over or lost or won
 
     def apply(self, env: common_pb2.EventEnvelope, me: str) -> None:
         self.last = env.event_number
@@ -53,6 +63,7 @@ class Seen:
         if kind == "game_started":
             self.size = body.settings.cards
             self.group = 3 if body.settings.mode == Settings.MODE_TRIPLES else 2
+            self.limit = body.limit
         elif kind == "card_turned" and body.player == me:
             self.pictures[body.card] = body.picture
             self.up.append(body.card)
@@ -61,6 +72,7 @@ class Seen:
             self.up = []
         elif kind == "attempt_failed" and body.player == me:
             self.up = []
+            self.failed = body.failed
         elif kind == "player_finished" and body.player == me:
             self.finished = True
         elif kind == "game_ended":
@@ -263,7 +275,7 @@ class MCPlayer:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         await self.wait_until(lambda: self.seen.size > 0)
-        while not self.seen.finished:
+        while not self.seen.done:
             assert loop.time() < deadline, f"{self.name} did not finish in {timeout} s"
             await self.play_attempt(forgetful)
 
