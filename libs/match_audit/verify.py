@@ -24,6 +24,7 @@ from match_audit.rerun import TableError, TableGame, ended_at, rerun, table_game
 from match_rules.deal import SEED_BYTES, commitment
 from match_rules.errors import RuleError
 from match_rules.game import Game
+from match_rules.words import count
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,10 +96,6 @@ def undecodable(game: str, index: int, entries: Sequence[Entry]) -> str:
         f"table {game} is quarantined: record at stream sequence {entry.stream_sequence} does "
         f"not decode as a TableRecord (record {index}, leaf {entry.leaf_index})"
     )
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _b64(data: bytes) -> str:
@@ -393,7 +390,7 @@ def _check_rerun(
     draw = " (a draw)" if result.results.draw else ""
     report.lines.append(
         f"ok   rerun: fed the stamped commands again, the rules accept the same "
-        f"{_count(result.accepted, 'command')} and refuse the same {result.refused} (same codes),"
-        f" and give the same {_count(result.events, 'event')}, byte for byte: timings, results "
+        f"{count(result.accepted, 'command')} and refuse the same {result.refused} (same codes),"
+        f" and give the same {count(result.events, 'event')}, byte for byte: timings, results "
         f"and standings{draw}: {standings}"
     )

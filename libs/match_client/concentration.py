@@ -16,9 +16,9 @@ import hashlib
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
-from match.v1 import common_pb2, concentration_pb2, lobby_pb2
+from match.v1 import common_pb2, concentration_pb2
 from match_client.client import (
     ConcentrationSession,
     MatchClient,
@@ -29,6 +29,8 @@ from match_client.client import (
     status_name,
 )
 from match_client.clock import ServerClock
+from match_client.following import TableFollower
+from match_rules.words import count
 
 View = concentration_pb2.ConcentrationView
 Settings = concentration_pb2.ConcentrationSettings
@@ -71,12 +73,9 @@ class SeatLine:
 
 
 @dataclass
-class ConcentrationTracker:
-    player: str = ""  # "" for a spectator
-    table_id: str = ""
-    event_number: int = 0
-    server_time_ms: int = 0
-    names: dict[str, str] = field(default_factory=dict)
+class ConcentrationTracker(TableFollower):
+    SLUG: ClassVar[str] = "concentration"
+
     settings: Settings = field(default_factory=Settings)
     cards: dict[int, Card] = field(default_factory=dict)
     seats: list[SeatLine] = field(default_factory=list)
@@ -88,28 +87,15 @@ class ConcentrationTracker:
     standings: list[concentration_pb2.ConcentrationStanding] = field(default_factory=list)
     winners: list[str] = field(default_factory=list)
     draw: bool = False
-    commitment: str = ""
-    deal_version: str = ""
-    seed: bytes | None = None
     faces: dict[int, str] = field(default_factory=dict)  # every face seen flipped, by card
 
     # --- folding -----------------------------------------------------------------------------
 
-    def name(self, player: str) -> str:
-        if player == self.player and player:
-            return "you"
-        return self.names.get(player) or player
-
     def seat(self, player: str) -> SeatLine | None:
         return next((s for s in self.seats if s.player == player), None)
 
-    def note_table(self, table: lobby_pb2.Table) -> None:
-        """Names (and the commitment) from the lobby's Table."""
-        for seat in table.taken:
-            self.names[seat.player_id] = seat.display_name
-        self.commitment = self.commitment or table.commitment
-        if table.HasField("concentration"):
-            self.settings = table.concentration
+    def _settings(self, settings: Settings) -> None:
+        self.settings = settings
 
     def apply_snapshot(self, view: View) -> None:
         self.table_id = view.table_id or self.table_id
@@ -140,36 +126,6 @@ class ConcentrationTracker:
         self.commitment = view.commitment or self.commitment
         if view.HasField("seed"):
             self.seed = bytes(view.seed)
-
-    def apply_events(
-        self, envelopes: Sequence[common_pb2.EventEnvelope]
-    ) -> list[common_pb2.EventEnvelope]:
-        """Fold the events not folded yet (a reply and the stream both bring them); the new
-        ones, in order."""
-        new = []
-        for env in envelopes:
-            if env.event_number <= self.event_number:
-                continue
-            self.event_number = env.event_number
-            self.server_time_ms = env.server_time_ms
-            if env.HasField("table"):
-                self._table(env.table)
-            elif env.HasField("concentration"):
-                self._game(env.concentration)
-            new.append(env)
-        return new
-
-    def _table(self, event: common_pb2.TableEvent) -> None:
-        kind = event.WhichOneof("event")
-        if kind == "player_seated":
-            self.names[event.player_seated.player_id] = event.player_seated.display_name
-        elif kind == "table_created" and event.table_created.HasField("concentration"):
-            self.settings = event.table_created.concentration
-        elif kind == "seed_committed":
-            self.commitment = event.seed_committed.commitment
-            self.deal_version = event.seed_committed.deal_version
-        elif kind == "seed_revealed":
-            self.seed = bytes(event.seed_revealed.seed)
 
     def _game(self, event: concentration_pb2.ConcentrationEvent) -> None:
         kind = event.WhichOneof("event")
@@ -569,10 +525,5 @@ def say(line: str) -> None:
     print(line, flush=True)
 
 
-def _n(count: int, one: str, many: str = "") -> str:
-    """``1 try``, ``2 tries``: a count with its noun."""
-    return f"{count} {one if count == 1 else (many or one + 's')}"
-
-
 def _score(pairs: int, tries: int) -> str:
-    return f"{_n(pairs, 'pair')}, {_n(tries, 'try', 'tries')}"
+    return f"{count(pairs, 'pair')}, {count(tries, 'try', 'tries')}"

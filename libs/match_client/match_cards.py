@@ -16,7 +16,7 @@ import asyncio
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from match.v1 import common_pb2, lobby_pb2, match_cards_pb2
 from match_client.client import (
@@ -29,7 +29,9 @@ from match_client.client import (
     status_name,
 )
 from match_client.clock import ServerClock
+from match_client.following import TableFollower
 from match_rules.match_cards.settings import PICTURES
+from match_rules.words import count
 
 View = match_cards_pb2.MatchCardsView
 Settings = match_cards_pb2.MatchCardsSettings
@@ -73,12 +75,9 @@ class PlayerLine:
 
 
 @dataclass
-class MatchCardsTracker:
-    player: str = ""
-    table_id: str = ""
-    event_number: int = 0
-    server_time_ms: int = 0
-    names: dict[str, str] = field(default_factory=dict)
+class MatchCardsTracker(TableFollower):
+    SLUG: ClassVar[str] = "match_cards"
+
     settings: Settings = field(default_factory=Settings)
     seats: int = 1
     limit: int = 0
@@ -97,15 +96,8 @@ class MatchCardsTracker:
     standings: list[match_cards_pb2.MatchCardsStanding] = field(default_factory=list)
     code: str = ""
     replay: bool = False
-    commitment: str = ""
-    seed: bytes | None = None
 
     # --- folding -----------------------------------------------------------------------------
-
-    def name(self, player: str) -> str:
-        if player == self.player and player:
-            return "you"
-        return self.names.get(player) or player
 
     def line(self, player: str) -> PlayerLine:
         found = next((p for p in self.players if p.player == player), None)
@@ -119,13 +111,13 @@ class MatchCardsTracker:
         return self.line(self.player)
 
     def note_table(self, table: lobby_pb2.Table) -> None:
-        """Names, seats and the commitment from the lobby's Table."""
-        for seat in table.taken:
-            self.names[seat.player_id] = seat.display_name
+        """Names, seats, the commitment and the settings from the lobby's Table."""
+        super().note_table(table)
         self.seats = table.seats or self.seats
-        self.commitment = self.commitment or table.commitment
-        if table.HasField("match_cards") and not self.started:
-            self.settings = table.match_cards
+
+    def _settings(self, settings: Settings) -> None:
+        if not self.started:  # once started, the game's own settings stand
+            self.settings = settings
 
     def apply_snapshot(self, view: View) -> None:
         self.table_id = view.table_id or self.table_id
@@ -166,35 +158,6 @@ class MatchCardsTracker:
         self.commitment = view.commitment or self.commitment
         if view.HasField("seed"):
             self.seed = bytes(view.seed)
-
-    def apply_events(
-        self, envelopes: Sequence[common_pb2.EventEnvelope]
-    ) -> list[common_pb2.EventEnvelope]:
-        """Fold the events not folded yet (a reply and the stream both bring them); the new
-        ones, in order."""
-        new = []
-        for env in envelopes:
-            if env.event_number <= self.event_number:
-                continue
-            self.event_number = env.event_number
-            self.server_time_ms = env.server_time_ms
-            if env.HasField("table"):
-                self._table(env.table)
-            elif env.HasField("match_cards"):
-                self._game(env.match_cards)
-            new.append(env)
-        return new
-
-    def _table(self, event: common_pb2.TableEvent) -> None:
-        kind = event.WhichOneof("event")
-        if kind == "player_seated":
-            self.names[event.player_seated.player_id] = event.player_seated.display_name
-        elif kind == "table_created" and event.table_created.HasField("match_cards"):
-            self.settings = event.table_created.match_cards
-        elif kind == "seed_committed":
-            self.commitment = event.seed_committed.commitment
-        elif kind == "seed_revealed":
-            self.seed = bytes(event.seed_revealed.seed)
 
     def _game(self, event: match_cards_pb2.MatchCardsEvent) -> None:
         kind = event.WhichOneof("event")
@@ -298,10 +261,6 @@ class MatchCardsTracker:
 # --- lines ---------------------------------------------------------------------------------
 
 
-def _n(count: int, one: str, many: str = "") -> str:
-    return f"{count} {one if count == 1 else (many or one + 's')}"
-
-
 def clock_text(ms: int) -> str:
     seconds = max(0, ms) // 1000
     return f"{seconds // 60}:{seconds % 60:02d}"
@@ -332,7 +291,7 @@ def board_lines(t: MatchCardsTracker) -> list[str]:
 def counters_line(t: MatchCardsTracker, now_ms: int) -> str:
     """The three counters the player sees."""
     return (
-        f"{t.me.groups} of {_n(t.groups_total, 'group')} found, "
+        f"{t.me.groups} of {count(t.groups_total, 'group')} found, "
         f"time {clock_text(t.elapsed_ms(now_ms))}, "
         f"{t.me.failed} of {t.limit} failed attempts"
     )
@@ -347,12 +306,12 @@ def others_lines(t: MatchCardsTracker) -> list[str]:
         if p.finished:
             state = f"finished, {'won' if p.won else 'lost'} in {clock_text(p.time_ms)}"
         elif p.turned:
-            state = f"{_n(p.turned, 'card')} turned"
+            state = f"{count(p.turned, 'card')} turned"
         else:
             state = "playing"
         out.append(
-            f"{t.name(p.player)}: {_n(p.groups, 'group')} found, "
-            f"{_n(p.failed, 'failed attempt')} ({state})"
+            f"{t.name(p.player)}: {count(p.groups, 'group')} found, "
+            f"{count(p.failed, 'failed attempt')} ({state})"
         )
     return out
 
@@ -378,8 +337,8 @@ def standings_lines(t: MatchCardsTracker) -> list[str]:
     out = ["final standings:"]
     for s in t.standings:
         out.append(
-            f"  {s.place}. {t.name(s.player)}: {_n(s.groups, 'group')}, "
-            f"{_n(s.failed, 'failed attempt')}, {clock_text(s.time_ms)}"
+            f"  {s.place}. {t.name(s.player)}: {count(s.groups, 'group')}, "
+            f"{count(s.failed, 'failed attempt')}, {clock_text(s.time_ms)}"
             f"{' (won)' if s.won else ''}"
         )
     return out
@@ -450,12 +409,13 @@ def event_lines(env: common_pb2.EventEnvelope, t: MatchCardsTracker) -> list[str
             return [f"your game is over: {how} ({clock_text(e.time_ms)})"]
         won = "found every group" if e.won else "lost"
         return [
-            f"{t.name(e.player)} finished: {won}, {_n(e.groups, 'group')}, "
-            f"{_n(e.failed, 'failed attempt')}"
+            f"{t.name(e.player)} finished: {won}, {count(e.groups, 'group')}, "
+            f"{count(e.failed, 'failed attempt')}"
         ]
     if kind == "opponent_progress" and not e.turned:
         return [
-            f"{t.name(e.player)}: {_n(e.groups, 'group')} found, {_n(e.failed, 'failed attempt')}"
+            f"{t.name(e.player)}: {count(e.groups, 'group')} found, "
+            f"{count(e.failed, 'failed attempt')}"
         ]
     if kind == "game_ended":
         return ["the game is over"]

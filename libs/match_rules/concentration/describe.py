@@ -14,6 +14,7 @@ from match.v1 import concentration_command_pb2
 from match_rules.concentration import events as ev
 from match_rules.concentration.settings import Matching, Pictures, Settings
 from match_rules.game import ENDING, Place, Teller, Told
+from match_rules.words import count
 
 PLAY = 1  # the one part of the game: from GameStarted (its T0) to GameEnded
 
@@ -23,10 +24,6 @@ _MATCHING = {
     Matching.RANK_AND_COLOUR: "cards of one rank and colour pair",
     Matching.RANK: "cards of one rank pair",
 }
-
-
-def _n(n: int, one: str, many: str = "") -> str:
-    return f"{n} {one if n == 1 else (many or one + 's')}"
 
 
 def _cards(cards: Sequence[int]) -> str:
@@ -74,7 +71,9 @@ def _ran_out(t: Teller, e: ev.TimeRanOut) -> str:
     who = t.name(e.player)
     if e.card is None:
         return f"{who}'s time runs out before a card is flipped"
-    return f"{who}'s time runs out: card {e.card} turns back down ({_n(e.tries, 'try', 'tries')})"
+    return (
+        f"{who}'s time runs out: card {e.card} turns back down ({count(e.tries, 'try', 'tries')})"
+    )
 
 
 def _ended(t: Teller, e: ev.GameEnded) -> str:
@@ -87,8 +86,8 @@ def _standings(t: Teller, e: ev.GameEnded) -> tuple[str, ...]:
     return (
         "standings:",
         *(
-            f"    {s.place}. {t.name(s.player)}: {_n(s.pairs, 'pair')}, "
-            f"{_n(s.tries, 'try', 'tries')}"
+            f"    {s.place}. {t.name(s.player)}: {count(s.pairs, 'pair')}, "
+            f"{count(s.tries, 'try', 'tries')}"
             for s in e.standings
         ),
     )
@@ -101,11 +100,11 @@ _TEXT: dict[type, Callable[[Teller, Any], str]] = {
     ev.SecondCardDue: _second,
     ev.PairTaken: lambda t, e: (
         f"{t.name(e.player)} takes the pair: cards {_cards(e.cards)} "
-        f"({_n(e.pairs, 'pair')}, {_n(e.tries, 'try', 'tries')}) and flips again"
+        f"({count(e.pairs, 'pair')}, {count(e.tries, 'try', 'tries')}) and flips again"
     ),
     ev.AttemptMissed: lambda t, e: (
         f"{t.name(e.player)} misses with cards {_cards(e.cards)} "
-        f"({_n(e.tries, 'try', 'tries')}): they show until {t.when(e.turn_down_at)}"
+        f"({count(e.tries, 'try', 'tries')}): they show until {t.when(e.turn_down_at)}"
     ),
     ev.CardsTurnedDown: lambda t, e: f"cards {_cards(e.cards)} turn face down",
     ev.TimeRanOut: _ran_out,

@@ -45,6 +45,7 @@ from match_rules.game import (
     Told,
 )
 from match_rules.protocodec import Codec
+from match_rules.words import count
 
 WireSettings = concentration_pb2.ConcentrationSettings
 View = concentration_pb2.ConcentrationView
@@ -326,7 +327,7 @@ class Concentration:
                     s.player,
                     s.place,
                     s.pairs,
-                    f"{_count(s.pairs, 'pair')}, {_count(s.tries, 'try', 'tries')}",
+                    f"{count(s.pairs, 'pair')}, {count(s.tries, 'try', 'tries')}",
                 )
                 for s in state.standings
             ),
@@ -350,10 +351,6 @@ class Concentration:
     def describe_settings(self, settings: Message) -> str:
         assert isinstance(settings, WireSettings)
         return told.settings_text(to_settings(settings))
-
-
-def _count(n: int, one: str, many: str = "") -> str:
-    return f"{n} {one if n == 1 else (many or one + 's')}"
 
 
 GAME: Game = Concentration()

@@ -13,12 +13,9 @@ from match.v1 import match_cards_command_pb2
 from match_rules.game import ENDING, Place, Teller, Told
 from match_rules.match_cards import events as ev
 from match_rules.match_cards.settings import PICTURES, Settings, columns
+from match_rules.words import count
 
 PLAY = 1
-
-
-def _n(n: int, one: str, many: str = "") -> str:
-    return f"{n} {one if n == 1 else (many or one + 's')}"
 
 
 def where(card: int, cards: int) -> str:
@@ -74,12 +71,12 @@ _TEXT: dict[type, Callable[[Teller, Any], str]] = {
     ),
     ev.AttemptFailed: lambda t, e: (
         f"{t.name(e.player)}'s cards {_cards(e.cards)} differ and turn down "
-        f"({_n(e.failed, 'failed attempt')})" + _notice(e, False)
+        f"({count(e.failed, 'failed attempt')})" + _notice(e, False)
     ),
     ev.NoticeTurnedOff: lambda t, e: f"{t.name(e.player)} turns the notice off",
     ev.PlayerFinished: lambda t, e: (
         f"{t.name(e.player)} {'wins' if e.won else 'loses'}: {e.groups} found, "
-        f"{_n(e.failed, 'failed attempt')}, {e.time_ms / 1000:.1f} s"
+        f"{count(e.failed, 'failed attempt')}, {e.time_ms / 1000:.1f} s"
     ),
     ev.GameEnded: lambda t, e: (
         f"the game ends; its code is {e.code}" + (" (a replay, not ranked)" if e.replay else "")
@@ -97,7 +94,7 @@ def describe(event: Any, teller: Teller) -> Told:
             "standings:",
             *(
                 f"    {s.place}. {teller.name(s.player)}: {s.groups} found, "
-                f"{_n(s.failed, 'failed attempt')}, {s.time_ms / 1000:.1f} s"
+                f"{count(s.failed, 'failed attempt')}, {s.time_ms / 1000:.1f} s"
                 for s in event.standings
             ),
         )

@@ -12,6 +12,7 @@ from google.protobuf.message import Message
 from match.v1 import race_command_pb2, race_pb2
 from match_rules.game import ENDING, OPENING, PLAYING, Place, Teller, Told
 from match_rules.race import events as ev
+from match_rules.words import count
 
 OUTCOME = {
     ev.Outcome.CLEARED: "cleared",
@@ -27,10 +28,6 @@ END = {
     ev.EndReason.GRACE_OVER: "the grace after the first clear is over",
     ev.EndReason.TIME_CAP: "the two minutes are up",
 }
-
-
-def _n(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _tiles(tiles: Sequence[int]) -> str:
@@ -60,7 +57,7 @@ def _revealed(t: Teller, e: ev.BoardRevealed) -> tuple[str, ...]:
     for r in e.results:
         out.append(
             f"    {t.name(r.player)}: {OUTCOME.get(r.outcome, '?')}, {r.pairs} pairs, "
-            f"{_n(r.turns, 'turn')}, {r.time_ms} ms, {_n(r.hints, 'hint')}"
+            f"{count(r.turns, 'turn')}, {r.time_ms} ms, {count(r.hints, 'hint')}"
         )
     return tuple(out)
 
@@ -70,8 +67,8 @@ def _standings(t: Teller, e: ev.GameEnded) -> tuple[str, ...]:
     for s in e.standings:
         out_text = ", out" if s.out else ""
         out.append(
-            f"    {s.place}. {t.name(s.player)}: {_n(s.pairs, 'pair')}, {s.time_ms} ms, "
-            f"{_n(s.turns, 'turn')}, {_n(s.hints, 'hint')}{out_text}"
+            f"    {s.place}. {t.name(s.player)}: {count(s.pairs, 'pair')}, {s.time_ms} ms, "
+            f"{count(s.turns, 'turn')}, {count(s.hints, 'hint')}{out_text}"
         )
     return tuple(out)
 
