@@ -505,7 +505,8 @@ class MatchCardsPlay:
                             self.finish()
                             return
                         if t.started:
-                            self.out(f"the game: {settings_text(t)}")
+                            if self.resumed:  # a new session saw the start event say it
+                                self.out(f"the game: {settings_text(t)}")
                             self.show([counters_line(t, self.now()), *others_lines(t)])
                             if self.show_board:
                                 self.show(board_lines(t))
