@@ -27,6 +27,7 @@ import argparse
 import itertools
 import json
 import math
+import multiprocessing
 import os
 import sys
 import time
@@ -222,7 +223,11 @@ def measure(
 ) -> Report:
     """Play every game of the bench (in ``workers`` processes; the numbers do not depend on it)."""
     started = time.monotonic()
-    with ProcessPoolExecutor(max_workers=workers) if workers > 1 else _Inline() as pool:
+    # Spawned, not forked: a fork copies the caller's other threads' locks (gRPC's, logging's)
+    # mid-use, and a worker that inherits a held lock hangs, and its pool with it.
+    spawn = multiprocessing.get_context("spawn")
+    pool_of = ProcessPoolExecutor(max_workers=workers, mp_context=spawn) if workers > 1 else None
+    with pool_of or _Inline() as pool:
         solo_jobs = {
             k: [pool.submit(solo_games, k, a, b, budget, pace) for a, b in _chunks(games)]
             for k in KINDS
