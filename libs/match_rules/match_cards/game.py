@@ -127,7 +127,14 @@ class MatchCards:
     watch_snapshots: bool = True
     command_message: type[Message] = match_cards_command_pb2.MatchCardsCommand
     reply_message: type[Message] = Reply
-    bot: Bot | None = None  # no bot player yet (docs/rules-match-cards.md)
+
+    @property
+    def bot(self) -> Bot:
+        """The bot service's player for a challenge table's bot seats (imported when asked for:
+        it folds the seat's view with the client's tracker, which the referee never needs)."""
+        from match_rules.match_cards.botseat import BOT
+
+        return BOT
 
     # --- settings ----------------------------------------------------------------------------
 

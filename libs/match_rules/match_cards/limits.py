@@ -8,9 +8,10 @@ every mode and size to the end, with no limit, and their failed attempts are cou
 - the *forgetful* player keeps each card it sees with probability :data:`FORGETFUL_KEEP`
   (35 %, the Concentration CPU's "weak" memory), drawn once per sighting, as that CPU does.
 
-Both play the same way with what they recall: a complete group they recall, else a card they
-have not seen (or forgot), then the cards they recall of its picture, then cards they have not
-seen. Each player's random choices come from ``random.Random`` seeded by the deal's number
+Both play the bot's policy (:mod:`match_rules.match_cards.bot`) with what they recall: a
+complete group they recall, else a card they have not seen (or forgot), then the cards they
+recall of its picture, then cards they have not seen; the forgetful one is the weak bot. Each
+player's random choices come from ``random.Random`` seeded by the deal's number
 (the table is a derivation, not a deal: it is pinned in settings.LIMITS and re-checked by a
 test on a small sample).
 
@@ -27,44 +28,34 @@ import random
 import sys
 from collections.abc import Sequence
 
+from match_rules.deal import Strength
+from match_rules.match_cards import bot
 from match_rules.match_cards.deal import deal
 from match_rules.match_cards.settings import LIMITS, SIZES, Mode, Settings
 
-FORGETFUL_KEEP = 0.35
+FORGETFUL_KEEP = bot.KEEP[Strength.WEAK]  # 0.35
 SAMPLE = 2000  # deals per mode and size for the published table
 PERCENTILE = 90
 PERFECT_PERCENTILE = 99
 
 
 def play(cards: Sequence[str], group: int, keep: float, rng: random.Random) -> int:
-    """Failed attempts a player recalling each sighting with probability ``keep`` (per attempt)
-    needs to find every group of ``cards``."""
+    """Failed attempts a player of the bot's policy (:func:`bot.next_card`), keeping each
+    sighting with probability ``keep``, needs to find every group of ``cards``."""
     hidden = set(range(len(cards)))
     memory: dict[int, str] = {}
     failed = 0
     while hidden:
         turned: list[int] = []
-        by_picture: dict[str, list[int]] = {}
-        for card, picture in memory.items():
-            by_picture.setdefault(picture, []).append(card)
-        complete = sorted(cs for cs in by_picture.values() if len(cs) == group)
-        if complete:
-            turned = complete[0]
-        else:
-            while len(turned) < group:
-                target = cards[turned[0]] if turned else None
-                known = sorted(c for c, p in memory.items() if p == target and c not in turned)
-                unseen = sorted(c for c in hidden if c not in memory and c not in turned)
-                rest = sorted(c for c in hidden if c not in turned)
-                pool = known[:1] or unseen or rest
-                card = pool[0] if known else pool[rng.randrange(len(pool))]
-                turned.append(card)
-                if card not in memory and (keep >= 1 or rng.random() < keep):
-                    memory[card] = cards[card]
+        while len(turned) < group:
+            up = cards[turned[0]] if turned else None
+            choice = bot.next_card(memory, hidden, turned, up, group, rng)
+            assert choice is not None  # a whole group is always hidden while any card is
+            turned.append(choice.card)
+            bot.remember(memory, choice.card, cards[choice.card], keep, rng)
         if len({cards[c] for c in turned}) == 1:
             hidden -= set(turned)
-            for c in turned:
-                memory.pop(c, None)
+            bot.forget_found(memory, turned)
         else:
             failed += 1
     return failed

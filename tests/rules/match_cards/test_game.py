@@ -51,7 +51,7 @@ def play(state: object, player: str, card: int, at: int) -> object:
 
 
 def test_registered_under_its_slug() -> None:
-    assert by_slug("match_cards") is GAME and GAME.bot is None and not GAME.cpu_fills
+    assert by_slug("match_cards") is GAME and GAME.bot is not None and not GAME.cpu_fills
 
 
 def test_settings_defaults_and_refusals() -> None:

@@ -1,0 +1,324 @@
+"""Match Cards' bot (match_rules.match_cards.bot, .botseat), pure: the policy and memory the
+limits table is measured with, and a bot seat playing whole games against the rules, fed only
+what its seat is sent (each event redacted for it, as the lobby sends it)."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+import pytest
+
+from match.v1 import common_pb2, match_cards_service_pb2
+from match_rules.deal import Strength
+from match_rules.errors import RuleError
+from match_rules.game import BotCall, BotEnd, Reaction, TableContext
+from match_rules.match_cards import bot
+from match_rules.match_cards import commands as cmd
+from match_rules.match_cards import events as ev
+from match_rules.match_cards.botseat import BOT, TURN_CARD, MatchCardsBotSeat
+from match_rules.match_cards.decide import COMPARE_MS
+from match_rules.match_cards.game import GAME
+from match_rules.match_cards.settings import Difficulty, Mode, Settings
+from match_rules.registry import by_slug
+from tests.rules.match_cards.helpers import T0, Game
+
+TABLE = "abcdef0123456789"
+W = match_cards_service_pb2.MatchCardsServiceWatchResponse
+
+
+# --- the policy ----------------------------------------------------------------------------
+
+
+def test_a_whole_group_remembered_is_turned_first_in_the_order_it_was_remembered() -> None:
+    memory = {7: "cat", 3: "dog", 1: "cat", 9: "dog"}
+    assert bot.complete_groups(memory, 2) == [[3, 9], [7, 1]]
+    choice = bot.next_card(memory, range(1, 13), (), None, 2, random.Random(0))
+    assert choice == bot.Choice(3, known=True)
+    # a triple needs all three of its cards remembered
+    assert bot.next_card({1: "cat", 2: "cat"}, [1, 2, 4], (), None, 3, random.Random(0)) == (
+        bot.Choice(4, known=False)
+    )
+
+
+def test_after_the_first_card_the_cards_remembered_of_its_picture_then_unseen_ones() -> None:
+    memory = {5: "cat", 8: "dog"}
+    hidden = [1, 2, 5, 8, 11]
+    # card 2 is up showing a cat: the remembered cat at 5
+    assert bot.next_card(memory, hidden, (2,), "cat", 2, random.Random(0)) == bot.Choice(5, True)
+    # a picture it does not remember elsewhere: a card it has not seen, never 8 (a dog)
+    picks = {
+        bot.next_card(memory, hidden, (2,), "owl", 2, random.Random(s)).card  # type: ignore[union-attr]
+        for s in range(40)
+    }
+    assert picks == {1, 11}
+
+
+def test_a_card_remembered_is_turned_only_when_nothing_unseen_is_left() -> None:
+    memory = {1: "cat", 2: "dog"}
+    choice = bot.next_card(memory, [1, 2, 3], (3,), "owl", 2, random.Random(0))
+    assert choice is not None and choice.card in (1, 2) and not choice.known
+    assert bot.next_card({}, [4], (4,), "owl", 2, random.Random(0)) is None
+
+
+def test_a_sighting_is_kept_with_the_strength_s_probability_drawn_once() -> None:
+    memory: dict[int, str] = {}
+    rng = random.Random(3)
+    bot.remember(memory, 1, "cat", 1.0, rng)  # perfect: no draw
+    assert memory == {1: "cat"} and rng.getstate() == random.Random(3).getstate()
+    bot.remember(memory, 1, "cat", 0.0, rng)  # remembered already: no draw, kept
+    assert memory == {1: "cat"} and rng.getstate() == random.Random(3).getstate()
+    bot.remember(memory, 2, "dog", 0.0, rng)  # never kept, one draw
+    assert 2 not in memory and rng.getstate() != random.Random(3).getstate()
+    kept = 0
+    for n in range(2_000):
+        m: dict[int, str] = {}
+        bot.remember(m, 1, "cat", bot.KEEP[Strength.WEAK], random.Random(n))
+        kept += len(m)
+    assert 600 <= kept <= 800  # 35 % of 2,000
+    bot.forget_found(memory, (1, 5))
+    assert memory == {}
+
+
+def test_the_strengths_keep_more_the_stronger_they_are_and_weak_is_the_limits_forgetful() -> None:
+    from match_rules.match_cards.limits import FORGETFUL_KEEP
+
+    keeps = [bot.KEEP[s] for s in (Strength.WEAK, Strength.MEDIUM, Strength.STRONG)]
+    assert keeps == sorted(keeps) and keeps[0] == FORGETFUL_KEEP == 0.35
+
+
+def test_thinking_times_are_a_person_s_scaled_by_the_pace_and_bounded() -> None:
+    assert bot.think_kind((), bot.Choice(1, True)) is bot.Think.KNOWN
+    assert bot.think_kind((), bot.Choice(1, False)) is bot.Think.NEW
+    assert bot.think_kind((2,), bot.Choice(1, False)) is bot.Think.NEXT
+    times = [bot.think_ms(random.Random(n), 1.0, bot.Think.NEW) for n in range(500)]
+    assert min(times) >= bot.THINK_MIN_MS and max(times) <= bot.THINK_MAX_MS
+    assert 800 <= sorted(times)[250] <= 1_000  # the median, about 900 ms
+    fast = bot.think_ms(random.Random(1), 0.1, bot.Think.KNOWN)
+    assert fast == round(bot.think_ms(random.Random(1), 1.0, bot.Think.KNOWN) * 0.1)
+
+
+# --- a seat against the rules ---------------------------------------------------------------
+
+
+@dataclass
+class Table:
+    """A referee in miniature: the rules, a clock, and the bot seat fed what the lobby sends it."""
+
+    seat: MatchCardsBotSeat
+    game: Game
+    number: int = 0
+    now: int = T0
+    turns: int = 0
+    sent: list[common_pb2.EventEnvelope] = field(default_factory=list)
+
+    def envelopes(self, events: list[ev.Event]) -> list[common_pb2.EventEnvelope]:
+        out = []
+        for e in events:
+            self.number += 1
+            shown = GAME.redact(self.game.state, e, "bot")
+            env = common_pb2.EventEnvelope(
+                event_number=self.number,
+                table_id=TABLE,
+                server_time_ms=e.at,
+                match_cards=GAME.encode(shown),
+            )
+            out.append(env)
+        self.sent.extend(out)
+        return out
+
+    def stream(self, envelopes: list[common_pb2.EventEnvelope]) -> None:
+        for env in envelopes:
+            self.seat.observe(W(event=env))
+
+    def play(self, limit: int = 2_000) -> None:
+        while self.seat.ended() is None and limit:
+            limit -= 1
+            call = self.seat.decide(self.now)
+            if call is None:
+                board = self.game.state.board("bot")
+                assert board.compare_at is not None, "the bot stopped with cards to turn"
+                self.now = board.compare_at
+                self.stream(self.envelopes(self.game.run(cmd.Tick(self.now))))
+                continue
+            assert call.rpc == TURN_CARD and call.at_ms > self.now and call.attempts == 3
+            self.now = call.at_ms
+            assert self.seat.still(call, self.now)
+            request = call.request
+            assert isinstance(request, match_cards_service_pb2.TurnCardRequest)
+            events = self.game.turn(request.card, self.now, "bot")  # a refusal raises
+            self.turns += 1
+            sent = self.envelopes(events)
+            self.seat.answered(call, match_cards_service_pb2.TurnCardResponse(events=sent))
+            self.stream(sent)  # the stream brings the same events again
+        assert limit, "the game never ended"
+
+
+def start(settings: Settings, strength: Strength | None, seed: int = 1) -> Table:
+    seat = MatchCardsBotSeat(TABLE, "bot", pace=1.0, rate=1.0, forced=strength)
+    table = Table(seat, Game(settings, players=("bot",), seed=seed))
+    table.stream(table.envelopes(table.game.events))
+    return table
+
+
+def finished(table: Table) -> ev.PlayerFinished:
+    (done,) = [e for e in table.game.events if isinstance(e, ev.PlayerFinished)]
+    return done
+
+
+def test_registered_with_its_bot() -> None:
+    assert by_slug("match_cards").bot is BOT is GAME.bot
+    made = BOT.seat(TABLE, "bot", pace=0.5, rate=2.0, strength="weak", forced=None)
+    assert isinstance(made, MatchCardsBotSeat)
+    assert (made.pace, made.rate, made.strength, made.shown) == (0.5, 2.0, Strength.WEAK, "weak")
+
+
+@pytest.mark.parametrize(
+    ("mode", "cards"), [(Mode.PAIRS, 12), (Mode.PAIRS, 30), (Mode.TRIPLES, 18)]
+)
+def test_a_strong_bot_plays_a_whole_game_and_wins_it_sending_no_move_the_rules_refuse(
+    mode: Mode, cards: int
+) -> None:
+    table = start(Settings(mode, cards, Difficulty.EASY), Strength.STRONG)
+    table.play()
+    done = finished(table)
+    assert done.won and done.groups == cards // Settings(mode, cards).group
+    assert table.seat.ended() is BotEnd.GAME_OVER
+    assert table.turns == (done.groups + done.failed) * Settings(mode, cards).group
+
+
+def test_a_weak_bot_needs_more_failed_attempts_than_a_strong_one_over_many_deals() -> None:
+    failed = {}
+    for strength in (Strength.WEAK, Strength.STRONG):
+        total = 0
+        for seed in range(12):
+            table = start(Settings(Mode.PAIRS, 20, Difficulty.EASY), strength, seed)
+            table.play()
+            total += finished(table).failed
+        failed[strength] = total
+    assert failed[Strength.WEAK] > failed[Strength.STRONG] * 1.3, failed
+
+
+def test_a_bot_that_reaches_the_limit_is_out_and_stops() -> None:
+    table = start(Settings(Mode.PAIRS, 12, Difficulty.HARD), Strength.WEAK, seed=4)
+    table.play()
+    done = finished(table)
+    assert not done.won and done.failed == table.game.state.limit
+    assert table.seat.ended() is BotEnd.GAME_OVER and table.seat.decide(table.now) is None
+
+
+def test_it_remembers_only_cards_its_seat_was_shown_and_draws_once_per_sighting() -> None:
+    table = start(Settings(), Strength.STRONG)
+    table.play()
+    shown = {
+        env.match_cards.card_turned.card: env.match_cards.card_turned.picture
+        for env in table.sent
+        if env.match_cards.HasField("card_turned")
+    }
+    assert table.seat.memory.items() <= shown.items()
+    # the same sightings, each seen twice (a reply and the stream), drew as often as once each
+    once = MatchCardsBotSeat(TABLE, "bot", forced=Strength.WEAK)
+    twice = MatchCardsBotSeat(TABLE, "bot", forced=Strength.WEAK)
+    once.observe_events(table.sent)
+    twice.observe_events(table.sent)
+    twice.observe_events(table.sent)
+    assert once.memory_rng.getstate() == twice.memory_rng.getstate()
+
+
+def test_the_other_players_progress_and_other_events_teach_it_nothing() -> None:
+    seat = MatchCardsBotSeat(TABLE, "bot")
+    game = Game(Settings(), players=("bot", "ann"))
+    table = Table(seat, game)
+    table.stream(table.envelopes(game.events))
+    g = game.groups()[0]
+    table.stream(table.envelopes([*game.turn(g[0], T0, "ann"), *game.turn(g[1], T0, "ann")]))
+    table.stream(table.envelopes(game.run(cmd.Tick(T0 + COMPARE_MS))))
+    assert seat.memory == {} and seat.tracker.line("ann").groups == 1
+    assert seat.decide(T0 + COMPARE_MS) is not None  # its own copy is untouched
+
+
+def test_before_the_start_while_comparing_and_once_out_it_sends_nothing() -> None:
+    seat = MatchCardsBotSeat(TABLE, "bot")
+    assert seat.decide(0) is None and seat.ended() is None
+    seat.tracker.started = True  # a view that shows no card to turn
+    assert seat.decide(0) is None
+    table = start(Settings(), Strength.STRONG)
+    s = table.seat
+    a, b = table.game.miss()[:2]
+    table.stream(table.envelopes([*table.game.turn(a, T0, "bot"), *table.game.turn(b, T0, "bot")]))
+    assert s.tracker.compare_at_ms == T0 + COMPARE_MS and s.decide(T0) is None
+    # a challenge table: its copy is over (the limit), the game goes on for the others
+    two = Game(Settings(Mode.PAIRS, 12, Difficulty.HARD), players=("bot", "ann"))
+    t2 = Table(MatchCardsBotSeat(TABLE, "bot"), two)
+    t2.stream(t2.envelopes(two.events))
+    at = T0
+    while two.state.board("bot").finished_at is None:
+        at = two.attempt(two.miss(), at, "bot")
+    t2.stream(t2.envelopes(two.events[len(t2.sent) :]))
+    assert t2.seat.ended() is BotEnd.OUT and t2.seat.decide(at) is None
+
+
+def test_a_call_is_sent_only_while_what_it_was_decided_on_still_holds() -> None:
+    table = start(Settings(), Strength.STRONG)
+    s = table.seat
+    call = s.decide(T0)
+    assert call is not None and s.still(call, call.at_ms)
+    other = BotCall(TURN_CARD, call.request, at_ms=call.at_ms)
+    assert not s.still(other, call.at_ms)  # not the call it decided last
+    request = call.request
+    assert isinstance(request, match_cards_service_pb2.TurnCardRequest)
+    table.stream(table.envelopes(table.game.turn(request.card, T0, "bot")))  # it moved on
+    assert not s.still(call, call.at_ms)
+
+
+def test_a_seat_taken_over_from_a_snapshot_sees_what_is_up_and_remembers_nothing() -> None:
+    table = start(Settings(), Strength.STRONG)
+    g = table.game.groups()
+    at = table.game.attempt(g[0], T0, "bot")
+    table.game.turn(g[1][0], at, "bot")
+    context = TableContext(TABLE, 9, at, {"bot": "Bot"}, "", None)
+    view = GAME.snapshot(table.game.state, "bot", context)
+    fresh = MatchCardsBotSeat(TABLE, "bot", forced=Strength.STRONG)
+    fresh.memory = {5: "stale"}
+    assert fresh.observe(W(snapshot=view)) == at
+    assert fresh.memory == {} and fresh.event_number == 9
+    call = fresh.decide(at)
+    assert call is not None
+    request = call.request
+    assert isinstance(request, match_cards_service_pb2.TurnCardRequest)
+    assert request.card not in (*g[0], g[1][0])  # never a found card, never the one up
+
+
+def test_the_strength_is_a_table_s_bots_assigned_unless_forced() -> None:
+    def assigned(strength: str) -> W:
+        body = common_pb2.TableEvent(
+            bots_assigned=common_pb2.TableEvent.BotsAssigned(strength=strength)
+        )
+        return W(event=common_pb2.EventEnvelope(event_number=1, table=body))
+
+    s = MatchCardsBotSeat(TABLE, "bot")
+    assert s.shown is None and s.strength is bot.DEFAULT_STRENGTH
+    s.observe(assigned("strong"))
+    assert (s.shown, s.strength) == ("strong", Strength.STRONG)
+    s = MatchCardsBotSeat(TABLE, "bot", strength="nonsense")
+    assert (s.shown, s.strength) == ("nonsense", bot.DEFAULT_STRENGTH)
+    s = MatchCardsBotSeat(TABLE, "bot", strength="weak", forced=Strength.STRONG)
+    assert s.strength is Strength.STRONG
+
+
+def test_what_it_does_after_a_refusal() -> None:
+    s = MatchCardsBotSeat(TABLE, "bot")
+    call = BotCall(TURN_CARD, match_cards_service_pb2.TurnCardRequest(table_id=TABLE, card=1))
+    for code in ("comparing", "player_finished", "game_over", "game_not_started"):
+        assert s.refused(call, code, "FAILED_PRECONDITION") is Reaction.WAIT
+    assert s.refused(call, "not_seated", "PERMISSION_DENIED") is Reaction.STOP
+    assert s.refused(call, None, "UNAUTHENTICATED") is Reaction.STOP
+    for code in ("card_found", "card_turned", None):
+        assert s.refused(call, code, "UNAVAILABLE") is Reaction.RETRY
+
+
+def test_a_turn_the_rules_refuse_raises_in_the_miniature_referee() -> None:
+    """The harness above would notice a refused move (the rules raise, nothing is swallowed)."""
+    table = start(Settings(), Strength.STRONG)
+    with pytest.raises(RuleError):
+        table.game.turn(99, T0, "bot")
