@@ -4,7 +4,7 @@
     match play --new [--seats N] [--private] [--ready-window S] [--hints N] [--fill-now]
     match play --game concentration --new [--seats N] [--fill-now] [--cards N]
                [--playing-cards] [--jokers] [--matching M] [--turn-limit S]
-    match play --game match-cards --new [--seats N] [--cards N] [--triples]
+    match play --game match-cards --new [--seats N [--fill-now]] [--cards N] [--triples]
                [--difficulty D] [--pictures SET] [--code CODE]
     match play --table ID | --invite CODE
     match play --resume [ID]            # back to a kept seat (the latest without ID)
@@ -290,8 +290,8 @@ def play_problem(args: argparse.Namespace) -> str | None:
         used = [flag for flag, on in new_only.items() if on]
         if used:
             return f"{', '.join(used)} only go with --new"
-    if args.fill_now and args.game == "match-cards":
-        return "--fill-now: nobody fills a Match Cards seat; it starts when every seat is taken"
+    if args.fill_now and args.game == "match-cards" and (args.seats or 1) < 2:
+        return "--fill-now: a solo Match Cards table has no empty seat; add --seats 2 (up to 4)"
     if args.fill_now and args.private:
         return "--fill-now is for open tables: a private table gets no bot"
     return None
@@ -643,7 +643,7 @@ async def play_match_cards(
     resumed: bool = False,
 ) -> int:
     """A seat at a Match Cards table: solo, it is playing already; at a challenge table it
-    starts when the last seat is taken."""
+    starts when the last seat is taken, and ``--fill-now`` lets the bot take the empty ones."""
     play = match_cards.MatchCardsPlay(
         client,
         seat,
@@ -655,6 +655,14 @@ async def play_match_cards(
     )
     if table is not None:
         play.tracker.note_table(table)
+    if getattr(args, "fill_now", False):
+        try:
+            play.tracker.note_table(await client.start_table(seat.table_id, seat.token))
+            note("the bot takes the empty seats; the game starts")
+        except Exception as err:
+            if not is_rpc_error(err):
+                raise
+            note(f"could not start the table: {describe_error(err)}")
     if args.plain:
         return await play.run_lines()
     from match_client.match_cards_screen import MatchCardsApp

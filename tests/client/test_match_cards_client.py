@@ -73,8 +73,9 @@ def test_match_cards_options_go_with_that_game_and_a_new_table() -> None:
         "--difficulty only go with --new"
     )
     assert problem("--game", "match-cards", "--new", "--fill-now") == (
-        "--fill-now: nobody fills a Match Cards seat; it starts when every seat is taken"
+        "--fill-now: a solo Match Cards table has no empty seat; add --seats 2 (up to 4)"
     )
+    assert problem("--game", "match-cards", "--new", "--seats", "2", "--fill-now") is None
     assert problem("--game", "match-cards", "--resume") is None
 
 

@@ -136,6 +136,14 @@ class MCPlayer:
             )
         )
 
+    async def start(self) -> Any:
+        """The host starts an open table: the bot service fills its empty seats."""
+        reply = await self.lobby.StartTable(
+            lobby_pb2.StartTableRequest(table_id=self.table_id), metadata=self.metadata()
+        )
+        self.received.append(reply)
+        return reply
+
     async def turn(self, card: int) -> Any:
         reply = await self.game.TurnCard(
             match_cards_service_pb2.TurnCardRequest(table_id=self.table_id, card=card),
