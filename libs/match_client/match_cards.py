@@ -459,6 +459,7 @@ class MatchCardsPlay:
         self.audit = audit
         self.show_board = show_board
         self.resumed = resumed
+        self.board_shown_at = -1  # the event number the board was last shown at
         self.changed: Callable[[], None] = lambda: None
         self.ended = False
         # Set once the stream has shown the copy: lines typed (or piped) earlier wait for it.
@@ -487,6 +488,7 @@ class MatchCardsPlay:
                 self.finish()
         if board and self.show_board and not t.game_over:
             self.show(board_lines(t))
+            self.board_shown_at = t.event_number
         self.changed()
 
     async def watch(self) -> None:
@@ -508,8 +510,10 @@ class MatchCardsPlay:
                             if self.resumed:  # a new session saw the start event say it
                                 self.out(f"the game: {settings_text(t)}")
                             self.show([counters_line(t, self.now()), *others_lines(t)])
-                            if self.show_board:
+                            # the game's start event showed it a moment ago: not twice
+                            if self.show_board and self.board_shown_at != t.event_number:
                                 self.show(board_lines(t))
+                                self.board_shown_at = t.event_number
                         else:
                             self.out(f"waiting for players: {t.seats} seats")
                         self.changed()

@@ -9,13 +9,16 @@ import os
 import re
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from textual.widgets import Static
 
 from match.v1 import common_pb2, match_cards_pb2
 from match_client import cli, match_cards
+from match_client.client import MatchClient
+from match_client.match_cards_screen import CardCell, MatchCardsApp
 from match_launch.stack import Stack
 from tests.conftest import running
 
@@ -245,6 +248,13 @@ def stack(tmp_path: Path) -> Iterator[Stack]:
 CARD = re.compile(r"^card (\d+): (.+?)( \(comparing for 1\.5 s\))?$")
 
 
+async def until(test: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not test():
+        assert time.monotonic() < deadline, f"waited {timeout} s for {what}"
+        await asyncio.sleep(0.05)
+
+
 async def test_match_play_plain_plays_a_whole_game_from_its_lines(
     stack: Stack, tmp_path: Path
 ) -> None:
@@ -330,3 +340,90 @@ async def test_match_play_plain_plays_a_whole_game_from_its_lines(
         if proc.returncode is None:
             proc.kill()
             await proc.wait()
+
+
+# --- the full-screen view, through the real stack --------------------------------------------
+
+
+async def test_the_full_screen_view_shows_the_copy_the_counters_the_notice_and_the_end(
+    stack: Stack, tmp_path: Path
+) -> None:
+    """Textual's pilot plays a solo Hard game as a person would: cards typed (and one clicked),
+    pictures read from the log, Hard's notice shown then turned off; the grid shows a picture
+    only on cards turned or found, the counters count, and the end shows the result and code."""
+    env = {k: stack.env[k] for k in ("REFEREE_CLOCK_RATE", "REFEREE_CLOCK_ANCHOR_MS")}
+    settings = cli.Settings.from_env({**env, "MATCH_STATE_DIR": str(tmp_path / "state")})
+    async with MatchClient(stack.lobby_addr) as client:
+        seat = await client.create_match_cards_table(
+            display_name="Ann", settings=Settings(difficulty=Settings.DIFFICULTY_HARD)
+        )
+        play = match_cards.MatchCardsPlay(client, seat, print, settings.server_clock())
+        app = MatchCardsApp(play, [f"table {seat.table_id}, your seat 1, as Ann"])
+        async with app.run_test(size=(120, 40)) as pilot:
+
+            def text(widget: str) -> str:
+                return str(app.query_one(widget, Static).content)
+
+            def cell(n: int) -> CardCell:
+                return app.query_one(f"#card-{n}", CardCell)
+
+            def seen() -> dict[int, str]:
+                return {int(m[1]): m[2] for x in app.lines if (m := CARD.match(x))}
+
+            def outcomes() -> int:
+                return sum(x.startswith(("found:", "no match:")) for x in app.lines)
+
+            async def turn(card: int, click: bool = False) -> None:
+                if click:
+                    await pilot.click(f"#card-{card}")
+                else:
+                    await pilot.press(*str(card), "enter")
+                await until(lambda: card in seen(), f"card {card} to be shown")
+
+            await until(lambda: "Match Cards · table" in text("#title"), "the title")
+            await until(lambda: "0 of 6 groups found" in text("#counters"), "the counters")
+            assert "12 cards in pairs, hard" in text("#title")
+            shown = [n for n in range(1, 61) if not cell(n).has_class("hidden")]
+            assert shown == list(range(1, 13))
+            assert all(str(cell(n).content).strip() == str(n) for n in shown)  # all face down
+
+            found: set[int] = set()
+            clicked = False
+            while len(found) < 12:
+                loose: dict[str, list[int]] = {}
+                for card, picture in sorted(seen().items()):
+                    if card not in found:
+                        loose.setdefault(picture, []).append(card)
+                pair = next((c[:2] for c in loose.values() if len(c) >= 2), None)
+                before = outcomes()
+                if pair is None:
+                    hidden = [c for c in range(1, 13) if c not in found]
+                    first = next(c for c in hidden if c not in seen())
+                    await turn(first, click=not clicked)
+                    clicked = True
+                    assert cell(first).has_class("up")
+                    assert str(cell(first).content).startswith(f"{first} ")  # and its picture
+                    partner = next((c for c in loose.get(seen()[first], []) if c != first), None)
+                    unseen = [c for c in hidden if c not in seen()]
+                    pair = [first, partner or (unseen or [c for c in hidden if c != first])[0]]
+                    await turn(pair[1])
+                else:
+                    for card in pair:
+                        await turn(card)
+                await until(lambda b=before: outcomes() > b, "the compare")  # type: ignore[misc]
+                last = [x for x in app.lines if x.startswith(("found:", "no match:"))][-1]
+                if last.startswith("found:"):
+                    found.update(pair)
+                    assert all(cell(c).has_class("found") for c in pair)
+                else:
+                    assert not any(cell(c).has_class("up") for c in pair)
+                if "notice is off" not in " ".join(app.lines):
+                    assert text("#notice").startswith(("Same picture", "Different pictures"))
+                    await pilot.press("n", "enter")
+                    await until(lambda: text("#notice") == "", "the notice to be turned off")
+            await until(lambda: "result: you won" in text("#others"), "the end")
+            assert "game code: MM3-" in text("#others")
+            assert re.search(
+                r"6 of 6 groups found, time \d+:\d\d, \d+ of 11 failed", text("#counters")
+            )
+            app.save_screenshot("match-cards.svg", str(tmp_path))
