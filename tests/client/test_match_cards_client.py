@@ -427,3 +427,64 @@ async def test_the_full_screen_view_shows_the_copy_the_counters_the_notice_and_t
                 r"6 of 6 groups found, time \d+:\d\d, \d+ of 11 failed", text("#counters")
             )
             app.save_screenshot("match-cards.svg", str(tmp_path))
+
+
+async def test_a_killed_terminal_resumes_its_game_with_the_card_it_had_turned(
+    stack: Stack, tmp_path: Path
+) -> None:
+    """``match play --resume`` after the process was killed mid-attempt: the same game, its
+    settings said once, the card turned before still up, and the attempt goes on."""
+    env_vars = {**os.environ, "MATCH_STATE_DIR": str(tmp_path / "state"), "MATCH_PLAIN": "1"}
+    base = [sys.executable, "-m", "match_client.cli", "--addr", stack.lobby_addr, "play"]
+
+    async def run(*argv: str) -> asyncio.subprocess.Process:
+        return await asyncio.create_subprocess_exec(
+            *base, *argv, env=env_vars,
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+
+    async def until(proc: asyncio.subprocess.Process, prefix: str, lines: list[str]) -> str:
+        while True:
+            raw = await asyncio.wait_for(proc.stdout.readline(), 30)  # type: ignore[union-attr]
+            assert raw, "\n".join(lines)
+            lines.append(raw.decode().rstrip("\n"))
+            if lines[-1].startswith(prefix):
+                return lines[-1]
+
+    async def type_(proc: asyncio.subprocess.Process, text: str) -> None:
+        proc.stdin.write(f"{text}\n".encode())  # type: ignore[union-attr]
+        await proc.stdin.drain()  # type: ignore[union-attr]
+
+    first_lines: list[str] = []
+    first = await run("--game", "match-cards", "--new", "--name", "Ann")
+    try:
+        table = (await until(first, "table ", first_lines)).split()[1].rstrip(",")
+        await until(first, "row 3:", first_lines)
+        await type_(first, "5")
+        picture = (await until(first, "card 5: ", first_lines)).removeprefix("card 5: ")
+    finally:
+        first.kill()  # the terminal is closed mid-attempt
+        await first.wait()
+
+    lines: list[str] = []
+    again = await run("--resume")
+    try:
+        assert await until(again, "back at table ", lines) == f"back at table {table}, your seat 1"
+        assert await until(again, "the game: ", lines) == (
+            "the game: 12 cards in pairs, easy, animals, 20 failed attempts lose"
+        )
+        counters = await until(again, "0 of 6 groups found", lines)
+        assert counters.endswith("0 of 20 failed attempts")
+        row = await until(again, "row 2:", lines)
+        assert f"[5 {picture}]" in row  # still up, with its picture
+        await type_(again, "6")
+        await until(again, "card 6: ", lines)
+        outcome = await until(again, ("found:", "no match:"), lines)  # type: ignore[arg-type]
+        assert "cards 5, 6" in outcome, outcome
+        assert sum(x.startswith("the game: ") for x in lines) == 1
+        again.stdin.close()  # type: ignore[union-attr]
+        assert await asyncio.wait_for(again.wait(), 30) == 0  # input closed: it leaves
+    finally:
+        if again.returncode is None:
+            again.kill()
+            await again.wait()
