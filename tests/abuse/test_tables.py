@@ -5,12 +5,13 @@ the limit holding. The limits are set small here (the env below); the defaults a
 docs/operations.md ("Limits"). Clients come from two addresses: 127.0.0.1 (the attacker) and
 ::1 (a bystander), as the lobby listens on both loopbacks.
 
-The tests run in order on one stack: each leaves the next a known state (the first waits for
-its tables to expire). Bounds, measured on a 2-core machine shared with other test runs:
+Each test has a stack of its own: the suite runs in a random order, and a bucket drained or a
+table left waiting by one test must not decide another. Bounds, measured on a 2-core machine
+shared with other test runs:
 
 - another player's p50 (GetTable of their own table, from the other address) during a flood:
   at most max(5 x before, before + 100 ms);
-- the lobby's and the referee's RSS: grow by at most 40 MB over the module.
+- the lobby's and the referee's RSS: grow by at most 40 MB over a test.
 """
 
 from __future__ import annotations
@@ -55,20 +56,19 @@ BOTS_PER_ADDR, BOTS_MAX = 2, 3
 LEDGER_BURST, LEDGER_RATE = 10, 5
 RSS_GROWTH_KB = 40 * 1024
 OWN = [("grpc.use_local_subchannel_pool", 1)]  # a connection of its own
-REFEREE_METRICS = free_port()
 
 
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+@pytest.fixture
+def stack(tmp_path: Path) -> Iterator[Stack]:
     s = Stack(
-        Path(tmp_path_factory.mktemp("abuse-tables")),
+        tmp_path / "stack",
         lobby_addr=f"[::]:{free_port()}",  # both loopbacks: two client addresses
         env={
             "REFEREE_CLOCK_RATE": str(RATE),
             "REFEREE_CLOCK_ANCHOR_MS": str(int(time.time() * 1000)),
             "REFEREE_FILL_WAIT_MS": "3600000",  # bots fill only when the host starts the table
             "REFEREE_TABLE_EXPIRY_MS": str(EXPIRY_MS),
-            "REFEREE_METRICS_PORT": str(REFEREE_METRICS),
+            "REFEREE_METRICS_PORT": str(free_port()),
             "BOT_PACE": "0.3",
             "LOBBY_RATE_CREATE": str(CREATE_RATE),
             "LOBBY_BURST_CREATE": str(CREATE_BURST),
@@ -83,12 +83,16 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     yield from running(s)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def rss_at_start(stack: Stack) -> dict[str, int]:
     return {name: rss_kb(stack, name) for name in ("lobby", "referee")}
 
 
 # --- helpers ----------------------------------------------------------------------------------
+
+
+def referee_metrics(stack: Stack) -> int:
+    return int(stack.env["REFEREE_METRICS_PORT"])
 
 
 def port_of(stack: Stack) -> str:
@@ -297,9 +301,12 @@ async def test_tables_are_capped_per_address_and_in_all_and_waiting_ones_expire(
         assert last.events[0].server_time_ms == created.expires_at_ms
         assert created.expires_at_ms == log[0].events[0].server_time_ms + EXPIRY_MS
         assert last.command.HasField("tick")
-        assert await asyncio.to_thread(metric, REFEREE_METRICS, "match_referee_live_tables") == 0
+        assert (
+            await asyncio.to_thread(metric, referee_metrics(stack), "match_referee_live_tables")
+            == 0
+        )
         expired = await asyncio.to_thread(
-            metric, REFEREE_METRICS, "match_referee_tables_expired_total"
+            metric, referee_metrics(stack), "match_referee_tables_expired_total"
         )
         assert expired >= len(mine)
 
@@ -332,7 +339,9 @@ async def test_tables_are_capped_per_address_and_in_all_and_waiting_ones_expire(
 
     async def reloaded() -> float:
         try:
-            return await asyncio.to_thread(metric, REFEREE_METRICS, "match_referee_live_tables")
+            return await asyncio.to_thread(
+                metric, referee_metrics(stack), "match_referee_live_tables"
+            )
         except OSError:
             return 0.0
 
