@@ -12,12 +12,14 @@ whenever something changed, and hands what is typed (or a click on a card) to it
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, ClassVar
 
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal
+from textual.css.query import NoMatches
 from textual.widgets import Input, RichLog, Static
 
 from match_client.match_cards import (
@@ -114,6 +116,12 @@ class MatchCardsApp(App[int]):
         self.query_one("#log", RichLog).write(line)
 
     def redraw(self) -> None:
+        """Draw the tracker again (a timer and the play call it; once the app is closing its
+        widgets are gone, and there is nothing left to draw)."""
+        with contextlib.suppress(NoMatches):
+            self._redraw()
+
+    def _redraw(self) -> None:
         t = self.play.tracker
         now = self.play.now()
         what = settings_text(t) if t.started else "waiting for players"

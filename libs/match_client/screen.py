@@ -9,6 +9,7 @@ changed, writes every line the game tells into the log, and hands what is typed 
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -16,6 +17,7 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal
+from textual.css.query import NoMatches
 from textual.widgets import Input, RichLog, Static
 
 from match_client import symbols, text, timing
@@ -131,6 +133,12 @@ class MatchApp(App[int]):
         self.redraw()
 
     def redraw(self) -> None:
+        """Draw the tracker again (a timer and the play call it; once the app is closing its
+        widgets are gone, and there is nothing left to draw)."""
+        with contextlib.suppress(NoMatches):
+            self._redraw()
+
+    def _redraw(self) -> None:
         t = self.game.tracker
         now = self.game.now()
         self.query_one("#title", Static).update(title_text(t, self.player_name))

@@ -375,10 +375,12 @@ async def test_the_full_screen_view_shows_the_copy_the_counters_the_notice_and_t
 
             async def turn(card: int, click: bool = False) -> None:
                 if click:
-                    await pilot.click(f"#card-{card}")
+                    await pilot.pause()  # the grid laid out as the last redraw left it
+                    landed = await pilot.click(f"#card-{card}")
+                    assert landed, f"the click missed card {card}: {app.lines[-5:]}"
                 else:
                     await pilot.press(*str(card), "enter")
-                await until(lambda: card in seen(), f"card {card} to be shown")
+                await until(lambda: card in seen(), f"card {card} to be shown: {app.lines[-5:]}")
 
             await until(lambda: "Match Cards · table" in text("#title"), "the title")
             await until(lambda: "0 of 6 groups found" in text("#counters"), "the counters")
