@@ -4,14 +4,19 @@ a msg id that names other bytes is refused, never believed."""
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import nats
+import nats.errors
 import pytest
 from nats.aio.client import Client
 
+from match_bus import subjects
 from match_bus.jetstream import SequenceConflict, TableLog, ensure_stream
 from match_launch import natsserver
 from match_launch.natsserver import NatsServer
@@ -77,6 +82,49 @@ async def test_a_moved_table_whose_last_record_is_not_ours_is_a_conflict(log: Ta
     await log.append(TABLE, b"theirs", f"{TABLE}:{first}:b", first)
     with pytest.raises(SequenceConflict, match="moved past"):
         await log.append(TABLE, b"mine", f"{TABLE}:{first}:a", first)
+
+
+async def test_a_duplicate_ack_for_a_record_no_longer_stored_is_a_conflict(
+    nats_server: NatsServer,
+) -> None:
+    """The stream says "duplicate" for a msg id whose record was removed since: nothing proves
+    the bytes were ours, so it is refused."""
+    nc: Client = await nats.connect(nats_server.url)
+    try:
+        js = nc.jetstream()
+        await ensure_stream(js)
+        log = TableLog(js, timeout=2.0)
+        first = await log.append(TABLE, b"one", f"{TABLE}:0:a", 0)
+        await js.delete_msg(subjects.EVENTS_STREAM, first)
+        with pytest.raises(SequenceConflict, match="names another record"):
+            await log.append(TABLE, b"one", f"{TABLE}:0:a", 0)  # the table is empty again
+        assert await stored(log) == []
+    finally:
+        await nc.close()
+
+
+async def test_an_append_nobody_answers_gives_up_after_the_log_s_own_timeout(
+    nats_server: NatsServer,
+) -> None:
+    """NATS paused (SIGSTOP): the append waits the TableLog's timeout (0.3 s here), not the
+    JetStream context's default of 5 s, so the referee can answer UNAVAILABLE in time."""
+    nc: Client = await nats.connect(nats_server.url)
+    try:
+        js = nc.jetstream()
+        await ensure_stream(js)
+        log = TableLog(js, timeout=0.3)
+        assert nats_server.process is not None
+        os.kill(nats_server.process.pid, signal.SIGSTOP)
+        try:
+            started = time.monotonic()
+            with pytest.raises(nats.errors.TimeoutError):
+                await log.append(TABLE, b"one", f"{TABLE}:0:a", 0)
+            waited = time.monotonic() - started
+        finally:
+            os.kill(nats_server.process.pid, signal.SIGCONT)
+        assert waited < 2.5, waited  # 0.3 s and some scheduling, far from 5 s
+    finally:
+        await nc.close()
 
 
 def test_a_nats_server_whose_port_was_taken_meanwhile_starts_on_another(

@@ -221,3 +221,53 @@ def test_where_a_card_is() -> None:
 
     assert where(1, 12) == "row 1, column 1" and where(2, 12) == "row 1, column 2"
     assert where(60, 60) == "row 6, column 10"
+
+
+def test_results_written_out_by_hand_a_win_a_loss_a_tie_and_a_replay() -> None:
+    from match_rules.game import Results, Standing
+    from match_rules.match_cards import commands as cmd
+    from match_rules.match_cards.settings import Mode, Settings
+    from tests.rules.match_cards.helpers import Game
+
+    def misses(game: Game, players: tuple[str, ...], times: int) -> None:
+        """``times`` failed attempts by each of ``players``, side by side from T0."""
+        at = T0
+        for _ in range(times):
+            for player in players:
+                for card in game.miss():
+                    game.turn(card, at, player)
+            at += COMPARE_MS
+            game.run(cmd.Tick(at))
+
+    # Bob loses by the limit (20 failed, 30 s); Ann then wins with those 20 failed, in 39 s.
+    two = Game(Settings(Mode.PAIRS, 12), players=("ann", "bob"))
+    assert GAME.results(two.state) is None  # not over yet
+    misses(two, ("ann", "bob"), 19)
+    misses_end = T0 + 19 * COMPARE_MS
+    at = two.attempt(two.miss(), misses_end, "bob")
+    for group in two.groups():
+        at = two.attempt(group, at, "ann")
+    assert GAME.results(two.state) == Results(
+        (
+            Standing("ann", 1, 6, "won: 6 of 6 found, 19 of 20 failed, 39.0 s"),
+            Standing("bob", 2, 0, "lost: 0 of 6 found, 20 of 20 failed, 30.0 s"),
+        ),
+        draw=False,
+        ranked=True,
+    )
+    # Both lose alike, side by side: a tie for first place is a draw.
+    tie = Game(Settings(Mode.PAIRS, 12), players=("ann", "bob"))
+    misses(tie, ("ann", "bob"), 20)
+    tied = GAME.results(tie.state)
+    assert tied is not None and tied.draw and [s.place for s in tied.standings] == [1, 1]
+    assert tied.standings[0].summary == "lost: 0 of 6 found, 20 of 20 failed, 30.0 s"
+    # Alone, a win is no draw; a game replayed from its code is never ranked, and says so.
+    solo = Game(Settings(Mode.PAIRS, 12, code=CODE))
+    at = T0
+    for group in solo.groups():
+        at = solo.attempt(group, at)
+    assert GAME.results(solo.state) == Results(
+        (Standing("ann", 1, 6, "won: 6 of 6 found, 0 of 20 failed, 9.0 s, a replay (not ranked)"),),
+        draw=False,
+        ranked=False,
+    )

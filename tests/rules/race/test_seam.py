@@ -202,3 +202,40 @@ def test_all_tied_for_first_is_a_draw() -> None:
     assert results is not None
     assert [s.place for s in results.standings] == [1, 1] and results.draw
     assert play.of(ev.GameEnded)
+
+
+def test_the_snapshot_in_play_field_by_field() -> None:
+    """Every field of a player's view during a board, written out by hand: Ann has found the
+    pair of tiles 1 and 2 in two turns; Bob, a bot, has not turned a tile."""
+    play = Play.playing(bots=frozenset({BOB}))
+    t0 = play.t0
+    play.turn(t0 + 100, ANN, 1, 2)
+    V = views_pb2.RaceView
+    expected = V(
+        table_id="table0001",
+        game_id="table0001",
+        event_number=7,
+        server_time_ms=1234,
+        player=ANN,
+        phase=V.PHASE_PLAYING,
+        board=1,
+        ready_deadline_ms=0,
+        starts_at_ms=t0,
+        ends_at_ms=t0 + 120_000,
+        status=V.STATUS_PLAYING,
+        turns=2,
+        pairs=1,
+        hints_left=3,
+        paused_until_ms=0,
+        deal_version="test-deal",
+        commitment="c" * 64,
+    )
+    expected.tiles.add(tile=1, state=V.TILE_STATE_FOUND, symbol=0)
+    expected.tiles.add(tile=2, state=V.TILE_STATE_FOUND, symbol=0)
+    for tile in range(3, 21):
+        expected.tiles.add(tile=tile, state=V.TILE_STATE_DOWN)
+    bob = expected.opponents.add(
+        player=BOB, status=V.STATUS_PLAYING, display_name="Bob", is_bot=True
+    )
+    bob.boards.add(board=1, pairs=0, turns=0, hints=0)
+    assert GAME.snapshot(play.state, ANN, context()) == expected
