@@ -111,3 +111,7 @@ bench: $(STAMP) ## Load the running stack: turns/s, latency, ledger lag, memory 
 .PHONY: bench-sync
 bench-sync: $(STAMP) ## What fsync on every append costs: the bare chain with and without it (not a test)
 	$(BIN)/python -m match_bench.sync --out var
+
+.PHONY: mutation
+mutation: $(STAMP) ## Mutation testing of every game's rules and the fenced append (mutmut; long, not a test)
+	$(BIN)/python -m match_mutation
