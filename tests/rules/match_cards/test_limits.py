@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import random
+from random import Random
+
+import pytest
 
 from match_rules.match_cards import limits
-from match_rules.match_cards.settings import LIMITS, Mode
+from match_rules.match_cards.deal import deal
+from match_rules.match_cards.settings import LIMITS, Mode, Settings
 
 
 def test_a_perfect_memory_player_fails_only_while_exploring() -> None:
@@ -24,7 +28,40 @@ def test_percentile_is_the_nearest_rank() -> None:
     assert limits.percentile([5], 99) == 5
 
 
-def test_the_script_prints_the_table_and_compares_it(capsys: object) -> None:
-    assert limits.main(["--sample", "3"]) in (0, 1)
-    full = limits.table(3)
-    assert set(full) == set(LIMITS)
+def test_the_players_failed_attempts_on_the_first_deals_are_pinned() -> None:
+    """The measurement is a derivation: its figures on the first deals are pinned, so that a
+    change to the player (the bot's policy) or to the counting shows here at once, not only in
+    the slow full-sample test above. A perfect memory fails less than a forgetful one."""
+
+    def failed(mode: Mode, keep: float) -> list[int]:
+        settings = Settings(mode, 12)
+        boards = [deal(n.to_bytes(32, "big"), settings).cards for n in range(8)]
+        return [limits.play(b, settings.group, keep, Random(n)) for n, b in enumerate(boards)]
+
+    assert failed(Mode.PAIRS, 1.0) == [3, 3, 3, 3, 2, 4, 3, 3]
+    assert failed(Mode.PAIRS, limits.FORGETFUL_KEEP) == [4, 10, 13, 5, 8, 8, 9, 6]
+    assert failed(Mode.TRIPLES, 1.0) == [3, 4, 4, 3, 2, 3, 3, 4]
+    # the perfect player's 99th and the forgetful one's 90th percentile over three deals
+    assert limits.measure(Mode.PAIRS, 12, 3) == (3, 13)
+
+
+def test_the_rule_by_hand() -> None:
+    # m = max(perfect, forgetful); Hard m + 1, Easy 2 m, Medium halfway rounded up
+    assert limits.rule(10, 9) == (20, 16, 11)
+    assert limits.rule(3, 7) == (14, 11, 8)
+    assert limits.rule(5, 5) == (10, 8, 6)
+
+
+def test_the_script_prints_the_table_and_says_whether_settings_holds_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    small = limits.table(3)
+    assert set(small) == set(LIMITS) and small != LIMITS  # three deals are not 2,000
+    assert limits.main(["--sample", "3"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "mode     cards  Easy  Medium  Hard"
+    assert out[1] == "pairs       12    26      20    14"
+    assert len(out) == 2 + len(LIMITS) and out[-1] == "settings.LIMITS differs"
+    monkeypatch.setattr(limits, "LIMITS", small)
+    assert limits.main(["--sample", "3"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "settings.LIMITS matches"
