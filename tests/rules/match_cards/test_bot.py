@@ -322,3 +322,66 @@ def test_a_turn_the_rules_refuse_raises_in_the_miniature_referee() -> None:
     table = start(Settings(), Strength.STRONG)
     with pytest.raises(RuleError):
         table.game.turn(99, T0, "bot")
+
+
+def test_each_draw_comes_from_the_seat_s_own_stream_for_its_purpose() -> None:
+    """Choices from seat_rng(table, player, "play"), thinking from "think", forgetting from
+    "memory": a game can be replayed exactly, and thinking longer never changes a choice."""
+    table = start(Settings(), None)
+    s = table.seat
+    call = s.decide(T0)
+    assert call is not None
+    request = call.request
+    assert isinstance(request, match_cards_service_pb2.TurnCardRequest)
+    assert request.table_id == TABLE
+    choice = bot.next_card({}, range(1, 13), (), None, 2, bot.seat_rng(TABLE, "bot", "play"))
+    think = bot.think_ms(bot.seat_rng(TABLE, "bot", "think"), 1.0, bot.Think.NEW)
+    assert choice is not None and (request.card, call.at_ms) == (choice.card, T0 + think)
+    keep = bot.KEEP[bot.DEFAULT_STRENGTH]
+    memory: dict[int, str] = {}
+    bot.remember(memory, 3, "cat", keep, bot.seat_rng(TABLE, "bot", "memory"))
+    fresh = MatchCardsBotSeat(TABLE, "bot")
+    fresh.observe_events(table.envelopes(table.game.turn(3, T0, "bot")))
+    assert fresh.memory == ({3: table.game.cards[2]} if memory else {})
+
+
+def test_its_thinking_is_a_person_s_on_the_wall_clock_whatever_the_server_s_rate() -> None:
+    """``rate``: server ms per wall ms; ``pace`` scales the thinking time itself."""
+    slow = MatchCardsBotSeat(TABLE, "bot", pace=1.0, rate=10.0)
+    assert (slow.pace, slow.rate) == (1.0, 10.0)
+    table = Table(slow, Game(Settings(), players=("bot",)))
+    table.stream(table.envelopes(table.game.events))
+    call = slow.decide(T0)
+    think = bot.think_ms(bot.seat_rng(TABLE, "bot", "think"), 1.0, bot.Think.NEW)
+    assert call is not None and call.at_ms == T0 + think * 10
+    defaults = MatchCardsBotSeat(TABLE, "bot")
+    assert (defaults.pace, defaults.rate, defaults.forced) == (1.0, 1.0, None)
+    made = BOT.seat(TABLE, "p1", forced=Strength.WEAK)
+    assert (made.table_id, made.player_id, made.forced) == (TABLE, "p1", Strength.WEAK)
+
+
+def test_what_the_seat_observes_returns_the_server_time_and_found_cards_leave_memory() -> None:
+    table = start(Settings(), Strength.STRONG)
+    s = table.seat
+    g = table.game.groups()[0]
+    turned = table.envelopes([*table.game.turn(g[0], T0 + 5, "bot")])
+    assert s.observe(W(event=turned[0])) == T0 + 5
+    table.stream(table.envelopes(table.game.turn(g[1], T0 + 6, "bot")))
+    assert set(s.memory) <= set(g) and s.memory  # a strong memory kept at least one
+    table.stream(table.envelopes(table.game.run(cmd.Tick(T0 + 6 + COMPARE_MS))))
+    assert s.memory == {}  # found: nothing more to find there
+
+
+def test_a_full_attempt_not_yet_compared_and_a_game_over_send_nothing() -> None:
+    table = start(Settings(), Strength.STRONG)
+    s = table.seat
+    a, b = table.game.miss()[:2]
+    table.stream(table.envelopes([*table.game.turn(a, T0, "bot"), *table.game.turn(b, T0, "bot")]))
+    s.tracker.compare_at_ms = 0  # the attempt's cards are up; its compare not told yet
+    assert s.decide(T0) is None
+    over = MatchCardsBotSeat(TABLE, "bot")
+    over.tracker.started, over.tracker.game_over = True, True
+    assert over.decide(0) is None
+    assert over.refused(BotCall(TURN_CARD, W()), "not_seated", "FAILED_PRECONDITION") is (
+        Reaction.STOP
+    )
