@@ -186,6 +186,8 @@ class BotSeat(Protocol):
 class Bot(Protocol):
     """The game's player for the bot service (``Game.bot``)."""
 
+    # A protocol's signature: its defaults are documentation, nothing runs them (no mutant here
+    # could be seen; docs/testing.md).
     def seat(
         self,
         table_id: str,
@@ -195,7 +197,7 @@ class Bot(Protocol):
         rate: float = 1.0,
         strength: str = "",
         forced: Strength | None = None,
-    ) -> BotSeat:
+    ) -> BotSeat:  # pragma: no mutate block
         """A new player for one bot seat. ``pace`` scales its thinking times (1: a person's);
         ``rate``: server ms per wall ms; ``strength``: what the table showed, as the seat's
         record kept it; ``forced``: the operator's BOT_FORCE_STRENGTH, played whatever the
