@@ -19,7 +19,7 @@ clock), deals as the dealer's answer, randomness from the seed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Protocol
@@ -203,6 +203,28 @@ class Bot(Protocol):
         record kept it; ``forced``: the operator's BOT_FORCE_STRENGTH, played whatever the
         table shows."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class SeatBot:
+    """A :class:`Bot` whose seats one constructor makes, called with :meth:`Bot.seat`'s
+    arguments (a game's ``BotSeat`` class): ``BOT = SeatBot(RaceBotSeat)``."""
+
+    make: Callable[..., BotSeat]
+
+    def seat(
+        self,
+        table_id: str,
+        player_id: str,
+        *,
+        pace: float = 1.0,
+        rate: float = 1.0,
+        strength: str = "",
+        forced: Strength | None = None,
+    ) -> BotSeat:
+        return self.make(
+            table_id, player_id, pace=pace, rate=rate, strength=strength, forced=forced
+        )
 
 
 class Game(Protocol):

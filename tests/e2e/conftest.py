@@ -18,8 +18,9 @@ from tests.conftest import running
 RATE = 10.0
 
 
-@pytest.fixture
-def stack(tmp_path: Path) -> Iterator[Stack]:
+def fast_stack(tmp_path: Path, **env: str) -> Iterator[Stack]:
+    """The whole system on the ten-times clock, bots filling only when a host starts a table;
+    ``env`` adds to (or changes) those settings."""
     anchor = int(time.time() * 1000)
     s = Stack(
         tmp_path / "stack",
@@ -28,6 +29,12 @@ def stack(tmp_path: Path) -> Iterator[Stack]:
             "REFEREE_CLOCK_ANCHOR_MS": str(anchor),
             "REFEREE_FILL_WAIT_MS": "3600000",  # bots fill only when the host starts the table
             "BOT_PACE": "1.0",  # a person's pace on the wall clock: slow on this fast clock
+            **env,
         },
     )
     yield from running(s)
+
+
+@pytest.fixture
+def stack(tmp_path: Path) -> Iterator[Stack]:
+    yield from fast_stack(tmp_path)

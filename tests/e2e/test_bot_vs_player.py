@@ -10,7 +10,6 @@ out the pause after a miss and never finishes a board under 13 s. The three game
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,10 +21,9 @@ from match.v1 import race_pb2, race_service_pb2
 from match_bus.clock import Clock
 from match_client.client import refusal_code
 from match_launch.stack import Stack
-from tests.conftest import running
+from tests.e2e.conftest import fast_stack
 from tests.e2e.players import Player
 
-RATE = 10.0
 GAMES = 3
 THINK_MS = 700  # game time, per turn
 CLEAR_NOT_BEFORE_MS = 13_000
@@ -34,18 +32,7 @@ CLEAR_NOT_BEFORE_MS = 13_000
 @pytest.fixture
 def stack(tmp_path: Path) -> Iterator[Stack]:
     """The shared stack (tests/e2e/conftest.py), with the bot at a human pace and forced weak."""
-    anchor = int(time.time() * 1000)
-    s = Stack(
-        tmp_path / "stack",
-        env={
-            "REFEREE_CLOCK_RATE": str(RATE),
-            "REFEREE_CLOCK_ANCHOR_MS": str(anchor),
-            "REFEREE_FILL_WAIT_MS": "3600000",  # bots fill only when the host starts the table
-            "BOT_PACE": "0.1",  # ~1 s of game time per turn on this clock
-            "BOT_FORCE_STRENGTH": "weak",
-        },
-    )
-    yield from running(s)
+    yield from fast_stack(tmp_path, BOT_PACE="0.1", BOT_FORCE_STRENGTH="weak")
 
 
 @dataclass

@@ -10,7 +10,6 @@ default, medium, could lose a game by the limit, which a test should not leave t
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,27 +17,14 @@ import grpc
 import pytest
 
 from match_launch.stack import Stack
-from tests.conftest import running
+from tests.e2e.conftest import fast_stack
 from tests.e2e.mcplayers import MCPlayer, Settings, check_no_leaks
 from tests.e2e.test_match_cards import deal_of, seed_of, verified
-
-RATE = 10.0
 
 
 @pytest.fixture
 def stack(tmp_path: Path) -> Iterator[Stack]:
-    anchor = int(time.time() * 1000)
-    s = Stack(
-        tmp_path / "stack",
-        env={
-            "REFEREE_CLOCK_RATE": str(RATE),
-            "REFEREE_CLOCK_ANCHOR_MS": str(anchor),
-            "REFEREE_FILL_WAIT_MS": "3600000",  # bots fill only when the host starts the table
-            "BOT_PACE": "0.1",
-            "BOT_FORCE_STRENGTH": "strong",
-        },
-    )
-    yield from running(s)
+    yield from fast_stack(tmp_path, BOT_PACE="0.1", BOT_FORCE_STRENGTH="strong")
 
 
 async def test_the_bot_takes_the_empty_seat_and_plays_its_copy_to_the_end(

@@ -23,7 +23,7 @@ from google.protobuf.message import Message
 from match.v1 import common_pb2, match_cards_service_pb2
 from match_client.match_cards import DOWN, UP, MatchCardsTracker
 from match_rules.deal import Strength
-from match_rules.game import BotCall, BotEnd, Reaction
+from match_rules.game import BotCall, BotEnd, Reaction, SeatBot
 from match_rules.match_cards import bot
 
 TURN_CARD = "TurnCard"
@@ -168,22 +168,4 @@ class MatchCardsBotSeat:
         return Reaction.RETRY  # card_found, card_turned: its view was behind; decide again
 
 
-class MatchCardsBot:
-    """Match Cards' player for the bot service (:class:`match_rules.game.Bot`)."""
-
-    def seat(
-        self,
-        table_id: str,
-        player_id: str,
-        *,
-        pace: float = 1.0,
-        rate: float = 1.0,
-        strength: str = "",
-        forced: Strength | None = None,
-    ) -> MatchCardsBotSeat:
-        return MatchCardsBotSeat(
-            table_id, player_id, pace=pace, rate=rate, strength=strength, forced=forced
-        )
-
-
-BOT = MatchCardsBot()
+BOT = SeatBot(MatchCardsBotSeat)  # the game's player for the bot service (match_rules.game.Bot)

@@ -22,7 +22,7 @@ from google.protobuf.message import Message
 from match.v1 import common_pb2, race_service_pb2, views_pb2
 from match_client.tracker import RaceView, ViewTracker
 from match_rules.deal import Strength
-from match_rules.game import BotCall, BotEnd, Reaction
+from match_rules.game import BotCall, BotEnd, Reaction, SeatBot
 from match_rules.race import bot
 
 PRESS_READY = "PressReady"
@@ -225,22 +225,4 @@ class RaceBotSeat:
         return Reaction.RETRY
 
 
-class RaceBot:
-    """The race's player for the bot service (:class:`match_rules.game.Bot`)."""
-
-    def seat(
-        self,
-        table_id: str,
-        player_id: str,
-        *,
-        pace: float = 1.0,
-        rate: float = 1.0,
-        strength: str = "",
-        forced: Strength | None = None,
-    ) -> RaceBotSeat:
-        return RaceBotSeat(
-            table_id, player_id, pace=pace, rate=rate, strength=strength, forced=forced
-        )
-
-
-BOT = RaceBot()
+BOT = SeatBot(RaceBotSeat)  # the game's player for the bot service (match_rules.game.Bot)

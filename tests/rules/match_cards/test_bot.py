@@ -357,7 +357,9 @@ def test_its_thinking_is_a_person_s_on_the_wall_clock_whatever_the_server_s_rate
     defaults = MatchCardsBotSeat(TABLE, "bot")
     assert (defaults.pace, defaults.rate, defaults.forced) == (1.0, 1.0, None)
     made = BOT.seat(TABLE, "p1", forced=Strength.WEAK)
+    assert isinstance(made, MatchCardsBotSeat)
     assert (made.table_id, made.player_id, made.forced) == (TABLE, "p1", Strength.WEAK)
+    assert (made.pace, made.rate, made.shown) == (1.0, 1.0, None)  # Bot.seat's defaults
 
 
 def test_what_the_seat_observes_returns_the_server_time_and_found_cards_leave_memory() -> None:
