@@ -114,6 +114,7 @@ def verify(evidence: Evidence, key: Verifier, since: str | None = None) -> Repor
         table = _check_game(evidence.entries, records, report)
         seed = _check_seed(evidence.entries, records, table.game, report)
         deal = _check_deal(evidence.entries, records, table, seed, report)
+        _check_proofs(evidence.entries, records, table, report)
         _check_rerun(evidence.entries, records, table, deal, report)
     except _Fail as failure:
         report.failure = f"FAIL {failure.message}"
@@ -394,3 +395,28 @@ def _check_rerun(
         f" and give the same {count(result.events, 'event')}, byte for byte: timings, results "
         f"and standings{draw}: {standings}"
     )
+
+
+def _check_proofs(
+    entries: Sequence[Entry],
+    records: Sequence[referee_pb2.TableRecord],
+    table: TableGame,
+    report: Report,
+) -> None:
+    """The game's own proofs over its log alone (Number Match: the revealed witness)."""
+    game = table.game
+    state = game.initial_state(None)
+    last = 0
+    try:
+        for i, record in enumerate(records):
+            for env in record.events:
+                if env.WhichOneof("body") == game.slug:
+                    state = game.evolve(state, game.decode(getattr(env, game.slug)))
+                    last = i
+    except Exception:  # an event the rules cannot fold: the rerun names it, record and all
+        return
+    try:
+        lines = game.proofs(state)
+    except ValueError as error:
+        raise _Fail(f"{_at(last, entries)}: {error}") from None
+    report.lines.extend(f"ok   {line}" for line in lines)

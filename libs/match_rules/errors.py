@@ -73,6 +73,17 @@ class Code(Enum):
     CODE_SIZE_UNKNOWN = ("code_size_unknown", Category.INVALID_ARGUMENT)
     CODE_SETTING_UNKNOWN = ("code_setting_unknown", Category.INVALID_ARGUMENT)
     CODE_CONFLICT = ("code_conflict", Category.INVALID_ARGUMENT)
+    # Number Match
+    CELL_OUT_OF_RANGE = ("cell_out_of_range", Category.INVALID_ARGUMENT)
+    SAME_CELL = ("same_cell", Category.INVALID_ARGUMENT)
+    CELL_EMPTY = ("cell_empty", Category.FAILED_PRECONDITION)
+    NOT_A_PAIR = ("not_a_pair", Category.FAILED_PRECONDITION)
+    CELLS_BLOCKED = ("cells_blocked", Category.FAILED_PRECONDITION)
+    NO_ADDITIONS_LEFT = ("no_additions_left", Category.FAILED_PRECONDITION)
+    BOARD_FULL = ("board_full", Category.FAILED_PRECONDITION)
+    HINT_UNDECIDED = ("hint_undecided", Category.FAILED_PRECONDITION)
+    NOTHING_TO_UNDO = ("nothing_to_undo", Category.FAILED_PRECONDITION)
+    DAILY_NOT_TODAY = ("daily_not_today", Category.FAILED_PRECONDITION)
 
     @property
     def slug(self) -> str:

@@ -358,6 +358,12 @@ class Game(Protocol):
         """The final standings, once the game is over (None before)."""
         ...
 
+    def proofs(self, state: Any) -> tuple[str, ...]:
+        """What ``match-audit verify`` proves of a finished game from its log alone, beyond the
+        rerun (``state`` folded from the logged events, without the deal): one line per proof
+        for the report (none: nothing more to prove). Raises ValueError saying what fails."""
+        ...
+
     # --- the replay (``match-audit replay``): the log told for people ------------------------
     def place(self, event: Any) -> Place:
         """The part of the timeline ``event`` (a decoded event of the log) belongs to."""

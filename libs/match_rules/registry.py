@@ -15,6 +15,7 @@ _MODULES = (
     "match_rules.race.game",
     "match_rules.concentration.game",
     "match_rules.match_cards.game",
+    "match_rules.number_match.game",
 )
 
 

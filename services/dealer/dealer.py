@@ -12,6 +12,7 @@ A malformed request, an invalid id or a request out of turn gets a Refusal, neve
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from collections.abc import Awaitable, Callable
 from typing import Protocol, TypeVar
@@ -144,7 +145,10 @@ class Dealer:
                 error.code.slug, Category.CATEGORY_INVALID_ARGUMENT, error.message
             ) from None
         seed = await self._stored_seed(game_id)
-        response.deal.CopyFrom(_deal_message(game, game_id, seed, settings))
+        # A deal may search (Number Match's solver checks its board): off the event loop, so
+        # that commits and reveals of other tables go on meanwhile.
+        dealt = await asyncio.to_thread(_deal_message, game, game_id, seed, settings)
+        response.deal.CopyFrom(dealt)
         DEALS.inc()
         log.info("dealt", deal_version=game.deal_version)
 

@@ -22,6 +22,8 @@ from match.v1 import (
     concentration_pb2,
     match_cards_command_pb2,
     match_cards_pb2,
+    number_match_command_pb2,
+    number_match_pb2,
     race_command_pb2,
     race_pb2,
     views_pb2,
@@ -365,8 +367,128 @@ class MatchCardsLeaks:
             assert view.phase == MView.PHASE_GAME_OVER, "the seed or code in a live view"
 
 
+NSettings = number_match_pb2.NumberMatchSettings
+NView = number_match_pb2.NumberMatchView
+NCommand = number_match_command_pb2.NumberMatchCommand
+
+
+class NumberMatchHarness:
+    slug = "number_match"
+
+    def tick_chance(self, state: Any) -> float:
+        """The idle limit (30 minutes on) only rarely."""
+        return 0.003
+
+    def table(self, game: Game, rng: random.Random) -> tuple[Message | None, list[SeatInfo]]:
+        settings = rng.choice(
+            [
+                NSettings(),
+                NSettings(level=NSettings.LEVEL_MEDIUM),
+                NSettings(level=NSettings.LEVEL_EXPERT),
+                NSettings(level=NSettings.LEVEL_CLASSIC),
+                NSettings(level=NSettings.LEVEL_HARD, replay_seed=bytes(range(32))),
+                NSettings(daily_date="2026-01-01"),  # T0's date at UTC
+            ]
+        )
+        return settings, [SeatInfo(1, "p1", "P1", False)]
+
+    def move(self, game: Game, state: Any, players: list[str], rng: random.Random) -> Message:
+        from match_rules.number_match import board as boards
+
+        player = players[0] if rng.random() < 0.97 else "stranger"
+        r = rng.random()
+        if r < 0.05:
+            return NCommand(player_id=player, add_numbers=NCommand.AddNumbers())
+        if r < 0.09:
+            return NCommand(player_id=player, ask_hint=NCommand.AskHint())
+        if r < 0.15:
+            return NCommand(player_id=player, undo=NCommand.Undo())
+        if r < 0.153:
+            return NCommand(player_id=player, end_game=NCommand.EndGame())
+        pairs = boards.pair_moves(state.board) if state.board else []
+        if pairs and rng.random() < 0.85:
+            i, j = rng.choice(pairs)
+            first, second = (i + 1, j + 1) if rng.random() < 0.5 else (j + 1, i + 1)
+        else:
+            size = max(len(state.board), 1)
+            first, second = rng.randint(0, size + 1), rng.randint(0, size + 1)
+        return NCommand(player_id=player, pair_cells=NCommand.PairCells(first=first, second=second))
+
+    def bad(self, game: Game, state: Any, players: list[str]) -> list[Message]:
+        from match_rules.number_match import board as boards
+
+        me = players[0]
+
+        def pair(first: int, second: int, player: str = me) -> Message:
+            return NCommand(
+                player_id=player, pair_cells=NCommand.PairCells(first=first, second=second)
+            )
+
+        size = len(state.board)
+        out = [pair(0, 1), pair(1, size + 1), pair(1, 1), pair(1, 2, "stranger")]
+        out.append(NCommand(player_id=me))
+        legal = set(boards.pair_moves(state.board)) if state.board else set()
+        cells = [k for k, n in enumerate(state.board) if n]
+        empty = [k for k, n in enumerate(state.board) if not n]
+        if empty and cells:
+            out.append(pair(empty[0] + 1, cells[0] + 1))
+        for i in cells[:6]:
+            for j in cells[:12]:
+                if i < j and (i, j) not in legal:
+                    out.append(pair(i + 1, j + 1))
+        if state.additions_left == 0:
+            out.append(NCommand(player_id=me, add_numbers=NCommand.AddNumbers()))
+        if state.hints_left == 0:
+            out.append(NCommand(player_id=me, ask_hint=NCommand.AskHint()))
+        if not state.history:
+            out.append(NCommand(player_id=me, undo=NCommand.Undo()))
+        if state.phase.value == "over":
+            out += [
+                NCommand(player_id=me, undo=NCommand.Undo()),
+                NCommand(player_id=me, end_game=NCommand.EndGame()),
+                NCommand(player_id=me, add_numbers=NCommand.AddNumbers()),
+            ]
+        return out
+
+    def bad_settings(self) -> list[Message]:
+        return [
+            NSettings(level=9),
+            NSettings(daily_date="2026-13-01"),
+            NSettings(daily_date="1 Dec 2026"),
+            NSettings(daily_date="2026-12-01", level=NSettings.LEVEL_EASY),
+            NSettings(daily_date="2026-12-01", utc_offset_minutes=900),
+            NSettings(utc_offset_minutes=60),
+            NSettings(replay_seed=b"short"),
+            NSettings(level=NSettings.LEVEL_CLASSIC, replay_seed=bytes(32)),
+        ]
+
+    def leaks(self, deal: Message, viewer: str) -> Leaks:
+        return NumberMatchLeaks(viewer)
+
+
+@dataclass
+class NumberMatchLeaks:
+    """The board is the player's own, whole; what the rules hide is the witness (a complete
+    solution) until the game is over: no event but GameOver carries it, and a view shows it
+    only once over. A spectator (no seat) is refused by the shells; nothing here is theirs."""
+
+    viewer: str
+    over: bool = False
+
+    def event(self, real: Any, wire: Message) -> None:
+        if wire.WhichOneof("event") == "game_over":
+            self.over = True
+
+    def snapshot(self, view: Message) -> None:
+        assert isinstance(view, NView)
+        if view.phase != NView.PHASE_GAME_OVER:
+            assert not view.witness, "the witness in a live view"
+            assert not view.HasField("seed"), "the seed in a live view"
+
+
 HARNESSES: dict[str, Harness] = {
-    h.slug: h for h in (ConcentrationHarness(), RaceHarness(), MatchCardsHarness())
+    h.slug: h
+    for h in (ConcentrationHarness(), RaceHarness(), MatchCardsHarness(), NumberMatchHarness())
 }
 
 

@@ -57,8 +57,8 @@ def viewers(run: Run) -> list[str]:
 
 
 # The seats each game's seed allows, written out by hand (docs/rules-*.md): the race 2 to 4,
-# Concentration 1 to 6, Match Cards solo or a challenge table of up to 4.
-SEATS = {"race": (2, 4), "concentration": (1, 6), "match_cards": (1, 4)}
+# Concentration 1 to 6, Match Cards solo or a challenge table of up to 4, Number Match solo.
+SEATS = {"race": (2, 4), "concentration": (1, 6), "match_cards": (1, 4), "number_match": (1, 1)}
 
 
 def test_every_registered_game_has_a_harness_a_slug_and_a_kind_of_its_own() -> None:

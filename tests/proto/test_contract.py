@@ -30,6 +30,9 @@ from match.v1 import (
     match_cards_command_pb2,
     match_cards_pb2,
     match_cards_service_pb2,
+    number_match_command_pb2,
+    number_match_pb2,
+    number_match_service_pb2,
     race_command_pb2,
     race_pb2,
     race_service_pb2,
@@ -44,6 +47,9 @@ from match_rules.concentration import view as c_view
 from match_rules.match_cards import events as m_events
 from match_rules.match_cards import settings as m_settings
 from match_rules.match_cards import view as m_view
+from match_rules.number_match import board as n_board
+from match_rules.number_match import events as n_events
+from match_rules.number_match import settings as n_settings
 from match_rules.race import commands, events, state, view
 
 REPO = Path(__file__).resolve().parents[2]
@@ -442,7 +448,8 @@ def all_messages() -> list[Descriptor]:
     modules = (common_pb2, dealer_pb2, lobby_pb2, race_command_pb2, race_pb2, race_service_pb2)
     concentration = (concentration_pb2, concentration_command_pb2, concentration_service_pb2)
     cards = (match_cards_pb2, match_cards_command_pb2, match_cards_service_pb2)
-    for module in (*modules, views_pb2, *concentration, *cards):
+    numbers = (number_match_pb2, number_match_command_pb2, number_match_service_pb2)
+    for module in (*modules, views_pb2, *concentration, *cards, *numbers):
         for descriptor in module.DESCRIPTOR.message_types_by_name.values():
             walk(descriptor)
     return found
@@ -595,6 +602,83 @@ def test_the_match_cards_commands_are_the_services_rpcs() -> None:
     ids=lambda x: getattr(x, "__name__", ""),
 )
 def test_every_match_cards_enum_mirrors_its_domain_enum(
+    domain: type[Enum], descriptor: EnumDescriptor
+) -> None:
+    test_every_enum_mirrors_its_domain_enum(domain, descriptor)
+
+
+# --- Number Match: the same pins -----------------------------------------------------------------
+
+NumberMatchEvent = number_match_pb2.NumberMatchEvent
+N_EVENT_CLASSES: tuple[type, ...] = typing.get_args(n_events.Event)
+
+
+@pytest.mark.parametrize("cls", N_EVENT_CLASSES, ids=lambda c: c.__name__)
+def test_every_number_match_event_has_a_message_with_the_same_name_and_fields(cls: type) -> None:
+    nested = NumberMatchEvent.DESCRIPTOR.nested_types_by_name
+    assert cls.__name__ in nested, f"number_match.proto has no NumberMatchEvent.{cls.__name__}"
+    assert proto_fields(nested[cls.__name__]) == dataclass_fields(cls)
+
+
+@pytest.mark.parametrize(
+    ("cls", "descriptor"),
+    [
+        (n_events.Step, number_match_pb2.NumberMatchStep.DESCRIPTOR),
+        (n_settings.Settings, number_match_pb2.NumberMatchSettings.DESCRIPTOR),
+    ],
+    ids=lambda x: getattr(x, "__name__", ""),
+)
+def test_number_match_values_mirror_their_messages(cls: type, descriptor: Descriptor) -> None:
+    assert proto_fields(descriptor) == dataclass_fields(cls)
+
+
+def test_number_match_event_oneof_has_one_field_per_event_named_in_snake_case() -> None:
+    oneof = NumberMatchEvent.DESCRIPTOR.oneofs_by_name["event"]
+    by_name = {f.name: f.message_type.name for f in oneof.fields}
+    assert by_name == {snake(c.__name__): c.__name__ for c in N_EVENT_CLASSES}
+    assert {f.name for f in NumberMatchEvent.DESCRIPTOR.fields} == set(by_name)
+
+
+def test_the_number_match_commands_are_the_services_rpcs() -> None:
+    oneof = number_match_command_pb2.NumberMatchCommand.DESCRIPTOR.oneofs_by_name["command"]
+    service = number_match_service_pb2.DESCRIPTOR.services_by_name["NumberMatchService"]
+    rpcs = {snake(m.name) for m in service.methods if m.name != "Watch"}
+    assert (
+        {f.name for f in oneof.fields}
+        == rpcs
+        == {
+            "pair_cells",
+            "add_numbers",
+            "ask_hint",
+            "undo",
+            "end_game",
+        }
+    )
+
+
+def test_only_the_end_of_a_number_match_game_carries_its_witness() -> None:
+    """The witness is a complete solution: no event but GameOver has it, and the view has it
+    beside the seed (both filled only once over, which the conformance suite checks)."""
+    carrying = {
+        p for p in field_paths(NumberMatchEvent.DESCRIPTOR) if "witness" in p.split(".")[-1]
+    }
+    assert carrying == {"game_started.witness_commitment", "game_over.witness"}
+    view_paths = field_paths(number_match_pb2.NumberMatchView.DESCRIPTOR)
+    view = {p for p in view_paths if "witness" in p.split(".")[-1]}
+    assert view == {"witness", "witness_commitment"}
+
+
+@pytest.mark.parametrize(
+    ("domain", "descriptor"),
+    [
+        (n_board.Level, number_match_pb2.NumberMatchSettings.Level.DESCRIPTOR),
+        (n_events.Outcome, NumberMatchEvent.Outcome.DESCRIPTOR),
+        (n_events.HintKind, NumberMatchEvent.HintKind.DESCRIPTOR),
+        (n_events.Undone, NumberMatchEvent.Undone.DESCRIPTOR),
+    ],
+    ids=lambda x: getattr(x, "__name__", ""),
+)
+def test_every_number_match_enum_mirrors_its_domain_enum(
     domain: type[Enum], descriptor: EnumDescriptor
 ) -> None:
     test_every_enum_mirrors_its_domain_enum(domain, descriptor)

@@ -3,6 +3,8 @@ from match.v1 import concentration_pb2 as _concentration_pb2
 from match.v1 import concentration_command_pb2 as _concentration_command_pb2
 from match.v1 import match_cards_pb2 as _match_cards_pb2
 from match.v1 import match_cards_command_pb2 as _match_cards_command_pb2
+from match.v1 import number_match_pb2 as _number_match_pb2
+from match.v1 import number_match_command_pb2 as _number_match_command_pb2
 from match.v1 import race_pb2 as _race_pb2
 from match.v1 import race_command_pb2 as _race_command_pb2
 from google.protobuf.internal import containers as _containers
@@ -16,7 +18,7 @@ DESCRIPTOR: _descriptor.FileDescriptor
 class TableCommand(_message.Message):
     __slots__ = ("table_id", "player_id", "request_id", "create_table", "join_table", "leave_table", "start_table", "presence")
     class CreateTable(_message.Message):
-        __slots__ = ("game_kind", "seats", "visibility", "invite_code", "display_name", "race", "concentration", "match_cards")
+        __slots__ = ("game_kind", "seats", "visibility", "invite_code", "display_name", "race", "concentration", "match_cards", "number_match")
         GAME_KIND_FIELD_NUMBER: _ClassVar[int]
         SEATS_FIELD_NUMBER: _ClassVar[int]
         VISIBILITY_FIELD_NUMBER: _ClassVar[int]
@@ -25,6 +27,7 @@ class TableCommand(_message.Message):
         RACE_FIELD_NUMBER: _ClassVar[int]
         CONCENTRATION_FIELD_NUMBER: _ClassVar[int]
         MATCH_CARDS_FIELD_NUMBER: _ClassVar[int]
+        NUMBER_MATCH_FIELD_NUMBER: _ClassVar[int]
         game_kind: _common_pb2.GameKind
         seats: int
         visibility: _common_pb2.Visibility
@@ -33,7 +36,8 @@ class TableCommand(_message.Message):
         race: _race_pb2.RaceSettings
         concentration: _concentration_pb2.ConcentrationSettings
         match_cards: _match_cards_pb2.MatchCardsSettings
-        def __init__(self, game_kind: _Optional[_Union[_common_pb2.GameKind, str]] = ..., seats: _Optional[int] = ..., visibility: _Optional[_Union[_common_pb2.Visibility, str]] = ..., invite_code: _Optional[str] = ..., display_name: _Optional[str] = ..., race: _Optional[_Union[_race_pb2.RaceSettings, _Mapping]] = ..., concentration: _Optional[_Union[_concentration_pb2.ConcentrationSettings, _Mapping]] = ..., match_cards: _Optional[_Union[_match_cards_pb2.MatchCardsSettings, _Mapping]] = ...) -> None: ...
+        number_match: _number_match_pb2.NumberMatchSettings
+        def __init__(self, game_kind: _Optional[_Union[_common_pb2.GameKind, str]] = ..., seats: _Optional[int] = ..., visibility: _Optional[_Union[_common_pb2.Visibility, str]] = ..., invite_code: _Optional[str] = ..., display_name: _Optional[str] = ..., race: _Optional[_Union[_race_pb2.RaceSettings, _Mapping]] = ..., concentration: _Optional[_Union[_concentration_pb2.ConcentrationSettings, _Mapping]] = ..., match_cards: _Optional[_Union[_match_cards_pb2.MatchCardsSettings, _Mapping]] = ..., number_match: _Optional[_Union[_number_match_pb2.NumberMatchSettings, _Mapping]] = ...) -> None: ...
     class JoinTable(_message.Message):
         __slots__ = ("display_name", "is_bot", "invite_code")
         DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
@@ -88,7 +92,7 @@ class TableCommandReply(_message.Message):
     def __init__(self, accepted: _Optional[_Union[TableCommandReply.Accepted, _Mapping]] = ..., refusal: _Optional[_Union[_common_pb2.Refusal, _Mapping]] = ...) -> None: ...
 
 class StampedCommand(_message.Message):
-    __slots__ = ("received_at_ms", "race", "table", "tick", "concentration", "match_cards")
+    __slots__ = ("received_at_ms", "race", "table", "tick", "concentration", "match_cards", "number_match")
     class Tick(_message.Message):
         __slots__ = ()
         def __init__(self) -> None: ...
@@ -98,13 +102,15 @@ class StampedCommand(_message.Message):
     TICK_FIELD_NUMBER: _ClassVar[int]
     CONCENTRATION_FIELD_NUMBER: _ClassVar[int]
     MATCH_CARDS_FIELD_NUMBER: _ClassVar[int]
+    NUMBER_MATCH_FIELD_NUMBER: _ClassVar[int]
     received_at_ms: int
     race: _race_command_pb2.RaceCommand
     table: TableCommand
     tick: StampedCommand.Tick
     concentration: _concentration_command_pb2.ConcentrationCommand
     match_cards: _match_cards_command_pb2.MatchCardsCommand
-    def __init__(self, received_at_ms: _Optional[int] = ..., race: _Optional[_Union[_race_command_pb2.RaceCommand, _Mapping]] = ..., table: _Optional[_Union[TableCommand, _Mapping]] = ..., tick: _Optional[_Union[StampedCommand.Tick, _Mapping]] = ..., concentration: _Optional[_Union[_concentration_command_pb2.ConcentrationCommand, _Mapping]] = ..., match_cards: _Optional[_Union[_match_cards_command_pb2.MatchCardsCommand, _Mapping]] = ...) -> None: ...
+    number_match: _number_match_command_pb2.NumberMatchCommand
+    def __init__(self, received_at_ms: _Optional[int] = ..., race: _Optional[_Union[_race_command_pb2.RaceCommand, _Mapping]] = ..., table: _Optional[_Union[TableCommand, _Mapping]] = ..., tick: _Optional[_Union[StampedCommand.Tick, _Mapping]] = ..., concentration: _Optional[_Union[_concentration_command_pb2.ConcentrationCommand, _Mapping]] = ..., match_cards: _Optional[_Union[_match_cards_command_pb2.MatchCardsCommand, _Mapping]] = ..., number_match: _Optional[_Union[_number_match_command_pb2.NumberMatchCommand, _Mapping]] = ...) -> None: ...
 
 class TableRecord(_message.Message):
     __slots__ = ("table_id", "first_event_number", "events", "command", "refusal", "record_number")

@@ -334,6 +334,9 @@ class Concentration:
             state.draw,
         )
 
+    def proofs(self, state: object) -> tuple[str, ...]:
+        return ()  # the rerun from the revealed seed proves everything there is
+
     # --- the replay ----------------------------------------------------------------------------
 
     def place(self, event: ev.Event) -> Place:

@@ -372,6 +372,9 @@ class MatchCards:
         draw = len(standings) >= 2 and all(s.place == 1 for s in standings)
         return Results(standings, draw, ranked=not state.replay)
 
+    def proofs(self, state: object) -> tuple[str, ...]:
+        return ()  # the rerun from the revealed seed proves everything there is
+
     # --- the replay ----------------------------------------------------------------------------
 
     def place(self, event: ev.Event) -> Place:

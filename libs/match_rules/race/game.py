@@ -226,6 +226,9 @@ class RaceGame:
         draw = len(standings) >= 2 and all(s.place == 1 for s in standings)
         return Results(standings, draw)
 
+    def proofs(self, state: object) -> tuple[str, ...]:
+        return ()  # the rerun from the revealed seed proves everything there is
+
     # --- the replay ------------------------------------------------------------------------
 
     def place(self, event: object) -> Place:

@@ -1,0 +1,99 @@
+from match.v1 import common_pb2 as _common_pb2
+from match.v1 import number_match_pb2 as _number_match_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class PairCellsRequest(_message.Message):
+    __slots__ = ("table_id", "first", "second")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    FIRST_FIELD_NUMBER: _ClassVar[int]
+    SECOND_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    first: int
+    second: int
+    def __init__(self, table_id: _Optional[str] = ..., first: _Optional[int] = ..., second: _Optional[int] = ...) -> None: ...
+
+class PairCellsResponse(_message.Message):
+    __slots__ = ("events", "view")
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    events: _containers.RepeatedCompositeFieldContainer[_common_pb2.EventEnvelope]
+    view: _number_match_pb2.NumberMatchView
+    def __init__(self, events: _Optional[_Iterable[_Union[_common_pb2.EventEnvelope, _Mapping]]] = ..., view: _Optional[_Union[_number_match_pb2.NumberMatchView, _Mapping]] = ...) -> None: ...
+
+class AddNumbersRequest(_message.Message):
+    __slots__ = ("table_id",)
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    def __init__(self, table_id: _Optional[str] = ...) -> None: ...
+
+class AddNumbersResponse(_message.Message):
+    __slots__ = ("events", "view")
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    events: _containers.RepeatedCompositeFieldContainer[_common_pb2.EventEnvelope]
+    view: _number_match_pb2.NumberMatchView
+    def __init__(self, events: _Optional[_Iterable[_Union[_common_pb2.EventEnvelope, _Mapping]]] = ..., view: _Optional[_Union[_number_match_pb2.NumberMatchView, _Mapping]] = ...) -> None: ...
+
+class AskHintRequest(_message.Message):
+    __slots__ = ("table_id",)
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    def __init__(self, table_id: _Optional[str] = ...) -> None: ...
+
+class AskHintResponse(_message.Message):
+    __slots__ = ("events", "view")
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    events: _containers.RepeatedCompositeFieldContainer[_common_pb2.EventEnvelope]
+    view: _number_match_pb2.NumberMatchView
+    def __init__(self, events: _Optional[_Iterable[_Union[_common_pb2.EventEnvelope, _Mapping]]] = ..., view: _Optional[_Union[_number_match_pb2.NumberMatchView, _Mapping]] = ...) -> None: ...
+
+class UndoRequest(_message.Message):
+    __slots__ = ("table_id",)
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    def __init__(self, table_id: _Optional[str] = ...) -> None: ...
+
+class UndoResponse(_message.Message):
+    __slots__ = ("events", "view")
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    events: _containers.RepeatedCompositeFieldContainer[_common_pb2.EventEnvelope]
+    view: _number_match_pb2.NumberMatchView
+    def __init__(self, events: _Optional[_Iterable[_Union[_common_pb2.EventEnvelope, _Mapping]]] = ..., view: _Optional[_Union[_number_match_pb2.NumberMatchView, _Mapping]] = ...) -> None: ...
+
+class EndGameRequest(_message.Message):
+    __slots__ = ("table_id",)
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    def __init__(self, table_id: _Optional[str] = ...) -> None: ...
+
+class EndGameResponse(_message.Message):
+    __slots__ = ("events", "view")
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    events: _containers.RepeatedCompositeFieldContainer[_common_pb2.EventEnvelope]
+    view: _number_match_pb2.NumberMatchView
+    def __init__(self, events: _Optional[_Iterable[_Union[_common_pb2.EventEnvelope, _Mapping]]] = ..., view: _Optional[_Union[_number_match_pb2.NumberMatchView, _Mapping]] = ...) -> None: ...
+
+class NumberMatchServiceWatchRequest(_message.Message):
+    __slots__ = ("table_id", "after_event_number")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    AFTER_EVENT_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    after_event_number: int
+    def __init__(self, table_id: _Optional[str] = ..., after_event_number: _Optional[int] = ...) -> None: ...
+
+class NumberMatchServiceWatchResponse(_message.Message):
+    __slots__ = ("snapshot", "event")
+    SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    snapshot: _number_match_pb2.NumberMatchView
+    event: _common_pb2.EventEnvelope
+    def __init__(self, snapshot: _Optional[_Union[_number_match_pb2.NumberMatchView, _Mapping]] = ..., event: _Optional[_Union[_common_pb2.EventEnvelope, _Mapping]] = ...) -> None: ...

@@ -1,0 +1,1 @@
+"""Number Match: a solo number puzzle (board rules, solver, deal)."""

@@ -1,0 +1,298 @@
+"""Number Match's solver against a plain exhaustive search, its hints and the witness replay
+(libs/match_rules/number_match/solver.py)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from match_rules.number_match import solver
+from match_rules.number_match.board import (
+    MAX_CELLS,
+    Board,
+    add_numbers,
+    pair_moves,
+    remove_pair,
+)
+from match_rules.number_match.solver import (
+    ADD,
+    HintKind,
+    Solution,
+    Status,
+    WitnessError,
+    hint,
+    plain_solve,
+    replay,
+    solve,
+)
+from tests.rules.number_match.test_board import no_pairs, normalized, rows
+
+EXHAUSTIVE = 200_000  # positions: enough for plain_solve to settle every small board below
+
+# A board the search needs five restarts for (one addition left, 14 numbers).
+HARD = rows("9", "34", ".8", ".....5.94", "..8.....8", "53.5.5...", "8.")
+
+
+@st.composite
+def small_boards(draw: st.DrawFn) -> tuple[Board, int | None]:
+    """A board of at most 27 cells and the additions left: up to 12 numbers with none, fewer
+    with some (an addition doubles what the plain search must go through)."""
+    additions = draw(st.sampled_from([0, 0, 1, 2, None]))
+    numbers = 12 if additions == 0 else 7
+    cells = draw(
+        st.lists(st.sampled_from([0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9]), min_size=1, max_size=27)
+    )
+    kept, count = [], 0
+    for v in cells:
+        count += v != 0
+        kept.append(v if count <= numbers else 0)
+    board = normalized(kept)
+    assume(board)
+    return board, additions
+
+
+def settled(board: Board, additions: int | None) -> Solution:
+    """The plain exhaustive search's answer; a board it cannot settle is no example."""
+    found = plain_solve(board, additions, EXHAUSTIVE)
+    assume(found.status is not Status.UNKNOWN)
+    return found
+
+
+def exhaustive(board: Board, additions: int | None) -> Status:
+    """The plain exhaustive search's answer, which must be settled."""
+    found = plain_solve(board, additions, EXHAUSTIVE)
+    assert found.status is not Status.UNKNOWN
+    return found.status
+
+
+# --- exact: the same answer as the plain search ----------------------------------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(small_boards())
+def test_solve_agrees_with_the_plain_exhaustive_search(case: tuple[Board, int | None]) -> None:
+    board, additions = case
+    plain = settled(board, additions)
+    found = solve(board, additions, EXHAUSTIVE)
+    assert found.status is plain.status
+    if found.status is Status.SOLVABLE:
+        replay(board, additions, found.moves)
+
+
+@settings(max_examples=150, deadline=None)
+@given(small_boards())
+def test_a_pair_hint_keeps_the_board_clearable_and_add_comes_only_when_no_pair_does(
+    case: tuple[Board, int | None],
+) -> None:
+    board, additions = case
+    plain = settled(board, additions)
+    given_hint = hint(board, additions, EXHAUSTIVE)
+    if given_hint.kind is HintKind.STUCK:
+        assert plain.status is Status.UNSOLVABLE
+        return
+    assert plain.status is Status.SOLVABLE
+    replay(board, additions, given_hint.moves)
+    if given_hint.kind is HintKind.PAIR:
+        assert given_hint.pair == given_hint.moves[0]
+        after, _ = remove_pair(board, *given_hint.moves[0])
+        assert not after or plain_solve(after, additions, EXHAUSTIVE).status is Status.SOLVABLE
+    else:
+        assert given_hint.kind is HintKind.ADD and given_hint.pair is None
+        for pair in pair_moves(board):
+            after, _ = remove_pair(board, *pair)
+            assert after and settled(after, additions).status is Status.UNSOLVABLE
+        left = None if additions is None else additions - 1
+        assert plain_solve(add_numbers(board), left, EXHAUSTIVE).status is Status.SOLVABLE
+
+
+def test_a_hint_names_a_pair_on_an_ordinary_board() -> None:
+    found = hint(rows("123", "987"), 0)
+    assert found.kind is HintKind.PAIR and found.pair in pair_moves(rows("123", "987"))
+
+
+def test_add_is_the_hint_when_no_pair_is_left() -> None:
+    found = hint((1, 2, 3), 5)
+    assert found.kind is HintKind.ADD and found.moves[0] == ADD
+
+
+def test_a_hint_on_a_clear_board_is_refused() -> None:
+    with pytest.raises(ValueError, match="already clear"):
+        hint((), 3)
+
+
+# --- proven dead ------------------------------------------------------------------------------
+
+
+def test_an_odd_class_without_additions_is_stuck_without_a_search() -> None:
+    board = rows("19.1")  # three numbers of the class {1, 9}
+    assert solve(board, 0, 1) == Solution(Status.UNSOLVABLE, (), 0)
+    assert hint(board, 0).kind is HintKind.STUCK
+    assert exhaustive(board, 0) is Status.UNSOLVABLE
+    assert solve(board, 1).status is Status.SOLVABLE  # an addition makes every count even
+
+
+@pytest.mark.parametrize(
+    "board",
+    [
+        rows("1212"),  # the 1s meet only in reading order, so the 2 between must go first...
+        rows("1", "2", "1", "2"),  # ...in their column likewise
+        rows("2", "1", "2", "1"),  # a partner above the forced pair, in its column
+    ],
+)
+def test_a_forced_pair_that_waits_on_a_number_that_waits_on_it_is_stuck(board: Board) -> None:
+    assert solve(board, 0, 1) == Solution(Status.UNSOLVABLE, (), 0)
+    assert exhaustive(board, 0) is Status.UNSOLVABLE
+
+
+@pytest.mark.parametrize(
+    "board",
+    [
+        rows("1221"),  # the 2 between has a partner between too
+        rows("121", ".2"),  # ...a partner in its column
+        rows("121", "..2"),  # ...a partner on a diagonal
+        rows("1", ".2", "..1", "2"),  # the forced 1s may yet meet on a diagonal
+        rows("12.", "..1", "2"),  # the 2 below may reach the one above on a diagonal later
+    ],
+)
+def test_a_forced_pair_with_a_way_out_is_searched(board: Board) -> None:
+    assert solve(board, 0, EXHAUSTIVE).status is exhaustive(board, 0)
+
+
+def test_the_cap_is_the_last_addition() -> None:
+    full = no_pairs(MAX_CELLS // 2 + 1)
+    assert solve(full, 1).status is Status.UNSOLVABLE
+    assert solve(full, None).status is Status.UNSOLVABLE
+    assert hint(full, None).kind is HintKind.STUCK
+
+
+# --- budget, restarts, Classic's repeated positions ---------------------------------------------
+
+
+def test_the_budget_runs_out_into_unknown_never_a_guess() -> None:
+    assert solve(HARD, 1, 10) == Solution(Status.UNKNOWN, (), 10)
+    assert hint(HARD, 1, 10).kind is HintKind.UNKNOWN
+    assert plain_solve(HARD, 1, 10).status is Status.UNKNOWN
+
+
+def test_a_hard_board_is_solved_after_restarts_and_the_answer_is_deterministic() -> None:
+    first = solve(HARD, 1, 3_000)
+    assert first.status is Status.SOLVABLE and first.nodes > 100
+    replay(HARD, 1, first.moves)
+    assert solve(HARD, 1, 3_000) == first
+    assert hint(HARD, 1, 3_000) == hint(HARD, 1, 3_000)
+
+
+def test_the_answer_does_not_change_between_runs_or_machines() -> None:
+    # a fixed vector: the solver's answers feed the deal (number-match-deal-v1)
+    assert solve(HARD, 1, 3_000) == Solution(Status.SOLVABLE, GOLDEN, 142)
+
+
+GOLDEN = (
+    (38, 44), ADD, (55, 56), (32, 41), (37, 47), (36, 39), (35, 43), (34, 42), (10, 30),
+    (19, 27), (9, 27), (14, 17), (0, 10), (4, 12),
+)  # fmt: skip
+
+
+def test_classic_cuts_a_repeated_position_and_still_clears() -> None:
+    found = solve((1, 6, 3), None)  # add, add, then it runs into its own earlier boards
+    assert found.status is Status.SOLVABLE
+    replay((1, 6, 3), None, found.moves)
+    assert hint((1, 6, 3), None).kind is HintKind.ADD
+    repeated = (1, 6, 3) * 4  # the search comes back to this very board below a pair
+    found_hint = hint(repeated, None)
+    assert found_hint.kind is HintKind.PAIR
+    replay(repeated, None, found_hint.moves)
+    assert hint((0, 0, 0, 4, 3, 2, 4, 3, 2), None).kind is HintKind.ADD  # back to it below ADD
+
+
+def test_add_after_a_repetition_below_a_root_pair_is_not_claimed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # when a pair's failure rested on cutting a return to this very board, that pair may be as
+    # good as the addition: say UNKNOWN rather than ADD
+    answer = Solution(Status.SOLVABLE, (ADD, (0, 1)), 7)
+    monkeypatch.setattr(solver, "_solve", lambda *args, **kwargs: (answer, True))
+    assert hint((1, 2), None) == solver.Hint(HintKind.UNKNOWN, None, (), 7)
+
+
+def test_a_clear_board_is_solved_by_nothing() -> None:
+    assert solve((), 0) == Solution(Status.SOLVABLE, (), 0)
+    assert plain_solve((), 0, 1) == Solution(Status.SOLVABLE, (), 0)
+
+
+@pytest.mark.parametrize(
+    ("additions", "budget", "message"),
+    [
+        (-1, 10, "additions_left"),
+        (True, 10, "additions_left"),
+        (1, 0, "budget"),
+        (1, True, "budget"),
+    ],
+)
+def test_bad_arguments_are_refused(additions: object, budget: object, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        solve((1, 1), additions, budget)  # type: ignore[arg-type]
+
+
+def test_a_malformed_board_is_refused() -> None:
+    with pytest.raises(ValueError, match="entirely empty"):
+        solve(rows("1", ".........", "1"), 0)
+
+
+def test_the_plain_search_finds_the_same_clearing_kind() -> None:
+    board = rows("123", "987")
+    assert plain_solve(board, 0, 1_000).status is solve(board, 0).status is Status.SOLVABLE
+    assert plain_solve((1, 2), 1, 1_000).status is Status.UNSOLVABLE
+
+
+# --- the witness ------------------------------------------------------------------------------
+
+BOARD = rows("1234", "9876")
+WITNESS = solve(BOARD, 1).moves
+
+
+def test_replay_accepts_a_witness_and_counts_it() -> None:
+    done = replay(BOARD, 1, WITNESS)
+    assert done.pairs == sum(1 for m in WITNESS if m != ADD)
+    assert done.additions == sum(1 for m in WITNESS if m == ADD)
+    assert done.points > 150
+
+
+@pytest.mark.parametrize(
+    ("board", "additions", "moves", "message"),
+    [
+        (rows("1234"), 0, [(0, 1)], "step 1 pairs cells 0 and 1, but 1 and 2 do not pair"),
+        (rows("1231"), 0, [(0, 3)], "step 1 pairs cells 0 and 3, but they do not see"),
+        (rows("11.5"), 0, [(0, 1)], "after all 1 steps the board still holds 1 number:"),
+        (rows("1122"), 0, [(0, 1)], "still holds 2 numbers"),
+        (rows("12"), 0, [ADD], "step 1 adds numbers, but the board allows only 0 additions"),
+        (rows("12"), 1, [ADD, ADD], "step 2 adds numbers, but the board allows only 1 addition "),
+        (rows("1.1"), 0, [(0, 1)], "step 1 pairs cells 0 and 1, but cell 1 is empty"),
+        (rows("1.1"), 0, [(0, 3)], "the board has cells 0..2"),
+        (rows("1.1"), 0, [(2, 2)], "two different cells"),
+        (rows("1.1"), 0, [(0, 2, 3)], "step 1 is (0, 2, 3), neither a pair"),
+        (rows("1.1"), 0, [(0, "2")], "neither a pair"),
+        (rows("1.1"), 0, [(0, True)], "neither a pair"),
+        (rows("1.1"), 0, ["ab"], "neither a pair"),
+        (rows("1", ".........", "1"), 0, [], "not a valid board"),
+        (no_pairs(MAX_CELLS // 2 + 1), None, [ADD], "would pass 540 cells"),
+    ],
+)
+def test_replay_refuses_a_broken_witness_saying_which_step_and_why(
+    board: Board, additions: int | None, moves: list[object], message: str
+) -> None:
+    with pytest.raises(WitnessError) as error:
+        replay(board, additions, moves)  # type: ignore[arg-type]
+    assert message in str(error.value)
+
+
+def test_replay_takes_a_tampered_witness_step_by_step() -> None:
+    moves = list(WITNESS)
+    first_pair = next(k for k, m in enumerate(moves) if m != ADD)
+    i, j = moves[first_pair]
+    moves[first_pair] = (i, j + 1)
+    with pytest.raises(WitnessError, match=f"step {first_pair + 1} "):
+        replay(BOARD, 1, moves)
+    with pytest.raises(WitnessError, match="board still holds"):
+        replay(BOARD, 1, WITNESS[:-1])
