@@ -6,6 +6,7 @@
                [--playing-cards] [--jokers] [--matching M] [--turn-limit S]
     match play --game match-cards --new [--seats N [--fill-now]] [--cards N] [--triples]
                [--difficulty D] [--pictures SET] [--code CODE]
+    match play --game number-match --new [--level L | --daily | --level L --replay-seed HEX]
     match play --table ID | --invite CODE
     match play --resume [ID]            # back to a kept seat (the latest without ID)
     match watch [--table ID] [--token TOKEN]
@@ -34,7 +35,7 @@ from typing import cast
 
 from match.v1 import common_pb2, lobby_pb2, race_service_pb2
 from match_bus.clock import Clock
-from match_client import concentration, match_cards, text, timing
+from match_client import concentration, match_cards, number_match, text, timing
 from match_client.client import (
     CommandReply,
     MatchClient,
@@ -52,7 +53,7 @@ from match_client.seats import SeatStore, resume_finders, state_dir
 from match_client.tracker import RaceView, ViewTracker
 from match_rules import registry
 
-GAMES = ("race", "concentration", "match-cards")
+GAMES = ("race", "concentration", "match-cards", "number-match")
 BOARD_DELAY_S = 0.1
 TICK_S = 0.25  # how often the line mode looks at the clock for a milestone to say
 PERMANENT = {"UNAUTHENTICATED", "PERMISSION_DENIED", "NOT_FOUND", "INVALID_ARGUMENT"}
@@ -62,6 +63,7 @@ SNAPSHOT = 2**63 - 1
 Out = Callable[[str], None]
 CONCENTRATION = common_pb2.GAME_KIND_CONCENTRATION
 MATCH_CARDS = common_pb2.GAME_KIND_MATCH_CARDS
+NUMBER_MATCH = common_pb2.GAME_KIND_NUMBER_MATCH
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +125,8 @@ def _connection_options(parser: argparse.ArgumentParser, default: object) -> Non
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="match",
-        description="Play Match (the race), Concentration or Match Cards from a terminal.",
+        description="Play Match (the race), Concentration, Match Cards or Number Match from a "
+        "terminal.",
     )
     _connection_options(parser, None)
     # The same options after the subcommand; SUPPRESS keeps one given before it.
@@ -238,6 +241,27 @@ def build_parser() -> argparse.ArgumentParser:
         help="replay a published game code (the same cards in the same places; not ranked)",
     )
 
+    numbers = play.add_argument_group("a new Number Match table (solo: the game starts at once)")
+    numbers.add_argument(
+        "--level",
+        choices=number_match.LEVELS,
+        default=None,
+        help="how many numbers and additions: easy 27 and 5, medium 36 and 5, hard 45 and 4, "
+        "expert 54 and 3, classic the paper game without a limit (default easy)",
+    )
+    numbers.add_argument(
+        "--daily",
+        action="store_true",
+        help="today's daily puzzle (a hard board, the same for everybody; today in your time zone)",
+    )
+    numbers.add_argument(
+        "--replay-seed",
+        metavar="HEX",
+        default=None,
+        help="play a finished game's board again: the seed it revealed (64 hex digits), with "
+        "its --level; never ranked",
+    )
+
     watch = sub.add_parser("watch", parents=[addr], help="print a table's stream")
     watch.add_argument(
         "--table", metavar="ID", help="default: the latest seat this client kept at --addr"
@@ -272,6 +296,11 @@ def play_problem(args: argparse.Namespace) -> str | None:
             "--pictures": args.pictures is not None,
             "--code": args.code is not None,
         },
+        "number-match": {
+            "--level": args.level is not None,
+            "--daily": args.daily,
+            "--replay-seed": args.replay_seed is not None,
+        },
     }
     shared = {"--cards": ("concentration", "match-cards")}
     for game, flags in game_only.items():
@@ -292,8 +321,30 @@ def play_problem(args: argparse.Namespace) -> str | None:
             return f"{', '.join(used)} only go with --new"
     if args.fill_now and args.game == "match-cards" and (args.seats or 1) < 2:
         return "--fill-now: a solo Match Cards table has no empty seat; add --seats 2 (up to 4)"
+    if args.game == "number-match":
+        problem = number_match_problem(args)
+        if problem:
+            return problem
     if args.fill_now and args.private:
         return "--fill-now is for open tables: a private table gets no bot"
+    return None
+
+
+def number_match_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with a new Number Match table's options, or None."""
+    if args.seats not in (None, 1) or args.fill_now:
+        return "a Number Match table has one seat: leave out --seats and --fill-now"
+    if args.daily and args.replay_seed is not None:
+        return "--daily plays today's puzzle; --replay-seed another board: choose one"
+    if args.daily and args.level not in (None, "hard"):
+        return "the daily puzzle is a hard board: leave out --level"
+    if args.replay_seed is not None:
+        if args.level == "classic":
+            return "classic always deals the same board: leave out --replay-seed"
+        try:
+            number_match.parse_seed(args.replay_seed)
+        except ValueError as error:
+            return str(error)
     return None
 
 
@@ -537,6 +588,13 @@ async def play(client: MatchClient, args: argparse.Namespace, settings: Settings
                 args.cards, args.triples, args.difficulty, args.pictures, args.code
             ),
         )
+    elif args.new and args.game == "number-match":
+        visibility = common_pb2.VISIBILITY_PRIVATE if args.private else common_pb2.VISIBILITY_OPEN
+        seat = await client.create_number_match_table(
+            visibility=visibility,
+            display_name=name,
+            settings=number_match.settings_from(args.level, args.daily, args.replay_seed),
+        )
     elif args.new:
         visibility = common_pb2.VISIBILITY_PRIVATE if args.private else common_pb2.VISIBILITY_OPEN
         seat = await client.create_table(
@@ -572,6 +630,10 @@ async def play(client: MatchClient, args: argparse.Namespace, settings: Settings
         table is None and args.new and args.game == "match-cards"
     ):
         return await play_match_cards(client, seat, table, args, settings, note, early)
+    if (table is not None and table.game_kind == NUMBER_MATCH) or (
+        table is None and args.new and args.game == "number-match"
+    ):
+        return await play_number_match(client, seat, table, args, settings, note, early)
     game = Game(client, seat, note, settings=settings, show_boards=args.plain)
     if table is not None:
         game.tracker.note_table(table)
@@ -674,6 +736,39 @@ async def play_match_cards(
     return code
 
 
+async def play_number_match(
+    client: MatchClient,
+    seat: Seat,
+    table: lobby_pb2.Table | None,
+    args: argparse.Namespace,
+    settings: Settings,
+    note: Out,
+    early: list[str],
+    resumed: bool = False,
+) -> int:
+    """The one seat of a Number Match table: the game is under way already."""
+    play = number_match.NumberMatchPlay(
+        client,
+        seat,
+        note,
+        settings.server_clock(),
+        audit=audit_line(seat.table_id, settings),
+        show_board=args.plain,
+        resumed=resumed,
+    )
+    if table is not None:
+        play.tracker.note_table(table)
+    if args.plain:
+        return await play.run_lines()
+    from match_client.number_match_screen import NumberMatchApp
+
+    code = await NumberMatchApp(play, early).run_game()
+    if play.ended:  # the screen is gone: keep the end on the terminal
+        for line in number_match.end_lines(play.tracker, play.audit):
+            print(line, flush=True)
+    return code
+
+
 async def run_game(game: Game, plain: bool, early: list[str], name: str) -> int:
     if plain:
         game.out("type ? for help")
@@ -722,6 +817,10 @@ async def resume(
         )
     if table.game_kind == MATCH_CARDS:
         return await play_match_cards(client, seat, table, args, settings, out, early, resumed=True)
+    if table.game_kind == NUMBER_MATCH:
+        return await play_number_match(
+            client, seat, table, args, settings, out, early, resumed=True
+        )
     game = Game(client, seat, out, settings=settings, show_boards=args.plain, resumed=True)
     game.tracker.note_table(table)
     name = next((s.display_name for s in table.taken if s.player_id == seat.player_id), "")

@@ -28,6 +28,9 @@ from match.v1 import (
     match_cards_pb2,
     match_cards_service_pb2,
     match_cards_service_pb2_grpc,
+    number_match_pb2,
+    number_match_service_pb2,
+    number_match_service_pb2_grpc,
     race_pb2,
     race_service_pb2,
     race_service_pb2_grpc,
@@ -249,6 +252,29 @@ class MatchClient:
             match_cards_service_pb2.MatchCardsServiceWatchRequest,
             match_cards_service_pb2.MatchCardsServiceWatchResponse,
         ] = cards.Watch
+        numbers: Any = number_match_service_pb2_grpc.NumberMatchServiceStub(  # type: ignore[no-untyped-call, unused-ignore]
+            self._channel
+        )
+        self.pair_cells_rpc: _Unary[
+            number_match_service_pb2.PairCellsRequest, number_match_service_pb2.PairCellsResponse
+        ] = numbers.PairCells
+        self.add_numbers_rpc: _Unary[
+            number_match_service_pb2.AddNumbersRequest,
+            number_match_service_pb2.AddNumbersResponse,
+        ] = numbers.AddNumbers
+        self.ask_hint_rpc: _Unary[
+            number_match_service_pb2.AskHintRequest, number_match_service_pb2.AskHintResponse
+        ] = numbers.AskHint
+        self.undo_rpc: _Unary[
+            number_match_service_pb2.UndoRequest, number_match_service_pb2.UndoResponse
+        ] = numbers.Undo
+        self.end_game_rpc: _Unary[
+            number_match_service_pb2.EndGameRequest, number_match_service_pb2.EndGameResponse
+        ] = numbers.EndGame
+        self.number_match_watch_rpc: _UnaryStream[
+            number_match_service_pb2.NumberMatchServiceWatchRequest,
+            number_match_service_pb2.NumberMatchServiceWatchResponse,
+        ] = numbers.Watch
 
     async def __aenter__(self) -> MatchClient:
         return self
@@ -349,6 +375,28 @@ class MatchClient:
         r = await self._create(request, timeout=self.timeout, metadata=md)
         return Seat(r.table_id, r.player_id, r.player_token, r.seat, r.invite_code)
 
+    async def create_number_match_table(
+        self,
+        visibility: common_pb2.Visibility = common_pb2.VISIBILITY_OPEN,
+        display_name: str = "Player",
+        settings: number_match_pb2.NumberMatchSettings | None = None,
+        request_id: str | None = None,
+    ) -> Seat:
+        """Make a Number Match table and take its one seat: the game starts at once
+        (``settings`` None: easy; ``level``, a daily puzzle by ``daily_date`` and
+        ``utc_offset_minutes``, or ``replay_seed`` to play a finished game's board again)."""
+        request = lobby_pb2.CreateTableRequest(
+            game_kind=common_pb2.GAME_KIND_NUMBER_MATCH,
+            seats=1,
+            visibility=visibility,
+            display_name=display_name,
+        )
+        if settings is not None:
+            request.number_match.CopyFrom(settings)
+        md = self.metadata(request_id=request_id)
+        r = await self._create(request, timeout=self.timeout, metadata=md)
+        return Seat(r.table_id, r.player_id, r.player_token, r.seat, r.invite_code)
+
     async def join_table(
         self,
         table_id: str | None = None,
@@ -426,6 +474,9 @@ class MatchClient:
 
     def match_cards(self, seat: Seat) -> MatchCardsSession:
         return MatchCardsSession(self, seat.table_id, seat.token)
+
+    def number_match(self, seat: Seat) -> NumberMatchSession:
+        return NumberMatchSession(self, seat.table_id, seat.token)
 
 
 class PlayerSession:
@@ -565,6 +616,77 @@ class MatchCardsSession:
         )
         md = self.client.metadata(self._token)
         call = self.client.match_cards_watch_rpc(request, timeout=None, metadata=md)
+        try:
+            async for item in call:
+                yield item
+        finally:
+            call.cancel()
+
+
+class NumberMatchSession:
+    """The one seat's calls to NumberMatchService. Cells are numbered from 1, row by row, nine
+    to a row, on the board as it is now. Every command answers with its events and the table
+    as the player sees it after them (``view``)."""
+
+    def __init__(self, client: MatchClient, table_id: str, token: str | None) -> None:
+        self.client = client
+        self.table_id = table_id
+        self._token = token
+
+    def _md(self, request_id: str | None) -> Metadata:
+        return self.client.metadata(self._token, request_id)
+
+    async def pair(
+        self, first: int, second: int, request_id: str | None = None
+    ) -> number_match_service_pb2.PairCellsResponse:
+        """Remove the numbers in cells ``first`` and ``second`` as a pair."""
+        request = number_match_service_pb2.PairCellsRequest(
+            table_id=self.table_id, first=first, second=second
+        )
+        return await self.client.pair_cells_rpc(
+            request, timeout=self.client.timeout, metadata=self._md(request_id)
+        )
+
+    async def add(
+        self, request_id: str | None = None
+    ) -> number_match_service_pb2.AddNumbersResponse:
+        """Copy every number on the board after the last one (one of the level's additions)."""
+        request = number_match_service_pb2.AddNumbersRequest(table_id=self.table_id)
+        return await self.client.add_numbers_rpc(
+            request, timeout=self.client.timeout, metadata=self._md(request_id)
+        )
+
+    async def hint(self, request_id: str | None = None) -> number_match_service_pb2.AskHintResponse:
+        """A pair that keeps the board clearable, "add numbers", or "stuck" (3 a game)."""
+        request = number_match_service_pb2.AskHintRequest(table_id=self.table_id)
+        return await self.client.ask_hint_rpc(
+            request, timeout=self.client.timeout, metadata=self._md(request_id)
+        )
+
+    async def undo(self, request_id: str | None = None) -> number_match_service_pb2.UndoResponse:
+        """Take back the last pair or addition (hints are not given back)."""
+        request = number_match_service_pb2.UndoRequest(table_id=self.table_id)
+        return await self.client.undo_rpc(
+            request, timeout=self.client.timeout, metadata=self._md(request_id)
+        )
+
+    async def end(self, request_id: str | None = None) -> number_match_service_pb2.EndGameResponse:
+        """End the game now; the witness (and then the seed) is revealed."""
+        request = number_match_service_pb2.EndGameRequest(table_id=self.table_id)
+        return await self.client.end_game_rpc(
+            request, timeout=self.client.timeout, metadata=self._md(request_id)
+        )
+
+    async def watch(
+        self, after_event_number: int = 0
+    ) -> AsyncIterator[number_match_service_pb2.NumberMatchServiceWatchResponse]:
+        """The table's stream for its player: the events (or a snapshot when resuming from far
+        back or beyond the last event), a snapshot once started and a last one once the game is
+        over and its seed out; then the server ends it. Breaking out cancels the call."""
+        request = number_match_service_pb2.NumberMatchServiceWatchRequest(
+            table_id=self.table_id, after_event_number=after_event_number
+        )
+        call = self.client.number_match_watch_rpc(request, timeout=None, metadata=self._md(None))
         try:
             async for item in call:
                 yield item
