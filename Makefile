@@ -112,6 +112,10 @@ bench: $(STAMP) ## Load the running stack: turns/s, latency, ledger lag, memory 
 bench-sync: $(STAMP) ## What fsync on every append costs: the bare chain with and without it (not a test)
 	$(BIN)/python -m match_bench.sync --out var
 
+.PHONY: bench-solver
+bench-solver: $(STAMP) ## Number Match's solver: board generation and hints against a plain search (not a test)
+	$(BIN)/python -m match_bench.solver
+
 .PHONY: mutation
 mutation: $(STAMP) ## Mutation testing of every game's rules and the fenced append (mutmut; long, not a test)
 	$(BIN)/python -m match_mutation

@@ -68,10 +68,6 @@ def stuck_for_good(state: NumberMatchState) -> bool:
     return not can_add(state) and not boards.pair_moves(state.board)
 
 
-def decide(state: NumberMatchState, command: cmd.Command) -> list[ev.Event]:
-    return [event for event, _ in decide_steps(state, command)]
-
-
 def decide_steps(
     state: NumberMatchState, command: cmd.Command
 ) -> list[tuple[ev.Event, NumberMatchState]]:

@@ -12,7 +12,6 @@ from enum import Enum
 
 from match_rules.number_match import board as boards
 from match_rules.number_match import events as ev
-from match_rules.number_match.board import Level
 from match_rules.number_match.settings import Settings
 
 _DEFAULT = Settings()
@@ -71,10 +70,6 @@ class NumberMatchState:
     outcome: ev.Outcome | None = None
     time_ms: int = 0
     replay: bool = False
-
-    @property
-    def level(self) -> Level:
-        return self.settings.level
 
 
 def initial_state(
