@@ -22,6 +22,7 @@ from google.protobuf.message import Message
 from match.v1 import common_pb2, referee_pb2
 from match_audit.rerun import TableError, table_game
 from match_rules.game import ENDING, OPENING, PLAYING, Game, Place
+from match_rules.words import count
 
 
 def _utc(ms: int) -> str:
@@ -161,7 +162,7 @@ class _Timeline:
         if which == "table_created":
             made = event.table_created
             kind = "private" if made.visibility == common_pb2.VISIBILITY_PRIVATE else "open"
-            text = f"{self.name(made.creator)} made the table: {made.seats} seats, {kind}"
+            text = f"{self.name(made.creator)} made the table: {count(made.seats, 'seat')}, {kind}"
             member = made.WhichOneof("settings")
             if self.game is not None and member == self.game.slug:
                 text += f", {self.game.describe_settings(getattr(made, member))}"

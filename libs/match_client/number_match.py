@@ -370,7 +370,8 @@ def witness_lines(t: NumberMatchTracker) -> list[str]:
         return [*out, f"the revealed clearing DOES NOT clear the board: {error}"]
     return [
         *out,
-        "it matches the commitment made at the start and clears the board: it was solvable",
+        "the solver's clearing matches the commitment made at the start and clears the board: "
+        "the board was solvable",
     ]
 
 

@@ -436,7 +436,8 @@ async def test_match_play_plain_plays_from_its_lines_and_shows_every_refusal(
         assert await out.next() == "the published seed matches the commitment"
         await out.until("the solver's clearing of this board")
         assert await out.next() == (
-            "it matches the commitment made at the start and clears the board: it was solvable"
+            "the solver's clearing matches the commitment made at the start and clears the board: "
+            "the board was solvable"
         )
         assert await out.next() == (
             f"play this board again: match play --game number-match --new --level easy "
