@@ -248,3 +248,59 @@ async def test_no_pair_and_no_addition_left_ends_the_game_and_it_can_be_played_a
     assert (await eve.wait_for("game_over")).outcome == Event.OUTCOME_CLEARED
     for player in (dee, eve):
         await player.stop_watch()
+
+
+async def test_a_witness_changed_in_the_log_fails_the_audit_even_from_a_ledger_that_signs_it(
+    stack: object, channel: grpc.aio.Channel, tmp_path: object
+) -> None:
+    """A compromised ledger rewrites the revealed witness (and signs its rebuilt tree with its
+    own key): the witness no longer matches its commitment, and verify says so."""
+    from pathlib import Path
+
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from match.v1 import referee_pb2
+    from match_audit import export
+    from match_audit.note import Checkpoint, Signer, parse
+    from tests.audit.test_tamper import RealGame, compromised_ledger, data
+
+    fay = NMPlayer("Fay", channel)
+    await fay.create()
+    fay.watch()
+    await fay.wait_for("game_started")
+    await fay.end()
+    await verified(stack, fay.table_id)
+    workdir = Path(stack.workdir)  # type: ignore[attr-defined]
+    path = Path(str(tmp_path)) / "game.jsonl"
+    out = io.StringIO()
+    addr = stack.ledger_addr  # type: ignore[attr-defined]
+    argv = ["export", fay.table_id, "--addr", addr, "-o", str(path)]
+    assert await asyncio.to_thread(audit_main, argv, out, out) == 0, out.getvalue()
+    evidence = export.loads(path.read_text().splitlines())
+    key = serialization.load_pem_private_key((workdir / "ledger.key").read_bytes(), None)
+    assert isinstance(key, Ed25519PrivateKey)
+    real = RealGame(
+        game=fay.table_id,
+        path=path,
+        evidence=evidence,
+        vkey=(workdir / "ledger.vkey").read_text().strip(),
+        signer=Signer(Checkpoint.parse(parse(evidence.checkpoint).text).origin, key),
+        early=path,
+    )
+    records = data(evidence)
+    for n, raw in enumerate(records):
+        record = referee_pb2.TableRecord.FromString(raw)
+        for env in record.events:
+            if env.number_match.WhichOneof("event") == "game_over":
+                witness = env.number_match.game_over.witness
+                witness[0].first, witness[0].second = witness[0].second, witness[0].first + 1
+                records[n] = record.SerializeToString()
+    forged = Path(str(tmp_path)) / "forged.jsonl"
+    forged.write_text(export.dumps(compromised_ledger(real, records)))
+    out = io.StringIO()
+    argv = ["verify", "--offline", str(forged), "--key", real.vkey]
+    code = await asyncio.to_thread(audit_main, argv, out, out)
+    last = out.getvalue().strip().splitlines()[-1]
+    assert code == 1 and last.startswith("FAIL "), out.getvalue()
+    assert "witness revealed at the end is not the one committed" in last, last
