@@ -15,7 +15,7 @@ LIBS = ROOT / "libs"
 GENERATED = LIBS / "match" / "v1"
 # The slugs of the registered games (match_rules.registry), as words in a name: every game's
 # package, proto module, message and oneof member is named after it.
-SLUGS = frozenset({"race", "concentration", "match_cards", "number_match"})
+SLUGS = frozenset({"race", "concentration", "match_cards", "number_match", "match_five"})
 STATEMENT_START = (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT)
 
 

@@ -84,6 +84,21 @@ class Code(Enum):
     HINT_UNDECIDED = ("hint_undecided", Category.FAILED_PRECONDITION)
     NOTHING_TO_UNDO = ("nothing_to_undo", Category.FAILED_PRECONDITION)
     DAILY_NOT_TODAY = ("daily_not_today", Category.FAILED_PRECONDITION)
+    # MATCH 5
+    COMBINATION_OUT_OF_RANGE = ("combination_out_of_range", Category.INVALID_ARGUMENT)
+    LINK_EMPTY = ("link_empty", Category.INVALID_ARGUMENT)
+    LINK_TOO_LONG = ("link_too_long", Category.INVALID_ARGUMENT)
+    LINK_INVALID_CHARACTERS = ("link_invalid_characters", Category.INVALID_ARGUMENT)
+    LINK_REUSED = ("link_reused", Category.FAILED_PRECONDITION)
+    ALREADY_DONE = ("already_done", Category.FAILED_PRECONDITION)
+    NOT_WRITING = ("not_writing", Category.FAILED_PRECONDITION)
+    NO_LINK = ("no_link", Category.FAILED_PRECONDITION)
+    NOT_READING = ("not_reading", Category.FAILED_PRECONDITION)
+    BALLOT_NOT_OPEN = ("ballot_not_open", Category.FAILED_PRECONDITION)
+    ALREADY_VOTED = ("already_voted", Category.FAILED_PRECONDITION)
+    OWN_CALL = ("own_call", Category.FAILED_PRECONDITION)
+    OWN_LINK = ("own_link", Category.FAILED_PRECONDITION)
+    ALREADY_MATCHING = ("already_matching", Category.FAILED_PRECONDITION)
 
     @property
     def slug(self) -> str:

@@ -16,6 +16,7 @@ _MODULES = (
     "match_rules.concentration.game",
     "match_rules.match_cards.game",
     "match_rules.number_match.game",
+    "match_rules.match_five.game",
 )
 
 

@@ -243,8 +243,8 @@ def test_table_line() -> None:
     line = text.table_line(table)
     assert line.startswith("0123456789abcdef  concentration  1/3 seats  created ")
     assert line.endswith("players: Ann")
-    table.game_kind = common_pb2.GAME_KIND_MATCH_FIVE  # not played here (yet)
-    assert "  kind 5  " in text.table_line(table)
+    table.game_kind = 99  # a kind from a newer contract
+    assert "  kind 99  " in text.table_line(table)
 
 
 class FakeError(Exception):

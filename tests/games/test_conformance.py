@@ -57,8 +57,15 @@ def viewers(run: Run) -> list[str]:
 
 
 # The seats each game's seed allows, written out by hand (docs/rules-*.md): the race 2 to 4,
-# Concentration 1 to 6, Match Cards solo or a challenge table of up to 4, Number Match solo.
-SEATS = {"race": (2, 4), "concentration": (1, 6), "match_cards": (1, 4), "number_match": (1, 1)}
+# Concentration 1 to 6, Match Cards solo or a challenge table of up to 4, Number Match solo,
+# MATCH 5 2 to 8.
+SEATS = {
+    "race": (2, 4),
+    "concentration": (1, 6),
+    "match_cards": (1, 4),
+    "number_match": (1, 1),
+    "match_five": (2, 8),
+}
 
 
 def test_every_registered_game_has_a_harness_a_slug_and_a_kind_of_its_own() -> None:

@@ -30,6 +30,9 @@ from match.v1 import (
     match_cards_command_pb2,
     match_cards_pb2,
     match_cards_service_pb2,
+    match_five_command_pb2,
+    match_five_pb2,
+    match_five_service_pb2,
     number_match_command_pb2,
     number_match_pb2,
     number_match_service_pb2,
@@ -47,6 +50,11 @@ from match_rules.concentration import view as c_view
 from match_rules.match_cards import events as m_events
 from match_rules.match_cards import settings as m_settings
 from match_rules.match_cards import view as m_view
+from match_rules.match_five import commands as f_commands
+from match_rules.match_five import events as f_events
+from match_rules.match_five import settings as f_settings
+from match_rules.match_five import state as f_state
+from match_rules.match_five import view as f_view
 from match_rules.number_match import board as n_board
 from match_rules.number_match import events as n_events
 from match_rules.number_match import settings as n_settings
@@ -449,7 +457,8 @@ def all_messages() -> list[Descriptor]:
     concentration = (concentration_pb2, concentration_command_pb2, concentration_service_pb2)
     cards = (match_cards_pb2, match_cards_command_pb2, match_cards_service_pb2)
     numbers = (number_match_pb2, number_match_command_pb2, number_match_service_pb2)
-    for module in (*modules, views_pb2, *concentration, *cards, *numbers):
+    five = (match_five_pb2, match_five_command_pb2, match_five_service_pb2)
+    for module in (*modules, views_pb2, *concentration, *cards, *numbers, *five):
         for descriptor in module.DESCRIPTOR.message_types_by_name.values():
             walk(descriptor)
     return found
@@ -682,3 +691,101 @@ def test_every_number_match_enum_mirrors_its_domain_enum(
     domain: type[Enum], descriptor: EnumDescriptor
 ) -> None:
     test_every_enum_mirrors_its_domain_enum(domain, descriptor)
+
+
+# --- MATCH 5: the same pins ----------------------------------------------------------------------
+
+MatchFiveEvent = match_five_pb2.MatchFiveEvent
+MatchFiveView = match_five_pb2.MatchFiveView
+F_EVENT_CLASSES: tuple[type, ...] = (*typing.get_args(f_events.Event), f_events.WritingProgress)
+F_VALUE_CLASSES: tuple[type, ...] = (
+    f_events.ReadLink,
+    f_events.BallotResult,
+    f_events.LinkScore,
+    f_events.PlayerScore,
+    f_events.Standing,
+)
+F_COMMAND_CLASSES: tuple[type, ...] = (
+    f_commands.WriteLink,
+    f_commands.EraseLink,
+    f_commands.Done,
+    f_commands.Vote,
+    f_commands.CallMatch,
+)  # StartGame and Tick are the referee's
+
+
+@pytest.mark.parametrize("cls", F_EVENT_CLASSES + F_VALUE_CLASSES, ids=lambda c: c.__name__)
+def test_every_match_five_event_has_a_message_with_the_same_name_and_fields(cls: type) -> None:
+    nested = MatchFiveEvent.DESCRIPTOR.nested_types_by_name
+    assert cls.__name__ in nested, f"match_five.proto has no MatchFiveEvent.{cls.__name__}"
+    assert proto_fields(nested[cls.__name__]) == dataclass_fields(cls)
+
+
+def test_match_five_settings_mirror_their_message() -> None:
+    descriptor = match_five_pb2.MatchFiveSettings.DESCRIPTOR
+    assert proto_fields(descriptor) == dataclass_fields(f_settings.Settings)
+
+
+def test_match_five_event_oneof_has_one_field_per_event_named_in_snake_case() -> None:
+    oneof = MatchFiveEvent.DESCRIPTOR.oneofs_by_name["event"]
+    by_name = {f.name: f.message_type.name for f in oneof.fields}
+    assert by_name == {snake(c.__name__): c.__name__ for c in F_EVENT_CLASSES}
+    assert {f.name for f in MatchFiveEvent.DESCRIPTOR.fields} == set(by_name)
+
+
+def test_the_match_five_commands_are_the_services_rpcs() -> None:
+    command = match_five_command_pb2.MatchFiveCommand.DESCRIPTOR
+    oneof = command.oneofs_by_name["command"]
+    service = match_five_service_pb2.DESCRIPTOR.services_by_name["MatchFiveService"]
+    rpcs = {snake(m.name) for m in service.methods if m.name != "Watch"}
+    assert {f.name: f.message_type.name for f in oneof.fields} == {
+        snake(c.__name__): c.__name__ for c in F_COMMAND_CLASSES
+    }
+    assert rpcs == {snake(c.__name__) for c in F_COMMAND_CLASSES}
+    for cls in F_COMMAND_CLASSES:
+        wire = proto_fields(command.nested_types_by_name[cls.__name__])
+        assert wire == [f for f in dataclass_fields(cls) if f not in COMMAND_FIELDS_NOT_ON_WIRE]
+
+
+def test_a_match_five_link_travels_only_where_the_rules_put_it() -> None:
+    """A link's text: in its author's LinkWritten, in the reading (CombinationOpened) and, in a
+    view, as the viewer's own link, a ballot of the open combination and the links read (the
+    conformance suite checks that each holds only what the viewer may see)."""
+    texts = {"text", "your_link"}
+    events = {p for p in field_paths(MatchFiveEvent.DESCRIPTOR) if p.split(".")[-1] in texts}
+    assert events == {"link_written.text", "combination_opened.links.text"}
+    view = {p for p in field_paths(MatchFiveView.DESCRIPTOR) if p.split(".")[-1] in texts}
+    assert view == {"combinations.your_link", "ballots.text", "read.links.text"}
+    progress = MatchFiveEvent.DESCRIPTOR.nested_types_by_name["WritingProgress"]
+    assert proto_fields(progress) == ["at", "player", "links"]
+    assert MatchFiveView.DESCRIPTOR.fields_by_name["seed"].has_presence
+
+
+F_VIEW_RENAMES = {"deadline": "deadline_ms"}
+F_PHASES = {
+    f_state.Phase.NOT_STARTED: "PHASE_WAITING_FOR_PLAYERS",
+    f_state.Phase.WRITING: "PHASE_WRITING",
+    f_state.Phase.READING: "PHASE_READING",
+    f_state.Phase.OVER: "PHASE_GAME_OVER",
+}
+
+
+@pytest.mark.parametrize(
+    ("cls", "descriptor"),
+    [
+        (f_view.CombinationView, MatchFiveView.Combination.DESCRIPTOR),
+        (f_view.PlayerView, MatchFiveView.Player.DESCRIPTOR),
+        (f_view.BallotView, MatchFiveView.Ballot.DESCRIPTOR),
+        (f_view.View, MatchFiveView.DESCRIPTOR),
+    ],
+    ids=lambda x: getattr(x, "__name__", ""),
+)
+def test_every_match_five_view_field_has_a_place_on_the_wire(
+    cls: type, descriptor: Descriptor
+) -> None:
+    wire = proto_fields(descriptor)
+    missing = [f for f in dataclass_fields(cls) if F_VIEW_RENAMES.get(f, f) not in wire]
+    assert missing == []
+    phases = MatchFiveView.DESCRIPTOR.enum_types_by_name["Phase"].values_by_name
+    assert set(F_PHASES) == set(f_state.Phase)
+    assert all(name in phases for name in F_PHASES.values())

@@ -31,7 +31,13 @@ def test_every_game_is_found_by_its_kind_and_its_slug() -> None:
     for game in registry.games():
         assert registry.by_kind(game.kind) is game
         assert registry.by_slug(game.slug) is game
-    assert registry.slugs() == ("race", "concentration", "match_cards")
+    assert registry.slugs() == (
+        "race",
+        "concentration",
+        "match_cards",
+        "number_match",
+        "match_five",
+    )
 
 
 def test_an_unknown_kind_or_slug_says_which() -> None:
@@ -73,3 +79,10 @@ def test_the_edge_check_refuses_only_what_cannot_be_right() -> None:
     assert race.check_request(race_service_pb2.PressReadyRequest()) is None
     flip = concentration_service_pb2.FlipCardRequest(card=99)  # the deck decides: the referee
     assert concentration.check_request(flip) is None
+
+
+def test_only_number_match_has_proofs_beyond_the_rerun() -> None:
+    """Game.proofs: what verify checks from the log alone. Only Number Match publishes
+    something to prove (its witness); before its end it has nothing to prove either."""
+    for game in registry.games():
+        assert game.proofs(game.initial_state(None)) == (), game.slug

@@ -24,43 +24,44 @@ _sym_db = _symbol_database.Default()
 
 from match.v1 import concentration_pb2 as match_dot_v1_dot_concentration__pb2
 from match.v1 import match_cards_pb2 as match_dot_v1_dot_match__cards__pb2
+from match.v1 import match_five_pb2 as match_dot_v1_dot_match__five__pb2
 from match.v1 import number_match_pb2 as match_dot_v1_dot_number__match__pb2
 from match.v1 import race_pb2 as match_dot_v1_dot_race__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15match/v1/common.proto\x12\x08match.v1\x1a\x1cmatch/v1/concentration.proto\x1a\x1amatch/v1/match_cards.proto\x1a\x1bmatch/v1/number_match.proto\x1a\x13match/v1/race.proto\"\xb1\x02\n\x07Refusal\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\x12,\n\x08\x63\x61tegory\x18\x03 \x01(\x0e\x32\x1a.match.v1.Refusal.Category\"\xd8\x01\n\x08\x43\x61tegory\x12\x18\n\x14\x43\x41TEGORY_UNSPECIFIED\x10\x00\x12\x1d\n\x19\x43\x41TEGORY_INVALID_ARGUMENT\x10\x01\x12 \n\x1c\x43\x41TEGORY_FAILED_PRECONDITION\x10\x02\x12\x1e\n\x1a\x43\x41TEGORY_PERMISSION_DENIED\x10\x03\x12\x1f\n\x1b\x43\x41TEGORY_RESOURCE_EXHAUSTED\x10\x04\x12\x16\n\x12\x43\x41TEGORY_NOT_FOUND\x10\x05\x12\x18\n\x14\x43\x41TEGORY_UNAVAILABLE\x10\x06\"\xb6\t\n\nTableEvent\x12:\n\rtable_created\x18\x01 \x01(\x0b\x32!.match.v1.TableEvent.TableCreatedH\x00\x12:\n\rplayer_seated\x18\x02 \x01(\x0b\x32!.match.v1.TableEvent.PlayerSeatedH\x00\x12\x36\n\x0bplayer_left\x18\x03 \x01(\x0b\x32\x1f.match.v1.TableEvent.PlayerLeftH\x00\x12<\n\x0eseed_committed\x18\x04 \x01(\x0b\x32\".match.v1.TableEvent.SeedCommittedH\x00\x12:\n\rseed_revealed\x18\x05 \x01(\x0b\x32!.match.v1.TableEvent.SeedRevealedH\x00\x12<\n\x0e\x66ill_requested\x18\x06 \x01(\x0b\x32\".match.v1.TableEvent.FillRequestedH\x00\x12:\n\rbots_assigned\x18\x07 \x01(\x0b\x32!.match.v1.TableEvent.BotsAssignedH\x00\x12:\n\rtable_expired\x18\x08 \x01(\x0b\x32!.match.v1.TableEvent.TableExpiredH\x00\x1a\xf2\x02\n\x0cTableCreated\x12\r\n\x05seats\x18\x01 \x01(\r\x12(\n\nvisibility\x18\x02 \x01(\x0e\x32\x14.match.v1.Visibility\x12\x0f\n\x07\x63reator\x18\x03 \x01(\t\x12\x13\n\x0binvite_code\x18\x04 \x01(\t\x12\x12\n\nfill_at_ms\x18\x05 \x01(\x03\x12\x15\n\rexpires_at_ms\x18\x06 \x01(\x03\x12&\n\x04race\x18\n \x01(\x0b\x32\x16.match.v1.RaceSettingsH\x00\x12\x38\n\rconcentration\x18\x0b \x01(\x0b\x32\x1f.match.v1.ConcentrationSettingsH\x00\x12\x33\n\x0bmatch_cards\x18\x0c \x01(\x0b\x32\x1c.match.v1.MatchCardsSettingsH\x00\x12\x35\n\x0cnumber_match\x18\r \x01(\x0b\x32\x1d.match.v1.NumberMatchSettingsH\x00\x42\n\n\x08settings\x1aU\n\x0cPlayerSeated\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x03 \x01(\t\x12\x0e\n\x06is_bot\x18\x04 \x01(\x08\x1a-\n\nPlayerLeft\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x1a\x39\n\rSeedCommitted\x12\x14\n\x0c\x64\x65\x61l_version\x18\x01 \x01(\t\x12\x12\n\ncommitment\x18\x02 \x01(\t\x1a\x32\n\x0cSeedRevealed\x12\x0c\n\x04seed\x18\x01 \x01(\x0c\x12\x14\n\x0c\x64\x65\x61l_version\x18\x02 \x01(\t\x1a#\n\rFillRequested\x12\x12\n\nfill_at_ms\x18\x01 \x01(\x03\x1a \n\x0c\x42otsAssigned\x12\x10\n\x08strength\x18\x01 \x01(\t\x1a\x0e\n\x0cTableExpiredB\x07\n\x05\x65vent\"\xf8\x02\n\rEventEnvelope\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07game_id\x18\x02 \x01(\t\x12%\n\tgame_kind\x18\x03 \x01(\x0e\x32\x12.match.v1.GameKind\x12\x14\n\x0c\x65vent_number\x18\x04 \x01(\x04\x12\x16\n\x0eserver_time_ms\x18\x05 \x01(\x03\x12%\n\x05table\x18\n \x01(\x0b\x32\x14.match.v1.TableEventH\x00\x12#\n\x04race\x18\x0b \x01(\x0b\x32\x13.match.v1.RaceEventH\x00\x12\x35\n\rconcentration\x18\x0c \x01(\x0b\x32\x1c.match.v1.ConcentrationEventH\x00\x12\x30\n\x0bmatch_cards\x18\r \x01(\x0b\x32\x19.match.v1.MatchCardsEventH\x00\x12\x32\n\x0cnumber_match\x18\x0e \x01(\x0b\x32\x1a.match.v1.NumberMatchEventH\x00\x42\x06\n\x04\x62ody*\xad\x01\n\x08GameKind\x12\x19\n\x15GAME_KIND_UNSPECIFIED\x10\x00\x12\x18\n\x14GAME_KIND_MATCH_RACE\x10\x01\x12\x1b\n\x17GAME_KIND_CONCENTRATION\x10\x02\x12\x19\n\x15GAME_KIND_MATCH_CARDS\x10\x03\x12\x1a\n\x16GAME_KIND_NUMBER_MATCH\x10\x04\x12\x18\n\x14GAME_KIND_MATCH_FIVE\x10\x05*U\n\nVisibility\x12\x1a\n\x16VISIBILITY_UNSPECIFIED\x10\x00\x12\x13\n\x0fVISIBILITY_OPEN\x10\x01\x12\x16\n\x12VISIBILITY_PRIVATE\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15match/v1/common.proto\x12\x08match.v1\x1a\x1cmatch/v1/concentration.proto\x1a\x1amatch/v1/match_cards.proto\x1a\x19match/v1/match_five.proto\x1a\x1bmatch/v1/number_match.proto\x1a\x13match/v1/race.proto\"\xb1\x02\n\x07Refusal\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\x12,\n\x08\x63\x61tegory\x18\x03 \x01(\x0e\x32\x1a.match.v1.Refusal.Category\"\xd8\x01\n\x08\x43\x61tegory\x12\x18\n\x14\x43\x41TEGORY_UNSPECIFIED\x10\x00\x12\x1d\n\x19\x43\x41TEGORY_INVALID_ARGUMENT\x10\x01\x12 \n\x1c\x43\x41TEGORY_FAILED_PRECONDITION\x10\x02\x12\x1e\n\x1a\x43\x41TEGORY_PERMISSION_DENIED\x10\x03\x12\x1f\n\x1b\x43\x41TEGORY_RESOURCE_EXHAUSTED\x10\x04\x12\x16\n\x12\x43\x41TEGORY_NOT_FOUND\x10\x05\x12\x18\n\x14\x43\x41TEGORY_UNAVAILABLE\x10\x06\"\xe9\t\n\nTableEvent\x12:\n\rtable_created\x18\x01 \x01(\x0b\x32!.match.v1.TableEvent.TableCreatedH\x00\x12:\n\rplayer_seated\x18\x02 \x01(\x0b\x32!.match.v1.TableEvent.PlayerSeatedH\x00\x12\x36\n\x0bplayer_left\x18\x03 \x01(\x0b\x32\x1f.match.v1.TableEvent.PlayerLeftH\x00\x12<\n\x0eseed_committed\x18\x04 \x01(\x0b\x32\".match.v1.TableEvent.SeedCommittedH\x00\x12:\n\rseed_revealed\x18\x05 \x01(\x0b\x32!.match.v1.TableEvent.SeedRevealedH\x00\x12<\n\x0e\x66ill_requested\x18\x06 \x01(\x0b\x32\".match.v1.TableEvent.FillRequestedH\x00\x12:\n\rbots_assigned\x18\x07 \x01(\x0b\x32!.match.v1.TableEvent.BotsAssignedH\x00\x12:\n\rtable_expired\x18\x08 \x01(\x0b\x32!.match.v1.TableEvent.TableExpiredH\x00\x1a\xa5\x03\n\x0cTableCreated\x12\r\n\x05seats\x18\x01 \x01(\r\x12(\n\nvisibility\x18\x02 \x01(\x0e\x32\x14.match.v1.Visibility\x12\x0f\n\x07\x63reator\x18\x03 \x01(\t\x12\x13\n\x0binvite_code\x18\x04 \x01(\t\x12\x12\n\nfill_at_ms\x18\x05 \x01(\x03\x12\x15\n\rexpires_at_ms\x18\x06 \x01(\x03\x12&\n\x04race\x18\n \x01(\x0b\x32\x16.match.v1.RaceSettingsH\x00\x12\x38\n\rconcentration\x18\x0b \x01(\x0b\x32\x1f.match.v1.ConcentrationSettingsH\x00\x12\x33\n\x0bmatch_cards\x18\x0c \x01(\x0b\x32\x1c.match.v1.MatchCardsSettingsH\x00\x12\x35\n\x0cnumber_match\x18\r \x01(\x0b\x32\x1d.match.v1.NumberMatchSettingsH\x00\x12\x31\n\nmatch_five\x18\x0e \x01(\x0b\x32\x1b.match.v1.MatchFiveSettingsH\x00\x42\n\n\x08settings\x1aU\n\x0cPlayerSeated\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x03 \x01(\t\x12\x0e\n\x06is_bot\x18\x04 \x01(\x08\x1a-\n\nPlayerLeft\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x1a\x39\n\rSeedCommitted\x12\x14\n\x0c\x64\x65\x61l_version\x18\x01 \x01(\t\x12\x12\n\ncommitment\x18\x02 \x01(\t\x1a\x32\n\x0cSeedRevealed\x12\x0c\n\x04seed\x18\x01 \x01(\x0c\x12\x14\n\x0c\x64\x65\x61l_version\x18\x02 \x01(\t\x1a#\n\rFillRequested\x12\x12\n\nfill_at_ms\x18\x01 \x01(\x03\x1a \n\x0c\x42otsAssigned\x12\x10\n\x08strength\x18\x01 \x01(\t\x1a\x0e\n\x0cTableExpiredB\x07\n\x05\x65vent\"\xa8\x03\n\rEventEnvelope\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07game_id\x18\x02 \x01(\t\x12%\n\tgame_kind\x18\x03 \x01(\x0e\x32\x12.match.v1.GameKind\x12\x14\n\x0c\x65vent_number\x18\x04 \x01(\x04\x12\x16\n\x0eserver_time_ms\x18\x05 \x01(\x03\x12%\n\x05table\x18\n \x01(\x0b\x32\x14.match.v1.TableEventH\x00\x12#\n\x04race\x18\x0b \x01(\x0b\x32\x13.match.v1.RaceEventH\x00\x12\x35\n\rconcentration\x18\x0c \x01(\x0b\x32\x1c.match.v1.ConcentrationEventH\x00\x12\x30\n\x0bmatch_cards\x18\r \x01(\x0b\x32\x19.match.v1.MatchCardsEventH\x00\x12\x32\n\x0cnumber_match\x18\x0e \x01(\x0b\x32\x1a.match.v1.NumberMatchEventH\x00\x12.\n\nmatch_five\x18\x0f \x01(\x0b\x32\x18.match.v1.MatchFiveEventH\x00\x42\x06\n\x04\x62ody*\xad\x01\n\x08GameKind\x12\x19\n\x15GAME_KIND_UNSPECIFIED\x10\x00\x12\x18\n\x14GAME_KIND_MATCH_RACE\x10\x01\x12\x1b\n\x17GAME_KIND_CONCENTRATION\x10\x02\x12\x19\n\x15GAME_KIND_MATCH_CARDS\x10\x03\x12\x1a\n\x16GAME_KIND_NUMBER_MATCH\x10\x04\x12\x18\n\x14GAME_KIND_MATCH_FIVE\x10\x05*U\n\nVisibility\x12\x1a\n\x16VISIBILITY_UNSPECIFIED\x10\x00\x12\x13\n\x0fVISIBILITY_OPEN\x10\x01\x12\x16\n\x12VISIBILITY_PRIVATE\x10\x02\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'match.v1.common_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_GAMEKIND']._serialized_start=2040
-  _globals['_GAMEKIND']._serialized_end=2213
-  _globals['_VISIBILITY']._serialized_start=2215
-  _globals['_VISIBILITY']._serialized_end=2300
-  _globals['_REFUSAL']._serialized_start=144
-  _globals['_REFUSAL']._serialized_end=449
-  _globals['_REFUSAL_CATEGORY']._serialized_start=233
-  _globals['_REFUSAL_CATEGORY']._serialized_end=449
-  _globals['_TABLEEVENT']._serialized_start=452
-  _globals['_TABLEEVENT']._serialized_end=1658
-  _globals['_TABLEEVENT_TABLECREATED']._serialized_start=947
-  _globals['_TABLEEVENT_TABLECREATED']._serialized_end=1317
-  _globals['_TABLEEVENT_PLAYERSEATED']._serialized_start=1319
-  _globals['_TABLEEVENT_PLAYERSEATED']._serialized_end=1404
-  _globals['_TABLEEVENT_PLAYERLEFT']._serialized_start=1406
-  _globals['_TABLEEVENT_PLAYERLEFT']._serialized_end=1451
-  _globals['_TABLEEVENT_SEEDCOMMITTED']._serialized_start=1453
-  _globals['_TABLEEVENT_SEEDCOMMITTED']._serialized_end=1510
-  _globals['_TABLEEVENT_SEEDREVEALED']._serialized_start=1512
-  _globals['_TABLEEVENT_SEEDREVEALED']._serialized_end=1562
-  _globals['_TABLEEVENT_FILLREQUESTED']._serialized_start=1564
-  _globals['_TABLEEVENT_FILLREQUESTED']._serialized_end=1599
-  _globals['_TABLEEVENT_BOTSASSIGNED']._serialized_start=1601
-  _globals['_TABLEEVENT_BOTSASSIGNED']._serialized_end=1633
-  _globals['_TABLEEVENT_TABLEEXPIRED']._serialized_start=1635
-  _globals['_TABLEEVENT_TABLEEXPIRED']._serialized_end=1649
-  _globals['_EVENTENVELOPE']._serialized_start=1661
-  _globals['_EVENTENVELOPE']._serialized_end=2037
+  _globals['_GAMEKIND']._serialized_start=2166
+  _globals['_GAMEKIND']._serialized_end=2339
+  _globals['_VISIBILITY']._serialized_start=2341
+  _globals['_VISIBILITY']._serialized_end=2426
+  _globals['_REFUSAL']._serialized_start=171
+  _globals['_REFUSAL']._serialized_end=476
+  _globals['_REFUSAL_CATEGORY']._serialized_start=260
+  _globals['_REFUSAL_CATEGORY']._serialized_end=476
+  _globals['_TABLEEVENT']._serialized_start=479
+  _globals['_TABLEEVENT']._serialized_end=1736
+  _globals['_TABLEEVENT_TABLECREATED']._serialized_start=974
+  _globals['_TABLEEVENT_TABLECREATED']._serialized_end=1395
+  _globals['_TABLEEVENT_PLAYERSEATED']._serialized_start=1397
+  _globals['_TABLEEVENT_PLAYERSEATED']._serialized_end=1482
+  _globals['_TABLEEVENT_PLAYERLEFT']._serialized_start=1484
+  _globals['_TABLEEVENT_PLAYERLEFT']._serialized_end=1529
+  _globals['_TABLEEVENT_SEEDCOMMITTED']._serialized_start=1531
+  _globals['_TABLEEVENT_SEEDCOMMITTED']._serialized_end=1588
+  _globals['_TABLEEVENT_SEEDREVEALED']._serialized_start=1590
+  _globals['_TABLEEVENT_SEEDREVEALED']._serialized_end=1640
+  _globals['_TABLEEVENT_FILLREQUESTED']._serialized_start=1642
+  _globals['_TABLEEVENT_FILLREQUESTED']._serialized_end=1677
+  _globals['_TABLEEVENT_BOTSASSIGNED']._serialized_start=1679
+  _globals['_TABLEEVENT_BOTSASSIGNED']._serialized_end=1711
+  _globals['_TABLEEVENT_TABLEEXPIRED']._serialized_start=1713
+  _globals['_TABLEEVENT_TABLEEXPIRED']._serialized_end=1727
+  _globals['_EVENTENVELOPE']._serialized_start=1739
+  _globals['_EVENTENVELOPE']._serialized_end=2163
 # @@protoc_insertion_point(module_scope)

@@ -1,5 +1,6 @@
 from match.v1 import concentration_pb2 as _concentration_pb2
 from match.v1 import match_cards_pb2 as _match_cards_pb2
+from match.v1 import match_five_pb2 as _match_five_pb2
 from match.v1 import number_match_pb2 as _number_match_pb2
 from match.v1 import race_pb2 as _race_pb2
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
@@ -63,7 +64,7 @@ class Refusal(_message.Message):
 class TableEvent(_message.Message):
     __slots__ = ("table_created", "player_seated", "player_left", "seed_committed", "seed_revealed", "fill_requested", "bots_assigned", "table_expired")
     class TableCreated(_message.Message):
-        __slots__ = ("seats", "visibility", "creator", "invite_code", "fill_at_ms", "expires_at_ms", "race", "concentration", "match_cards", "number_match")
+        __slots__ = ("seats", "visibility", "creator", "invite_code", "fill_at_ms", "expires_at_ms", "race", "concentration", "match_cards", "number_match", "match_five")
         SEATS_FIELD_NUMBER: _ClassVar[int]
         VISIBILITY_FIELD_NUMBER: _ClassVar[int]
         CREATOR_FIELD_NUMBER: _ClassVar[int]
@@ -74,6 +75,7 @@ class TableEvent(_message.Message):
         CONCENTRATION_FIELD_NUMBER: _ClassVar[int]
         MATCH_CARDS_FIELD_NUMBER: _ClassVar[int]
         NUMBER_MATCH_FIELD_NUMBER: _ClassVar[int]
+        MATCH_FIVE_FIELD_NUMBER: _ClassVar[int]
         seats: int
         visibility: Visibility
         creator: str
@@ -84,7 +86,8 @@ class TableEvent(_message.Message):
         concentration: _concentration_pb2.ConcentrationSettings
         match_cards: _match_cards_pb2.MatchCardsSettings
         number_match: _number_match_pb2.NumberMatchSettings
-        def __init__(self, seats: _Optional[int] = ..., visibility: _Optional[_Union[Visibility, str]] = ..., creator: _Optional[str] = ..., invite_code: _Optional[str] = ..., fill_at_ms: _Optional[int] = ..., expires_at_ms: _Optional[int] = ..., race: _Optional[_Union[_race_pb2.RaceSettings, _Mapping]] = ..., concentration: _Optional[_Union[_concentration_pb2.ConcentrationSettings, _Mapping]] = ..., match_cards: _Optional[_Union[_match_cards_pb2.MatchCardsSettings, _Mapping]] = ..., number_match: _Optional[_Union[_number_match_pb2.NumberMatchSettings, _Mapping]] = ...) -> None: ...
+        match_five: _match_five_pb2.MatchFiveSettings
+        def __init__(self, seats: _Optional[int] = ..., visibility: _Optional[_Union[Visibility, str]] = ..., creator: _Optional[str] = ..., invite_code: _Optional[str] = ..., fill_at_ms: _Optional[int] = ..., expires_at_ms: _Optional[int] = ..., race: _Optional[_Union[_race_pb2.RaceSettings, _Mapping]] = ..., concentration: _Optional[_Union[_concentration_pb2.ConcentrationSettings, _Mapping]] = ..., match_cards: _Optional[_Union[_match_cards_pb2.MatchCardsSettings, _Mapping]] = ..., number_match: _Optional[_Union[_number_match_pb2.NumberMatchSettings, _Mapping]] = ..., match_five: _Optional[_Union[_match_five_pb2.MatchFiveSettings, _Mapping]] = ...) -> None: ...
     class PlayerSeated(_message.Message):
         __slots__ = ("seat", "player_id", "display_name", "is_bot")
         SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -149,7 +152,7 @@ class TableEvent(_message.Message):
     def __init__(self, table_created: _Optional[_Union[TableEvent.TableCreated, _Mapping]] = ..., player_seated: _Optional[_Union[TableEvent.PlayerSeated, _Mapping]] = ..., player_left: _Optional[_Union[TableEvent.PlayerLeft, _Mapping]] = ..., seed_committed: _Optional[_Union[TableEvent.SeedCommitted, _Mapping]] = ..., seed_revealed: _Optional[_Union[TableEvent.SeedRevealed, _Mapping]] = ..., fill_requested: _Optional[_Union[TableEvent.FillRequested, _Mapping]] = ..., bots_assigned: _Optional[_Union[TableEvent.BotsAssigned, _Mapping]] = ..., table_expired: _Optional[_Union[TableEvent.TableExpired, _Mapping]] = ...) -> None: ...
 
 class EventEnvelope(_message.Message):
-    __slots__ = ("table_id", "game_id", "game_kind", "event_number", "server_time_ms", "table", "race", "concentration", "match_cards", "number_match")
+    __slots__ = ("table_id", "game_id", "game_kind", "event_number", "server_time_ms", "table", "race", "concentration", "match_cards", "number_match", "match_five")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_KIND_FIELD_NUMBER: _ClassVar[int]
@@ -160,6 +163,7 @@ class EventEnvelope(_message.Message):
     CONCENTRATION_FIELD_NUMBER: _ClassVar[int]
     MATCH_CARDS_FIELD_NUMBER: _ClassVar[int]
     NUMBER_MATCH_FIELD_NUMBER: _ClassVar[int]
+    MATCH_FIVE_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     game_id: str
     game_kind: GameKind
@@ -170,4 +174,5 @@ class EventEnvelope(_message.Message):
     concentration: _concentration_pb2.ConcentrationEvent
     match_cards: _match_cards_pb2.MatchCardsEvent
     number_match: _number_match_pb2.NumberMatchEvent
-    def __init__(self, table_id: _Optional[str] = ..., game_id: _Optional[str] = ..., game_kind: _Optional[_Union[GameKind, str]] = ..., event_number: _Optional[int] = ..., server_time_ms: _Optional[int] = ..., table: _Optional[_Union[TableEvent, _Mapping]] = ..., race: _Optional[_Union[_race_pb2.RaceEvent, _Mapping]] = ..., concentration: _Optional[_Union[_concentration_pb2.ConcentrationEvent, _Mapping]] = ..., match_cards: _Optional[_Union[_match_cards_pb2.MatchCardsEvent, _Mapping]] = ..., number_match: _Optional[_Union[_number_match_pb2.NumberMatchEvent, _Mapping]] = ...) -> None: ...
+    match_five: _match_five_pb2.MatchFiveEvent
+    def __init__(self, table_id: _Optional[str] = ..., game_id: _Optional[str] = ..., game_kind: _Optional[_Union[GameKind, str]] = ..., event_number: _Optional[int] = ..., server_time_ms: _Optional[int] = ..., table: _Optional[_Union[TableEvent, _Mapping]] = ..., race: _Optional[_Union[_race_pb2.RaceEvent, _Mapping]] = ..., concentration: _Optional[_Union[_concentration_pb2.ConcentrationEvent, _Mapping]] = ..., match_cards: _Optional[_Union[_match_cards_pb2.MatchCardsEvent, _Mapping]] = ..., number_match: _Optional[_Union[_number_match_pb2.NumberMatchEvent, _Mapping]] = ..., match_five: _Optional[_Union[_match_five_pb2.MatchFiveEvent, _Mapping]] = ...) -> None: ...

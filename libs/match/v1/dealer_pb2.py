@@ -25,39 +25,40 @@ _sym_db = _symbol_database.Default()
 from match.v1 import common_pb2 as match_dot_v1_dot_common__pb2
 from match.v1 import concentration_pb2 as match_dot_v1_dot_concentration__pb2
 from match.v1 import match_cards_pb2 as match_dot_v1_dot_match__cards__pb2
+from match.v1 import match_five_pb2 as match_dot_v1_dot_match__five__pb2
 from match.v1 import number_match_pb2 as match_dot_v1_dot_number__match__pb2
 from match.v1 import race_pb2 as match_dot_v1_dot_race__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15match/v1/dealer.proto\x12\x08match.v1\x1a\x15match/v1/common.proto\x1a\x1cmatch/v1/concentration.proto\x1a\x1amatch/v1/match_cards.proto\x1a\x1bmatch/v1/number_match.proto\x1a\x13match/v1/race.proto\"\xb1\x02\n\x0b\x44\x65\x61lRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07game_id\x18\x02 \x01(\t\x12%\n\tgame_kind\x18\x03 \x01(\x0e\x32\x12.match.v1.GameKind\x12&\n\x04race\x18\n \x01(\x0b\x32\x16.match.v1.RaceSettingsH\x00\x12\x38\n\rconcentration\x18\x0b \x01(\x0b\x32\x1f.match.v1.ConcentrationSettingsH\x00\x12\x33\n\x0bmatch_cards\x18\x0c \x01(\x0b\x32\x1c.match.v1.MatchCardsSettingsH\x00\x12\x35\n\x0cnumber_match\x18\r \x01(\x0b\x32\x1d.match.v1.NumberMatchSettingsH\x00\x42\n\n\x08settings\"z\n\x08RaceDeal\x12(\n\x06\x62oards\x18\x01 \x03(\x0b\x32\x18.match.v1.RaceDeal.Board\x12+\n\x0c\x62ot_strength\x18\x02 \x01(\x0e\x32\x15.match.v1.BotStrength\x1a\x17\n\x05\x42oard\x12\x0e\n\x06layout\x18\x01 \x03(\r\"\x87\x02\n\x04\x44\x65\x61l\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x64\x65\x61l_version\x18\x02 \x01(\t\x12\x12\n\ncommitment\x18\x03 \x01(\t\x12\"\n\x04race\x18\n \x01(\x0b\x32\x12.match.v1.RaceDealH\x00\x12\x34\n\rconcentration\x18\x0b \x01(\x0b\x32\x1b.match.v1.ConcentrationDealH\x00\x12/\n\x0bmatch_cards\x18\x0c \x01(\x0b\x32\x18.match.v1.MatchCardsDealH\x00\x12\x31\n\x0cnumber_match\x18\r \x01(\x0b\x32\x19.match.v1.NumberMatchDealH\x00\x42\x06\n\x04game\"^\n\x0c\x44\x65\x61lResponse\x12\x1e\n\x04\x64\x65\x61l\x18\x01 \x01(\x0b\x32\x0e.match.v1.DealH\x00\x12$\n\x07refusal\x18\x02 \x01(\x0b\x32\x11.match.v1.RefusalH\x00\x42\x08\n\x06result\"6\n\x11RevealSeedRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07game_id\x18\x02 \x01(\t\"W\n\x0cRevealedSeed\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seed\x18\x02 \x01(\x0c\x12\x14\n\x0c\x64\x65\x61l_version\x18\x03 \x01(\t\x12\x12\n\ncommitment\x18\x04 \x01(\t\"l\n\x12RevealSeedResponse\x12&\n\x04seed\x18\x01 \x01(\x0b\x32\x16.match.v1.RevealedSeedH\x00\x12$\n\x07refusal\x18\x02 \x01(\x0b\x32\x11.match.v1.RefusalH\x00\x42\x08\n\x06result\"]\n\x11\x43ommitSeedRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07game_id\x18\x02 \x01(\t\x12%\n\tgame_kind\x18\x03 \x01(\x0e\x32\x12.match.v1.GameKind\"K\n\x0eSeedCommitment\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x64\x65\x61l_version\x18\x02 \x01(\t\x12\x12\n\ncommitment\x18\x03 \x01(\t\"t\n\x12\x43ommitSeedResponse\x12.\n\ncommitment\x18\x01 \x01(\x0b\x32\x18.match.v1.SeedCommitmentH\x00\x12$\n\x07refusal\x18\x02 \x01(\x0b\x32\x11.match.v1.RefusalH\x00\x42\x08\n\x06result*t\n\x0b\x42otStrength\x12\x1c\n\x18\x42OT_STRENGTH_UNSPECIFIED\x10\x00\x12\x15\n\x11\x42OT_STRENGTH_WEAK\x10\x01\x12\x17\n\x13\x42OT_STRENGTH_MEDIUM\x10\x02\x12\x17\n\x13\x42OT_STRENGTH_STRONG\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15match/v1/dealer.proto\x12\x08match.v1\x1a\x15match/v1/common.proto\x1a\x1cmatch/v1/concentration.proto\x1a\x1amatch/v1/match_cards.proto\x1a\x19match/v1/match_five.proto\x1a\x1bmatch/v1/number_match.proto\x1a\x13match/v1/race.proto\"\xe4\x02\n\x0b\x44\x65\x61lRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07game_id\x18\x02 \x01(\t\x12%\n\tgame_kind\x18\x03 \x01(\x0e\x32\x12.match.v1.GameKind\x12&\n\x04race\x18\n \x01(\x0b\x32\x16.match.v1.RaceSettingsH\x00\x12\x38\n\rconcentration\x18\x0b \x01(\x0b\x32\x1f.match.v1.ConcentrationSettingsH\x00\x12\x33\n\x0bmatch_cards\x18\x0c \x01(\x0b\x32\x1c.match.v1.MatchCardsSettingsH\x00\x12\x35\n\x0cnumber_match\x18\r \x01(\x0b\x32\x1d.match.v1.NumberMatchSettingsH\x00\x12\x31\n\nmatch_five\x18\x0e \x01(\x0b\x32\x1b.match.v1.MatchFiveSettingsH\x00\x42\n\n\x08settings\"z\n\x08RaceDeal\x12(\n\x06\x62oards\x18\x01 \x03(\x0b\x32\x18.match.v1.RaceDeal.Board\x12+\n\x0c\x62ot_strength\x18\x02 \x01(\x0e\x32\x15.match.v1.BotStrength\x1a\x17\n\x05\x42oard\x12\x0e\n\x06layout\x18\x01 \x03(\r\"\xb6\x02\n\x04\x44\x65\x61l\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x64\x65\x61l_version\x18\x02 \x01(\t\x12\x12\n\ncommitment\x18\x03 \x01(\t\x12\"\n\x04race\x18\n \x01(\x0b\x32\x12.match.v1.RaceDealH\x00\x12\x34\n\rconcentration\x18\x0b \x01(\x0b\x32\x1b.match.v1.ConcentrationDealH\x00\x12/\n\x0bmatch_cards\x18\x0c \x01(\x0b\x32\x18.match.v1.MatchCardsDealH\x00\x12\x31\n\x0cnumber_match\x18\r \x01(\x0b\x32\x19.match.v1.NumberMatchDealH\x00\x12-\n\nmatch_five\x18\x0e \x01(\x0b\x32\x17.match.v1.MatchFiveDealH\x00\x42\x06\n\x04game\"^\n\x0c\x44\x65\x61lResponse\x12\x1e\n\x04\x64\x65\x61l\x18\x01 \x01(\x0b\x32\x0e.match.v1.DealH\x00\x12$\n\x07refusal\x18\x02 \x01(\x0b\x32\x11.match.v1.RefusalH\x00\x42\x08\n\x06result\"6\n\x11RevealSeedRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07game_id\x18\x02 \x01(\t\"W\n\x0cRevealedSeed\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seed\x18\x02 \x01(\x0c\x12\x14\n\x0c\x64\x65\x61l_version\x18\x03 \x01(\t\x12\x12\n\ncommitment\x18\x04 \x01(\t\"l\n\x12RevealSeedResponse\x12&\n\x04seed\x18\x01 \x01(\x0b\x32\x16.match.v1.RevealedSeedH\x00\x12$\n\x07refusal\x18\x02 \x01(\x0b\x32\x11.match.v1.RefusalH\x00\x42\x08\n\x06result\"]\n\x11\x43ommitSeedRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07game_id\x18\x02 \x01(\t\x12%\n\tgame_kind\x18\x03 \x01(\x0e\x32\x12.match.v1.GameKind\"K\n\x0eSeedCommitment\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x64\x65\x61l_version\x18\x02 \x01(\t\x12\x12\n\ncommitment\x18\x03 \x01(\t\"t\n\x12\x43ommitSeedResponse\x12.\n\ncommitment\x18\x01 \x01(\x0b\x32\x18.match.v1.SeedCommitmentH\x00\x12$\n\x07refusal\x18\x02 \x01(\x0b\x32\x11.match.v1.RefusalH\x00\x42\x08\n\x06result*t\n\x0b\x42otStrength\x12\x1c\n\x18\x42OT_STRENGTH_UNSPECIFIED\x10\x00\x12\x15\n\x11\x42OT_STRENGTH_WEAK\x10\x01\x12\x17\n\x13\x42OT_STRENGTH_MEDIUM\x10\x02\x12\x17\n\x13\x42OT_STRENGTH_STRONG\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'match.v1.dealer_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_BOTSTRENGTH']._serialized_start=1505
-  _globals['_BOTSTRENGTH']._serialized_end=1621
-  _globals['_DEALREQUEST']._serialized_start=167
-  _globals['_DEALREQUEST']._serialized_end=472
-  _globals['_RACEDEAL']._serialized_start=474
-  _globals['_RACEDEAL']._serialized_end=596
-  _globals['_RACEDEAL_BOARD']._serialized_start=573
-  _globals['_RACEDEAL_BOARD']._serialized_end=596
-  _globals['_DEAL']._serialized_start=599
-  _globals['_DEAL']._serialized_end=862
-  _globals['_DEALRESPONSE']._serialized_start=864
-  _globals['_DEALRESPONSE']._serialized_end=958
-  _globals['_REVEALSEEDREQUEST']._serialized_start=960
-  _globals['_REVEALSEEDREQUEST']._serialized_end=1014
-  _globals['_REVEALEDSEED']._serialized_start=1016
-  _globals['_REVEALEDSEED']._serialized_end=1103
-  _globals['_REVEALSEEDRESPONSE']._serialized_start=1105
-  _globals['_REVEALSEEDRESPONSE']._serialized_end=1213
-  _globals['_COMMITSEEDREQUEST']._serialized_start=1215
-  _globals['_COMMITSEEDREQUEST']._serialized_end=1308
-  _globals['_SEEDCOMMITMENT']._serialized_start=1310
-  _globals['_SEEDCOMMITMENT']._serialized_end=1385
-  _globals['_COMMITSEEDRESPONSE']._serialized_start=1387
-  _globals['_COMMITSEEDRESPONSE']._serialized_end=1503
+  _globals['_BOTSTRENGTH']._serialized_start=1630
+  _globals['_BOTSTRENGTH']._serialized_end=1746
+  _globals['_DEALREQUEST']._serialized_start=194
+  _globals['_DEALREQUEST']._serialized_end=550
+  _globals['_RACEDEAL']._serialized_start=552
+  _globals['_RACEDEAL']._serialized_end=674
+  _globals['_RACEDEAL_BOARD']._serialized_start=651
+  _globals['_RACEDEAL_BOARD']._serialized_end=674
+  _globals['_DEAL']._serialized_start=677
+  _globals['_DEAL']._serialized_end=987
+  _globals['_DEALRESPONSE']._serialized_start=989
+  _globals['_DEALRESPONSE']._serialized_end=1083
+  _globals['_REVEALSEEDREQUEST']._serialized_start=1085
+  _globals['_REVEALSEEDREQUEST']._serialized_end=1139
+  _globals['_REVEALEDSEED']._serialized_start=1141
+  _globals['_REVEALEDSEED']._serialized_end=1228
+  _globals['_REVEALSEEDRESPONSE']._serialized_start=1230
+  _globals['_REVEALSEEDRESPONSE']._serialized_end=1338
+  _globals['_COMMITSEEDREQUEST']._serialized_start=1340
+  _globals['_COMMITSEEDREQUEST']._serialized_end=1433
+  _globals['_SEEDCOMMITMENT']._serialized_start=1435
+  _globals['_SEEDCOMMITMENT']._serialized_end=1510
+  _globals['_COMMITSEEDRESPONSE']._serialized_start=1512
+  _globals['_COMMITSEEDRESPONSE']._serialized_end=1628
 # @@protoc_insertion_point(module_scope)

@@ -1,6 +1,7 @@
 from match.v1 import common_pb2 as _common_pb2
 from match.v1 import concentration_pb2 as _concentration_pb2
 from match.v1 import match_cards_pb2 as _match_cards_pb2
+from match.v1 import match_five_pb2 as _match_five_pb2
 from match.v1 import number_match_pb2 as _number_match_pb2
 from match.v1 import race_pb2 as _race_pb2
 from google.protobuf.internal import containers as _containers
@@ -24,7 +25,7 @@ BOT_STRENGTH_MEDIUM: BotStrength
 BOT_STRENGTH_STRONG: BotStrength
 
 class DealRequest(_message.Message):
-    __slots__ = ("table_id", "game_id", "game_kind", "race", "concentration", "match_cards", "number_match")
+    __slots__ = ("table_id", "game_id", "game_kind", "race", "concentration", "match_cards", "number_match", "match_five")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_KIND_FIELD_NUMBER: _ClassVar[int]
@@ -32,6 +33,7 @@ class DealRequest(_message.Message):
     CONCENTRATION_FIELD_NUMBER: _ClassVar[int]
     MATCH_CARDS_FIELD_NUMBER: _ClassVar[int]
     NUMBER_MATCH_FIELD_NUMBER: _ClassVar[int]
+    MATCH_FIVE_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     game_id: str
     game_kind: _common_pb2.GameKind
@@ -39,7 +41,8 @@ class DealRequest(_message.Message):
     concentration: _concentration_pb2.ConcentrationSettings
     match_cards: _match_cards_pb2.MatchCardsSettings
     number_match: _number_match_pb2.NumberMatchSettings
-    def __init__(self, table_id: _Optional[str] = ..., game_id: _Optional[str] = ..., game_kind: _Optional[_Union[_common_pb2.GameKind, str]] = ..., race: _Optional[_Union[_race_pb2.RaceSettings, _Mapping]] = ..., concentration: _Optional[_Union[_concentration_pb2.ConcentrationSettings, _Mapping]] = ..., match_cards: _Optional[_Union[_match_cards_pb2.MatchCardsSettings, _Mapping]] = ..., number_match: _Optional[_Union[_number_match_pb2.NumberMatchSettings, _Mapping]] = ...) -> None: ...
+    match_five: _match_five_pb2.MatchFiveSettings
+    def __init__(self, table_id: _Optional[str] = ..., game_id: _Optional[str] = ..., game_kind: _Optional[_Union[_common_pb2.GameKind, str]] = ..., race: _Optional[_Union[_race_pb2.RaceSettings, _Mapping]] = ..., concentration: _Optional[_Union[_concentration_pb2.ConcentrationSettings, _Mapping]] = ..., match_cards: _Optional[_Union[_match_cards_pb2.MatchCardsSettings, _Mapping]] = ..., number_match: _Optional[_Union[_number_match_pb2.NumberMatchSettings, _Mapping]] = ..., match_five: _Optional[_Union[_match_five_pb2.MatchFiveSettings, _Mapping]] = ...) -> None: ...
 
 class RaceDeal(_message.Message):
     __slots__ = ("boards", "bot_strength")
@@ -55,7 +58,7 @@ class RaceDeal(_message.Message):
     def __init__(self, boards: _Optional[_Iterable[_Union[RaceDeal.Board, _Mapping]]] = ..., bot_strength: _Optional[_Union[BotStrength, str]] = ...) -> None: ...
 
 class Deal(_message.Message):
-    __slots__ = ("game_id", "deal_version", "commitment", "race", "concentration", "match_cards", "number_match")
+    __slots__ = ("game_id", "deal_version", "commitment", "race", "concentration", "match_cards", "number_match", "match_five")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     DEAL_VERSION_FIELD_NUMBER: _ClassVar[int]
     COMMITMENT_FIELD_NUMBER: _ClassVar[int]
@@ -63,6 +66,7 @@ class Deal(_message.Message):
     CONCENTRATION_FIELD_NUMBER: _ClassVar[int]
     MATCH_CARDS_FIELD_NUMBER: _ClassVar[int]
     NUMBER_MATCH_FIELD_NUMBER: _ClassVar[int]
+    MATCH_FIVE_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     deal_version: str
     commitment: str
@@ -70,7 +74,8 @@ class Deal(_message.Message):
     concentration: _concentration_pb2.ConcentrationDeal
     match_cards: _match_cards_pb2.MatchCardsDeal
     number_match: _number_match_pb2.NumberMatchDeal
-    def __init__(self, game_id: _Optional[str] = ..., deal_version: _Optional[str] = ..., commitment: _Optional[str] = ..., race: _Optional[_Union[RaceDeal, _Mapping]] = ..., concentration: _Optional[_Union[_concentration_pb2.ConcentrationDeal, _Mapping]] = ..., match_cards: _Optional[_Union[_match_cards_pb2.MatchCardsDeal, _Mapping]] = ..., number_match: _Optional[_Union[_number_match_pb2.NumberMatchDeal, _Mapping]] = ...) -> None: ...
+    match_five: _match_five_pb2.MatchFiveDeal
+    def __init__(self, game_id: _Optional[str] = ..., deal_version: _Optional[str] = ..., commitment: _Optional[str] = ..., race: _Optional[_Union[RaceDeal, _Mapping]] = ..., concentration: _Optional[_Union[_concentration_pb2.ConcentrationDeal, _Mapping]] = ..., match_cards: _Optional[_Union[_match_cards_pb2.MatchCardsDeal, _Mapping]] = ..., number_match: _Optional[_Union[_number_match_pb2.NumberMatchDeal, _Mapping]] = ..., match_five: _Optional[_Union[_match_five_pb2.MatchFiveDeal, _Mapping]] = ...) -> None: ...
 
 class DealResponse(_message.Message):
     __slots__ = ("deal", "refusal")

@@ -1,6 +1,7 @@
 from match.v1 import common_pb2 as _common_pb2
 from match.v1 import concentration_pb2 as _concentration_pb2
 from match.v1 import match_cards_pb2 as _match_cards_pb2
+from match.v1 import match_five_pb2 as _match_five_pb2
 from match.v1 import number_match_pb2 as _number_match_pb2
 from match.v1 import race_pb2 as _race_pb2
 from google.protobuf.internal import containers as _containers
@@ -13,7 +14,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Table(_message.Message):
-    __slots__ = ("table_id", "game_kind", "visibility", "seats", "taken", "status", "game_id", "created_at_ms", "invite_code", "race", "concentration", "match_cards", "number_match", "fill_at_ms", "commitment", "expires_at_ms")
+    __slots__ = ("table_id", "game_kind", "visibility", "seats", "taken", "status", "game_id", "created_at_ms", "invite_code", "race", "concentration", "match_cards", "number_match", "match_five", "fill_at_ms", "commitment", "expires_at_ms")
     class Status(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
         __slots__ = ()
         STATUS_UNSPECIFIED: _ClassVar[Table.Status]
@@ -48,6 +49,7 @@ class Table(_message.Message):
     CONCENTRATION_FIELD_NUMBER: _ClassVar[int]
     MATCH_CARDS_FIELD_NUMBER: _ClassVar[int]
     NUMBER_MATCH_FIELD_NUMBER: _ClassVar[int]
+    MATCH_FIVE_FIELD_NUMBER: _ClassVar[int]
     FILL_AT_MS_FIELD_NUMBER: _ClassVar[int]
     COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     EXPIRES_AT_MS_FIELD_NUMBER: _ClassVar[int]
@@ -64,13 +66,14 @@ class Table(_message.Message):
     concentration: _concentration_pb2.ConcentrationSettings
     match_cards: _match_cards_pb2.MatchCardsSettings
     number_match: _number_match_pb2.NumberMatchSettings
+    match_five: _match_five_pb2.MatchFiveSettings
     fill_at_ms: int
     commitment: str
     expires_at_ms: int
-    def __init__(self, table_id: _Optional[str] = ..., game_kind: _Optional[_Union[_common_pb2.GameKind, str]] = ..., visibility: _Optional[_Union[_common_pb2.Visibility, str]] = ..., seats: _Optional[int] = ..., taken: _Optional[_Iterable[_Union[Table.Seat, _Mapping]]] = ..., status: _Optional[_Union[Table.Status, str]] = ..., game_id: _Optional[str] = ..., created_at_ms: _Optional[int] = ..., invite_code: _Optional[str] = ..., race: _Optional[_Union[_race_pb2.RaceSettings, _Mapping]] = ..., concentration: _Optional[_Union[_concentration_pb2.ConcentrationSettings, _Mapping]] = ..., match_cards: _Optional[_Union[_match_cards_pb2.MatchCardsSettings, _Mapping]] = ..., number_match: _Optional[_Union[_number_match_pb2.NumberMatchSettings, _Mapping]] = ..., fill_at_ms: _Optional[int] = ..., commitment: _Optional[str] = ..., expires_at_ms: _Optional[int] = ...) -> None: ...
+    def __init__(self, table_id: _Optional[str] = ..., game_kind: _Optional[_Union[_common_pb2.GameKind, str]] = ..., visibility: _Optional[_Union[_common_pb2.Visibility, str]] = ..., seats: _Optional[int] = ..., taken: _Optional[_Iterable[_Union[Table.Seat, _Mapping]]] = ..., status: _Optional[_Union[Table.Status, str]] = ..., game_id: _Optional[str] = ..., created_at_ms: _Optional[int] = ..., invite_code: _Optional[str] = ..., race: _Optional[_Union[_race_pb2.RaceSettings, _Mapping]] = ..., concentration: _Optional[_Union[_concentration_pb2.ConcentrationSettings, _Mapping]] = ..., match_cards: _Optional[_Union[_match_cards_pb2.MatchCardsSettings, _Mapping]] = ..., number_match: _Optional[_Union[_number_match_pb2.NumberMatchSettings, _Mapping]] = ..., match_five: _Optional[_Union[_match_five_pb2.MatchFiveSettings, _Mapping]] = ..., fill_at_ms: _Optional[int] = ..., commitment: _Optional[str] = ..., expires_at_ms: _Optional[int] = ...) -> None: ...
 
 class CreateTableRequest(_message.Message):
-    __slots__ = ("game_kind", "seats", "visibility", "display_name", "race", "concentration", "match_cards", "number_match")
+    __slots__ = ("game_kind", "seats", "visibility", "display_name", "race", "concentration", "match_cards", "number_match", "match_five")
     GAME_KIND_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     VISIBILITY_FIELD_NUMBER: _ClassVar[int]
@@ -79,6 +82,7 @@ class CreateTableRequest(_message.Message):
     CONCENTRATION_FIELD_NUMBER: _ClassVar[int]
     MATCH_CARDS_FIELD_NUMBER: _ClassVar[int]
     NUMBER_MATCH_FIELD_NUMBER: _ClassVar[int]
+    MATCH_FIVE_FIELD_NUMBER: _ClassVar[int]
     game_kind: _common_pb2.GameKind
     seats: int
     visibility: _common_pb2.Visibility
@@ -87,7 +91,8 @@ class CreateTableRequest(_message.Message):
     concentration: _concentration_pb2.ConcentrationSettings
     match_cards: _match_cards_pb2.MatchCardsSettings
     number_match: _number_match_pb2.NumberMatchSettings
-    def __init__(self, game_kind: _Optional[_Union[_common_pb2.GameKind, str]] = ..., seats: _Optional[int] = ..., visibility: _Optional[_Union[_common_pb2.Visibility, str]] = ..., display_name: _Optional[str] = ..., race: _Optional[_Union[_race_pb2.RaceSettings, _Mapping]] = ..., concentration: _Optional[_Union[_concentration_pb2.ConcentrationSettings, _Mapping]] = ..., match_cards: _Optional[_Union[_match_cards_pb2.MatchCardsSettings, _Mapping]] = ..., number_match: _Optional[_Union[_number_match_pb2.NumberMatchSettings, _Mapping]] = ...) -> None: ...
+    match_five: _match_five_pb2.MatchFiveSettings
+    def __init__(self, game_kind: _Optional[_Union[_common_pb2.GameKind, str]] = ..., seats: _Optional[int] = ..., visibility: _Optional[_Union[_common_pb2.Visibility, str]] = ..., display_name: _Optional[str] = ..., race: _Optional[_Union[_race_pb2.RaceSettings, _Mapping]] = ..., concentration: _Optional[_Union[_concentration_pb2.ConcentrationSettings, _Mapping]] = ..., match_cards: _Optional[_Union[_match_cards_pb2.MatchCardsSettings, _Mapping]] = ..., number_match: _Optional[_Union[_number_match_pb2.NumberMatchSettings, _Mapping]] = ..., match_five: _Optional[_Union[_match_five_pb2.MatchFiveSettings, _Mapping]] = ...) -> None: ...
 
 class CreateTableResponse(_message.Message):
     __slots__ = ("table_id", "invite_code", "player_id", "player_token", "seat")

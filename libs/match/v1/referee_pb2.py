@@ -27,45 +27,47 @@ from match.v1 import concentration_pb2 as match_dot_v1_dot_concentration__pb2
 from match.v1 import concentration_command_pb2 as match_dot_v1_dot_concentration__command__pb2
 from match.v1 import match_cards_pb2 as match_dot_v1_dot_match__cards__pb2
 from match.v1 import match_cards_command_pb2 as match_dot_v1_dot_match__cards__command__pb2
+from match.v1 import match_five_pb2 as match_dot_v1_dot_match__five__pb2
+from match.v1 import match_five_command_pb2 as match_dot_v1_dot_match__five__command__pb2
 from match.v1 import number_match_pb2 as match_dot_v1_dot_number__match__pb2
 from match.v1 import number_match_command_pb2 as match_dot_v1_dot_number__match__command__pb2
 from match.v1 import race_pb2 as match_dot_v1_dot_race__pb2
 from match.v1 import race_command_pb2 as match_dot_v1_dot_race__command__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16match/v1/referee.proto\x12\x08match.v1\x1a\x15match/v1/common.proto\x1a\x1cmatch/v1/concentration.proto\x1a$match/v1/concentration_command.proto\x1a\x1amatch/v1/match_cards.proto\x1a\"match/v1/match_cards_command.proto\x1a\x1bmatch/v1/number_match.proto\x1a#match/v1/number_match_command.proto\x1a\x13match/v1/race.proto\x1a\x1bmatch/v1/race_command.proto\"\xe5\x06\n\x0cTableCommand\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x12\n\nrequest_id\x18\x03 \x01(\t\x12:\n\x0c\x63reate_table\x18\n \x01(\x0b\x32\".match.v1.TableCommand.CreateTableH\x00\x12\x36\n\njoin_table\x18\x0b \x01(\x0b\x32 .match.v1.TableCommand.JoinTableH\x00\x12\x38\n\x0bleave_table\x18\x0c \x01(\x0b\x32!.match.v1.TableCommand.LeaveTableH\x00\x12\x38\n\x0bstart_table\x18\r \x01(\x0b\x32!.match.v1.TableCommand.StartTableH\x00\x12\x33\n\x08presence\x18\x0e \x01(\x0b\x32\x1f.match.v1.TableCommand.PresenceH\x00\x1a\xf2\x02\n\x0b\x43reateTable\x12%\n\tgame_kind\x18\x01 \x01(\x0e\x32\x12.match.v1.GameKind\x12\r\n\x05seats\x18\x02 \x01(\r\x12(\n\nvisibility\x18\x03 \x01(\x0e\x32\x14.match.v1.Visibility\x12\x13\n\x0binvite_code\x18\x04 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x05 \x01(\t\x12&\n\x04race\x18\n \x01(\x0b\x32\x16.match.v1.RaceSettingsH\x00\x12\x38\n\rconcentration\x18\x0b \x01(\x0b\x32\x1f.match.v1.ConcentrationSettingsH\x00\x12\x33\n\x0bmatch_cards\x18\x0c \x01(\x0b\x32\x1c.match.v1.MatchCardsSettingsH\x00\x12\x35\n\x0cnumber_match\x18\r \x01(\x0b\x32\x1d.match.v1.NumberMatchSettingsH\x00\x42\n\n\x08settings\x1a\x46\n\tJoinTable\x12\x14\n\x0c\x64isplay_name\x18\x01 \x01(\t\x12\x0e\n\x06is_bot\x18\x02 \x01(\x08\x12\x13\n\x0binvite_code\x18\x03 \x01(\t\x1a\x0c\n\nLeaveTable\x1a\x0c\n\nStartTable\x1a\x1b\n\x08Presence\x12\x0f\n\x07present\x18\x01 \x01(\x08\x42\t\n\x07\x63ommand\"\xc0\x01\n\x11TableCommandReply\x12\x38\n\x08\x61\x63\x63\x65pted\x18\x01 \x01(\x0b\x32$.match.v1.TableCommandReply.AcceptedH\x00\x12$\n\x07refusal\x18\x02 \x01(\x0b\x32\x11.match.v1.RefusalH\x00\x1a\x41\n\x08\x41\x63\x63\x65pted\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\'\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x17.match.v1.EventEnvelopeB\x08\n\x06result\"\xdd\x02\n\x0eStampedCommand\x12\x16\n\x0ereceived_at_ms\x18\x01 \x01(\x03\x12%\n\x04race\x18\n \x01(\x0b\x32\x15.match.v1.RaceCommandH\x00\x12\'\n\x05table\x18\x0b \x01(\x0b\x32\x16.match.v1.TableCommandH\x00\x12-\n\x04tick\x18\x0c \x01(\x0b\x32\x1d.match.v1.StampedCommand.TickH\x00\x12\x37\n\rconcentration\x18\r \x01(\x0b\x32\x1e.match.v1.ConcentrationCommandH\x00\x12\x32\n\x0bmatch_cards\x18\x0e \x01(\x0b\x32\x1b.match.v1.MatchCardsCommandH\x00\x12\x34\n\x0cnumber_match\x18\x0f \x01(\x0b\x32\x1c.match.v1.NumberMatchCommandH\x00\x1a\x06\n\x04TickB\t\n\x07\x63ommand\"\xca\x01\n\x0bTableRecord\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x1a\n\x12\x66irst_event_number\x18\x02 \x01(\x04\x12\'\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x17.match.v1.EventEnvelope\x12)\n\x07\x63ommand\x18\x04 \x01(\x0b\x32\x18.match.v1.StampedCommand\x12\"\n\x07refusal\x18\x05 \x01(\x0b\x32\x11.match.v1.Refusal\x12\x15\n\rrecord_number\x18\x06 \x01(\x04\"(\n\x14LedgerRecordsRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"\x81\x01\n\x15LedgerRecordsResponse\x12\x36\n\x07\x65ntries\x18\x01 \x03(\x0b\x32%.match.v1.LedgerRecordsResponse.Entry\x1a\x30\n\x05\x45ntry\x12\x17\n\x0fstream_sequence\x18\x01 \x01(\x04\x12\x0e\n\x06record\x18\x02 \x01(\x0c\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16match/v1/referee.proto\x12\x08match.v1\x1a\x15match/v1/common.proto\x1a\x1cmatch/v1/concentration.proto\x1a$match/v1/concentration_command.proto\x1a\x1amatch/v1/match_cards.proto\x1a\"match/v1/match_cards_command.proto\x1a\x19match/v1/match_five.proto\x1a!match/v1/match_five_command.proto\x1a\x1bmatch/v1/number_match.proto\x1a#match/v1/number_match_command.proto\x1a\x13match/v1/race.proto\x1a\x1bmatch/v1/race_command.proto\"\x98\x07\n\x0cTableCommand\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x12\n\nrequest_id\x18\x03 \x01(\t\x12:\n\x0c\x63reate_table\x18\n \x01(\x0b\x32\".match.v1.TableCommand.CreateTableH\x00\x12\x36\n\njoin_table\x18\x0b \x01(\x0b\x32 .match.v1.TableCommand.JoinTableH\x00\x12\x38\n\x0bleave_table\x18\x0c \x01(\x0b\x32!.match.v1.TableCommand.LeaveTableH\x00\x12\x38\n\x0bstart_table\x18\r \x01(\x0b\x32!.match.v1.TableCommand.StartTableH\x00\x12\x33\n\x08presence\x18\x0e \x01(\x0b\x32\x1f.match.v1.TableCommand.PresenceH\x00\x1a\xa5\x03\n\x0b\x43reateTable\x12%\n\tgame_kind\x18\x01 \x01(\x0e\x32\x12.match.v1.GameKind\x12\r\n\x05seats\x18\x02 \x01(\r\x12(\n\nvisibility\x18\x03 \x01(\x0e\x32\x14.match.v1.Visibility\x12\x13\n\x0binvite_code\x18\x04 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x05 \x01(\t\x12&\n\x04race\x18\n \x01(\x0b\x32\x16.match.v1.RaceSettingsH\x00\x12\x38\n\rconcentration\x18\x0b \x01(\x0b\x32\x1f.match.v1.ConcentrationSettingsH\x00\x12\x33\n\x0bmatch_cards\x18\x0c \x01(\x0b\x32\x1c.match.v1.MatchCardsSettingsH\x00\x12\x35\n\x0cnumber_match\x18\r \x01(\x0b\x32\x1d.match.v1.NumberMatchSettingsH\x00\x12\x31\n\nmatch_five\x18\x0e \x01(\x0b\x32\x1b.match.v1.MatchFiveSettingsH\x00\x42\n\n\x08settings\x1a\x46\n\tJoinTable\x12\x14\n\x0c\x64isplay_name\x18\x01 \x01(\t\x12\x0e\n\x06is_bot\x18\x02 \x01(\x08\x12\x13\n\x0binvite_code\x18\x03 \x01(\t\x1a\x0c\n\nLeaveTable\x1a\x0c\n\nStartTable\x1a\x1b\n\x08Presence\x12\x0f\n\x07present\x18\x01 \x01(\x08\x42\t\n\x07\x63ommand\"\xc0\x01\n\x11TableCommandReply\x12\x38\n\x08\x61\x63\x63\x65pted\x18\x01 \x01(\x0b\x32$.match.v1.TableCommandReply.AcceptedH\x00\x12$\n\x07refusal\x18\x02 \x01(\x0b\x32\x11.match.v1.RefusalH\x00\x1a\x41\n\x08\x41\x63\x63\x65pted\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\'\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x17.match.v1.EventEnvelopeB\x08\n\x06result\"\x8f\x03\n\x0eStampedCommand\x12\x16\n\x0ereceived_at_ms\x18\x01 \x01(\x03\x12%\n\x04race\x18\n \x01(\x0b\x32\x15.match.v1.RaceCommandH\x00\x12\'\n\x05table\x18\x0b \x01(\x0b\x32\x16.match.v1.TableCommandH\x00\x12-\n\x04tick\x18\x0c \x01(\x0b\x32\x1d.match.v1.StampedCommand.TickH\x00\x12\x37\n\rconcentration\x18\r \x01(\x0b\x32\x1e.match.v1.ConcentrationCommandH\x00\x12\x32\n\x0bmatch_cards\x18\x0e \x01(\x0b\x32\x1b.match.v1.MatchCardsCommandH\x00\x12\x34\n\x0cnumber_match\x18\x0f \x01(\x0b\x32\x1c.match.v1.NumberMatchCommandH\x00\x12\x30\n\nmatch_five\x18\x10 \x01(\x0b\x32\x1a.match.v1.MatchFiveCommandH\x00\x1a\x06\n\x04TickB\t\n\x07\x63ommand\"\xca\x01\n\x0bTableRecord\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x1a\n\x12\x66irst_event_number\x18\x02 \x01(\x04\x12\'\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x17.match.v1.EventEnvelope\x12)\n\x07\x63ommand\x18\x04 \x01(\x0b\x32\x18.match.v1.StampedCommand\x12\"\n\x07refusal\x18\x05 \x01(\x0b\x32\x11.match.v1.Refusal\x12\x15\n\rrecord_number\x18\x06 \x01(\x04\"(\n\x14LedgerRecordsRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"\x81\x01\n\x15LedgerRecordsResponse\x12\x36\n\x07\x65ntries\x18\x01 \x03(\x0b\x32%.match.v1.LedgerRecordsResponse.Entry\x1a\x30\n\x05\x45ntry\x12\x17\n\x0fstream_sequence\x18\x01 \x01(\x04\x12\x0e\n\x06record\x18\x02 \x01(\x0c\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'match.v1.referee_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_TABLECOMMAND']._serialized_start=308
-  _globals['_TABLECOMMAND']._serialized_end=1177
-  _globals['_TABLECOMMAND_CREATETABLE']._serialized_start=667
-  _globals['_TABLECOMMAND_CREATETABLE']._serialized_end=1037
-  _globals['_TABLECOMMAND_JOINTABLE']._serialized_start=1039
-  _globals['_TABLECOMMAND_JOINTABLE']._serialized_end=1109
-  _globals['_TABLECOMMAND_LEAVETABLE']._serialized_start=1111
-  _globals['_TABLECOMMAND_LEAVETABLE']._serialized_end=1123
-  _globals['_TABLECOMMAND_STARTTABLE']._serialized_start=1125
-  _globals['_TABLECOMMAND_STARTTABLE']._serialized_end=1137
-  _globals['_TABLECOMMAND_PRESENCE']._serialized_start=1139
-  _globals['_TABLECOMMAND_PRESENCE']._serialized_end=1166
-  _globals['_TABLECOMMANDREPLY']._serialized_start=1180
-  _globals['_TABLECOMMANDREPLY']._serialized_end=1372
-  _globals['_TABLECOMMANDREPLY_ACCEPTED']._serialized_start=1297
-  _globals['_TABLECOMMANDREPLY_ACCEPTED']._serialized_end=1362
-  _globals['_STAMPEDCOMMAND']._serialized_start=1375
-  _globals['_STAMPEDCOMMAND']._serialized_end=1724
-  _globals['_STAMPEDCOMMAND_TICK']._serialized_start=1707
-  _globals['_STAMPEDCOMMAND_TICK']._serialized_end=1713
-  _globals['_TABLERECORD']._serialized_start=1727
-  _globals['_TABLERECORD']._serialized_end=1929
-  _globals['_LEDGERRECORDSREQUEST']._serialized_start=1931
-  _globals['_LEDGERRECORDSREQUEST']._serialized_end=1971
-  _globals['_LEDGERRECORDSRESPONSE']._serialized_start=1974
-  _globals['_LEDGERRECORDSRESPONSE']._serialized_end=2103
-  _globals['_LEDGERRECORDSRESPONSE_ENTRY']._serialized_start=2055
-  _globals['_LEDGERRECORDSRESPONSE_ENTRY']._serialized_end=2103
+  _globals['_TABLECOMMAND']._serialized_start=370
+  _globals['_TABLECOMMAND']._serialized_end=1290
+  _globals['_TABLECOMMAND_CREATETABLE']._serialized_start=729
+  _globals['_TABLECOMMAND_CREATETABLE']._serialized_end=1150
+  _globals['_TABLECOMMAND_JOINTABLE']._serialized_start=1152
+  _globals['_TABLECOMMAND_JOINTABLE']._serialized_end=1222
+  _globals['_TABLECOMMAND_LEAVETABLE']._serialized_start=1224
+  _globals['_TABLECOMMAND_LEAVETABLE']._serialized_end=1236
+  _globals['_TABLECOMMAND_STARTTABLE']._serialized_start=1238
+  _globals['_TABLECOMMAND_STARTTABLE']._serialized_end=1250
+  _globals['_TABLECOMMAND_PRESENCE']._serialized_start=1252
+  _globals['_TABLECOMMAND_PRESENCE']._serialized_end=1279
+  _globals['_TABLECOMMANDREPLY']._serialized_start=1293
+  _globals['_TABLECOMMANDREPLY']._serialized_end=1485
+  _globals['_TABLECOMMANDREPLY_ACCEPTED']._serialized_start=1410
+  _globals['_TABLECOMMANDREPLY_ACCEPTED']._serialized_end=1475
+  _globals['_STAMPEDCOMMAND']._serialized_start=1488
+  _globals['_STAMPEDCOMMAND']._serialized_end=1887
+  _globals['_STAMPEDCOMMAND_TICK']._serialized_start=1870
+  _globals['_STAMPEDCOMMAND_TICK']._serialized_end=1876
+  _globals['_TABLERECORD']._serialized_start=1890
+  _globals['_TABLERECORD']._serialized_end=2092
+  _globals['_LEDGERRECORDSREQUEST']._serialized_start=2094
+  _globals['_LEDGERRECORDSREQUEST']._serialized_end=2134
+  _globals['_LEDGERRECORDSRESPONSE']._serialized_start=2137
+  _globals['_LEDGERRECORDSRESPONSE']._serialized_end=2266
+  _globals['_LEDGERRECORDSRESPONSE_ENTRY']._serialized_start=2218
+  _globals['_LEDGERRECORDSRESPONSE_ENTRY']._serialized_end=2266
 # @@protoc_insertion_point(module_scope)

@@ -3,6 +3,8 @@ from match.v1 import concentration_pb2 as _concentration_pb2
 from match.v1 import concentration_command_pb2 as _concentration_command_pb2
 from match.v1 import match_cards_pb2 as _match_cards_pb2
 from match.v1 import match_cards_command_pb2 as _match_cards_command_pb2
+from match.v1 import match_five_pb2 as _match_five_pb2
+from match.v1 import match_five_command_pb2 as _match_five_command_pb2
 from match.v1 import number_match_pb2 as _number_match_pb2
 from match.v1 import number_match_command_pb2 as _number_match_command_pb2
 from match.v1 import race_pb2 as _race_pb2
@@ -18,7 +20,7 @@ DESCRIPTOR: _descriptor.FileDescriptor
 class TableCommand(_message.Message):
     __slots__ = ("table_id", "player_id", "request_id", "create_table", "join_table", "leave_table", "start_table", "presence")
     class CreateTable(_message.Message):
-        __slots__ = ("game_kind", "seats", "visibility", "invite_code", "display_name", "race", "concentration", "match_cards", "number_match")
+        __slots__ = ("game_kind", "seats", "visibility", "invite_code", "display_name", "race", "concentration", "match_cards", "number_match", "match_five")
         GAME_KIND_FIELD_NUMBER: _ClassVar[int]
         SEATS_FIELD_NUMBER: _ClassVar[int]
         VISIBILITY_FIELD_NUMBER: _ClassVar[int]
@@ -28,6 +30,7 @@ class TableCommand(_message.Message):
         CONCENTRATION_FIELD_NUMBER: _ClassVar[int]
         MATCH_CARDS_FIELD_NUMBER: _ClassVar[int]
         NUMBER_MATCH_FIELD_NUMBER: _ClassVar[int]
+        MATCH_FIVE_FIELD_NUMBER: _ClassVar[int]
         game_kind: _common_pb2.GameKind
         seats: int
         visibility: _common_pb2.Visibility
@@ -37,7 +40,8 @@ class TableCommand(_message.Message):
         concentration: _concentration_pb2.ConcentrationSettings
         match_cards: _match_cards_pb2.MatchCardsSettings
         number_match: _number_match_pb2.NumberMatchSettings
-        def __init__(self, game_kind: _Optional[_Union[_common_pb2.GameKind, str]] = ..., seats: _Optional[int] = ..., visibility: _Optional[_Union[_common_pb2.Visibility, str]] = ..., invite_code: _Optional[str] = ..., display_name: _Optional[str] = ..., race: _Optional[_Union[_race_pb2.RaceSettings, _Mapping]] = ..., concentration: _Optional[_Union[_concentration_pb2.ConcentrationSettings, _Mapping]] = ..., match_cards: _Optional[_Union[_match_cards_pb2.MatchCardsSettings, _Mapping]] = ..., number_match: _Optional[_Union[_number_match_pb2.NumberMatchSettings, _Mapping]] = ...) -> None: ...
+        match_five: _match_five_pb2.MatchFiveSettings
+        def __init__(self, game_kind: _Optional[_Union[_common_pb2.GameKind, str]] = ..., seats: _Optional[int] = ..., visibility: _Optional[_Union[_common_pb2.Visibility, str]] = ..., invite_code: _Optional[str] = ..., display_name: _Optional[str] = ..., race: _Optional[_Union[_race_pb2.RaceSettings, _Mapping]] = ..., concentration: _Optional[_Union[_concentration_pb2.ConcentrationSettings, _Mapping]] = ..., match_cards: _Optional[_Union[_match_cards_pb2.MatchCardsSettings, _Mapping]] = ..., number_match: _Optional[_Union[_number_match_pb2.NumberMatchSettings, _Mapping]] = ..., match_five: _Optional[_Union[_match_five_pb2.MatchFiveSettings, _Mapping]] = ...) -> None: ...
     class JoinTable(_message.Message):
         __slots__ = ("display_name", "is_bot", "invite_code")
         DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
@@ -92,7 +96,7 @@ class TableCommandReply(_message.Message):
     def __init__(self, accepted: _Optional[_Union[TableCommandReply.Accepted, _Mapping]] = ..., refusal: _Optional[_Union[_common_pb2.Refusal, _Mapping]] = ...) -> None: ...
 
 class StampedCommand(_message.Message):
-    __slots__ = ("received_at_ms", "race", "table", "tick", "concentration", "match_cards", "number_match")
+    __slots__ = ("received_at_ms", "race", "table", "tick", "concentration", "match_cards", "number_match", "match_five")
     class Tick(_message.Message):
         __slots__ = ()
         def __init__(self) -> None: ...
@@ -103,6 +107,7 @@ class StampedCommand(_message.Message):
     CONCENTRATION_FIELD_NUMBER: _ClassVar[int]
     MATCH_CARDS_FIELD_NUMBER: _ClassVar[int]
     NUMBER_MATCH_FIELD_NUMBER: _ClassVar[int]
+    MATCH_FIVE_FIELD_NUMBER: _ClassVar[int]
     received_at_ms: int
     race: _race_command_pb2.RaceCommand
     table: TableCommand
@@ -110,7 +115,8 @@ class StampedCommand(_message.Message):
     concentration: _concentration_command_pb2.ConcentrationCommand
     match_cards: _match_cards_command_pb2.MatchCardsCommand
     number_match: _number_match_command_pb2.NumberMatchCommand
-    def __init__(self, received_at_ms: _Optional[int] = ..., race: _Optional[_Union[_race_command_pb2.RaceCommand, _Mapping]] = ..., table: _Optional[_Union[TableCommand, _Mapping]] = ..., tick: _Optional[_Union[StampedCommand.Tick, _Mapping]] = ..., concentration: _Optional[_Union[_concentration_command_pb2.ConcentrationCommand, _Mapping]] = ..., match_cards: _Optional[_Union[_match_cards_command_pb2.MatchCardsCommand, _Mapping]] = ..., number_match: _Optional[_Union[_number_match_command_pb2.NumberMatchCommand, _Mapping]] = ...) -> None: ...
+    match_five: _match_five_command_pb2.MatchFiveCommand
+    def __init__(self, received_at_ms: _Optional[int] = ..., race: _Optional[_Union[_race_command_pb2.RaceCommand, _Mapping]] = ..., table: _Optional[_Union[TableCommand, _Mapping]] = ..., tick: _Optional[_Union[StampedCommand.Tick, _Mapping]] = ..., concentration: _Optional[_Union[_concentration_command_pb2.ConcentrationCommand, _Mapping]] = ..., match_cards: _Optional[_Union[_match_cards_command_pb2.MatchCardsCommand, _Mapping]] = ..., number_match: _Optional[_Union[_number_match_command_pb2.NumberMatchCommand, _Mapping]] = ..., match_five: _Optional[_Union[_match_five_command_pb2.MatchFiveCommand, _Mapping]] = ...) -> None: ...
 
 class TableRecord(_message.Message):
     __slots__ = ("table_id", "first_event_number", "events", "command", "refusal", "record_number")
