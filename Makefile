@@ -95,7 +95,7 @@ chaos: $(STAMP) ## Race and Concentration games on a fresh local cluster while r
 
 .PHONY: demo
 GAME ?= race
-demo: $(STAMP) ## Play a whole game against the running stack (make run first); GAME=concentration, GAME=match-cards or GAME=number-match
+demo: $(STAMP) ## Play a whole game against the running stack (make run first); GAME=concentration, GAME=match-cards, GAME=number-match or GAME=match-5
 	$(BIN)/python -m match_client.demo --game $(GAME)
 
 # --- the bot ---------------------------------------------------------------------------------------

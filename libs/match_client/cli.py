@@ -7,6 +7,8 @@
     match play --game match-cards --new [--seats N [--fill-now]] [--cards N] [--triples]
                [--difficulty D] [--pictures SET] [--code CODE]
     match play --game number-match --new [--level L | --daily | --level L --replay-seed HEX]
+    match play --game match-5 --new [--seats 2..8] [--private] [--writing-seconds S]
+               [--vote-seconds S]
     match play --table ID | --invite CODE
     match play --resume [ID]            # back to a kept seat (the latest without ID)
     match watch [--table ID] [--token TOKEN]
@@ -35,7 +37,7 @@ from typing import cast
 
 from match.v1 import common_pb2, lobby_pb2, race_service_pb2
 from match_bus.clock import Clock
-from match_client import concentration, match_cards, number_match, text, timing
+from match_client import concentration, match_cards, match_five, number_match, text, timing
 from match_client.client import (
     CommandReply,
     MatchClient,
@@ -53,7 +55,7 @@ from match_client.seats import SeatStore, resume_finders, state_dir
 from match_client.tracker import RaceView, ViewTracker
 from match_rules import registry
 
-GAMES = ("race", "concentration", "match-cards", "number-match")
+GAMES = ("race", "concentration", "match-cards", "number-match", "match-5")
 BOARD_DELAY_S = 0.1
 TICK_S = 0.25  # how often the line mode looks at the clock for a milestone to say
 PERMANENT = {"UNAUTHENTICATED", "PERMISSION_DENIED", "NOT_FOUND", "INVALID_ARGUMENT"}
@@ -64,6 +66,7 @@ Out = Callable[[str], None]
 CONCENTRATION = common_pb2.GAME_KIND_CONCENTRATION
 MATCH_CARDS = common_pb2.GAME_KIND_MATCH_CARDS
 NUMBER_MATCH = common_pb2.GAME_KIND_NUMBER_MATCH
+MATCH_FIVE = common_pb2.GAME_KIND_MATCH_FIVE
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,8 +128,8 @@ def _connection_options(parser: argparse.ArgumentParser, default: object) -> Non
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="match",
-        description="Play Match (the race), Concentration, Match Cards or Number Match from a "
-        "terminal.",
+        description="Play Match (the race), Concentration, Match Cards, Number Match or MATCH 5 "
+        "from a terminal.",
     )
     _connection_options(parser, None)
     # The same options after the subcommand; SUPPRESS keeps one given before it.
@@ -159,7 +162,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         help="seats at a new table: 2..4 for the race, 1..6 for Concentration, 1..4 for Match "
-        "Cards (2 or more: a challenge table, each player on their own copy of one deal)",
+        "Cards (2 or more: a challenge table, each player on their own copy of one deal), 2..8 "
+        "for MATCH 5 (default 2; it starts when every seat is taken)",
     )
     play.add_argument(
         "--private", action="store_true", help="a new private table (invite code, no bot)"
@@ -262,6 +266,22 @@ def build_parser() -> argparse.ArgumentParser:
         "its --level; never ranked",
     )
 
+    five = play.add_argument_group("a new MATCH 5 table (it starts when every seat is taken)")
+    five.add_argument(
+        "--writing-seconds",
+        type=int,
+        default=None,
+        metavar="S",
+        help="the sand timer: seconds to write the links of a round, 30..600 (default 180)",
+    )
+    five.add_argument(
+        "--vote-seconds",
+        type=int,
+        default=None,
+        metavar="S",
+        help="seconds to read and vote on one combination's links, 10..300 (default 45)",
+    )
+
     watch = sub.add_parser("watch", parents=[addr], help="print a table's stream")
     watch.add_argument(
         "--table", metavar="ID", help="default: the latest seat this client kept at --addr"
@@ -301,6 +321,10 @@ def play_problem(args: argparse.Namespace) -> str | None:
             "--daily": args.daily,
             "--replay-seed": args.replay_seed is not None,
         },
+        "match-5": {
+            "--writing-seconds": args.writing_seconds is not None,
+            "--vote-seconds": args.vote_seconds is not None,
+        },
     }
     shared = {"--cards": ("concentration", "match-cards")}
     for game, flags in game_only.items():
@@ -321,6 +345,11 @@ def play_problem(args: argparse.Namespace) -> str | None:
             return f"{', '.join(used)} only go with --new"
     if args.fill_now and args.game == "match-cards" and (args.seats or 1) < 2:
         return "--fill-now: a solo Match Cards table has no empty seat; add --seats 2 (up to 4)"
+    if args.fill_now and args.game == "match-5":
+        return (
+            "--fill-now: no bot plays MATCH 5; the game starts when every seat is taken "
+            "(the others join with --table ID, or --invite CODE at a --private table)"
+        )
     if args.game == "number-match":
         problem = number_match_problem(args)
         if problem:
@@ -595,6 +624,14 @@ async def play(client: MatchClient, args: argparse.Namespace, settings: Settings
             display_name=name,
             settings=number_match.settings_from(args.level, args.daily, args.replay_seed),
         )
+    elif args.new and args.game == "match-5":
+        visibility = common_pb2.VISIBILITY_PRIVATE if args.private else common_pb2.VISIBILITY_OPEN
+        seat = await client.create_match_five_table(
+            seats=args.seats or 2,
+            visibility=visibility,
+            display_name=name,
+            settings=match_five.settings_from(args.writing_seconds, args.vote_seconds),
+        )
     elif args.new:
         visibility = common_pb2.VISIBILITY_PRIVATE if args.private else common_pb2.VISIBILITY_OPEN
         seat = await client.create_table(
@@ -634,6 +671,10 @@ async def play(client: MatchClient, args: argparse.Namespace, settings: Settings
         table is None and args.new and args.game == "number-match"
     ):
         return await play_number_match(client, seat, table, args, settings, note, early)
+    if (table is not None and table.game_kind == MATCH_FIVE) or (
+        table is None and args.new and args.game == "match-5"
+    ):
+        return await play_match_five(client, seat, table, args, settings, note, early)
     game = Game(client, seat, note, settings=settings, show_boards=args.plain)
     if table is not None:
         game.tracker.note_table(table)
@@ -769,6 +810,41 @@ async def play_number_match(
     return code
 
 
+async def play_match_five(
+    client: MatchClient,
+    seat: Seat,
+    table: lobby_pb2.Table | None,
+    args: argparse.Namespace,
+    settings: Settings,
+    note: Out,
+    early: list[str],
+    resumed: bool = False,
+) -> int:
+    """A seat at a MATCH 5 table: it starts when every seat is taken. Always the line mode
+    (MATCH 5 is words typed and read; there is no full-screen view)."""
+    if not args.plain:  # what was kept for a full-screen log goes on the terminal now
+        for line in early:
+            say(line)
+        early.clear()
+        note = say
+    play = match_five.MatchFivePlay(
+        client,
+        seat,
+        note,
+        settings.server_clock(),
+        audit=audit_line(seat.table_id, settings),
+        resumed=resumed,
+    )
+    if table is not None:
+        play.tracker.note_table(table)
+        waiting = table.status == lobby_pb2.Table.STATUS_WAITING
+        if not resumed and waiting and len(table.taken) < table.seats:
+            how = f"--invite {seat.invite_code}" if seat.invite_code else f"--table {seat.table_id}"
+            note(f"the others join with: match play {how}")
+            note(match_five.waiting_line(play.tracker))
+    return await play.run_lines()
+
+
 async def run_game(game: Game, plain: bool, early: list[str], name: str) -> int:
     if plain:
         game.out("type ? for help")
@@ -821,6 +897,8 @@ async def resume(
         return await play_number_match(
             client, seat, table, args, settings, out, early, resumed=True
         )
+    if table.game_kind == MATCH_FIVE:
+        return await play_match_five(client, seat, table, args, settings, out, early, resumed=True)
     game = Game(client, seat, out, settings=settings, show_boards=args.plain, resumed=True)
     game.tracker.note_table(table)
     name = next((s.display_name for s in table.taken if s.player_id == seat.player_id), "")

@@ -28,6 +28,9 @@ from match.v1 import (
     match_cards_pb2,
     match_cards_service_pb2,
     match_cards_service_pb2_grpc,
+    match_five_pb2,
+    match_five_service_pb2,
+    match_five_service_pb2_grpc,
     number_match_pb2,
     number_match_service_pb2,
     number_match_service_pb2_grpc,
@@ -275,6 +278,28 @@ class MatchClient:
             number_match_service_pb2.NumberMatchServiceWatchRequest,
             number_match_service_pb2.NumberMatchServiceWatchResponse,
         ] = numbers.Watch
+        five: Any = match_five_service_pb2_grpc.MatchFiveServiceStub(  # type: ignore[no-untyped-call, unused-ignore]
+            self._channel
+        )
+        self.write_link_rpc: _Unary[
+            match_five_service_pb2.WriteLinkRequest, match_five_service_pb2.WriteLinkResponse
+        ] = five.WriteLink
+        self.erase_link_rpc: _Unary[
+            match_five_service_pb2.EraseLinkRequest, match_five_service_pb2.EraseLinkResponse
+        ] = five.EraseLink
+        self.five_done_rpc: _Unary[
+            match_five_service_pb2.DoneRequest, match_five_service_pb2.DoneResponse
+        ] = five.Done
+        self.vote_rpc: _Unary[
+            match_five_service_pb2.VoteRequest, match_five_service_pb2.VoteResponse
+        ] = five.Vote
+        self.call_match_rpc: _Unary[
+            match_five_service_pb2.CallMatchRequest, match_five_service_pb2.CallMatchResponse
+        ] = five.CallMatch
+        self.match_five_watch_rpc: _UnaryStream[
+            match_five_service_pb2.MatchFiveServiceWatchRequest,
+            match_five_service_pb2.MatchFiveServiceWatchResponse,
+        ] = five.Watch
 
     async def __aenter__(self) -> MatchClient:
         return self
@@ -397,6 +422,30 @@ class MatchClient:
         r = await self._create(request, timeout=self.timeout, metadata=md)
         return Seat(r.table_id, r.player_id, r.player_token, r.seat, r.invite_code)
 
+    async def create_match_five_table(
+        self,
+        seats: int = 2,
+        visibility: common_pb2.Visibility = common_pb2.VISIBILITY_OPEN,
+        display_name: str = "Player",
+        settings: match_five_pb2.MatchFiveSettings | None = None,
+        request_id: str | None = None,
+    ) -> Seat:
+        """Make a MATCH 5 table of 2 to 8 seats and take seat 1 (``settings`` None: the sand
+        timer 180 s, each combination's vote 45 s). The others join it with ``join_table`` (by
+        id, or by the invite code of a private table); the game starts when the last seat is
+        taken. No bot plays MATCH 5."""
+        request = lobby_pb2.CreateTableRequest(
+            game_kind=common_pb2.GAME_KIND_MATCH_FIVE,
+            seats=seats,
+            visibility=visibility,
+            display_name=display_name,
+        )
+        if settings is not None:
+            request.match_five.CopyFrom(settings)
+        md = self.metadata(request_id=request_id)
+        r = await self._create(request, timeout=self.timeout, metadata=md)
+        return Seat(r.table_id, r.player_id, r.player_token, r.seat, r.invite_code)
+
     async def join_table(
         self,
         table_id: str | None = None,
@@ -477,6 +526,9 @@ class MatchClient:
 
     def number_match(self, seat: Seat) -> NumberMatchSession:
         return NumberMatchSession(self, seat.table_id, seat.token)
+
+    def match_five(self, seat: Seat) -> MatchFiveSession:
+        return MatchFiveSession(self, seat.table_id, seat.token)
 
 
 class PlayerSession:
@@ -687,6 +739,89 @@ class NumberMatchSession:
             table_id=self.table_id, after_event_number=after_event_number
         )
         call = self.client.number_match_watch_rpc(request, timeout=None, metadata=self._md(None))
+        try:
+            async for item in call:
+                yield item
+        finally:
+            call.cancel()
+
+
+class MatchFiveSession:
+    """One seat's calls to MatchFiveService. Combinations are numbered 1..10 (the pairs of the
+    five colours, red-yellow first); ballots are numbered through the game, one per link read
+    and one per "Match!" called. Every command answers with its events and the table as the
+    player sees it after them (``view``); Watch needs the seat's token (your links are yours
+    until the reading reaches them)."""
+
+    def __init__(self, client: MatchClient, table_id: str, token: str | None) -> None:
+        self.client = client
+        self.table_id = table_id
+        self._token = token
+
+    def _md(self, request_id: str | None) -> Metadata:
+        return self.client.metadata(self._token, request_id)
+
+    async def write(
+        self, combination: int, text: str, request_id: str | None = None
+    ) -> match_five_service_pb2.WriteLinkResponse:
+        """Write (or rewrite) your link for a combination while the sand timer runs."""
+        request = match_five_service_pb2.WriteLinkRequest(
+            table_id=self.table_id, combination=combination, text=text
+        )
+        return await self.client.write_link_rpc(
+            request, timeout=self.client.timeout, metadata=self._md(request_id)
+        )
+
+    async def erase(
+        self, combination: int, request_id: str | None = None
+    ) -> match_five_service_pb2.EraseLinkResponse:
+        """Erase your link for a combination while the sand timer runs."""
+        request = match_five_service_pb2.EraseLinkRequest(
+            table_id=self.table_id, combination=combination
+        )
+        return await self.client.erase_link_rpc(
+            request, timeout=self.client.timeout, metadata=self._md(request_id)
+        )
+
+    async def done(self, request_id: str | None = None) -> match_five_service_pb2.DoneResponse:
+        """Done writing, or done with the open combination of the reading."""
+        request = match_five_service_pb2.DoneRequest(table_id=self.table_id)
+        return await self.client.five_done_rpc(
+            request, timeout=self.client.timeout, metadata=self._md(request_id)
+        )
+
+    async def vote(
+        self, ballot: int, accept: bool, request_id: str | None = None
+    ) -> match_five_service_pb2.VoteResponse:
+        """Accept (``accept``) or contest a ballot of the open combination; on a "Match!"
+        ballot, agree or not that the two links match."""
+        request = match_five_service_pb2.VoteRequest(
+            table_id=self.table_id, ballot=ballot, accept=accept
+        )
+        return await self.client.vote_rpc(
+            request, timeout=self.client.timeout, metadata=self._md(request_id)
+        )
+
+    async def call_match(
+        self, ballot: int, request_id: str | None = None
+    ) -> match_five_service_pb2.CallMatchResponse:
+        """ "Match!" on another player's link (its ballot) of the open combination: the table
+        votes on it as a new ballot."""
+        request = match_five_service_pb2.CallMatchRequest(table_id=self.table_id, ballot=ballot)
+        return await self.client.call_match_rpc(
+            request, timeout=self.client.timeout, metadata=self._md(request_id)
+        )
+
+    async def watch(
+        self, after_event_number: int = 0
+    ) -> AsyncIterator[match_five_service_pb2.MatchFiveServiceWatchResponse]:
+        """The table's stream for this seat: a snapshot (unless resuming after an event), then
+        every event as the seat may see it, until the server ends it once the game is over and
+        its seed out. Breaking out cancels the call."""
+        request = match_five_service_pb2.MatchFiveServiceWatchRequest(
+            table_id=self.table_id, after_event_number=after_event_number
+        )
+        call = self.client.match_five_watch_rpc(request, timeout=None, metadata=self._md(None))
         try:
             async for item in call:
                 yield item
