@@ -9,8 +9,10 @@ further Deciders beside :mod:`match_rules.race`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Protocol, TypeVar
+from collections.abc import Callable, Iterable
+from typing import Generic, Protocol, TypeVar
+
+from match_rules.errors import Code, RuleError
 
 S = TypeVar("S")
 C = TypeVar("C", contravariant=True)
@@ -32,3 +34,32 @@ def fold(decider: Decider[S, C, E], state: S, events: Iterable[E]) -> S:
     for event in events:
         state = decider.evolve(state, event)
     return state
+
+
+class Log(Generic[S, E]):
+    """What ``decide`` has decided so far: the events, and the state after each (the
+    ``decide_steps`` every game's adapter returns)."""
+
+    def __init__(self, state: S, evolve: Callable[[S, E], S]) -> None:
+        self.state = state
+        self.steps: list[tuple[E, S]] = []
+        self._evolve = evolve
+
+    def emit(self, event: E) -> None:
+        self.state = self._evolve(self.state, event)
+        self.steps.append((event, self.state))
+
+
+def in_time(now: int, clock: int, tick: bool) -> bool:
+    """Whether a command stamped ``now`` is judged on a state whose clock is ``clock``: a tick
+    from before it has nothing left to do (False); any other command from before it is refused,
+    since the referee's clock never runs backwards."""
+    if now >= clock:
+        return True
+    if tick:
+        return False
+    raise RuleError(
+        Code.STALE_TIME,
+        f"the command is stamped {now}, before the game's latest event at {clock}; the "
+        "referee's clock must not run backwards",
+    )

@@ -24,6 +24,7 @@ from match_rules.concentration import cpu
 from match_rules.concentration import events as ev
 from match_rules.concentration.settings import MAX_PLAYERS, MIN_PLAYERS, check, pair
 from match_rules.concentration.state import ConcentrationState, Phase, evolve
+from match_rules.decider import Log, in_time
 from match_rules.errors import Code, RuleError
 
 MISS_SHOW_MS = 1_500
@@ -35,16 +36,7 @@ TAKEOVER_MS = 30_000
 _TURN_DOWN, _TIME_OUT, _TAKEOVER, _CPU_FLIP = range(4)
 
 
-class _Log:
-    """The events decided so far, and the state after each."""
-
-    def __init__(self, state: ConcentrationState) -> None:
-        self.state = state
-        self.steps: list[tuple[ev.Event, ConcentrationState]] = []
-
-    def emit(self, event: ev.Event) -> None:
-        self.state = evolve(self.state, event)
-        self.steps.append((event, self.state))
+_Log = Log[ConcentrationState, ev.Event]  # the events decided so far, and the state after each
 
 
 def wait_ms(state: ConcentrationState, first: bool) -> int | None:
@@ -102,15 +94,9 @@ def decide_steps(
     state: ConcentrationState, command: cmd.Command
 ) -> list[tuple[ev.Event, ConcentrationState]]:
     """``decide``, with the state after each event."""
-    if command.now < state.now:
-        if isinstance(command, cmd.Tick):
-            return []
-        raise RuleError(
-            Code.STALE_TIME,
-            f"the command is stamped {command.now}, before the game's latest event at "
-            f"{state.now}; the referee's clock must not run backwards",
-        )
-    log = _Log(state)
+    if not in_time(command.now, state.now, isinstance(command, cmd.Tick)):
+        return []
+    log = _Log(state, evolve)
     _pass_time(log, command.now)
     handler = _HANDLERS.get(type(command))  # a Tick only lets time pass
     if handler is not None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from match_rules.decider import Log, in_time
 from match_rules.errors import Code, RuleError
 from match_rules.match_cards import commands as cmd
 from match_rules.match_cards import events as ev
@@ -24,16 +25,7 @@ COMPARE_MS = 1_500
 CAP_MS = 3_600_000  # one hour
 
 
-class _Log:
-    """The events decided so far, and the state after each."""
-
-    def __init__(self, state: MatchCardsState) -> None:
-        self.state = state
-        self.steps: list[tuple[ev.Event, MatchCardsState]] = []
-
-    def emit(self, event: ev.Event) -> None:
-        self.state = evolve(self.state, event)
-        self.steps.append((event, self.state))
+_Log = Log[MatchCardsState, ev.Event]  # the events decided so far, and the state after each
 
 
 def _due(state: MatchCardsState) -> tuple[int, int, str] | None:
@@ -67,15 +59,9 @@ def decide_steps(
     state: MatchCardsState, command: cmd.Command
 ) -> list[tuple[ev.Event, MatchCardsState]]:
     """``decide``, with the state after each event."""
-    if command.now < state.now:
-        if isinstance(command, cmd.Tick):
-            return []
-        raise RuleError(
-            Code.STALE_TIME,
-            f"the command is stamped {command.now}, before the game's latest event at "
-            f"{state.now}; the referee's clock must not run backwards",
-        )
-    log = _Log(state)
+    if not in_time(command.now, state.now, isinstance(command, cmd.Tick)):
+        return []
+    log = _Log(state, evolve)
     _pass_time(log, command.now)
     handler = _HANDLERS.get(type(command))  # a Tick only lets time pass
     if handler is not None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from match_rules.decider import Log, in_time
 from match_rules.errors import Code, RuleError
 from match_rules.match_five import commands as cmd
 from match_rules.match_five import events as ev
@@ -37,16 +38,7 @@ from match_rules.match_five.state import Ballot, MatchFiveState, Phase, evolve
 LAST = len(COMBINATIONS)
 
 
-class _Log:
-    """The events decided so far, and the state after each."""
-
-    def __init__(self, state: MatchFiveState) -> None:
-        self.state = state
-        self.steps: list[tuple[ev.Event, MatchFiveState]] = []
-
-    def emit(self, event: ev.Event) -> None:
-        self.state = evolve(self.state, event)
-        self.steps.append((event, self.state))
+_Log = Log[MatchFiveState, ev.Event]  # the events decided so far, and the state after each
 
 
 def next_deadline(state: MatchFiveState) -> int | None:
@@ -70,15 +62,9 @@ def decide_steps(
     state: MatchFiveState, command: cmd.Command
 ) -> list[tuple[ev.Event, MatchFiveState]]:
     """``decide``, with the state after each event."""
-    if command.now < state.now:
-        if isinstance(command, cmd.Tick):
-            return []
-        raise RuleError(
-            Code.STALE_TIME,
-            f"the command is stamped {command.now}, before the game's latest event at "
-            f"{state.now}; the referee's clock must not run backwards",
-        )
-    log = _Log(state)
+    if not in_time(command.now, state.now, isinstance(command, cmd.Tick)):
+        return []
+    log = _Log(state, evolve)
     _pass_time(log, command.now)
     handler = _HANDLERS.get(type(command))  # a Tick only lets time pass
     if handler is not None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from match_rules.decider import Log, in_time
 from match_rules.errors import Code, RuleError
 from match_rules.number_match import board as boards
 from match_rules.number_match import commands as cmd
@@ -35,16 +36,7 @@ IDLE_MS = 30 * 60_000  # a game nobody plays for 30 minutes ends, so no table st
 HINT_BUDGET = solver.HINT_BUDGET  # positions the solver may visit for one hint
 
 
-class _Log:
-    """The events decided so far, and the state after each."""
-
-    def __init__(self, state: NumberMatchState) -> None:
-        self.state = state
-        self.steps: list[tuple[ev.Event, NumberMatchState]] = []
-
-    def emit(self, event: ev.Event) -> None:
-        self.state = evolve(self.state, event)
-        self.steps.append((event, self.state))
+_Log = Log[NumberMatchState, ev.Event]  # the events decided so far, and the state after each
 
 
 def next_deadline(state: NumberMatchState) -> int | None:
@@ -72,15 +64,9 @@ def decide_steps(
     state: NumberMatchState, command: cmd.Command
 ) -> list[tuple[ev.Event, NumberMatchState]]:
     """``decide``, with the state after each event."""
-    if command.now < state.now:
-        if isinstance(command, cmd.Tick):
-            return []
-        raise RuleError(
-            Code.STALE_TIME,
-            f"the command is stamped {command.now}, before the game's latest event at "
-            f"{state.now}; the referee's clock must not run backwards",
-        )
-    log = _Log(state)
+    if not in_time(command.now, state.now, isinstance(command, cmd.Tick)):
+        return []
+    log = _Log(state, evolve)
     deadline = next_deadline(state)
     if deadline is not None and command.now >= deadline:
         _over(log, deadline, ev.Outcome.IDLE)
