@@ -220,7 +220,11 @@ def _field(field: FieldDescriptor, depth: int) -> st.SearchStrategy[Any]:
         return st.one_of(st.integers(0, 25), st.integers(0, 2**32 - 1))
     if field.type in (FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_FIXED64):
         return st.one_of(st.integers(0, 600), st.integers(0, 2**64 - 1))
-    if field.type in (FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_SFIXED32):
+    if field.type in (
+        FieldDescriptor.TYPE_INT32,
+        FieldDescriptor.TYPE_SINT32,
+        FieldDescriptor.TYPE_SFIXED32,
+    ):
         return st.integers(-(2**31), 2**31 - 1)
     return st.integers(-(2**63), 2**63 - 1)
 
