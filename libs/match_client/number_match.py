@@ -33,6 +33,7 @@ from match_client.client import (
     error_details,
     is_rpc_error,
     refusal_code,
+    retry_after_ms,
     status_name,
 )
 from match_client.clock import ServerClock
@@ -40,6 +41,8 @@ from match_client.following import TableFollower
 from match_rules.number_match.board import WIDTH, Level, add_numbers, remove_pair
 from match_rules.number_match.events import Step
 from match_rules.words import count
+
+RATE_LIMIT_TRIES = 20  # sends of one command the lobby's rate limit may turn away
 
 View = number_match_pb2.NumberMatchView
 Settings = number_match_pb2.NumberMatchSettings
@@ -622,9 +625,10 @@ class NumberMatchPlay:
         self.changed()
 
     async def call(self, send: Callable[[], Awaitable[Reply]]) -> bool:
-        """Send a command; tell its events, or the server's refusal. True if accepted."""
+        """Send a command; tell its events, or the server's refusal. True if accepted. A call
+        the lobby's rate limit turned away is sent again after the wait it names."""
         try:
-            reply = await send()
+            reply = await self._sent(send)
         except Exception as err:
             if not is_rpc_error(err):
                 raise
@@ -637,6 +641,17 @@ class NumberMatchPlay:
         self.notice = ""
         self.take(list(reply.events), reply.view)
         return True
+
+    async def _sent(self, send: Callable[[], Awaitable[Reply]]) -> Reply:
+        for _ in range(RATE_LIMIT_TRIES - 1):
+            try:
+                return await send()
+            except Exception as err:
+                wait = retry_after_ms(err) if is_rpc_error(err) else None
+                if wait is None or status_name(err) != "RESOURCE_EXHAUSTED":
+                    raise
+                await asyncio.sleep(wait / 1000)
+        return await send()
 
     # --- what the player does ------------------------------------------------------------------
 
