@@ -7,9 +7,10 @@ ended the call with; :func:`refusal_code` reads the rules' refusal slug from it.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -147,6 +148,24 @@ def status_name(err: BaseException) -> str:
         return "UNKNOWN"
     value: Any = code()
     return str(getattr(value, "name", value))
+
+
+_T = TypeVar("_T")
+
+
+async def sent_politely(send: Callable[[], Awaitable[_T]], tries: int) -> _T:
+    """``send()``, sent again (the same request, so the same request id) after the wait a
+    RESOURCE_EXHAUSTED of the lobby's rate limit names (nothing was applied), up to ``tries``
+    sends in all; any other failure, or the last one, is raised."""
+    for _ in range(tries - 1):
+        try:
+            return await send()
+        except Exception as err:
+            wait = retry_after_ms(err) if is_rpc_error(err) else None
+            if wait is None or status_name(err) != "RESOURCE_EXHAUSTED":
+                raise
+            await asyncio.sleep(wait / 1000)
+    return await send()
 
 
 def error_details(err: BaseException) -> str:

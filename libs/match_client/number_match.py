@@ -33,7 +33,7 @@ from match_client.client import (
     error_details,
     is_rpc_error,
     refusal_code,
-    retry_after_ms,
+    sent_politely,
     status_name,
 )
 from match_client.clock import ServerClock
@@ -628,7 +628,7 @@ class NumberMatchPlay:
         """Send a command; tell its events, or the server's refusal. True if accepted. A call
         the lobby's rate limit turned away is sent again after the wait it names."""
         try:
-            reply = await self._sent(send)
+            reply = await sent_politely(send, RATE_LIMIT_TRIES)
         except Exception as err:
             if not is_rpc_error(err):
                 raise
@@ -641,17 +641,6 @@ class NumberMatchPlay:
         self.notice = ""
         self.take(list(reply.events), reply.view)
         return True
-
-    async def _sent(self, send: Callable[[], Awaitable[Reply]]) -> Reply:
-        for _ in range(RATE_LIMIT_TRIES - 1):
-            try:
-                return await send()
-            except Exception as err:
-                wait = retry_after_ms(err) if is_rpc_error(err) else None
-                if wait is None or status_name(err) != "RESOURCE_EXHAUSTED":
-                    raise
-                await asyncio.sleep(wait / 1000)
-        return await send()
 
     # --- what the player does ------------------------------------------------------------------
 

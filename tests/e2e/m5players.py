@@ -21,7 +21,7 @@ from match.v1 import (
     match_five_service_pb2,
     match_five_service_pb2_grpc,
 )
-from match_client.client import retry_after_ms
+from match_client.client import sent_politely
 
 Settings = match_five_pb2.MatchFiveSettings
 View = match_five_pb2.MatchFiveView
@@ -75,17 +75,8 @@ class M5Player:
         limit names, as a polite client does: a test plays faster than a person."""
         request = getattr(match_five_service_pb2, f"{rpc}Request")(table_id=self.table_id, **fields)
         metadata = self.metadata()
-        for _ in range(50):
-            try:
-                reply = await getattr(self.game, rpc)(request, metadata=metadata)
-                break
-            except grpc.aio.AioRpcError as error:
-                wait = retry_after_ms(error)
-                if error.code() != grpc.StatusCode.RESOURCE_EXHAUSTED or wait is None:
-                    raise
-                await asyncio.sleep(wait / 1000)
-        else:
-            raise AssertionError(f"{rpc} rate-limited 50 times in a row")
+        call = getattr(self.game, rpc)
+        reply = await sent_politely(lambda: call(request, metadata=metadata), 50)
         self.received.append(reply)
         return reply
 

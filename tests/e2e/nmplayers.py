@@ -24,7 +24,7 @@ from match.v1 import (
     number_match_service_pb2,
     number_match_service_pb2_grpc,
 )
-from match_client.client import retry_after_ms
+from match_client.client import sent_politely
 from match_rules.number_match import board as boards
 from match_rules.number_match import solver
 
@@ -77,17 +77,8 @@ class NMPlayer:
             table_id=self.table_id, **fields
         )
         metadata = self.metadata()
-        for _ in range(50):
-            try:
-                reply = await getattr(self.game, rpc)(request, metadata=metadata)
-                break
-            except grpc.aio.AioRpcError as error:
-                wait = retry_after_ms(error)
-                if error.code() != grpc.StatusCode.RESOURCE_EXHAUSTED or wait is None:
-                    raise
-                await asyncio.sleep(wait / 1000)
-        else:
-            raise AssertionError(f"{rpc} rate-limited 50 times in a row")
+        call = getattr(self.game, rpc)
+        reply = await sent_politely(lambda: call(request, metadata=metadata), 50)
         self.received.append(reply)
         self.view = reply.view
         return reply
