@@ -30,7 +30,7 @@ from match_bus import subjects
 from match_bus.secretfiles import read_secret, write_secret
 
 ADMIN = "admin"
-SERVICES = ("dealer", "ledger", "referee", "lobby", "bot")
+SERVICES = ("dealer", "ledger", "referee", "lobby", "bot", "players")
 PRINCIPALS = (*SERVICES, ADMIN)
 
 # The buckets of the bot, named here so the table needs no import of a service.
@@ -125,6 +125,7 @@ PERMISSIONS: dict[str, list[Grant]] = {
         *_js("STREAM.INFO", subjects.EVENTS_STREAM, "the table log's state", more=False),
         *_read_records("a table's last record (where Watch catches up to)"),
         *_follow_events("Watch a table; follow the log for the table listing"),
+        Grant("pub", subjects.PLAYERS_QUERY, "ask the players service for profiles and boards"),
         _own_inbox("lobby"),
     ],
     "dealer": [
@@ -144,6 +145,17 @@ PERMISSIONS: dict[str, list[Grant]] = {
         *_js("CONSUMER.RESET", subjects.EVENTS_STREAM, "have unacked records delivered again"),
         Grant("pub", f"$JS.ACK.{subjects.EVENTS_STREAM}.>", "ack records once committed"),
         _own_inbox("ledger"),
+    ],
+    "players": [
+        Grant("sub", subjects.PLAYERS_QUERY, "answer the lobby's questions about players"),
+        *_events_stream("whoever starts first"),
+        *_read_records("read a finished table's records"),
+        *_js("CONSUMER.CREATE", subjects.EVENTS_STREAM, "its durable consumer of the log"),
+        *_js("CONSUMER.DURABLE.CREATE", subjects.EVENTS_STREAM, "its durable consumer"),
+        *_js("CONSUMER.INFO", subjects.EVENTS_STREAM, "its consumer's state"),
+        *_js("CONSUMER.MSG.NEXT", subjects.EVENTS_STREAM, "pull the next batch of records"),
+        Grant("pub", f"$JS.ACK.{subjects.EVENTS_STREAM}.>", "ack records once counted"),
+        _own_inbox("players"),
     ],
     "bot": [
         *_bucket(BOT_SEATS_BUCKET, "the seats bots play", watch=True),

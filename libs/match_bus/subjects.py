@@ -22,6 +22,11 @@ DEALER_QUEUE = "dealer"
 LEDGER_RECORDS = "match.ledger.records"
 LEDGER_QUEUE = "ledger"
 LEDGER_DURABLE = "ledger"
+# The players service (services/players): the lobby's questions, request and reply, answered by
+# any replica (queue group); its durable consumer of the log (one per replica, like the ledger's).
+PLAYERS_QUERY = "match.players.query"
+PLAYERS_QUEUE = "players"
+PLAYERS_DURABLE = "players"
 
 _TABLE_ID = re.compile(r"^[a-z0-9]{8,32}$")
 

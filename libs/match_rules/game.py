@@ -50,13 +50,62 @@ class Standing:
     summary: str  # one line for people: "12 pairs, 30 tries"
 
 
+class Keep(Enum):
+    """How a figure is kept over a player's games (:class:`Figure`)."""
+
+    SUM = "sum"  # added up: pairs found, games of a kind
+    MIN = "min"  # the lowest kept: a best time, the fewest tries
+    MAX = "max"  # the highest kept: a best score
+
+
+@dataclass(frozen=True, slots=True)
+class Figure:
+    """One number a finished game adds to one player's statistics (``Results.figures``).
+    ``name`` is the game's own ("pairs_board_1", "best_time_ms/level-3"); a name is kept the
+    same way in every game that gives it."""
+
+    player: str
+    name: str
+    value: int
+    keep: Keep
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A player's result on one of the game's leaderboards (``Results.entries``): each board
+    keeps every player's best ``value``. ``board`` is "" for the game's main board of a solo
+    game (a game with a rating ranks its main board by rating instead), else the game's own
+    name: "level-3", "daily-2026-12-01", "code-AB12CD"."""
+
+    board: str
+    player: str
+    value: int
+    unit: str  # what value is: "points", "ms", "tries"
+    lower_is_better: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DailySolve:
+    """A daily puzzle solved (``Results.daily``): the puzzle's date, as the player's own
+    calendar named it when the game started (YYYY-MM-DD)."""
+
+    player: str
+    date: str
+
+
 @dataclass(frozen=True, slots=True)
 class Results:
     standings: tuple[Standing, ...]  # best first
     draw: bool  # two or more players, all tied: a rating counts it halfway
-    # False: the game must never count for a rating (Match Cards' replay of a typed game code,
-    # whose deal anyone could have studied beforehand)
+    # False: the game must never count for a rating or a leaderboard (Match Cards' replay of a
+    # typed game code, whose deal anyone could have studied beforehand)
     ranked: bool = True
+    # The players who won. A game of two or more players: the first place, unless it is a draw.
+    # A solo game: the player, when the game was won (the board cleared within its limits).
+    winners: frozenset[str] = frozenset()
+    figures: tuple[Figure, ...] = ()  # what each player's statistics add
+    entries: tuple[Entry, ...] = ()  # what each player puts on the game's leaderboards
+    daily: tuple[DailySolve, ...] = ()  # daily puzzles solved (Number Match)
 
 
 @dataclass(frozen=True, slots=True)
