@@ -148,13 +148,9 @@ PERMISSIONS: dict[str, list[Grant]] = {
     ],
     "players": [
         Grant("sub", subjects.PLAYERS_QUERY, "answer the lobby's questions about players"),
-        *_events_stream("whoever starts first"),
+        *_js("STREAM.INFO", subjects.EVENTS_STREAM, "the table log's state", more=False),
         *_read_records("read a finished table's records"),
-        *_js("CONSUMER.CREATE", subjects.EVENTS_STREAM, "its durable consumer of the log"),
-        *_js("CONSUMER.DURABLE.CREATE", subjects.EVENTS_STREAM, "its durable consumer"),
-        *_js("CONSUMER.INFO", subjects.EVENTS_STREAM, "its consumer's state"),
-        *_js("CONSUMER.MSG.NEXT", subjects.EVENTS_STREAM, "pull the next batch of records"),
-        Grant("pub", f"$JS.ACK.{subjects.EVENTS_STREAM}.>", "ack records once counted"),
+        *_follow_events("follow the log from where its store stopped"),
         _own_inbox("players"),
     ],
     "bot": [

@@ -33,7 +33,7 @@ from match_bus.secretfiles import read_secret, write_secret
 from match_launch.natscluster import NatsCluster
 from match_launch.natsserver import NatsServer, free_port
 
-SERVICES = ("dealer", "ledger", "referee", "lobby", "bot")
+SERVICES = ("dealer", "ledger", "referee", "lobby", "bot", "players")
 CREATORS = ("dealer", "ledger", "referee")  # they make the streams and buckets at start
 # What match_bus.service.run logs once a service is up, as JSON or for a terminal.
 SERVING = re.compile(r'"event": "serving"|\] serving\b')
@@ -163,6 +163,13 @@ class Stack:
         _, index = split_name(name)
         return self.workdir / f"ledger-{index}.sqlite3"
 
+    def players_db(self, name: str) -> Path:
+        """The SQLite file (the read models) of players process ``name``."""
+        if self.replicas.get("players", 1) <= 1:
+            return self.workdir / "players.sqlite3"
+        _, index = split_name(name)
+        return self.workdir / f"players-{index}.sqlite3"
+
     def _process_nats_url(self) -> str:
         """A cluster's processes get every node, comma-separated (``connect`` splits them and
         nats-py picks one at random and fails over to the others); otherwise the one URL."""
@@ -183,6 +190,7 @@ class Stack:
             LOBBY_ADDR=self.lobby_addr,
             LEDGER_ADDR=self.ledger_addr,
             LEDGER_DB=str(self.ledger_db(name)),
+            PLAYERS_DB=str(self.players_db(name)),
             MATCH_REPLICA_ID=f"{service}-{index}",
             MATCH_STREAM_REPLICAS=str(self.cluster.size if self.cluster is not None else 1),
             PYTHONUNBUFFERED="1",

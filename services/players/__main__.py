@@ -1,0 +1,3 @@
+from services.players.service import main
+
+main()

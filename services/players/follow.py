@@ -1,0 +1,166 @@
+"""Following the table log into the book: an ordered consumer from where the book stopped.
+
+The book's own position is the only bookmark (no durable consumer): at start, and after any
+failure, the consumer is made again from ``position + 1``. A record that reveals a seed makes
+the follower read that table's records up to it, straight from the stream, and count the
+game; every other record only moves the position. A table whose records do not fold (a
+quarantined table) is logged, counted in a metric and passed over: no other table waits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import nats.errors
+import structlog
+from google.protobuf.message import DecodeError
+from nats.js import JetStreamContext
+from nats.js.api import ConsumerConfig, DeliverPolicy
+from nats.js.errors import NotFoundError
+from prometheus_client import Counter, Gauge
+
+from match.v1 import referee_pb2
+from match_bus import subjects
+from match_bus.records import BadRecord, read_table
+from services.players.book import Book
+from services.players.facts import NotAGame, finished, has_reveal
+
+log = structlog.get_logger()
+
+GAMES = Counter("match_players_games_total", "Finished games counted into the read models")
+PASSED = Counter(
+    "match_players_unreadable_games_total",
+    "Games whose seed was revealed but whose records the rules could not fold (not counted)",
+)
+POSITION = Gauge("match_players_last_stream_sequence", "The last stream sequence taken")
+LAG = Gauge("match_players_lag_records", "Records on the stream the players service has not taken")
+
+IDLE_CHECK_S = 2.0
+FLUSH_EVERY = 512  # records between writes of the position when there is nothing to count
+MAX_BACKOFF_S = 5.0
+
+
+class Stalled(Exception):
+    """The stream holds records past ours, and the consumer delivers none."""
+
+
+async def table_records(
+    js: JetStreamContext, table_id: str, upto: int
+) -> list[referee_pb2.TableRecord]:
+    """A table's records up to stream sequence ``upto``, read from the stream leader and
+    checked against the table's numbering (BadRecord at the first that does not fit)."""
+    subject = subjects.events(table_id)
+    stored: list[tuple[int, bytes]] = []
+    sequence = 1
+    while sequence <= upto:
+        try:
+            msg = await js.get_msg(subjects.EVENTS_STREAM, seq=sequence, subject=subject, next=True)
+        except NotFoundError:
+            break
+        assert msg.seq is not None
+        if msg.seq > upto:
+            break
+        stored.append((msg.seq, msg.data or b""))
+        sequence = msg.seq + 1
+    return read_table(table_id, stored)
+
+
+class Follower:
+    def __init__(self, js: JetStreamContext, book: Book) -> None:
+        self._js = js
+        self._book = book
+        self._taken = book.position
+        self._unflushed = 0
+        self.caught_up = asyncio.Event()
+
+    @property
+    def taken(self) -> int:
+        return self._taken
+
+    async def run(self) -> None:
+        backoff = 0.25
+        while True:
+            start = self._taken
+            try:
+                await self._follow()
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                log.warning(
+                    "players consumer failed; re-creating it", error=repr(error), after=self._taken
+                )
+            backoff = 0.25 if self._taken > start else min(backoff * 2, MAX_BACKOFF_S)
+            await asyncio.sleep(backoff)
+
+    async def _follow(self) -> None:
+        config = ConsumerConfig(
+            deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=self._taken + 1
+        )
+        sub = await self._js.subscribe(
+            subjects.EVENTS_ALL,
+            stream=subjects.EVENTS_STREAM,
+            ordered_consumer=True,
+            config=config,
+            idle_heartbeat=2.0,
+        )
+        try:
+            while True:
+                try:
+                    msg = await sub.next_msg(timeout=IDLE_CHECK_S)
+                except nats.errors.TimeoutError:
+                    self._flush()
+                    info = await self._js.stream_info(subjects.EVENTS_STREAM)
+                    LAG.set(max(info.state.last_seq - self._taken, 0))
+                    if info.state.last_seq > self._taken:
+                        raise Stalled(
+                            f"stream at {info.state.last_seq}, taken {self._taken}"
+                        ) from None
+                    self.caught_up.set()
+                    continue
+                assert msg.metadata.sequence is not None
+                await self.take(msg.metadata.sequence.stream, msg.subject, msg.data)
+        finally:
+            self._flush()
+            with contextlib.suppress(Exception):
+                await sub.unsubscribe()
+
+    def _flush(self) -> None:
+        self._book.flush()
+        self._unflushed = 0
+
+    async def take(self, sequence: int, subject: str, data: bytes) -> None:
+        """One record of the stream, in stream order."""
+        if sequence <= self._taken:
+            return
+        table_id = subjects.table_of_events(subject)
+        record = None
+        if table_id is not None:
+            with contextlib.suppress(DecodeError):
+                record = referee_pb2.TableRecord.FromString(data)
+        if record is not None and table_id is not None and has_reveal(record):
+            await self._count(sequence, table_id)
+        else:
+            self._book.skip(sequence)
+            self._unflushed += 1
+            if self._unflushed >= FLUSH_EVERY:
+                self._flush()
+        self._taken = sequence
+        POSITION.set(sequence)
+
+    async def _count(self, sequence: int, table_id: str) -> None:
+        try:
+            game = finished(await table_records(self._js, table_id, sequence))
+        except (NotAGame, BadRecord) as error:
+            PASSED.inc()
+            log.warning("a finished game not counted", table_id=table_id, why=str(error))
+            self._book.skip(sequence)
+            return
+        except Exception as error:  # the rules could not fold it: this table only
+            PASSED.inc()
+            log.error("a finished game not counted", table_id=table_id, exc_info=error)
+            self._book.skip(sequence)
+            return
+        if self._book.count(sequence, game):
+            GAMES.inc()
+            log.info("game counted", table_id=table_id, game=game.game.slug)

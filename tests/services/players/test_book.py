@@ -1,0 +1,252 @@
+"""The players' read models (services/players/book.py) over finished games made by hand: what
+each figure, board, rating and streak becomes, and that nothing is counted twice."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from match_rules.game import DailySolve, Entry, Figure, Keep, Results, Standing
+from services.players.book import (
+    PROVISIONAL_GAMES,
+    STREAK_GAP_MS,
+    Book,
+    Unknown,
+    shown_rating,
+)
+from services.players.facts import Finished, Seated, finished
+from tests.services.players.games import keyed, race_game
+
+A, B, C = keyed(1), keyed(2), keyed(3)
+DAY = 24 * 3600 * 1000
+T0 = 1_800_000_000_000
+
+
+@dataclass(frozen=True)
+class FakeGame:
+    kind: int = 7
+    slug: str = "fake"
+
+
+def game(
+    game_id: str,
+    standings: list[tuple[str, int]],
+    *,
+    bots: tuple[str, ...] = (),
+    draw: bool = False,
+    winners: tuple[str, ...] = (),
+    figures: tuple[Figure, ...] = (),
+    entries: tuple[Entry, ...] = (),
+    daily: tuple[DailySolve, ...] = (),
+    ranked: bool = True,
+    at: int = T0,
+    kind: int = 7,
+) -> Finished:
+    seats = tuple(Seated(p, f"name-{p[-1]}", p in bots) for p, _ in standings)
+    results = Results(
+        tuple(Standing(p, place, 0, "") for p, place in standings),
+        draw,
+        ranked,
+        frozenset(winners),
+        figures,
+        entries,
+        daily,
+    )
+    return Finished(game_id, FakeGame(kind=kind), at, seats, results)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def book(tmp_path: Path) -> Book:
+    return Book(tmp_path / "players.sqlite3")
+
+
+def test_a_win_moves_the_winner_up_and_the_loser_down_and_a_draw_is_halfway(book: Book) -> None:
+    book.count(1, game("g1", [(A, 1), (B, 2)], winners=(A,)))
+    book.count(2, game("g2", [(A, 1), (C, 1)], draw=True))
+    a = {r.game_kind: r for r in book.profile(A).ratings}[7]
+    b = book.profile(B).ratings[0]
+    c = book.profile(C).ratings[0]
+    assert a.mu > 25 > b.mu
+    assert a.games == 2 and b.games == 1
+    assert a.provisional and PROVISIONAL_GAMES > 2
+    assert a.rating == pytest.approx(shown_rating(a.mu, a.sigma))
+    # A draw between two newcomers of equal rating leaves mu where it was: halfway.
+    fresh = Book(":memory:")
+    fresh.count(1, game("d", [(A, 1), (B, 1)], draw=True))
+    won, lost = Book(":memory:"), Book(":memory:")
+    won.count(1, game("w", [(A, 1), (B, 2)], winners=(A,)))
+    lost.count(1, game("l", [(A, 2), (B, 1)], winners=(B,)))
+    mu = {name: b.profile(A).ratings[0].mu for name, b in
+          (("draw", fresh), ("win", won), ("loss", lost))}  # fmt: skip
+    assert mu["draw"] == pytest.approx((mu["win"] + mu["loss"]) / 2)
+    assert c.mu > 25  # a draw with a player rated higher raises the lower one
+
+
+def test_bots_and_anonymous_seats_play_as_newcomers_and_keep_nothing(book: Book) -> None:
+    bot, anonymous = "botseat01", "0123456789abcdef"
+    book.count(1, game("g1", [(A, 1), (bot, 2), (anonymous, 3)], bots=(bot,), winners=(A,)))
+    assert book.profile(A).ratings[0].mu > 25
+    for who in (bot, anonymous):
+        with pytest.raises(Unknown):
+            book.profile(who)
+    assert book.statistics(bot).games == []
+    # Against a bot, the same as against a newcomer with a key.
+    other = Book(":memory:")
+    other.count(1, game("g1", [(A, 1), (B, 2), (C, 3)], winners=(A,)))
+    assert other.profile(A).ratings[0].mu == pytest.approx(book.profile(A).ratings[0].mu)
+
+
+def test_a_solo_game_or_an_unranked_one_moves_no_rating(book: Book) -> None:
+    book.count(1, game("solo", [(A, 1)], winners=(A,)))
+    book.count(2, game("replay", [(A, 1), (B, 2)], winners=(A,), ranked=False))
+    assert book.profile(A).ratings == []
+    stats = book.statistics(A).games[0]
+    assert (stats.games, stats.wins, stats.draws) == (2, 2, 0)
+
+
+def test_figures_are_summed_or_the_best_kept(book: Book) -> None:
+    def figures(tries: int, best: int, score: int) -> tuple[Figure, ...]:
+        return (Figure(A, "tries", tries, Keep.SUM), Figure(A, "best_time_ms/easy", best, Keep.MIN),
+                Figure(A, "best_score/level-1", score, Keep.MAX),
+                Figure(B, "tries", 99, Keep.SUM))  # fmt: skip
+
+    book.count(1, game("g1", [(A, 1)], figures=figures(10, 5_000, 30)))
+    book.count(2, game("g2", [(A, 1)], figures=figures(7, 6_000, 45)))
+    got = {f.name: (f.value, f.keep) for f in book.statistics(A).games[0].figures}
+    assert got == {"tries": (17, "sum"), "best_time_ms/easy": (5_000, "min"),
+                   "best_score/level-1": (45, "max")}  # fmt: skip
+    with pytest.raises(Unknown):  # B was not seated: its figure is nobody's
+        book.profile(B)
+
+
+def test_a_board_keeps_each_players_best_and_ranks_ties_together(book: Book) -> None:
+    def times(*pairs: tuple[str, int]) -> tuple[Entry, ...]:
+        return tuple(Entry("level-1", p, v, "ms", lower_is_better=True) for p, v in pairs)
+
+    book.count(1, game("g1", [(A, 1)], entries=times((A, 9_000))))
+    book.count(2, game("g2", [(B, 1)], entries=times((B, 7_000))))
+    book.count(3, game("g3", [(A, 1)], entries=times((A, 7_000))))
+    book.count(4, game("g4", [(C, 1)], entries=times((C, 8_000))))
+    book.count(5, game("g5", [(A, 1)], entries=times((A, 12_000))))
+    page = book.leaderboard(7, "level-1", 1, 20)
+    assert [(r.rank, r.player_id, r.value, r.games) for r in page.rows] == [
+        (1, A, 7_000, 3), (1, B, 7_000, 1), (3, C, 8_000, 1)]  # fmt: skip
+    assert (page.pages, page.total, page.unit, page.lower_is_better) == (1, 3, "ms", True)
+    second = book.leaderboard(7, "level-1", 2, 2)
+    assert [(r.rank, r.player_id) for r in second.rows] == [(3, C)]
+    assert book.leaderboard(7, "level-1", 3, 2).rows == []
+    assert book.leaderboard(7, "no-such-board", 1, 20).pages == 0
+    assert book.boards(7) == ["level-1"]
+
+
+def test_an_unranked_game_puts_nothing_on_a_board_nor_in_a_streak(book: Book) -> None:
+    book.count(1, game("g1", [(A, 1)], entries=(Entry("", A, 50, "points"),),
+                       daily=(DailySolve(A, "2027-01-01"),), ranked=False))  # fmt: skip
+    assert book.boards(7) == []
+    assert book.streak(A, T0).solved == 0
+
+
+def test_the_rating_board_is_the_main_board_of_a_rated_game(book: Book) -> None:
+    book.count(1, game("g1", [(A, 1), (B, 2)], winners=(A,)))
+    book.count(2, game("g2", [(C, 1), (B, 2)], winners=(C,)))
+    page = book.leaderboard(7, "", 1, 20)
+    assert [r.player_id for r in page.rows][-1] == B
+    assert page.rows[0].rank == 1 and page.rows[0].provisional
+    assert page.unit == "rating" and not page.lower_is_better
+    assert page.rows[0].value == pytest.approx(
+        book.profile(page.rows[0].player_id).ratings[0].rating
+    )
+    assert book.boards(7) == [""]
+
+
+def solve(book: Book, seq: int, day: str, at: int) -> None:
+    book.count(seq, game(f"d{seq}", [(A, 1)], daily=(DailySolve(A, day),), at=at))
+
+
+def test_a_streak_counts_consecutive_days_solved_within_48_hours(book: Book) -> None:
+    solve(book, 1, "2027-01-01", T0)
+    solve(book, 2, "2027-01-02", T0 + DAY)
+    solve(book, 3, "2027-01-02", T0 + DAY + 60_000)  # the same day again: nothing
+    solve(book, 4, "2027-01-03", T0 + 2 * DAY)
+    got = book.streak(A, T0 + 2 * DAY)
+    assert (got.current, got.best, got.last_date, got.solved) == (3, 3, "2027-01-03", 3)
+    solve(book, 5, "2027-01-05", T0 + 4 * DAY)  # a day missed: a new streak
+    got = book.streak(A, T0 + 4 * DAY)
+    assert (got.current, got.best, got.solved) == (1, 3, 4)
+    # The streak reads 0 once the next daily can no longer continue it.
+    assert book.streak(A, T0 + 4 * DAY + STREAK_GAP_MS - 1).current == 1
+    assert book.streak(A, T0 + 4 * DAY + STREAK_GAP_MS).current == 0
+    assert book.streak(B, T0).current == 0
+
+
+def test_a_time_zone_change_cannot_buy_an_extra_day(book: Book) -> None:
+    # Solved 1 January at its very start, then 2 January 48 h later by moving the clock's zone
+    # 26 hours west: a player who stayed put could not have done it, so the streak starts again.
+    solve(book, 1, "2027-01-01", T0)
+    solve(book, 2, "2027-01-02", T0 + STREAK_GAP_MS)
+    assert book.streak(A, T0 + STREAK_GAP_MS).current == 1
+    solve(book, 3, "2027-01-03", T0 + STREAK_GAP_MS + DAY)
+    assert book.streak(A, T0 + STREAK_GAP_MS + DAY).best == 2
+    # An older date never counts again, whatever the zone says now.
+    solve(book, 4, "2027-01-02", T0 + STREAK_GAP_MS + DAY + 1)
+    assert book.streak(A, T0 + STREAK_GAP_MS + DAY + 1).solved == 3
+
+
+def test_nothing_is_counted_twice(book: Book) -> None:
+    g = game("g1", [(A, 1), (B, 2)], winners=(A,))
+    assert book.count(5, g)
+    assert not book.count(5, g)  # the same record again
+    assert not book.count(4, g)  # an older record
+    assert not book.count(9, g)  # the same game in another record
+    assert book.position == 9
+    assert book.statistics(A).games[0].games == 1
+    book.skip(12)
+    assert book.position == 9  # a skip is written at the next flush
+    book.flush()
+    assert book.position == 12
+    book.skip(3)
+    book.flush()
+    assert book.position == 12  # never back
+
+
+def test_a_crash_inside_a_count_leaves_no_trace(
+    book: Book, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = book.dump()
+
+    def boom(*_: object) -> None:
+        raise RuntimeError("killed")
+
+    monkeypatch.setattr(book, "_rate", boom)
+    with pytest.raises(RuntimeError):
+        book.count(1, game("g1", [(A, 1), (B, 2)], winners=(A,)))
+    assert book.dump() == before
+    monkeypatch.undo()
+    assert book.count(1, game("g1", [(A, 1), (B, 2)], winners=(A,)))
+
+
+def test_real_race_games_counted_in_order_give_the_same_rows_every_time(tmp_path: Path) -> None:
+    rng = random.Random(7)
+    games = []
+    for n in range(25):
+        players = [keyed(p) for p in rng.sample(range(1, 7), rng.randint(1, 3))]
+        games.append(finished(race_game(rng, players, f"table{n:04d}race")))
+    dumps = []
+    for run in range(2):
+        book = Book(tmp_path / f"run{run}.sqlite3")
+        for seq, one in enumerate(games, start=1):
+            book.count(seq * 10, one)
+        dumps.append(book.dump())
+        book.close()
+    assert dumps[0] == dumps[1]
+    assert dumps[0].count("\n") > 40
+    played = Book(tmp_path / "run0.sqlite3")
+    total = sum(s.games for p in range(1, 7) for s in _stats(played, keyed(p)))
+    assert total == sum(len([s for s in g.seats if s.keyed]) for g in games)
+
+
+def _stats(book: Book, player: str) -> list:  # type: ignore[type-arg]
+    return list(book.statistics(player).games)
