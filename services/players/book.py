@@ -297,7 +297,7 @@ class Book:
     def _rate(self, kind: int, game: Finished) -> None:
         """Rate a game of two or more: each standing a team of one, its place its rank (tied
         places a draw, which openskill counts halfway between a win and a loss)."""
-        kept: dict[str, tuple[float, float, int]] = {}
+        kept: dict[str, int] = {}  # the keyed players' rated games so far
         teams = []
         for standing in game.results.standings:
             seat = game.seat(standing.player)
@@ -307,7 +307,7 @@ class Book:
                     "SELECT mu, sigma, games FROM ratings WHERE player_id = ? AND kind = ?",
                     (standing.player, kind),
                 ).fetchone()
-                kept[standing.player] = known or (None, None, 0)
+                kept[standing.player] = int(known[2]) if known else 0
             if known:
                 teams.append([self._model.rating(mu=known[0], sigma=known[1])])
             else:
@@ -317,7 +317,7 @@ class Book:
             if standing.player not in kept:
                 continue  # a bot, a CPU player or an anonymous seat keeps nothing
             after = team[0]
-            games = kept[standing.player][2] + 1
+            games = kept[standing.player] + 1
             self._db.execute(
                 "INSERT INTO ratings (player_id, kind, mu, sigma, rating, games) "
                 "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (player_id, kind) DO UPDATE SET "
