@@ -89,6 +89,8 @@ class Summary:
     verified: int = 0
     mismatched: int = 0
     ledgers_identical: bool = False
+    players_counted: bool = False  # every players replica counted every finished game once
+    players_identical: bool = False  # and their read models are the same rows
     nats_stops: int = 0
 
     def line(self) -> str:
@@ -107,6 +109,8 @@ class Summary:
             and self.verified == self.games
             and self.mismatched == 0
             and self.ledgers_identical
+            and self.players_counted
+            and self.players_identical
         )
 
 
@@ -257,6 +261,41 @@ def ledger_tree(db: Path) -> tuple[list[tuple[int, int]], list[tuple[int, int, b
     return leaves, nodes
 
 
+def _players_position(db: Path) -> int:
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+            row = conn.execute("SELECT stream_seq FROM position WHERE id = 1").fetchone()
+    except sqlite3.Error:
+        return 0
+    return int(row[0]) if row else 0
+
+
+async def players_caught_up(stack: Stack, last: int, within_s: float = 60.0) -> list[int]:
+    """Wait until every players replica has taken the whole stream; their positions."""
+    deadline = time.monotonic() + within_s
+    while True:
+        taken = [_players_position(stack.players_db(n)) for n in stack.names("players")]
+        if all(t >= last for t in taken) or time.monotonic() > deadline:
+            return taken
+        await asyncio.sleep(0.5)
+
+
+def players_rows(db: Path) -> tuple[list[str], str]:
+    """A players replica's counted game ids (with repeats, if any) and every row of its
+    read models, in a fixed order (the stream position aside: each replica writes it lazily)."""
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+        games = [row[0] for row in conn.execute("SELECT game_id FROM games ORDER BY game_id")]
+        tables = [row[0] for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name != 'position' "
+            "ORDER BY name"
+        )]  # fmt: skip
+        rows = []
+        for table in tables:
+            rows.append(f"-- {table}")
+            rows.extend(repr(r) for r in conn.execute(f"SELECT * FROM {table} ORDER BY 1, 2, 3"))
+    return games, "\n".join(rows)
+
+
 async def check_all(
     stack: Stack, results: list[GameResult], out: Callable[[str], None]
 ) -> tuple[Summary, list[GameCheck]]:
@@ -302,6 +341,21 @@ async def check_all(
     out(
         f"  ledgers: {len(trees)} copies of the {stream_length} records, tree sizes {sizes}, "
         + ("the same tree" if summary.ledgers_identical else "DIFFERENT TREES")
+    )
+    taken = await players_caught_up(stack, stream_length)
+    copies = [players_rows(stack.players_db(n)) for n in stack.names("players")]
+    finished = {r.table_id for r in results if r.finished}
+    summary.players_counted = all(
+        len(games) == len(set(games)) and finished <= set(games) for games, _ in copies
+    )
+    summary.players_identical = all(rows == copies[0][1] for _, rows in copies)
+    counts = [len(games) for games, _ in copies]
+    out(
+        f"  players: {len(copies)} copies at stream positions {taken}, games counted {counts} "
+        f"({len(finished)} finished here), "
+        + ("each once" if summary.players_counted else "A GAME MISSED OR COUNTED TWICE")
+        + ", "
+        + ("the same rows" if summary.players_identical else "DIFFERENT ROWS")
     )
     return summary, checks
 
