@@ -82,7 +82,7 @@ deploy-check: $(STAMP) ## Check deploy/ offline: Kubernetes schemas, kustomize, 
 
 # --- running the system --------------------------------------------------------------------------
 .PHONY: run
-run: $(STAMP) ## Start NATS (embedded unless NATS_URL is set) and the five services; Ctrl-C stops
+run: $(STAMP) ## Start NATS (embedded unless NATS_URL is set) and the six services; Ctrl-C stops
 	exec $(BIN)/python -m services.stack
 
 .PHONY: run-cluster

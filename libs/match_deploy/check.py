@@ -6,9 +6,13 @@
   an unknown field fails). The overlays are rendered from a copy of deploy/k8s with secrets
   made by ``python -m match_deploy.secrets``, exactly as an operator would. Then what the
   schemas cannot say: probes, resources, non-root, private secret files, and the NATS
-  configuration checked by ``nats-server -t`` with the rendered ConfigMap and Secret.
-- Prometheus: ``promtool check config`` on both scrape configurations, ``promtool check rules``,
-  ``promtool test rules`` (every alert must have a test).
+  configuration checked by ``nats-server -t`` with the rendered ConfigMap and Secret. And that
+  every service (every NATS identity of match_bus.access but the operator's) has all its parts:
+  its workload, headless metrics Service, PDB and NKey Secret, a place in the NetworkPolicies
+  (to NATS; its metrics port from Prometheus).
+- Prometheus: ``promtool check config`` on both scrape configurations, each with a job
+  ``match-<service>`` on that service's metrics port for every service, ``promtool check
+  rules``, ``promtool test rules`` (every alert must have a test).
 - Grafana: the dashboard's JSON, each query checked by promtool (as a recording rule) and, like
   every rule, against the metrics and labels the services export (match_deploy.promql).
 
@@ -30,6 +34,7 @@ from typing import Any
 
 import yaml
 
+from match_bus import access
 from match_deploy import promql, secrets
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,7 +45,9 @@ DASHBOARD = DEPLOY / "grafana" / "dashboards" / "match.json"
 KUBERNETES_VERSION = "1.33.0"  # the API the manifests are validated against
 # Grafana's variables in queries, replaced by what they stand for before promtool reads them.
 GRAFANA_VARIABLES = {"$__rate_interval": "5m", "$__interval": "1m", "$__range": "1h"}
-SERVICES = ("lobby", "referee", "dealer", "ledger", "bot")
+# Every service deploy/ runs, one workload each (the order of the docs); check_services keeps
+# it equal to the NATS identities, so a new service fails the check until deploy/ has it all.
+SERVICES = ("lobby", "referee", "dealer", "ledger", "bot", "players")
 
 
 class CheckFailed(Exception):
@@ -129,6 +136,75 @@ def check_workloads(where: str, docs: list[dict[str, Any]]) -> None:
                 raise CheckFailed(f"{where}: {name} has no private-secrets init container")
 
 
+def metrics_ports(docs: list[dict[str, Any]]) -> dict[str, int]:
+    """Each service's metrics port: its container's port named ``metrics``."""
+    return {
+        name: port["containerPort"]
+        for name, pod in _pods(docs)
+        if name in SERVICES
+        for container in pod["containers"]
+        for port in container.get("ports", [])
+        if port.get("name") == "metrics"
+    }
+
+
+def check_services(where: str, docs: list[dict[str, Any]]) -> None:
+    """Every service has all its parts, which no schema ties together: a metrics port, a
+    headless Service ``<service>-metrics`` on it (how Prometheus finds the replicas), a PDB,
+    its own NATS identity's Secret, and a place in the NetworkPolicies ``nats`` and
+    ``metrics``. The services are the NATS identities (match_bus.access), the operator's
+    excepted: a service with an identity and no deployment is a forgotten one."""
+    if set(SERVICES) != set(access.SERVICES):
+        raise CheckFailed(
+            f"match_deploy.check.SERVICES {sorted(SERVICES)} are not the NATS identities "
+            f"{sorted(access.SERVICES)} (libs/match_bus/access.py)"
+        )
+    named = {(doc["kind"], doc["metadata"]["name"]): doc for doc in docs}
+    ports = metrics_ports(docs)
+    policy = named.get(("NetworkPolicy", "nats"), {}).get("spec", {})
+    to_nats = {
+        value
+        for rule in policy.get("ingress", [])
+        for peer in rule.get("from", [])
+        for expression in peer.get("podSelector", {}).get("matchExpressions", [])
+        if expression["key"] == "app.kubernetes.io/name"
+        for value in expression.get("values", [])
+    }
+    policy = named.get(("NetworkPolicy", "metrics"), {}).get("spec", {})
+    scraped = {port["port"] for rule in policy.get("ingress", []) for port in rule["ports"]}
+    pods = dict(_pods(docs))
+    for name in SERVICES:
+        if name not in ports:
+            raise CheckFailed(f"{where}: {name} has no container port named metrics")
+        service = named.get(("Service", f"{name}-metrics"))
+        if service is None or service["spec"].get("clusterIP") != "None":
+            raise CheckFailed(f"{where}: {name} has no headless Service {name}-metrics")
+        if [p["port"] for p in service["spec"]["ports"]] != [ports[name]]:
+            raise CheckFailed(f"{where}: Service {name}-metrics is not on port {ports[name]}")
+        if ("PodDisruptionBudget", name) not in named:
+            raise CheckFailed(f"{where}: {name} has no PodDisruptionBudget")
+        mounted = {
+            source["secret"]["name"]
+            for volume in pods[name].get("volumes", [])
+            for source in volume.get("projected", {}).get("sources", [])
+            if "secret" in source
+        }
+        identity = f"match-nats-{name}"
+        if not any(s == identity or s.startswith(f"{identity}-") for s in mounted):
+            raise CheckFailed(f"{where}: {name} does not mount its NATS identity {identity}")
+        if name not in to_nats:
+            raise CheckFailed(f"{where}: NetworkPolicy nats does not let {name} reach NATS")
+        if ports[name] not in scraped:
+            raise CheckFailed(f"{where}: NetworkPolicy metrics does not open port {ports[name]}")
+
+
+def base_metrics_ports() -> dict[str, int]:
+    """The services' metrics ports in deploy/k8s/base, read from its resource files."""
+    base = yaml.safe_load((K8S / "base" / "kustomization.yaml").read_text())
+    docs = [doc for r in base["resources"] for doc in _documents((K8S / "base" / r).read_text())]
+    return metrics_ports(docs)
+
+
 def check_nats_config(where: str, docs: list[dict[str, Any]], work: Path) -> None:
     """``nats-server -t`` on the rendered nats.conf, with the rendered Secret beside it."""
     named = {(d["kind"], d["metadata"]["name"].rsplit("-", 1)[0]): d for d in docs}
@@ -166,6 +242,7 @@ def check_kubernetes(work: Path) -> int:
             validate(f"{where} (kubectl kustomize)", doc)
         count += len(docs)
         check_workloads(where, docs)
+        check_services(where, docs)
         if target.parent.name == "overlays":
             check_nats_config(where, docs, work / "nats" / target.name)
     return count
@@ -187,11 +264,39 @@ def rules() -> list[dict[str, Any]]:
     ]
 
 
+def scrape_ports(config: dict[str, Any]) -> dict[str, int]:
+    """job name -> the port a scrape configuration scrapes it on (DNS discovery's ``port``,
+    or the static targets' port)."""
+    found = {}
+    for job in config.get("scrape_configs", []):
+        ports = {sd["port"] for sd in job.get("dns_sd_configs", [])}
+        ports |= {
+            int(target.rsplit(":", 1)[1])
+            for static in job.get("static_configs", [])
+            for target in static["targets"]
+        }
+        if len(ports) != 1:
+            raise CheckFailed(f"job {job['job_name']} scrapes ports {sorted(ports)}: one expected")
+        found[job["job_name"]] = ports.pop()
+    return found
+
+
+def check_scrape_jobs() -> None:
+    """Both scrape configurations: a job ``match-<service>`` for every service and no other,
+    on the service's metrics port (the same under Kubernetes and ``make run``)."""
+    expected = {f"match-{name}": port for name, port in base_metrics_ports().items()}
+    for path in sorted(PROMETHEUS.glob("prometheus*.yml")):
+        jobs = scrape_ports(yaml.safe_load(path.read_text()))
+        if jobs != expected:
+            raise CheckFailed(f"{path}: jobs and ports {jobs}, expected {expected}")
+
+
 def check_prometheus() -> tuple[int, int]:
     """promtool's checks and tests; (rules, alerts tested)."""
     promtool = tool("promtool")
     for config in sorted(PROMETHEUS.glob("prometheus*.yml")):
         run(promtool, "check", "config", str(config))
+    check_scrape_jobs()
     run(promtool, "check", "rules", *map(str, rule_files()))
     tests = sorted((PROMETHEUS / "tests").glob("*.yml"))
     run(promtool, "test", "rules", *map(str, tests))

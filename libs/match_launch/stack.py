@@ -1,5 +1,5 @@
 """The whole system on one machine: NATS (embedded, a local three-node cluster, or a URL given)
-and the five services, each a real process, optionally several replicas of each. `make run`,
+and the six services, each a real process, optionally several replicas of each. `make run`,
 `make run-cluster`, `make demo`, `make chaos` and the end-to-end tests all use this.
 
 Process names: a service run once is named after it (``"referee"``); a service with more

@@ -120,6 +120,8 @@ class Follower:
                     continue
                 assert msg.metadata.sequence is not None
                 await self.take(msg.metadata.sequence.stream, msg.subject, msg.data)
+                if msg.metadata.num_pending is not None:
+                    LAG.set(msg.metadata.num_pending)  # what is left after this one
         finally:
             self._flush()
             with contextlib.suppress(Exception):

@@ -1,4 +1,4 @@
-"""Start NATS and the five services; Ctrl-C stops them all.
+"""Start NATS and the six services; Ctrl-C stops them all.
 
 ``python -m services.stack`` (`make run`): one embedded nats-server (unless NATS_URL is set) and
 one process per service, data in ``var/``.
@@ -22,7 +22,16 @@ from pathlib import Path
 from match_launch.natscluster import NatsCluster
 from match_launch.stack import SERVICES, Stack
 
-METRICS = {"LOBBY": 9101, "REFEREE": 9102, "DEALER": 9103, "LEDGER": 9104, "BOT": 9105}
+# Each service's metrics port under `make run` (<SERVICE>_METRICS_PORT overrides it): the same
+# ports as on Kubernetes and in deploy/prometheus/prometheus-local.yml.
+METRICS = {
+    "LOBBY": 9101,
+    "REFEREE": 9102,
+    "DEALER": 9103,
+    "LEDGER": 9104,
+    "BOT": 9105,
+    "PLAYERS": 9106,
+}
 
 
 def _ports(value: str) -> list[int]:
@@ -69,7 +78,7 @@ def clustered(env: dict[str, str], replicas: int) -> Stack:
         ledger_addr=get("LEDGER_ADDR", "127.0.0.1:50052"),
         ca_file=_ca(env),
         env={k: v for k, v in metrics.items() if v},
-        inherit_output=False,  # ten processes: one log file each, in <data>/logs/
+        inherit_output=False,  # twelve processes: one log file each, in <data>/logs/
     )
 
 

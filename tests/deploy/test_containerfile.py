@@ -62,8 +62,12 @@ def test_it_runs_as_the_non_root_user_the_pods_expect() -> None:
     users = [rest for word, rest in instructions() if word == "USER"]
     assert users == ["10001:10001"]
     for name in SERVICES:
-        path = "statefulset.yaml" if name == "ledger" else "deployment.yaml"
-        workload = yaml.safe_load((ROOT / "deploy" / "k8s" / "base" / name / path).read_text())
+        (path,) = [
+            p
+            for p in (ROOT / "deploy" / "k8s" / "base" / name).glob("*.yaml")
+            if p.name in ("deployment.yaml", "statefulset.yaml")
+        ]
+        workload = yaml.safe_load(path.read_text())
         context = workload["spec"]["template"]["spec"]["securityContext"]
         assert (context["runAsUser"], context["runAsGroup"]) == (10001, 10001), name
         assert workload["spec"]["template"]["spec"]["containers"][0]["args"] == [name]

@@ -13,15 +13,43 @@ import pytest
 import yaml
 
 from match_bus.secretfiles import SecretFileError, check_private
+from match_deploy import check
 from match_launch.stack import SERVICES
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def pod(name: str) -> dict:  # type: ignore[type-arg]
-    path = "statefulset.yaml" if name == "ledger" else "deployment.yaml"
-    workload = yaml.safe_load((ROOT / "deploy" / "k8s" / "base" / name / path).read_text())
+    """The pod of service ``name``'s workload (a Deployment, or a StatefulSet for the services
+    that keep a file: the ledger and the players service)."""
+    (path,) = [
+        p
+        for p in (ROOT / "deploy" / "k8s" / "base" / name).glob("*.yaml")
+        if p.name in ("deployment.yaml", "statefulset.yaml")
+    ]
+    workload = yaml.safe_load(path.read_text())
     return workload["spec"]["template"]["spec"]  # type: ignore[no-any-return]
+
+
+def test_deploy_runs_every_service_the_local_stack_runs() -> None:
+    """`make deploy-check` checks deploy/ has every service of check.SERVICES (and that those
+    are the NATS identities); this keeps them the services `make run` starts."""
+    assert sorted(check.SERVICES) == sorted(SERVICES)
+
+
+def test_every_service_is_wired_in_the_base() -> None:
+    """check_services on the base's own files, without kustomize: the same parts the deploy
+    check asks of every rendering (its metrics Service and port, PDB, NATS identity, policies)."""
+    base = yaml.safe_load((ROOT / "deploy" / "k8s" / "base" / "kustomization.yaml").read_text())
+    docs = [
+        doc
+        for resource in base["resources"]
+        for doc in yaml.safe_load_all((ROOT / "deploy" / "k8s" / "base" / resource).read_text())
+        if doc
+    ]
+    check.check_services("deploy/k8s/base", docs)
+    check.check_scrape_jobs()
+    assert check.base_metrics_ports()["players"] == 9106
 
 
 @pytest.mark.parametrize("name", SERVICES)

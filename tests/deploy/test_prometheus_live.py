@@ -178,6 +178,9 @@ def test_every_query_and_alert_evaluates_against_a_real_stack(
     assert wait_for(base, "max(match_referee_partitions)") == 16
     assert wait_for(base, 'min(match_nats_connected{job=~"match-.*"})') == 1
     assert wait_for(base, "max(match_ledger_tree_size)") > 0
+    # the players service counted the finished game (once its seed was revealed) and took the log
+    assert wait_for(base, "sum(match_players_games_total)") >= 1
+    assert wait_for(base, "max(match_players_last_stream_sequence)") > 0
 
     # every dashboard query and every rule's expression evaluates without error or warning
     queries = check.dashboard_queries()
