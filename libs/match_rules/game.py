@@ -75,13 +75,16 @@ class Entry:
     """A player's result on one of the game's leaderboards (``Results.entries``): each board
     keeps every player's best ``value``. ``board`` is "" for the game's main board of a solo
     game (a game with a rating ranks its main board by rating instead), else the game's own
-    name: "level-3", "daily-2026-12-01", "code-AB12CD"."""
+    name: "level-hard", "daily-2026-12-01", "code-AB12CD"."""
 
     board: str
     player: str
     value: int
     unit: str  # what value is: "points", "ms", "tries"
     lower_is_better: bool = False
+    # The board keeps a player's first value, not their best: a board everybody can learn
+    # (the daily puzzle) counts the first try only.
+    first_only: bool = False
 
 
 @dataclass(frozen=True, slots=True)

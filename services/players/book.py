@@ -228,6 +228,7 @@ class Book:
             for entry in results.entries:
                 if entry.player in mine:
                     self._entry(
+                        entry.first_only,
                         kind,
                         entry.board,
                         entry.player,
@@ -254,9 +255,11 @@ class Book:
         )
 
     def _entry(
-        self, kind: int, board: str, player: str, value: int, unit: str, lower: bool
+        self, first: bool, kind: int, board: str, player: str, value: int, unit: str, lower: bool
     ) -> None:
         best = "MIN(value, excluded.value)" if lower else "MAX(value, excluded.value)"
+        if first:
+            best = "value"  # the first try stands
         self._db.execute(
             "INSERT INTO boards (kind, board, player_id, value, unit, lower_is_better, games) "
             "VALUES (?, ?, ?, ?, ?, ?, 1) ON CONFLICT (kind, board, player_id) DO UPDATE SET "

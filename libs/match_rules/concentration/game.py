@@ -35,7 +35,10 @@ from match_rules.deal import Strength
 from match_rules.errors import Code, RuleError
 from match_rules.game import (
     Bot,
+    Entry,
+    Figure,
     Game,
+    Keep,
     Place,
     Results,
     SeatInfo,
@@ -321,6 +324,19 @@ class Concentration:
     def results(self, state: ConcentrationState) -> Results | None:
         if state.phase is not Phase.OVER:
             return None
+        figures = [Figure(s.player, "pairs", s.pairs, Keep.SUM) for s in state.standings]
+        entries: tuple[Entry, ...] = ()
+        if len(state.players) == 1:
+            # Solo: the game ends only once every card is taken, so it is always won; its
+            # record is the tries, per deck size (cards on the table, jokers included). A table
+            # of two or more is ranked by its rating on the main board, and has no other.
+            (solo,) = state.standings
+            cards = f"{state.settings.deck_size}-cards"
+            figures += [
+                Figure(solo.player, f"best_tries/{cards}", solo.tries, Keep.MIN),
+                Figure(solo.player, "tries", solo.tries, Keep.SUM),
+            ]
+            entries = (Entry(f"solo-{cards}", solo.player, solo.tries, "tries", True),)
         return Results(
             tuple(
                 Standing(
@@ -332,6 +348,9 @@ class Concentration:
                 for s in state.standings
             ),
             state.draw,
+            winners=frozenset() if state.draw else frozenset(state.winners),
+            figures=tuple(figures),
+            entries=entries,
         )
 
     def proofs(self, state: object) -> tuple[str, ...]:

@@ -21,7 +21,10 @@ from match.v1 import common_pb2, match_cards_command_pb2, match_cards_pb2, match
 from match_rules.errors import Code, RuleError
 from match_rules.game import (
     Bot,
+    Entry,
+    Figure,
     Game,
+    Keep,
     Place,
     Results,
     SeatInfo,
@@ -111,6 +114,47 @@ def _from_code(wire: WireSettings) -> WireSettings:
                 f"not {given}: leave {name} unset to replay it",
             )
     return carried
+
+
+def level(settings: Settings) -> str:
+    """The level a game is played at, as its leaderboard and best-time figure name it: the
+    board's size, pairs or triples, the difficulty ("level-12-pairs-easy"), which together
+    fix the limit of failed attempts. Times are compared only at one level."""
+    return f"level-{settings.cards}-{settings.mode.value}-{settings.difficulty.value}"
+
+
+def _winners(state: MatchCardsState, draw: bool) -> frozenset[str]:
+    """A challenge table: the first place, unless all share it (a draw). Solo: the player, if
+    they won (found every group within the limit)."""
+    if len(state.standings) == 1:
+        return frozenset(s.player for s in state.standings if s.won)
+    if draw:
+        return frozenset()
+    return frozenset(s.player for s in state.standings if s.place == 1)
+
+
+def _figures_and_entries(state: MatchCardsState) -> tuple[tuple[Figure, ...], tuple[Entry, ...]]:
+    """Each player's failed attempts, and for a won game the time from the start to the last
+    group found: their best at the game's level, on the level's board and on the board of the
+    game's published code (a replay of a code is on no board). No main board: times and failed
+    attempts compare only at one level, and a challenge table's main board is its rating."""
+    name = level(state.settings)
+    figures: list[Figure] = []
+    entries: list[Entry] = []
+    for s in state.standings:
+        board = state.board(s.player)
+        figures.append(Figure(s.player, "failed_attempts", board.failed, Keep.SUM))
+        if not board.won:
+            continue
+        assert board.finished_at is not None
+        time_ms = board.finished_at - state.started_at
+        figures.append(Figure(s.player, f"best_time_ms/{name}", time_ms, Keep.MIN))
+        if not state.replay:
+            entries += [
+                Entry(name, s.player, time_ms, "ms", lower_is_better=True),
+                Entry(f"code-{state.published_code}", s.player, time_ms, "ms", True),
+            ]
+    return tuple(figures), tuple(entries)
 
 
 class MatchCards:
@@ -370,7 +414,15 @@ class MatchCards:
             for s in state.standings
         )
         draw = len(standings) >= 2 and all(s.place == 1 for s in standings)
-        return Results(standings, draw, ranked=not state.replay)
+        figures, entries = _figures_and_entries(state)
+        return Results(
+            standings,
+            draw,
+            ranked=not state.replay,
+            winners=_winners(state, draw),
+            figures=figures,
+            entries=entries,
+        )
 
     def proofs(self, state: object) -> tuple[str, ...]:
         return ()  # the rerun from the revealed seed proves everything there is

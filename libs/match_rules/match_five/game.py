@@ -22,7 +22,9 @@ from match.v1 import common_pb2, match_five_command_pb2, match_five_pb2, match_f
 from match_rules.errors import Code, RuleError
 from match_rules.game import (
     Bot,
+    Figure,
     Game,
+    Keep,
     Place,
     Results,
     SeatInfo,
@@ -329,7 +331,18 @@ class MatchFive:
             for s in state.standings
         )
         draw = len(standings) >= 2 and all(s.place == 1 for s in standings)
-        return Results(standings, draw)
+        winners = frozenset() if draw else frozenset(s.player for s in standings if s.place == 1)
+        figures = tuple(
+            figure
+            for s in state.standings
+            for figure in (
+                Figure(s.player, "points", s.points, Keep.SUM),
+                Figure(s.player, "best_points", s.points, Keep.MAX),
+                Figure(s.player, "matches", s.matching, Keep.SUM),
+            )
+        )
+        # no entries: the main board is the rating, and the seed keeps no high score
+        return Results(standings, draw, winners=winners, figures=figures)
 
     def proofs(self, state: MatchFiveState) -> tuple[str, ...]:
         return ()  # the rerun from the revealed seed re-rolls the dice and re-counts every vote

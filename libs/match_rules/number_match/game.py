@@ -25,7 +25,11 @@ from match.v1 import (
 from match_rules.errors import Code, RuleError
 from match_rules.game import (
     Bot,
+    DailySolve,
+    Entry,
+    Figure,
     Game,
+    Keep,
     Place,
     Results,
     SeatInfo,
@@ -352,8 +356,32 @@ class NumberMatch:
             f"{how}: {state.score} points in {state.time_ms / 1000:.1f} s, "
             f"{state.hints_used} of 3 hints{replay}"
         )
+        player, score = state.player, state.score
+        # The daily puzzle is a hard board (its settings say so): its figures count at level hard.
+        level = f"level-{state.settings.level.value}"
+        figures = [Figure(player, f"best_score/{level}", score, Keep.MAX)]
+        if cleared:
+            figures.append(Figure(player, f"best_time_ms/{level}", state.time_ms, Keep.MIN))
+        figures.append(Figure(player, "hints", state.hints_used, Keep.SUM))
+        entries: list[Entry] = []
+        daily: tuple[DailySolve, ...] = ()
+        date = state.settings.daily_date
+        if not state.replay and date:
+            # Everybody gets the same daily board, and may play it again that day: its board
+            # keeps each player's first try, and it goes on no other board.
+            entries.append(Entry(f"daily-{date}", player, score, "points", first_only=True))
+            if cleared:
+                daily = (DailySolve(player, date),)
+        elif not state.replay:
+            entries += [Entry(level, player, score, "points"), Entry("", player, score, "points")]
         return Results(
-            (Standing(state.player, 1, state.score, summary),), draw=False, ranked=not state.replay
+            (Standing(player, 1, score, summary),),
+            draw=False,
+            ranked=not state.replay,
+            winners=frozenset({player}) if cleared else frozenset(),
+            figures=tuple(figures),
+            entries=tuple(entries),
+            daily=daily,
         )
 
     def proofs(self, state: NumberMatchState) -> tuple[str, ...]:

@@ -16,7 +16,18 @@ from google.protobuf.message import Message
 from match.v1 import common_pb2, dealer_pb2, race_command_pb2, race_pb2, race_service_pb2, views_pb2
 from match_rules import deal as dealing
 from match_rules.errors import Code, RuleError
-from match_rules.game import Bot, Place, Results, SeatInfo, Standing, TableContext, Teller, Told
+from match_rules.game import (
+    Bot,
+    Figure,
+    Keep,
+    Place,
+    Results,
+    SeatInfo,
+    Standing,
+    TableContext,
+    Teller,
+    Told,
+)
 from match_rules.race import commands as cmd
 from match_rules.race import describe as told
 from match_rules.race import events as ev
@@ -46,6 +57,26 @@ _STRENGTH = {
 def _boards(deal: Message) -> tuple[tuple[int, ...], ...]:
     assert isinstance(deal, dealer_pb2.RaceDeal)
     return tuple(tuple(board.layout) for board in deal.boards)
+
+
+# Outcomes of a player away from a board: out of the game before it began, or resigned (before
+# it began, or during it). With no tile turned on it, the player did not play it.
+_AWAY = frozenset({ev.Outcome.OUT, ev.Outcome.RESIGNED, ev.Outcome.NOT_PLAYED})
+
+
+def _figures(state: RaceState) -> tuple[Figure, ...]:
+    """Each player's pairs on each board they played (as scored: none for a disqualified
+    clear), and in all. The race has no points: it ranks by pairs, then time."""
+    out: list[Figure] = []
+    for standing in state.standings:
+        player = standing.player
+        for number, board in enumerate(state.results, start=1):
+            for result in board:
+                played = result.turns > 0 or result.outcome not in _AWAY
+                if result.player == player and played:
+                    out.append(Figure(player, f"pairs_board_{number}", result.pairs, Keep.SUM))
+        out.append(Figure(player, "pairs", standing.pairs, Keep.SUM))
+    return tuple(out)
 
 
 def _summary(standing: ev.Standing) -> str:
@@ -224,7 +255,9 @@ class RaceGame:
             Standing(s.player, s.place, s.pairs, _summary(s)) for s in state.standings
         )
         draw = len(standings) >= 2 and all(s.place == 1 for s in standings)
-        return Results(standings, draw)
+        winners = frozenset() if draw else frozenset(s.player for s in standings if s.place == 1)
+        # no entries: the race's main board is its rating, and it has no other
+        return Results(standings, draw, winners=winners, figures=_figures(state))
 
     def proofs(self, state: object) -> tuple[str, ...]:
         return ()  # the rerun from the revealed seed proves everything there is

@@ -142,6 +142,16 @@ def test_a_board_keeps_each_players_best_and_ranks_ties_together(book: Book) -> 
     assert book.boards(7) == ["level-1"]
 
 
+def test_a_first_only_board_keeps_the_first_try(book: Book) -> None:
+    def daily(value: int) -> tuple[Entry, ...]:
+        return (Entry("daily-2027-01-01", A, value, "points", first_only=True),)
+
+    book.count(1, game("g1", [(A, 1)], entries=daily(40)))
+    book.count(2, game("g2", [(A, 1)], entries=daily(90)))  # played again, the board learnt
+    rows = book.leaderboard(7, "daily-2027-01-01", 1, 20).rows
+    assert [(r.value, r.games) for r in rows] == [(40, 2)]
+
+
 def test_an_unranked_game_puts_nothing_on_a_board_nor_in_a_streak(book: Book) -> None:
     book.count(1, game("g1", [(A, 1)], entries=(Entry("", A, 50, "points"),),
                        daily=(DailySolve(A, "2027-01-01"),), ranked=False))  # fmt: skip
