@@ -42,6 +42,14 @@ DEFAULT_WATCH_LIMITS = WatchLimits()  # docs/operations.md, "Limits"
 # guessing hopeless: services/lobby/invites.py).
 DEFAULT_INVITE_TTL_S = 3600.0
 DEFAULT_INVITE_FAILURES = Rate(per_s=10 / 60, burst=10.0)
+# Signing in with a key (services/lobby/identity.py): a challenge is signed within a minute; a
+# session lasts a day. GetChallenge and SignIn share one bucket per client address: a sign-in
+# is both, so 10 at once and then one every 2 s.
+DEFAULT_CHALLENGE_TTL_S = 60.0
+DEFAULT_SESSION_TTL_S = 24 * 3600
+DEFAULT_SIGN_IN_LIMIT = Rate(per_s=1.0, burst=20.0)
+# The players service's answers (profiles, statistics, leaderboards): reads, asked again freely.
+DEFAULT_PLAYERS_TIMEOUT_S = 2.0
 
 
 class ConfigError(Exception):
@@ -67,6 +75,10 @@ class LobbyConfig:
     invite_ttl_s: float = DEFAULT_INVITE_TTL_S  # a code opens its table this long after making
     invite_failures: Rate = DEFAULT_INVITE_FAILURES  # wrong codes per client address
     clock: Clock = field(default_factory=Clock)  # REFEREE_CLOCK_RATE / _ANCHOR_MS: for expiry
+    challenge_ttl_s: float = DEFAULT_CHALLENGE_TTL_S  # a sign-in challenge, to sign within
+    session_ttl_s: int = DEFAULT_SESSION_TTL_S  # a session token from SignIn
+    sign_in_limit: Rate = DEFAULT_SIGN_IN_LIMIT  # GetChallenge and SignIn per client address
+    players_timeout_s: float = DEFAULT_PLAYERS_TIMEOUT_S  # for the players service's answer
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> LobbyConfig:
@@ -99,6 +111,15 @@ class LobbyConfig:
         if rate <= 0:
             raise ConfigError("REFEREE_CLOCK_RATE must be more than 0")
         anchor = _number(env, "REFEREE_CLOCK_ANCHOR_MS", 0.0)
+        challenge_ttl_s = _number(env, "LOBBY_CHALLENGE_TTL_S", DEFAULT_CHALLENGE_TTL_S)
+        if challenge_ttl_s <= 0:
+            raise ConfigError("LOBBY_CHALLENGE_TTL_S must be more than 0 seconds")
+        session_ttl_s = _count(env, "LOBBY_SESSION_TTL_S", DEFAULT_SESSION_TTL_S)
+        if session_ttl_s <= 0:
+            raise ConfigError("LOBBY_SESSION_TTL_S must be more than 0 seconds")
+        players_timeout_s = _number(env, "LOBBY_PLAYERS_TIMEOUT_S", DEFAULT_PLAYERS_TIMEOUT_S)
+        if players_timeout_s <= 0:
+            raise ConfigError("LOBBY_PLAYERS_TIMEOUT_S must be more than 0 seconds")
         try:
             tls = server_tls(env, "LOBBY")
         except TlsConfigError as error:
@@ -128,6 +149,10 @@ class LobbyConfig:
             invite_ttl_s=invite_ttl_s,
             invite_failures=failures,
             clock=Clock(rate, int(anchor)),
+            challenge_ttl_s=challenge_ttl_s,
+            session_ttl_s=session_ttl_s,
+            sign_in_limit=_rate(env, "SIGN_IN", DEFAULT_SIGN_IN_LIMIT),
+            players_timeout_s=players_timeout_s,
         )
 
 

@@ -30,6 +30,7 @@ from nats.js.api import ConsumerConfig, DeliverPolicy
 from match.v1 import common_pb2, lobby_pb2, referee_pb2
 from match_bus import subjects
 from match_bus.records import BadRecord, Numbering
+from match_players.identity import is_keyed
 from services.lobby import metrics
 from services.lobby.games import of_slug
 from services.lobby.listing import Key, SortedKeys
@@ -51,6 +52,9 @@ class TableDirectory:
         self._tables: dict[str, lobby_pb2.Table] = {}
         self._invites: dict[str, str] = {}  # invite code -> table id
         self._left: dict[str, set[str]] = {}  # table id -> players who gave up their seat
+        # A keyed player's tables whose game is not over (FindMySeats): player id -> table ids,
+        # kept as seats are taken and left and as tables finish, expire or are quarantined.
+        self._seats_of: dict[str, set[str]] = {}
         self._numbering: dict[str, Numbering] = {}  # where each table's records have got to
         self._quarantined: dict[str, BadRecord] = {}  # table id -> the record that stopped it
         # Counted for the limits (services/lobby/quotas.py): tables waiting for their game to
@@ -134,7 +138,39 @@ class TableDirectory:
         return sum(self.bot_seats(t) for t in self._botted)
 
     def has_left(self, table_id: str, player_id: str) -> bool:
+        """Whether the player gave up their seat at the table and has not sat down again (a
+        keyed player keeps their id, so they may)."""
         return player_id in self._left.get(table_id, ())
+
+    def seats_of(self, player_id: str, table_id: str = "") -> list[lobby_pb2.Table]:
+        """Copies of the tables (invite codes included) where the keyed player holds a seat and
+        the game is not over, newest first; only ``table_id``'s when it is given."""
+        tables = self._seats_of.get(player_id, set())
+        if table_id:
+            tables = tables & {table_id}
+        found = [self._tables[t] for t in tables if t in self._tables]
+        found.sort(key=lambda t: (t.created_at_ms, t.table_id), reverse=True)
+        copies = []
+        for table in found:
+            copy = lobby_pb2.Table()
+            copy.CopyFrom(table)
+            copies.append(copy)
+        return copies
+
+    def _index_seats(self, table_id: str, before: set[str], after: set[str]) -> None:
+        """The keyed players of the table were ``before`` and are ``after`` a change."""
+        for player in before - after:
+            held = self._seats_of.get(player)
+            if held is not None:
+                held.discard(table_id)
+                if not held:
+                    del self._seats_of[player]
+        for player in after - before:
+            self._seats_of.setdefault(player, set()).add(table_id)
+
+    def _unindex(self, table: lobby_pb2.Table) -> None:
+        """The table holds nobody's seat any more (finished, expired, quarantined)."""
+        self._index_seats(table.table_id, _keyed(table), set())
 
     def newest_open(
         self, game_kind: int, size: int, before: Key | None = None
@@ -250,6 +286,7 @@ class TableDirectory:
             self._filling.discard(env.table_id)
         if game.is_terminal(state):
             table.status = lobby_pb2.Table.STATUS_FINISHED
+            self._unindex(table)
             self._botted.discard(env.table_id)
             self._games.pop(env.table_id, None)
         else:
@@ -286,8 +323,12 @@ class TableDirectory:
         if kind == "table_expired":
             self._forget_expired(table)
             return
+        before = _keyed(table)
         if kind == "player_seated":
             seated = event.player_seated
+            left = self._left.get(env.table_id)
+            if left is not None:  # sat down again: their tokens work again
+                left.discard(seated.player_id)
             kept = [s for s in table.taken if s.seat != seated.seat]
             kept.append(
                 lobby_pb2.Table.Seat(
@@ -314,10 +355,13 @@ class TableDirectory:
                 self._botted.add(env.table_id)
         elif kind == "seed_committed":
             table.commitment = event.seed_committed.commitment
+        if table.status != lobby_pb2.Table.STATUS_FINISHED:
+            self._index_seats(env.table_id, before, _keyed(table))
 
     def _forget_expired(self, table: lobby_pb2.Table) -> None:
         """An expired table leaves the listing and memory; its id is kept for a clear refusal."""
         table_id = table.table_id
+        self._unindex(table)
         self._tables.pop(table_id, None)
         self._numbering.pop(table_id, None)
         self._games.pop(table_id, None)
@@ -357,7 +401,9 @@ class TableDirectory:
 
     def _quarantine(self, bad: BadRecord) -> None:
         self._quarantined[bad.table_id] = bad
-        self._tables.pop(bad.table_id, None)
+        table = self._tables.pop(bad.table_id, None)
+        if table is not None:
+            self._unindex(table)
         self._relist(bad.table_id)
         self._numbering.pop(bad.table_id, None)
         self._games.pop(bad.table_id, None)
@@ -371,6 +417,10 @@ class TableDirectory:
             sequence=bad.sequence,
             problem=bad.problem,
         )
+
+    def indexed_players(self) -> int:
+        """Keyed players with a seat at a table whose game is not over (tests)."""
+        return len(self._seats_of)
 
     async def _ingest(self, msg: Msg) -> None:
         seq = msg.metadata.sequence.stream
@@ -430,3 +480,8 @@ class TableDirectory:
         finally:
             with contextlib.suppress(Exception):
                 await sub.unsubscribe()
+
+
+def _keyed(table: lobby_pb2.Table) -> set[str]:
+    """The keyed players seated at the table."""
+    return {s.player_id for s in table.taken if is_keyed(s.player_id)}

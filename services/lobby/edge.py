@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import hmac
+import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -25,8 +26,9 @@ import structlog
 
 from services.lobby import metrics
 from services.lobby.errors import ApiError, rate_limited
+from services.lobby.identity import SessionClaims, SessionError, SessionExpired, Sessions
 from services.lobby.limits import Limiter, Rate, retry_after_ms
-from services.lobby.tokens import Claims, TokenError, Tokens
+from services.lobby.tokens import Claims, TokenError, TokenExpired, Tokens
 from services.peers import client_address
 
 log = structlog.get_logger()
@@ -37,6 +39,19 @@ Context = Any  # grpc.aio.ServicerContext: grpc ships no type hints
 
 INTERNAL_MESSAGE = "the lobby failed to handle this request; try again"
 _NO_TOKEN = "send your player token as metadata `authorization: Bearer <player_token>`"
+NO_SESSION = (
+    "sign in first (GetChallenge, then SignIn) and send the session token as metadata "
+    "`authorization: Bearer <session_token>`"
+)
+# A token of the other kind, each way: both are refused, and the message says which to send.
+SESSION_NOT_SEAT = (
+    "this is a session token (from SignIn), not a seat's player token: calls at a table take "
+    "the player token of that seat (from CreateTable, JoinTable or FindMySeats)"
+)
+SEAT_NOT_SESSION = (
+    "this is a seat's player token, not a session: send the session token from SignIn as "
+    "`authorization: Bearer <session_token>` (or no authorization, to play without a key)"
+)
 
 
 def metadata(context: Context, key: str) -> str | None:
@@ -56,6 +71,7 @@ class Limits:
     player: Limiter = field(default_factory=lambda: Limiter(_OFF))
     address: Limiter = field(default_factory=lambda: Limiter(_OFF))  # every call
     create: Limiter = field(default_factory=lambda: Limiter(_OFF))  # CreateTable
+    sign_in: Limiter = field(default_factory=lambda: Limiter(_OFF))  # GetChallenge, SignIn
 
 
 def _admit(limiter: Limiter, kind: str, key: str, what: str) -> None:
@@ -73,8 +89,16 @@ def address(context: Context) -> str:
 class Auth:
     """Checks player tokens and the bot key, and counts calls against the rate limits."""
 
-    def __init__(self, tokens: Tokens, bot_key: str | None, limits: Limits | None = None) -> None:
+    def __init__(
+        self,
+        tokens: Tokens,
+        bot_key: str | None,
+        limits: Limits | None = None,
+        sessions: Sessions | None = None,
+    ) -> None:
         self.tokens = tokens
+        # Without sessions (a test's lobby), none is ever issued, so none verifies.
+        self.sessions = sessions or Sessions(secrets.token_bytes(32), 1)
         self._bot_key = bot_key
         self._limits = limits or Limits()
 
@@ -91,6 +115,10 @@ class Auth:
         """Count a CreateTable against its client address's table bucket."""
         _admit(self._limits.create, "create", address(context), "this address (new tables)")
 
+    def admit_sign_in(self, context: Context) -> None:
+        """Count a GetChallenge or a SignIn against its client address's sign-in bucket."""
+        _admit(self._limits.sign_in, "sign_in", address(context), "this address (sign-ins)")
+
     def carries_bot_key(self, context: Context) -> bool:
         """True for a call with the right ``x-match-bot-key`` (a wrong one is just a caller)."""
         return self._is_bot_key(metadata(context, "x-match-bot-key"))
@@ -103,20 +131,75 @@ class Auth:
         )
 
     def claims(self, context: Context) -> Claims | None:
-        """The caller's token's claims; None without a token; ApiError for a bad one."""
-        header = metadata(context, "authorization")
-        if header is None:
+        """The caller's seat token's claims; None without a token; ApiError for a bad one (a
+        session token included: it acts at no table)."""
+        token = _bearer(context, _NO_TOKEN)
+        if token is None:
             return None
-        scheme, _, token = header.strip().partition(" ")
-        if scheme.lower() != "bearer" or not token.strip():
-            raise ApiError(grpc.StatusCode.UNAUTHENTICATED, _NO_TOKEN)
         try:
-            claims = self.tokens.verify(token.strip())
+            claims = self.tokens.verify(token)
         except TokenError as error:
-            raise ApiError(grpc.StatusCode.UNAUTHENTICATED, str(error)) from None
+            message = SESSION_NOT_SEAT if self._is_session(token) else str(error)
+            raise ApiError(grpc.StatusCode.UNAUTHENTICATED, message) from None
         # Only a verified token is counted: a forged one cannot spend somebody else's calls.
         _admit(self._limits.player, "player", claims.player, "this player")
         return claims
+
+    def seat_or_session(self, context: Context) -> Claims | SessionClaims | None:
+        """A seat's token's claims or a session's (for a call that takes either: GetTable);
+        None without ``authorization``; UNAUTHENTICATED for a bad token of either kind."""
+        token = _bearer(context, _NO_TOKEN)
+        if token is None:
+            return None
+        try:
+            claims: Claims | SessionClaims = self.tokens.verify(token)
+        except TokenError as error:
+            try:
+                claims = self.sessions.verify(token)
+            except SessionExpired as expired:
+                raise ApiError(grpc.StatusCode.UNAUTHENTICATED, str(expired)) from None
+            except SessionError:
+                raise ApiError(grpc.StatusCode.UNAUTHENTICATED, str(error)) from None
+        _admit(self._limits.player, "player", claims.player, "this player")
+        return claims
+
+    def session(self, context: Context) -> SessionClaims | None:
+        """The caller's session (SignIn); None without ``authorization``; UNAUTHENTICATED for
+        a bad one, or for a seat's token in its place."""
+        token = _bearer(context, NO_SESSION)
+        if token is None:
+            return None
+        try:
+            session = self.sessions.verify(token)
+        except SessionError as error:
+            message = SEAT_NOT_SESSION if self._is_seat_token(token) else str(error)
+            raise ApiError(grpc.StatusCode.UNAUTHENTICATED, message) from None
+        _admit(self._limits.player, "player", session.player, "this player")
+        structlog.contextvars.bind_contextvars(player_id=session.player)
+        return session
+
+    def signed_in(self, context: Context) -> SessionClaims:
+        """The caller's session, which the call needs: UNAUTHENTICATED without one."""
+        session = self.session(context)
+        if session is None:
+            raise ApiError(grpc.StatusCode.UNAUTHENTICATED, NO_SESSION)
+        return session
+
+    def _is_session(self, token: str) -> bool:
+        try:
+            self.sessions.verify(token)
+        except SessionError as error:
+            return isinstance(error, SessionExpired)
+        return True
+
+    def _is_seat_token(self, token: str) -> bool:
+        try:
+            self.tokens.verify(token)
+        except TokenExpired:
+            return True
+        except TokenError:
+            return False
+        return True
 
     def player(self, context: Context, table_id: str) -> Claims:
         """The token's claims, which must name ``table_id``."""
@@ -143,6 +226,18 @@ class Auth:
                 "x-match-bot-key is not the bot key this lobby was given; bots cannot join",
             )
         return True
+
+
+def _bearer(context: Context, missing: str) -> str | None:
+    """The token of ``authorization: Bearer <token>``; None without the metadata;
+    UNAUTHENTICATED (saying ``missing``) for anything else."""
+    header = metadata(context, "authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.strip().partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ApiError(grpc.StatusCode.UNAUTHENTICATED, missing)
+    return token.strip()
 
 
 class Guarded(Protocol):

@@ -51,11 +51,14 @@ def invalid(message: str) -> ApiError:
     return ApiError(grpc.StatusCode.INVALID_ARGUMENT, message)
 
 
-def from_refusal(refusal: common_pb2.Refusal) -> ApiError:
+def from_refusal(
+    refusal: common_pb2.Refusal, who: str = "the referee", what: str = "the command"
+) -> ApiError:
     """A refusal as the client sees it: its category's status (an unknown category counts as
-    FAILED_PRECONDITION: the command was well formed but not allowed), its message, its slug."""
+    FAILED_PRECONDITION: the command was well formed but not allowed), its message, its slug.
+    ``who`` refused ``what`` (said when the refusal has no message)."""
     code = _CATEGORY.get(refusal.category, grpc.StatusCode.FAILED_PRECONDITION)
-    message = refusal.message or f"the referee refused the command ({refusal.code})"
+    message = refusal.message or f"{who} refused {what} ({refusal.code})"
     return ApiError(code, message, refusal.code or "refused")
 
 

@@ -22,7 +22,8 @@ WATCHED_TABLES = Gauge(
 )
 LIMITED = Counter(
     "match_lobby_rate_limited_total",
-    "Calls refused RESOURCE_EXHAUSTED by a limit, by kind (player, address, create: rates; "
+    "Calls refused RESOURCE_EXHAUSTED by a limit, by kind (player, address, create, sign_in: "
+    "rates; "
     "waiting_tables, address_tables, bots, address_bots: counts; watch_player, "
     "watch_address, watch_lobby, watch_tables: Watch streams open at once).",
     ["kind"],

@@ -1,5 +1,5 @@
-"""``python -m services.lobby``: the gRPC server (LobbyService, each registered game's own
-service, health, reflection) over one NATS connection."""
+"""``python -m services.lobby``: the gRPC server (LobbyService, PlayerService, each registered
+game's own service, health, reflection) over one NATS connection."""
 
 from __future__ import annotations
 
@@ -14,17 +14,20 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc  # type: ignore[i
 from grpc_reflection.v1alpha import reflection  # type: ignore[import-untyped]
 from nats.aio.client import Client
 
-from match.v1 import lobby_pb2, lobby_pb2_grpc
+from match.v1 import lobby_pb2, lobby_pb2_grpc, players_pb2, players_pb2_grpc
 from match_bus.service import run
 from services.lobby.config import ConfigError, LobbyConfig
 from services.lobby.directory import TableDirectory
 from services.lobby.edge import Auth, Limits
 from services.lobby.fanout import Watches
 from services.lobby.games import services
+from services.lobby.identity import Challenges, Sessions
 from services.lobby.ids import Ids
 from services.lobby.invites import FailureBudget, InviteRules
 from services.lobby.limits import Limiter
 from services.lobby.parsing import add_safely
+from services.lobby.players import PlayerServicer
+from services.lobby.players_client import PlayersClient
 from services.lobby.playing import GameServicer
 from services.lobby.presence import Presence
 from services.lobby.quotas import TableQuotas
@@ -36,8 +39,9 @@ from services.tls import add_port, plaintext_warning
 log = structlog.get_logger()
 
 LOBBY_SERVICE = lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name
+PLAYER_SERVICE = players_pb2.DESCRIPTOR.services_by_name["PlayerService"].full_name
 GAME_SERVICES = tuple(service.full_name for service in services())  # MatchRaceService, ...
-SERVED = ("", LOBBY_SERVICE, *GAME_SERVICES)
+SERVED = ("", LOBBY_SERVICE, PLAYER_SERVICE, *GAME_SERVICES)
 
 SERVER_OPTIONS = [
     ("grpc.max_receive_message_length", 64 * 1024),  # every request is a few bytes
@@ -84,9 +88,17 @@ async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]
     tasks = [asyncio.create_task(directory.run(), name="table-directory")]
     referee = Referee(nc, config.referee_timeout_s, config.referee_wait_s)
     limits = Limits(
-        Limiter(config.player_limit), Limiter(config.address_limit), Limiter(config.create_limit)
+        Limiter(config.player_limit),
+        Limiter(config.address_limit),
+        Limiter(config.create_limit),
+        Limiter(config.sign_in_limit),
     )
-    auth = Auth(Tokens(config.token_secret, config.token_ttl_s), config.bot_key, limits)
+    auth = Auth(
+        Tokens(config.token_secret, config.token_ttl_s),
+        config.bot_key,
+        limits,
+        Sessions(config.token_secret, config.session_ttl_s),
+    )
     watches = Watches(js, config.watch_limits)
 
     server = grpc.aio.server(options=SERVER_OPTIONS)
@@ -104,6 +116,17 @@ async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]
                 failures=FailureBudget(config.invite_failures),
                 now_ms=config.clock.now_ms,
             ),
+        ),
+        auth.admit,
+    )
+    add_safely(
+        server,
+        players_pb2_grpc.add_PlayerServiceServicer_to_server,
+        PlayerServicer(
+            auth,
+            Challenges(config.token_secret, config.challenge_ttl_s),
+            directory,
+            PlayersClient(nc, config.players_timeout_s),
         ),
         auth.admit,
     )
@@ -130,6 +153,9 @@ async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]
         player_limit=f"{config.player_limit.per_s:g}/s burst {config.player_limit.burst:g}",
         address_limit=f"{config.address_limit.per_s:g}/s burst {config.address_limit.burst:g}",
         create_limit=f"{config.create_limit.per_s:g}/s burst {config.create_limit.burst:g}",
+        sign_in_limit=f"{config.sign_in_limit.per_s:g}/s burst {config.sign_in_limit.burst:g}",
+        challenge_ttl_s=config.challenge_ttl_s,
+        session_ttl_s=config.session_ttl_s,
         caps=str(config.caps),
         referee_wait_s=config.referee_wait_s,
         watch_limits=_watch_limits(config),

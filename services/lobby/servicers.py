@@ -14,6 +14,7 @@ from services.lobby.callers import caller
 from services.lobby.directory import TableDirectory
 from services.lobby.edge import Auth, Context, address, metadata, unary
 from services.lobby.errors import ApiError, invalid, too_many_wrong_codes
+from services.lobby.identity import SessionClaims
 from services.lobby.ids import Ids
 from services.lobby.invites import FailureBudget, InviteRules
 from services.lobby.limits import Rate, retry_after_ms
@@ -138,12 +139,13 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         self, request: lobby_pb2.CreateTableRequest, context: Context
     ) -> lobby_pb2.CreateTableResponse:
         name, game, settings = validation.create_table(request)
+        session = self.auth.session(context)  # signed in: seated under the key's player id
         # A retry (same request id, maybe on another lobby) names the same table and player,
         # and the referee answers it with its first answer.
         request_id = validation.request_id(metadata(context, "x-request-id"))
-        who = caller(context)  # the first answer goes back to this caller only
+        who = caller(context, session.player if session else None)  # the first answer's owner
         table_id = self._ids.table(request_id, who)
-        player_id = self._ids.player(table_id, request_id, who)
+        player_id = session.player if session else self._ids.player(table_id, request_id, who)
         _bind_table(table_id)
         structlog.contextvars.bind_contextvars(player_id=player_id)
         client = address(context)
@@ -209,6 +211,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
             raise invalid("set table_id (an open table) or invite_code (a private one)")
         is_bot = self.auth.is_bot(context)
         name = validation.display_name(request.display_name, bot=is_bot)
+        session = self.auth.session(context)  # signed in: seated under the key's player id
         invite = ""
         if target == "invite_code":
             invite = validation.invite_code(request.invite_code)
@@ -221,8 +224,13 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         if is_bot and self._quotas is not None:
             self._quotas.admit_bots(table_id)
         request_id = validation.request_id(metadata(context, "x-request-id"))
-        # The same player on a retry from the same caller; another caller is another player.
-        player_id = self._ids.player(table_id, request_id, caller(context))
+        # The same player on a retry from the same caller; another caller is another player. A
+        # signed-in player is always the key's: joining twice is refused (`already_seated`).
+        if session is not None:
+            caller(context, session.player)  # checks the client key, as for anybody
+            player_id = session.player
+        else:
+            player_id = self._ids.player(table_id, request_id, caller(context))
         structlog.contextvars.bind_contextvars(player_id=player_id)
         command = TableCommand(
             table_id=table_id,
@@ -281,11 +289,14 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     ) -> lobby_pb2.GetTableResponse:
         table_id = validation.table_id(request.table_id)
         _bind_table(table_id)
-        claims = self.auth.claims(context)
+        claims = self.auth.seat_or_session(context)  # a session shows the tables it sits at
         table = await self._table(table_id)
         if table is None:
             raise _unknown_table(table_id)
-        mine = claims is not None and claims.table == table_id
+        if isinstance(claims, SessionClaims):
+            mine = any(s.player_id == claims.player for s in table.taken)
+        else:
+            mine = claims is not None and claims.table == table_id
         if table.visibility == common_pb2.VISIBILITY_PRIVATE and not mine:
             if claims is None:
                 raise ApiError(
@@ -294,7 +305,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
                 )
             raise ApiError(
                 grpc.StatusCode.PERMISSION_DENIED,
-                "a private table is shown to its players only; your token is for another table",
+                "a private table is shown to its players only; your token is for another table"
+                if isinstance(claims, Claims)
+                else "a private table is shown to its players only; you have no seat there",
             )
         if not mine:
             table.invite_code = ""

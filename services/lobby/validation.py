@@ -10,8 +10,9 @@ import uuid
 import grpc  # type: ignore[import-untyped]
 from google.protobuf.message import Message
 
-from match.v1 import common_pb2, lobby_pb2
+from match.v1 import common_pb2, lobby_pb2, players_pb2
 from match_bus.subjects import valid_table_id
+from match_players.identity import PLAYER_ID_CHARS, is_keyed
 from match_rules.errors import RuleError
 from match_rules.game import Game
 from services.lobby import games, names
@@ -177,3 +178,42 @@ def page(request: lobby_pb2.ListTablesRequest) -> tuple[PageCursor | None, int]:
 def page_token(cursor: PageCursor | None) -> str:
     """The next_page_token that continues after ``cursor`` (empty: the last page)."""
     return "" if cursor is None else f"{cursor[0]}.{cursor[1]}"
+
+
+MAX_BOARD_CHARS = 64
+_BOARD = re.compile(r"^[a-z0-9-]*$")
+DEFAULT_LEADERBOARD_PAGE_SIZE = 20
+MAX_LEADERBOARD_PAGE_SIZE = 100
+
+
+def keyed_player_id(value: str) -> str:
+    """A signed-in player's id (``k`` and 23 hex digits); INVALID_ARGUMENT otherwise."""
+    if not value:
+        raise invalid("player_id is required")
+    if not is_keyed(value):
+        raise invalid(
+            f"player_id must be a signed-in player's id: {PLAYER_ID_CHARS} characters, k and 23 "
+            "lowercase hex digits (players without a key have no profile)"
+        )
+    return value
+
+
+def leaderboard(request: players_pb2.GetLeaderboardRequest) -> players_pb2.GetLeaderboardRequest:
+    """The request with its defaults filled in (page 1, 20 rows); INVALID_ARGUMENT if wrong."""
+    games.by_kind(request.game_kind)  # a game played here
+    if len(request.board) > MAX_BOARD_CHARS or not _BOARD.match(request.board):
+        raise invalid(
+            f"board is at most {MAX_BOARD_CHARS} lowercase letters, digits and dashes, as the "
+            "leaderboard's `boards` name them (empty for the game's main board)"
+        )
+    if request.page_size > MAX_LEADERBOARD_PAGE_SIZE:
+        raise invalid(
+            f"page_size must be 1 to {MAX_LEADERBOARD_PAGE_SIZE} (0 for "
+            f"{DEFAULT_LEADERBOARD_PAGE_SIZE}), got {request.page_size}"
+        )
+    return players_pb2.GetLeaderboardRequest(
+        game_kind=request.game_kind,
+        board=request.board,
+        page=request.page or 1,
+        page_size=request.page_size or DEFAULT_LEADERBOARD_PAGE_SIZE,
+    )

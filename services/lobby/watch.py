@@ -78,7 +78,10 @@ async def watch(
 ) -> AsyncIterator[Any]:
     """The stream for ``viewer``, counted against its caps (``address`` None: not by address)
     from before anything is read until it ends."""
-    with watches.admitted(viewer or None, address):  # "": a spectator
+    # A viewer's streams are counted per seat (a player at one table): a signed-in player keeps
+    # one player id at every table, and each of their seats may follow its own table.
+    seat = f"{viewer}@{table_id}" if viewer else None  # "": a spectator
+    with watches.admitted(seat, address):
         last = await TableLog(js).last(table_id)
         if last is None:
             raise ApiError(grpc.StatusCode.NOT_FOUND, f"table {table_id} has no records (yet)")

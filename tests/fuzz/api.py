@@ -62,7 +62,7 @@ def _m(
 L, R = "/match.v1.LobbyService/", "/match.v1.MatchRaceService/"
 METHODS = (
     _m(L + "CreateTable", lobby_pb2.CreateTableRequest, lobby_pb2.CreateTableResponse,
-       {S.UNIMPLEMENTED} | REFUSALS),
+       {S.UNIMPLEMENTED} | REFUSALS | TOKEN),  # TOKEN: a bad session (docs/api.md)
     _m(L + "ListTables", lobby_pb2.ListTablesRequest, lobby_pb2.ListTablesResponse, set()),
     _m(L + "JoinTable", lobby_pb2.JoinTableRequest, lobby_pb2.JoinTableResponse,
        REFUSALS | TOKEN),
