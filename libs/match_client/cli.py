@@ -10,9 +10,16 @@
     match play --game match-5 --new [--seats 2..8] [--private] [--writing-seconds S]
                [--vote-seconds S]
     match play --table ID | --invite CODE
-    match play --resume [ID]            # back to a kept seat (the latest without ID)
+    match play --resume [ID]            # back to your seat (the newest game in progress without ID)
     match watch [--table ID] [--token TOKEN]
     match seats                         # the seats this user's client kept
+    match profile [PLAYER_ID]           # your ratings, statistics and streak; another's profile
+    match leaderboard --game KIND [--board NAME] [--page N]
+    match key show | match key export [--out FILE]
+
+``play`` and ``watch`` sign in with the player's key (``match_client.identity``: made on first
+use and kept in the config directory; nothing to sign up for), so the seat is the player's and
+``--resume`` finds it from any terminal that has the key; ``--anonymous`` plays without it.
 
 Every subcommand takes ``--addr HOST:PORT`` (default: $MATCH_ADDR, else 127.0.0.1:50051) and,
 for a lobby that serves TLS, ``--ca FILE`` (default: $MATCH_CA) or ``--tls`` (the system's
@@ -33,11 +40,20 @@ import threading
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import IO, cast
 
 from match.v1 import common_pb2, lobby_pb2, race_service_pb2
 from match_bus.clock import Clock
-from match_client import concentration, match_cards, match_five, number_match, text, timing
+from match_client import (
+    concentration,
+    identity,
+    match_cards,
+    match_five,
+    number_match,
+    players,
+    text,
+    timing,
+)
 from match_client.client import (
     CommandReply,
     MatchClient,
@@ -51,7 +67,7 @@ from match_client.client import (
     status_name,
 )
 from match_client.clock import ServerClock
-from match_client.seats import SeatStore, resume_finders, state_dir
+from match_client.seats import KeyedSeats, SeatStore, resume_finders, state_dir
 from match_client.tracker import RaceView, ViewTracker
 from match_rules import registry
 
@@ -74,6 +90,7 @@ class Settings:
     """What the environment says, read once at start."""
 
     state_dir: Path
+    config_dir: Path  # where the player's key is kept (match_client.identity)
     ledger_key: str  # the ledger's verifier key file, for the audit command at the end
     ledger_addr: str | None  # only when not the default
     plain: bool  # $MATCH_PLAIN: always the line mode
@@ -84,6 +101,7 @@ class Settings:
         var = env.get("MATCH_VAR") or "var"
         return cls(
             state_dir=state_dir(env),
+            config_dir=identity.config_dir(env),
             # Where `make run` keeps the ledger's verifier key; the operator's copy elsewhere.
             ledger_key=env.get("MATCH_LEDGER_KEY") or str(Path(var) / "ledger.vkey"),
             ledger_addr=env.get("LEDGER_ADDR") or None,
@@ -138,7 +156,16 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("tables", parents=[addr], help="list the open tables with a free seat")
 
-    play = sub.add_parser("play", parents=[addr], help="make or join a table and play it")
+    anonymous = argparse.ArgumentParser(add_help=False)
+    anonymous.add_argument(
+        "--anonymous",
+        action="store_true",
+        help="without your player key: the seat is nobody's (no rating, no statistics), and "
+        "only this computer's kept seats find it again",
+    )
+    play = sub.add_parser(
+        "play", parents=[addr, anonymous], help="make or join a table and play it"
+    )
     play.add_argument(
         "--game",
         choices=GAMES,
@@ -155,7 +182,8 @@ def build_parser() -> argparse.ArgumentParser:
         const="",
         default=None,
         metavar="ID",
-        help="go back to a seat this client kept: at table ID, or the latest one",
+        help="go back to your seat at table ID, or at the newest game in progress: the one "
+        "your key has, else one this client kept",
     )
     play.add_argument(
         "--seats",
@@ -282,15 +310,55 @@ def build_parser() -> argparse.ArgumentParser:
         help="seconds to read and vote on one combination's links, 10..300 (default 45)",
     )
 
-    watch = sub.add_parser("watch", parents=[addr], help="print a table's stream")
+    watch = sub.add_parser("watch", parents=[addr, anonymous], help="print a table's stream")
     watch.add_argument(
-        "--table", metavar="ID", help="default: the latest seat this client kept at --addr"
+        "--table",
+        metavar="ID",
+        help="default: your newest game in progress at --addr, else the latest seat this "
+        "client kept there",
     )
     watch.add_argument(
-        "--token", help="a player token for that table (default: the one this client kept)"
+        "--token", help="a player token for that table (default: your seat's, found as --resume)"
     )
     watch.add_argument("--after", type=int, default=0, metavar="N", help="resume after event N")
     sub.add_parser("seats", parents=[addr], help="the seats this client kept, newest last")
+
+    profile = sub.add_parser(
+        "profile",
+        parents=[addr],
+        help="your ratings, statistics and daily puzzle streak; or another player's profile",
+    )
+    profile.add_argument(
+        "player_id",
+        nargs="?",
+        default=None,
+        metavar="PLAYER_ID",
+        help="another player's id (k and 23 hex digits): their name and ratings",
+    )
+    board = sub.add_parser("leaderboard", parents=[addr], help="one page of a game's leaderboard")
+    board.add_argument("--game", choices=GAMES, required=True, help="the game")
+    board.add_argument(
+        "--board",
+        default="",
+        metavar="NAME",
+        help="one of the game's boards (the page lists them); default: its main board, the "
+        "rating (a solo game's: its best score)",
+    )
+    board.add_argument("--page", type=int, default=1, metavar="N", help="default 1")
+    key = sub.add_parser(
+        "key", help="your player key: you are this key, and losing it is losing the player"
+    )
+    key_sub = key.add_subparsers(dest="key_command", required=True)
+    key_sub.add_parser("show", help="your player id and where your key is kept")
+    export = key_sub.add_parser(
+        "export", help="the key, to keep safe or to play as you on another computer"
+    )
+    export.add_argument(
+        "--out",
+        metavar="FILE",
+        default=None,
+        help="a new file (written owner-only; an existing one is not replaced); default: stdout",
+    )
     return parser
 
 
@@ -434,6 +502,8 @@ async def _run(args: argparse.Namespace, settings: Settings | None = None) -> in
     settings = settings or Settings.from_env()
     if args.command == "seats":
         return seats(SeatStore(settings.state_dir), say)
+    if args.command == "key":
+        return key_command(args, settings, say)
     try:
         client = MatchClient(address(args), ca_file=ca_file(args), tls=args.tls)
     except OSError as error:
@@ -443,6 +513,12 @@ async def _run(args: argparse.Namespace, settings: Settings | None = None) -> in
         try:
             if args.command == "tables":
                 return await tables(client, say)
+            if args.command == "leaderboard":
+                return await leaderboard(client, args, settings, say)
+            if args.command == "profile":
+                return await profile(client, args, settings, say)
+            if not args.anonymous and not await sign_in(client, settings, say):
+                return 1
             if args.command == "watch":
                 return await watch_kept(client, args, settings, say)
             return await play(client, args, settings, say)
@@ -460,6 +536,116 @@ def describe_error(err: BaseException) -> str:
     if status == "UNAVAILABLE":
         return f"cannot reach the server ({error_details(err)})"
     return f"{error_details(err)} ({code or status.lower()})"
+
+
+# --- the player's key ------------------------------------------------------------------------
+
+
+def user_key(settings: Settings, out: Out, create: bool = True) -> identity.PlayerKey | None:
+    """The user's key, made (with a note where it is kept) when ``create`` and there is none;
+    None, with the reason said, when it cannot be used."""
+    path = identity.key_path(settings.config_dir)
+    try:
+        if create:
+            key, made = identity.load_or_create(settings.config_dir)
+        elif not (path.exists() or path.is_symlink()):
+            out(f"no player key yet (in {path}): `match play` makes one the first time")
+            return None
+        else:
+            key, made = identity.load(path), False
+    except identity.KeyFileError as error:
+        out(f"error: {error}")
+        return None
+    except OSError as error:
+        out(f"error: cannot make your player key in {settings.config_dir}: {error.strerror}")
+        return None
+    if made:
+        out(
+            f"you are player {key.player_id}: your key is {key.path}; it is the only proof, "
+            "keep a copy (match key export)"
+        )
+    return key
+
+
+async def sign_in(client: MatchClient, settings: Settings, out: Out) -> bool:
+    """Sign in with the user's key (made if missing). False, said, when the key cannot be
+    used; a lobby without player keys is played anonymously, with a note."""
+    key = user_key(settings, out)
+    if key is None:
+        return False
+    try:
+        await client.sign_in(key.private)
+    except Exception as err:
+        if not is_rpc_error(err) or status_name(err) != "UNIMPLEMENTED":
+            raise
+        out("this lobby does not know player keys: playing without yours")
+    return True
+
+
+def key_command(
+    args: argparse.Namespace, settings: Settings, out: Out, stdout: IO[bytes] | None = None
+) -> int:
+    """``match key show`` and ``match key export``."""
+    key = user_key(settings, out, create=False)
+    if key is None:
+        return 1
+    if args.key_command == "show":
+        out(f"player {key.player_id}")
+        out(f"key: {key.path} (keep a copy: match key export --out FILE)")
+        return 0
+    target = Path(args.out).expanduser() if args.out else None
+    try:
+        identity.export(key, target, stdout or sys.stdout.buffer)
+    except identity.KeyFileError as error:
+        out(f"error: {error}")
+        return 1
+    if target is not None:
+        out(
+            f"your key is in {target} (owner-only). Keep it safe: whoever has it plays as you. "
+            f"To play as {key.player_id} on another computer, put it there as "
+            f"{identity.KEY_FILE} in match's config directory (chmod 600)"
+        )
+    return 0
+
+
+# --- profiles and leaderboards ---------------------------------------------------------------
+
+
+async def profile(
+    client: MatchClient, args: argparse.Namespace, settings: Settings, out: Out
+) -> int:
+    """``match profile``: the caller's profile, statistics and streak (signed in with the key);
+    with a player id, that player's public profile."""
+    if args.player_id:
+        for line in players.profile_lines(await client.profile(args.player_id)):
+            out(line)
+        return 0
+    key = user_key(settings, out, create=False)
+    if key is None:
+        return 1
+    await client.sign_in(key.private)
+    lines = players.profile_lines(await client.my_profile(), own=True)
+    lines += players.statistics_lines(await client.my_statistics())
+    lines += players.streak_lines(await client.my_streak())
+    for line in lines:
+        out(line)
+    return 0
+
+
+async def leaderboard(
+    client: MatchClient, args: argparse.Namespace, settings: Settings, out: Out
+) -> int:
+    """``match leaderboard``: one page of a game's board, the caller's row marked."""
+    if args.page < 1:
+        out("--page counts from 1")
+        return 1
+    page = await client.leaderboard(players.KINDS[args.game], args.board, args.page)
+    me = None
+    with contextlib.suppress(identity.KeyFileError, OSError):  # only to mark the caller's row
+        me = identity.load(identity.key_path(settings.config_dir)).player_id
+    for line in players.leaderboard_lines(args.game, args.board, page, me):
+        out(line)
+    return 0
 
 
 # --- tables ------------------------------------------------------------------------------
@@ -497,20 +683,37 @@ def seats(store: SeatStore, out: Out) -> int:
 # --- watch -------------------------------------------------------------------------------
 
 
+async def find_seat(
+    client: MatchClient, store: SeatStore, table_id: str | None
+) -> tuple[Seat, str] | None:
+    """The caller's seat at ``table_id`` (or the newest one) from the first finder that has
+    one, and how it was found."""
+    for finder in resume_finders(store):
+        seat = await finder.find(client, client.address, table_id)
+        if seat is not None:
+            how = "found by your key" if isinstance(finder, KeyedSeats) else "kept by this client"
+            return seat, how
+    return None
+
+
 async def watch_kept(
     client: MatchClient, args: argparse.Namespace, settings: Settings, out: Out
 ) -> int:
-    """``match watch``: with ``--token``, as given; else with the token this client kept."""
+    """``match watch``: with ``--token``, as given; else with the seat ``--resume`` would find
+    (the key's, else the one this client kept)."""
     table, token = args.table, args.token
     if not token:
         store = SeatStore(settings.state_dir)
-        kept = store.get(table) if table else store.latest(client.address)
-        if kept is None:
+        found = await find_seat(client, store, table)
+        if found is None:
             where = f"table {table}" if table else f"any table at {client.address}"
-            out(f"no kept seat for {where} (in {store.path}): give --table and --token")
+            out(
+                f"no seat of yours at {where} (none kept in {store.path}): give --table and --token"
+            )
             return 1
-        out(f"watching table {kept.table_id} with the seat {kept.seat} this client kept")
-        return await watch(client, kept.table_id, kept.token, args.after, out, kept.player_id)
+        seat, how = found
+        out(f"watching table {seat.table_id} with your seat {seat.seat} ({how})")
+        return await watch(client, seat.table_id, seat.token, args.after, out, seat.player_id)
     if not table:
         out("--token needs --table")
         return 1
@@ -865,17 +1068,16 @@ async def resume(
     out: Out,
     early: list[str],
 ) -> int:
-    """``--resume``: back to a seat, from the first finder that has one."""
+    """``--resume``: back to a seat, from the first finder that has one (the key's seats, then
+    the ones this client kept). Every game plays on from the seat as it is now."""
     table_id = args.resume or None
-    seat = None
-    for finder in resume_finders(store):
-        seat = await finder.find(client, client.address, table_id)
-        if seat is not None:
-            break
-    if seat is None:
-        where = f"table {table_id}" if table_id else f"a table at {client.address}"
-        out(f"no kept seat at {where} (in {store.path}); match seats lists them")
+    found = await find_seat(client, store, table_id)
+    if found is None:
+        where = f"table {table_id}" if table_id else f"a game in progress at {client.address}"
+        asked = "your key has none there, and " if client.player_id else ""
+        out(f"no seat of yours at {where}: {asked}none is kept in {store.path} (match seats)")
         return 1
+    seat = found[0]
     try:
         table = await client.get_table(seat.table_id, seat.token)
     except Exception as err:
@@ -887,6 +1089,9 @@ async def resume(
             out("that seat is no longer usable (a token lasts 6 hours); it is forgotten")
         return 1
     out(f"back at table {seat.table_id}, your seat {seat.seat}")
+    name = next((s.display_name for s in table.taken if s.player_id == seat.player_id), "")
+    with contextlib.suppress(OSError):  # the fresh token, for `match watch` and the next time
+        store.keep(seat, client.address, name)
     if table.game_kind == CONCENTRATION:
         return await play_concentration(
             client, seat, table, args, settings, out, early, resumed=True
@@ -901,7 +1106,6 @@ async def resume(
         return await play_match_five(client, seat, table, args, settings, out, early, resumed=True)
     game = Game(client, seat, out, settings=settings, show_boards=args.plain, resumed=True)
     game.tracker.note_table(table)
-    name = next((s.display_name for s in table.taken if s.player_id == seat.player_id), "")
     return await run_game(game, args.plain, early, name)
 
 

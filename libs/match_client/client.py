@@ -3,12 +3,18 @@
 No game logic lives here. Every call sends a fresh ``x-request-id``; every call made for a seat
 sends ``authorization: Bearer <token>``. Errors are the ``grpc.aio.AioRpcError`` the server
 ended the call with; :func:`refusal_code` reads the rules' refusal slug from it.
+
+A client signed in with a player's key (:meth:`MatchClient.sign_in`) sends its session token
+as ``authorization: Bearer <session>`` with CreateTable and JoinTable, so the seat is the
+player's, and with the calls of PlayerService that need it; it signs in again before the session
+runs out. A client that never signs in plays anonymously, as before.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -18,6 +24,7 @@ from typing import Any, Protocol, TypeVar
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
 import grpc.aio  # type: ignore[import-untyped, unused-ignore]
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from match.v1 import (
     common_pb2,
@@ -35,11 +42,14 @@ from match.v1 import (
     number_match_pb2,
     number_match_service_pb2,
     number_match_service_pb2_grpc,
+    players_pb2,
+    players_pb2_grpc,
     race_pb2,
     race_service_pb2,
     race_service_pb2_grpc,
     views_pb2,
 )
+from match_client import identity
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
 REFUSAL_CODE_KEY = "match-refusal-code"
@@ -50,6 +60,9 @@ REQUEST_ID_HEADER = "x-request-id"
 # the same request id only to the caller with the same key (docs/api.md, "Request ids").
 CLIENT_KEY_HEADER = "x-client-key"
 DEFAULT_TIMEOUT_S = 10.0
+# Sign in again when the session has less than this left (a create or join must not carry a
+# session that runs out on its way).
+RENEW_BEFORE_MS = 60_000
 # Reconnect within seconds once a restarted server is back (gRPC's default backoff grows to
 # two minutes).
 CHANNEL_OPTIONS = [
@@ -190,6 +203,19 @@ class Seat:
     invite_code: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class Session:
+    """A signed-in player: what SignIn answered. ``token`` is a secret."""
+
+    player_id: str
+    token: str
+    expires_at_ms: int  # unix ms
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
 class MatchClient:
     """The lobby and the race over one gRPC channel. Use ``async with`` or call ``close``.
 
@@ -208,9 +234,14 @@ class MatchClient:
     ) -> None:
         self.address = address
         self.timeout = timeout
-        # Who this client is to the lobby, until players have keys of their own: keep it
-        # across reconnects, so a retried create or join still gets its first answer.
+        # Who this client is to the lobby when it plays without a key (signed in, the key's
+        # player is): keep it across reconnects, so a retried create or join still gets its
+        # first answer.
         self.client_key = client_key or new_request_id()
+        self._key: Ed25519PrivateKey | None = None
+        self.signed_in: Session | None = None
+        self._signing_in = asyncio.Lock()
+        self.now_ms: Callable[[], int] = now_ms  # the wall clock the session expires by
         credentials = channel_credentials(ca_file, tls)
         self._channel: Any = (
             grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
@@ -235,6 +266,31 @@ class MatchClient:
             lobby.StartTable
         )
         self._get: _Unary[lobby_pb2.GetTableRequest, lobby_pb2.GetTableResponse] = lobby.GetTable
+        players: Any = players_pb2_grpc.PlayerServiceStub(self._channel)  # type: ignore[no-untyped-call, unused-ignore]
+        self._challenge: _Unary[
+            players_pb2.GetChallengeRequest, players_pb2.GetChallengeResponse
+        ] = players.GetChallenge
+        self._sign_in: _Unary[players_pb2.SignInRequest, players_pb2.SignInResponse] = (
+            players.SignIn
+        )
+        self._my_seats: _Unary[players_pb2.FindMySeatsRequest, players_pb2.FindMySeatsResponse] = (
+            players.FindMySeats
+        )
+        self._my_profile: _Unary[
+            players_pb2.GetMyProfileRequest, players_pb2.GetMyProfileResponse
+        ] = players.GetMyProfile
+        self._my_statistics: _Unary[
+            players_pb2.GetMyStatisticsRequest, players_pb2.GetMyStatisticsResponse
+        ] = players.GetMyStatistics
+        self._my_streak: _Unary[players_pb2.GetMyStreakRequest, players_pb2.GetMyStreakResponse] = (
+            players.GetMyStreak
+        )
+        self._profile: _Unary[players_pb2.GetProfileRequest, players_pb2.GetProfileResponse] = (
+            players.GetProfile
+        )
+        self._leaderboard: _Unary[
+            players_pb2.GetLeaderboardRequest, players_pb2.GetLeaderboardResponse
+        ] = players.GetLeaderboard
         self.ready_rpc: _Unary[
             race_service_pb2.PressReadyRequest, race_service_pb2.PressReadyResponse
         ] = race.PressReady
@@ -345,6 +401,127 @@ class MatchClient:
             md.append(("authorization", f"Bearer {token}"))
         return md
 
+    # --- the player's key ----------------------------------------------------------------
+
+    @property
+    def player_id(self) -> str | None:
+        """The signed-in player's id; None for an anonymous client."""
+        return self.signed_in.player_id if self.signed_in is not None else None
+
+    async def sign_in(self, private_key: Ed25519PrivateKey) -> Session:
+        """Prove the key to the lobby (GetChallenge, then SignIn with the challenge signed) and
+        keep the session: from now on CreateTable and JoinTable seat this player, and the
+        client signs in again with the same key when the session is about to run out."""
+        public = identity.public_bytes(private_key)
+        challenge = await self._challenge(
+            players_pb2.GetChallengeRequest(public_key=public),
+            timeout=self.timeout,
+            metadata=self.metadata(),
+        )
+        signature = private_key.sign(identity.sign_in_message(challenge.challenge))
+        request = players_pb2.SignInRequest(
+            public_key=public, challenge=challenge.challenge, signature=signature
+        )
+        r = await self._sign_in(request, timeout=self.timeout, metadata=self.metadata())
+        self._key = private_key
+        self.signed_in = Session(r.player_id, r.session_token, r.expires_at_ms)
+        return self.signed_in
+
+    async def session_token(self) -> str | None:
+        """The session token, signed in again first when it has less than a minute left; None
+        for an anonymous client."""
+        key = self._key
+        if key is None:
+            return None
+        async with self._signing_in:
+            session = self.signed_in
+            if session is None or session.expires_at_ms - self.now_ms() < RENEW_BEFORE_MS:
+                session = await self.sign_in(key)
+        return session.token
+
+    async def _as_player(
+        self, send: Callable[[Metadata], Awaitable[_T]], request_id: str | None, anonymous: bool
+    ) -> _T:
+        """``send`` with the session (when signed in and not ``anonymous``); once more after
+        signing in again when the lobby says the session is not good (UNAUTHENTICATED: it ran
+        out, or the lobby's secret changed), with the same request id."""
+        request_id = request_id or new_request_id()
+        if anonymous or self._key is None:
+            return await send(self.metadata(request_id=request_id))
+        try:
+            return await send(self.metadata(await self.session_token(), request_id))
+        except Exception as err:
+            if not is_rpc_error(err) or status_name(err) != "UNAUTHENTICATED":
+                raise
+        self.signed_in = None
+        return await send(self.metadata(await self.session_token(), request_id))
+
+    async def find_my_seats(self, table_id: str = "") -> list[players_pb2.MySeat]:
+        """The signed-in player's seats at tables whose game is not over, newest table first,
+        each with a fresh seat token (only ``table_id``'s when given)."""
+        request = players_pb2.FindMySeatsRequest(table_id=table_id)
+
+        async def send(md: Metadata) -> players_pb2.FindMySeatsResponse:
+            return await self._my_seats(request, timeout=self.timeout, metadata=md)
+
+        return list((await self._as_player(send, None, False)).seats)
+
+    def my_seat(self, found: players_pb2.MySeat) -> Seat:
+        """A seat FindMySeats answered, as the seat calls want it."""
+        return Seat(
+            found.table_id,
+            self.player_id or "",
+            found.player_token,
+            found.seat,
+            found.table.invite_code,
+        )
+
+    async def my_profile(self) -> players_pb2.Profile:
+        """The signed-in player's profile (as others see it)."""
+
+        async def send(md: Metadata) -> players_pb2.GetMyProfileResponse:
+            request = players_pb2.GetMyProfileRequest()
+            return await self._my_profile(request, timeout=self.timeout, metadata=md)
+
+        return (await self._as_player(send, None, False)).profile
+
+    async def my_statistics(self) -> list[players_pb2.GameStatistics]:
+        """The signed-in player's statistics, one entry per game played."""
+
+        async def send(md: Metadata) -> players_pb2.GetMyStatisticsResponse:
+            request = players_pb2.GetMyStatisticsRequest()
+            return await self._my_statistics(request, timeout=self.timeout, metadata=md)
+
+        return list((await self._as_player(send, None, False)).games)
+
+    async def my_streak(self) -> players_pb2.GetMyStreakResponse:
+        """The signed-in player's daily puzzle streak (Number Match)."""
+
+        async def send(md: Metadata) -> players_pb2.GetMyStreakResponse:
+            request = players_pb2.GetMyStreakRequest()
+            return await self._my_streak(request, timeout=self.timeout, metadata=md)
+
+        return await self._as_player(send, None, False)
+
+    async def profile(self, player_id: str) -> players_pb2.Profile:
+        """Any player's public profile: the display name and the ratings."""
+        request = players_pb2.GetProfileRequest(player_id=player_id)
+        r = await self._profile(request, timeout=self.timeout, metadata=self.metadata())
+        return r.profile
+
+    async def leaderboard(
+        self,
+        kind: common_pb2.GameKind,
+        board: str = "",
+        page: int = 1,
+        page_size: int = 20,
+    ) -> players_pb2.GetLeaderboardResponse:
+        """One page of a game's leaderboard (``board`` "" is the game's main one)."""
+        request = players_pb2.GetLeaderboardRequest(
+            game_kind=kind, board=board, page=page, page_size=page_size
+        )
+        return await self._leaderboard(request, timeout=self.timeout, metadata=self.metadata())
+
     # --- lobby ---------------------------------------------------------------------------
 
     async def create_table(
@@ -368,9 +545,7 @@ class MatchClient:
             display_name=display_name,
             race=settings,
         )
-        md = self.metadata(request_id=request_id)
-        r = await self._create(request, timeout=self.timeout, metadata=md)
-        return Seat(r.table_id, r.player_id, r.player_token, r.seat, r.invite_code)
+        return await self._create_seat(request, request_id)
 
     async def create_concentration_table(
         self,
@@ -391,9 +566,7 @@ class MatchClient:
         )
         if settings is not None:
             request.concentration.CopyFrom(settings)
-        md = self.metadata(request_id=request_id)
-        r = await self._create(request, timeout=self.timeout, metadata=md)
-        return Seat(r.table_id, r.player_id, r.player_token, r.seat, r.invite_code)
+        return await self._create_seat(request, request_id)
 
     async def create_match_cards_table(
         self,
@@ -415,9 +588,7 @@ class MatchClient:
         )
         if settings is not None:
             request.match_cards.CopyFrom(settings)
-        md = self.metadata(request_id=request_id)
-        r = await self._create(request, timeout=self.timeout, metadata=md)
-        return Seat(r.table_id, r.player_id, r.player_token, r.seat, r.invite_code)
+        return await self._create_seat(request, request_id)
 
     async def create_number_match_table(
         self,
@@ -437,9 +608,7 @@ class MatchClient:
         )
         if settings is not None:
             request.number_match.CopyFrom(settings)
-        md = self.metadata(request_id=request_id)
-        r = await self._create(request, timeout=self.timeout, metadata=md)
-        return Seat(r.table_id, r.player_id, r.player_token, r.seat, r.invite_code)
+        return await self._create_seat(request, request_id)
 
     async def create_match_five_table(
         self,
@@ -461,8 +630,17 @@ class MatchClient:
         )
         if settings is not None:
             request.match_five.CopyFrom(settings)
-        md = self.metadata(request_id=request_id)
-        r = await self._create(request, timeout=self.timeout, metadata=md)
+        return await self._create_seat(request, request_id)
+
+    async def _create_seat(
+        self, request: lobby_pb2.CreateTableRequest, request_id: str | None
+    ) -> Seat:
+        """CreateTable, as the signed-in player when there is one."""
+
+        async def send(md: Metadata) -> lobby_pb2.CreateTableResponse:
+            return await self._create(request, timeout=self.timeout, metadata=md)
+
+        r = await self._as_player(send, request_id, False)
         return Seat(r.table_id, r.player_id, r.player_token, r.seat, r.invite_code)
 
     async def join_table(
@@ -472,19 +650,24 @@ class MatchClient:
         display_name: str = "Player",
         bot_key: str | None = None,
         request_id: str | None = None,
+        anonymous: bool = False,
     ) -> Seat:
         """Take a free seat: an open table by id, or a private one by invite code (exactly one).
-        ``bot_key`` marks the caller as the bot (metadata ``x-match-bot-key``)."""
+        ``bot_key`` marks the caller as the bot (metadata ``x-match-bot-key``). A signed-in
+        client takes it as its player, unless ``anonymous``."""
         if (table_id is None) == (invite_code is None):
             raise ValueError("join_table needs exactly one of table_id and invite_code")
         if table_id is not None:
             request = lobby_pb2.JoinTableRequest(table_id=table_id, display_name=display_name)
         else:
             request = lobby_pb2.JoinTableRequest(invite_code=invite_code, display_name=display_name)
-        md = list(self.metadata(request_id=request_id))
-        if bot_key:
-            md.append((BOT_KEY_HEADER, bot_key))
-        r = await self._join(request, timeout=self.timeout, metadata=md)
+
+        async def send(md: Metadata) -> lobby_pb2.JoinTableResponse:
+            if bot_key:
+                md = [*md, (BOT_KEY_HEADER, bot_key)]
+            return await self._join(request, timeout=self.timeout, metadata=md)
+
+        r = await self._as_player(send, request_id, anonymous)
         return Seat(r.table_id, r.player_id, r.player_token, r.seat, invite_code or "")
 
     async def leave(self, table_id: str, token: str, request_id: str | None = None) -> None:

@@ -28,6 +28,11 @@ votes on every ballot: they accept most and contest a few (Bob and Cid refuse on
 say Done to move on. It prints the game id, each round's scores, the winner(s) and the
 ``match-audit verify`` command; exit 0 when the game ended.
 
+Every demo plays as the user's player key, the one ``match`` uses (made on first use in the same
+config directory; ``--anonymous``: without it), so ``match profile`` shows its games afterwards,
+and it ends by saying how to see the rating or the leaderboard (``match leaderboard --game
+KIND``).
+
 The race:
 
 Makes an open table with two seats and hints, starts it so the bot fills the other seat, and
@@ -51,9 +56,11 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from match.v1 import common_pb2
 from match_bus.clock import Clock
-from match_client import match_five, number_match, text
+from match_client import identity, match_five, number_match, text
 from match_client.client import (
     CommandReply,
     MatchClient,
@@ -226,6 +233,29 @@ def say(line: str) -> None:
     print(line, flush=True)
 
 
+async def sign_in(
+    client: MatchClient, player: Ed25519PrivateKey | None, out: Callable[[str], None]
+) -> bool:
+    """Sign in with the player's key (None: play anonymously); False when the lobby has no
+    player keys (then anonymously, said)."""
+    if player is None:
+        return False
+    try:
+        await client.sign_in(player)
+    except Exception as err:
+        if not is_rpc_error(err) or status_name(err) != "UNIMPLEMENTED":
+            raise
+        out("this lobby does not know player keys: playing without yours")
+        return False
+    return True
+
+
+def players_lines(slug: str, rated: bool) -> list[str]:
+    """Where the signed-in player's game shows now."""
+    what = "your rating" if rated else "the leaderboard"
+    return [f"see {what}: match leaderboard --game {slug}", "and your statistics: match profile"]
+
+
 def check_seed(t: ViewTracker) -> list[str]:
     """Deal the boards again from the published seed and compare them with the reveals."""
     if t.seed is None:
@@ -249,10 +279,17 @@ def check_seed(t: ViewTracker) -> list[str]:
 
 
 async def demo(
-    addr: str, pace: float, seed: int | None, ca_file: str | None = None, tls: bool = False
+    addr: str,
+    pace: float,
+    seed: int | None,
+    ca_file: str | None = None,
+    tls: bool = False,
+    player_key: Ed25519PrivateKey | None = None,
 ) -> int:
+    """A two-seat race against the bot (a ranked game: the players service rates it)."""
     rng = random.Random(seed)
     async with MatchClient(addr, ca_file=ca_file, tls=tls) as client:
+        signed = await sign_in(client, player_key, say)
         seat = await client.create_table(
             seats=2,
             visibility=common_pb2.VISIBILITY_OPEN,
@@ -286,6 +323,9 @@ async def demo(
             say(line)
         if t.game_over:
             say(f"check this game against the ledger: {audit_command(seat.table_id)}")
+            if signed:
+                for line in players_lines("race", True):
+                    say(line)
         return 0 if t.game_over else 1
 
 
@@ -382,9 +422,11 @@ async def demo_concentration(
     seats: int,
     ca_file: str | None = None,
     tls: bool = False,
+    player_key: Ed25519PrivateKey | None = None,
 ) -> int:
     rng = random.Random(seed)
     async with MatchClient(addr, ca_file=ca_file, tls=tls) as client:
+        signed = await sign_in(client, player_key, say)
         seat = await client.create_concentration_table(seats=seats, display_name="Demo")
         say(f"game {seat.table_id}")
         player = ScriptedConcentration(client, seat, pace, rng)
@@ -398,14 +440,22 @@ async def demo_concentration(
             say(line)
         if t.game_over:
             say(f"check this game against the ledger: {audit_command(seat.table_id)}")
+            if signed:
+                for line in players_lines("concentration", seats > 1):
+                    say(line)
         return 0 if t.game_over else 1
 
 
 async def demo_match_cards(
-    addr: str, ca_file: str | None = None, tls: bool = False, out: Callable[[str], None] = say
+    addr: str,
+    ca_file: str | None = None,
+    tls: bool = False,
+    out: Callable[[str], None] = say,
+    player_key: Ed25519PrivateKey | None = None,
 ) -> int:
     """One solo Match Cards game with a perfect memory; prints id, result, counters, code."""
     async with MatchClient(addr, ca_file=ca_file, tls=tls) as client:
+        signed = await sign_in(client, player_key, out)
         seat = await client.create_match_cards_table(display_name="Demo")
         session = client.match_cards(seat)
         out(f"game {seat.table_id}")
@@ -492,6 +542,8 @@ async def demo_match_cards(
         out(f"game code: {ended.code}")
         out(f"replay it: Settings(code={ended.code!r}) (same cards, same places; not ranked)")
         out(f"check this game against the ledger: {audit_command(seat.table_id)}")
+        for line in players_lines("match-cards", False) if signed else []:
+            out(line)
         return 0
 
 
@@ -608,9 +660,11 @@ async def demo_number_match(
     tls: bool = False,
     out: Callable[[str], None] = say,
     level: str = "easy",
+    player_key: Ed25519PrivateKey | None = None,
 ) -> int:
     """One solo Number Match game to its end; prints id, score, cleared, seed and the audit."""
     async with MatchClient(addr, ca_file=ca_file, tls=tls) as client:
+        signed = await sign_in(client, player_key, out)
         settings = number_match.settings_from(level)
         seat = await client.create_number_match_table(display_name="Demo", settings=settings)
         out(f"game {seat.table_id}")
@@ -629,6 +683,8 @@ async def demo_number_match(
         for line in number_match.witness_lines(t)[1:]:
             out(line)
         out(f"check this game against the ledger: {audit_command(seat.table_id)}")
+        for line in players_lines("number-match", False) if signed else []:
+            out(line)
         return 0
 
 
@@ -776,10 +832,13 @@ async def demo_match_five(
     out: Callable[[str], None] = say,
     writing_seconds: int = 30,
     vote_seconds: int = 10,
+    player_key: Ed25519PrivateKey | None = None,
 ) -> int:
     """Three scripted players through one MATCH 5 game; prints the game id, each round's
-    scores, the winner(s) and the audit command."""
+    scores, the winner(s) and the audit command. With ``player_key``, Ann is that player (Bob and
+    Cid sit anonymously)."""
     async with MatchClient(addr, ca_file=ca_file, tls=tls) as client:
+        signed = await sign_in(client, player_key, out)
         settings = match_five.settings_from(writing_seconds, vote_seconds)
         host = await client.create_match_five_table(
             seats=len(FIVE_PLAYERS), display_name=FIVE_PLAYERS[0], settings=settings
@@ -787,7 +846,9 @@ async def demo_match_five(
         out(f"game {host.table_id}")
         seats = [host]
         for name in FIVE_PLAYERS[1:]:
-            seats.append(await client.join_table(table_id=host.table_id, display_name=name))
+            seats.append(
+                await client.join_table(table_id=host.table_id, display_name=name, anonymous=True)
+            )
         out(
             f"players: {', '.join(FIVE_PLAYERS)}; the sand timer {writing_seconds} s, "
             f"each combination's vote {vote_seconds} s"
@@ -840,7 +901,23 @@ async def demo_match_five(
                 "the commitment)"
             )
         out(f"check this game against the ledger: {audit_command(host.table_id)}")
+        for line in players_lines("match-5", True) if signed else []:
+            out(line)
         return 0
+
+
+def user_key(anonymous: bool) -> Ed25519PrivateKey | None:
+    """The user's player key, as ``match`` keeps it (made, and said, on first use); None with
+    ``anonymous``. KeyFileError when the key file cannot be used."""
+    if anonymous:
+        return None
+    key, made = identity.load_or_create(identity.config_dir())
+    if made:
+        say(
+            f"you are player {key.player_id}: your key is {key.path}; it is the only proof, "
+            "keep a copy (match key export)"
+        )
+    return key.private
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -869,7 +946,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--vote-seconds", type=int, default=10, help="MATCH 5: each combination's vote (default 10)"
     )
+    parser.add_argument(
+        "--anonymous", action="store_true", help="play without your player key (no rating)"
+    )
     args = parser.parse_args(argv)
+    try:
+        player_key = user_key(args.anonymous)
+    except (identity.KeyFileError, OSError) as error:
+        say(f"error: {error}")
+        return 1
     try:
         if args.game == "match-5":
             return asyncio.run(
@@ -879,15 +964,26 @@ def main(argv: list[str] | None = None) -> int:
                     args.tls,
                     writing_seconds=args.writing_seconds,
                     vote_seconds=args.vote_seconds,
+                    player_key=player_key,
                 )
             )
         if args.game == "number-match":
             return asyncio.run(
-                demo_number_match(args.addr or default_address(), args.ca or default_ca(), args.tls)
+                demo_number_match(
+                    args.addr or default_address(),
+                    args.ca or default_ca(),
+                    args.tls,
+                    player_key=player_key,
+                )
             )
         if args.game == "match-cards":
             return asyncio.run(
-                demo_match_cards(args.addr or default_address(), args.ca or default_ca(), args.tls)
+                demo_match_cards(
+                    args.addr or default_address(),
+                    args.ca or default_ca(),
+                    args.tls,
+                    player_key=player_key,
+                )
             )
         if args.game == "concentration":
             return asyncio.run(
@@ -898,6 +994,7 @@ def main(argv: list[str] | None = None) -> int:
                     args.seats,
                     args.ca or default_ca(),
                     args.tls,
+                    player_key=player_key,
                 )
             )
         return asyncio.run(
@@ -907,6 +1004,7 @@ def main(argv: list[str] | None = None) -> int:
                 args.rng_seed,
                 args.ca or default_ca(),
                 args.tls,
+                player_key=player_key,
             )
         )
     except KeyboardInterrupt:

@@ -6,9 +6,11 @@ state directory: ``$MATCH_STATE_DIR`` when set, else ``$XDG_STATE_HOME/match``, 
 owner-only (0600), replaced whole, so a token is never readable by another user, nor half
 written. ``match play --resume`` and ``match watch`` read it.
 
-How a seat is found again is a small port, ``SeatFinder``: today ``KeptTokens`` (this file).
-A player's own key identity (the players issue) adds another finder that asks the lobby for
-the seat; ``resume_finders`` is where it goes, ahead of the kept tokens.
+How a seat is found again is a small port, ``SeatFinder``, and ``resume_finders`` asks them in
+order: first ``KeyedSeats``, the lobby's answer to the player's key (FindMySeats: every seat of
+the signed-in player at a game not over, with a fresh token, from any terminal, process or
+computer that has the key), then ``KeptTokens``, the tokens kept here (an anonymous seat, or a
+lobby that cannot say).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Protocol
 
-from match_client.client import MatchClient, Seat
+from match_client.client import MatchClient, Seat, is_rpc_error, status_name
 
 FILE_NAME = "seats.json"
 KEEP = 50  # the most recent seats kept; older ones are dropped
@@ -137,6 +139,26 @@ class KeptTokens:
         return kept.as_seat() if kept is not None else None
 
 
+class KeyedSeats:
+    """The signed-in player's seats, as the lobby knows them (FindMySeats): at ``table_id``, or
+    the newest table whose game is not over. None for an anonymous client, and when the lobby
+    cannot say (a lobby without player keys): the next finder may know."""
+
+    async def find(self, client: MatchClient, addr: str, table_id: str | None) -> Seat | None:
+        if client.player_id is None:
+            return None
+        try:
+            found = await client.find_my_seats(table_id or "")
+        except Exception as err:
+            if not is_rpc_error(err) or status_name(err) == "UNAVAILABLE":
+                raise
+            return None
+        for seat in found:  # newest table first
+            if table_id is None or seat.table_id == table_id:
+                return client.my_seat(seat)
+        return None
+
+
 def resume_finders(store: SeatStore) -> list[SeatFinder]:
-    """The finders ``--resume`` asks, in order. The player key identity goes first here."""
-    return [KeptTokens(store)]
+    """The finders ``--resume`` asks, in order: the player's key, then the kept tokens."""
+    return [KeyedSeats(), KeptTokens(store)]

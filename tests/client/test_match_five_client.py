@@ -307,7 +307,12 @@ class Lines:
 
 
 async def start(stack: Stack, state: Path, name: str, *argv: str) -> Lines:
-    env_vars = {**os.environ, "MATCH_STATE_DIR": str(state), "MATCH_PLAIN": "1"}
+    env_vars = {
+        **os.environ,
+        "MATCH_STATE_DIR": str(state),
+        "MATCH_CONFIG_DIR": str(state / "config"),  # each player their own key
+        "MATCH_PLAIN": "1",
+    }
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "match_client.cli", "--addr", stack.lobby_addr, "play", *argv,
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=env_vars,

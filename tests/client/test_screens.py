@@ -230,7 +230,7 @@ async def test_a_closed_terminal_is_not_a_lost_seat(stack: Stack, tmp_path: Path
 
     watching = await Command.start(env, "watch")
     try:
-        await watching.wait_for(rf"^watching table {table} with the seat 1 this client kept$")
+        await watching.wait_for(rf"^watching table {table} with your seat 1 \(found by your key\)$")
         await watching.wait_for(r"^you are ready$")  # the stream from event 1
     finally:
         await watching.close()

@@ -7,7 +7,7 @@ import stat
 from pathlib import Path
 
 from match_client.client import Seat
-from match_client.seats import KeptTokens, SeatStore, resume_finders, state_dir
+from match_client.seats import KeptTokens, KeyedSeats, SeatStore, resume_finders, state_dir
 
 
 def test_the_state_directory_env_then_xdg_then_home() -> None:
@@ -45,11 +45,11 @@ def test_a_loose_directory_is_closed_and_a_broken_file_is_no_seats(tmp_path: Pat
     assert stat.S_IMODE(directory.stat().st_mode) == 0o700
 
 
-def test_resume_asks_the_finders_and_the_kept_tokens_are_one() -> None:
+def test_resume_asks_the_key_first_then_the_kept_tokens() -> None:
     store = SeatStore(Path("/nonexistent/match"))
     finders = resume_finders(store)
-    assert [type(f) for f in finders] == [KeptTokens]
-    assert asyncio.run(finders[0].find(None, "a:1", None)) is None  # type: ignore[arg-type]
+    assert [type(f) for f in finders] == [KeyedSeats, KeptTokens]  # tests/client/test_identity.py
+    assert asyncio.run(finders[1].find(None, "a:1", None)) is None  # type: ignore[arg-type]
 
 
 def test_match_seats_lists_what_was_kept_without_the_tokens(tmp_path: Path) -> None:
