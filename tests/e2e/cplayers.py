@@ -107,6 +107,7 @@ class CPlayer:
     received: list[Any] = field(default_factory=list)
     stream: list[Any] = field(default_factory=list)
     seen: Seen = field(default_factory=Seen)
+    session: str = ""  # a player key's session token (SignIn): the seat is that key's
     _watch: asyncio.Task[None] | None = None
 
     def __post_init__(self) -> None:
@@ -115,6 +116,10 @@ class CPlayer:
 
     def metadata(self) -> tuple[tuple[str, str], ...]:
         return (("authorization", f"Bearer {self.token}"), ("x-request-id", uuid.uuid4().hex))
+
+    def as_player(self) -> tuple[tuple[str, str], ...]:
+        """CreateTable's and JoinTable's metadata: the session, for a player with a key."""
+        return (("authorization", f"Bearer {self.session}"),) if self.session else ()
 
     async def create(self, seats: int, settings: Settings | None = None) -> Any:
         request = lobby_pb2.CreateTableRequest(
@@ -125,7 +130,7 @@ class CPlayer:
         )
         if settings is not None:
             request.concentration.CopyFrom(settings)
-        reply = await self.lobby.CreateTable(request)
+        reply = await self.lobby.CreateTable(request, metadata=self.as_player())
         self.received.append(reply)
         self.table_id, self.player_id, self.token = (
             reply.table_id,
@@ -136,7 +141,8 @@ class CPlayer:
 
     async def join(self, table_id: str) -> Any:
         reply = await self.lobby.JoinTable(
-            lobby_pb2.JoinTableRequest(table_id=table_id, display_name=self.name)
+            lobby_pb2.JoinTableRequest(table_id=table_id, display_name=self.name),
+            metadata=self.as_player(),
         )
         self.received.append(reply)
         self.table_id, self.player_id, self.token = (
