@@ -19,7 +19,7 @@ from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2
 from hypothesis import strategies as st
 
-from match.v1 import lobby_pb2, race_service_pb2
+from match.v1 import lobby_pb2, players_pb2, race_service_pb2
 
 CALL_TIMEOUT_S = 5.0
 # A connection of its own for every channel (gRPC shares one between channels with the same
@@ -60,6 +60,9 @@ def _m(
 
 
 L, R = "/match.v1.LobbyService/", "/match.v1.MatchRaceService/"
+P, Pl = "/match.v1.PlayerService/", players_pb2
+# The players service's answers may be missing (UNAVAILABLE: docs/api.md, PlayerService).
+READ = {S.UNAVAILABLE}
 METHODS = (
     _m(L + "CreateTable", lobby_pb2.CreateTableRequest, lobby_pb2.CreateTableResponse,
        {S.UNIMPLEMENTED} | REFUSALS | TOKEN),  # TOKEN: a bad session (docs/api.md)
@@ -82,6 +85,16 @@ METHODS = (
        race_service_pb2.RequestHintResponse, TOKEN | REFUSALS),
     _m(R + "Watch", race_service_pb2.WatchRequest, race_service_pb2.WatchResponse,
        TOKEN | {S.NOT_FOUND, S.UNAVAILABLE}, streaming=True),
+    _m(P + "GetChallenge", Pl.GetChallengeRequest, Pl.GetChallengeResponse, set()),
+    _m(P + "SignIn", Pl.SignInRequest, Pl.SignInResponse, TOKEN),
+    _m(P + "FindMySeats", Pl.FindMySeatsRequest, Pl.FindMySeatsResponse, TOKEN),
+    _m(P + "GetMyProfile", Pl.GetMyProfileRequest, Pl.GetMyProfileResponse, TOKEN | READ),
+    _m(P + "GetMyStatistics", Pl.GetMyStatisticsRequest, Pl.GetMyStatisticsResponse,
+       TOKEN | READ),
+    _m(P + "GetMyStreak", Pl.GetMyStreakRequest, Pl.GetMyStreakResponse, TOKEN | READ),
+    _m(P + "GetProfile", Pl.GetProfileRequest, Pl.GetProfileResponse, {S.NOT_FOUND} | READ),
+    _m(P + "GetLeaderboard", Pl.GetLeaderboardRequest, Pl.GetLeaderboardResponse,
+       {S.OUT_OF_RANGE} | READ),
     # Served by the lobby too (docs/api.md): an unknown service name is NOT_FOUND.
     _m("/grpc.health.v1.Health/Check", health_pb2.HealthCheckRequest,
        health_pb2.HealthCheckResponse, {S.NOT_FOUND}),

@@ -406,6 +406,9 @@ async def test_a_display_name_with_control_characters_is_refused(client: Client,
 # --- the read models: the lobby's side, a fake players service ----------------------------------
 
 
+NOBODY = "k0" + "a" * 22  # the one player the fake knows nothing of (a real key's id is random)
+
+
 class FakePlayersService:
     """Answers match.players.query as the players service would, from a script."""
 
@@ -430,7 +433,7 @@ class FakePlayersService:
                     unit="rating",
                 )
             )
-        elif which == "profile" and query.player_id.startswith("k0"):
+        elif which == "profile" and query.player_id == NOBODY:
             answer.refusal.CopyFrom(
                 common_pb2.Refusal(
                     code="unknown_player",
@@ -487,7 +490,7 @@ async def test_the_read_models_are_asked_of_the_players_service(
     other = await client.players.GetProfile(players_pb2.GetProfileRequest(player_id=ann.player))
     assert other.profile.player_id == ann.player
     unknown = await refused(
-        client.players.GetProfile(players_pb2.GetProfileRequest(player_id="k0" + "a" * 22))
+        client.players.GetProfile(players_pb2.GetProfileRequest(player_id=NOBODY))
     )
     assert (unknown.code(), unknown.details()) == (Code.NOT_FOUND, "no player has that id")
     assert trailer(unknown, "match-refusal-code") == "unknown_player"

@@ -90,6 +90,16 @@ async def caught_up(path: Path, last: int, timeout: float = WAIT_S) -> None:
         await asyncio.sleep(0.1)
 
 
+async def rebuilt(stack: Stack, db: Path, last: int) -> None:
+    """Stop the service, delete its store, start it again, and wait until it has read the log
+    to ``last`` from the first record."""
+    stack.stop_service("players")
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    stack.start_service("players")
+    await caught_up(db, last)
+
+
 async def test_a_deleted_store_is_rebuilt_from_the_log_byte_for_byte(stack: Stack) -> None:
     last = await publish_games(stack, 30, seed=1)
     db = stack.players_db("players")
@@ -98,11 +108,7 @@ async def test_a_deleted_store_is_rebuilt_from_the_log_byte_for_byte(stack: Stac
     assert len(counted(db)) == 30
     assert "-- ratings\n(" in first  # rated players
 
-    stack.stop_service("players")
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{db}{suffix}").unlink(missing_ok=True)
-    stack.start_service("players")
-    await caught_up(db, last)
+    await rebuilt(stack, db, last)
     assert dump(db) == first
 
     # It answers the lobby's questions from what it counted.
@@ -129,27 +135,30 @@ async def test_a_deleted_store_is_rebuilt_from_the_log_byte_for_byte(stack: Stac
 
 async def test_crashes_and_records_seen_twice_never_count_a_game_twice(stack: Stack) -> None:
     db = stack.players_db("players")
-    last = await publish_games(stack, 40, seed=2, duplicates=True)
-    rng = random.Random(5)
+    games = 150
+    last = await publish_games(stack, games, seed=2, duplicates=True)
+    # Killed (SIGKILL: no clean-up) each time it has counted a game more than before, so each
+    # kill lands while it works, then started again.
     kills = 0
-    while position(db) < last and kills < 12:
-        await asyncio.sleep(rng.uniform(0.2, 0.9))
-        proc = stack.processes["players"]
-        os.kill(proc.pid, signal.SIGKILL)  # at whatever it is doing
+    seen = position(db)
+    while kills < 5:
+        deadline = time.monotonic() + WAIT_S
+        while position(db) == seen and time.monotonic() < deadline:
+            await asyncio.sleep(0.005)
+        seen = position(db)
+        if seen >= last:
+            break
+        os.kill(stack.processes["players"].pid, signal.SIGKILL)
         stack.stop_service("players")
         kills += 1
         stack.start_service("players")
     await caught_up(db, last)
-    assert kills >= 3, "the service was not killed while it worked"
+    assert kills == 5, f"it caught up after {kills} kills: too little work to kill it at"
     crashed = dump(db)
     ids = counted(db)
-    assert len(ids) == len(set(ids)) == 40
+    assert len(ids) == len(set(ids)) == games
 
-    stack.stop_service("players")
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{db}{suffix}").unlink(missing_ok=True)
-    stack.start_service("players")
-    await caught_up(db, last)
+    await rebuilt(stack, db, last)
     assert dump(db) == crashed
 
 
