@@ -25,6 +25,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 import match_client.client as client_module
 from match.v1 import common_pb2, concentration_pb2, lobby_pb2, race_pb2
 from match_bus.clock import Clock
@@ -122,8 +124,9 @@ class RetryingClient(MatchClient):
             display_name=display_name,
             race=race_pb2.RaceSettings(ready_window_ms=ready_window_ms, hints_per_board=0),
         )
+        session = await self.session_token()  # a signed-in player's table is the key's
         r = await self._create(
-            request, timeout=self.timeout, metadata=self.metadata(None, request_id)
+            request, timeout=self.timeout, metadata=self.metadata(session, request_id)
         )
         return Seat(r.table_id, r.player_id, r.player_token, r.seat, r.invite_code)
 
@@ -158,6 +161,13 @@ class ChaosSeat:
         self.changed = asyncio.Event()
         self.drop_after: int | None = None  # close the stream once past this event, come back
         self.drop_for_s = 0.0
+        self.key: Ed25519PrivateKey | None = None  # play as this player key (signed in first)
+
+    async def sign_in(self) -> None:
+        """Sign in with ``key`` (if any), retried through the faults like every call."""
+        key = self.key
+        if key is not None:
+            await self.retried(lambda _rid: self.client.sign_in(key))
 
     # --- what a game's player gives ------------------------------------------------------------
 
@@ -364,6 +374,7 @@ class ChaosPlayer(ChaosSeat):
 
     async def play_game(self, seats: int, ready_window_ms: int) -> None:
         """Create an open table, start it, play until the game is over and the seed is out."""
+        await self.sign_in()
         seat = await self.retried(
             lambda rid: self.client.create_table_as(rid, seats, self.name, ready_window_ms)
         )
@@ -503,6 +514,7 @@ class ConcentrationChaosPlayer(ChaosSeat):
         self, seats: int, settings: concentration_pb2.ConcentrationSettings | None = None
     ) -> None:
         """Create an open table, start it, play until the game is over and the seed is out."""
+        await self.sign_in()
         seat = await self.retried(
             lambda rid: self.client.create_concentration_table(
                 seats=seats, display_name=self.name, settings=settings, request_id=rid

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import io
 import json
 import random
@@ -18,6 +19,8 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from match.v1 import concentration_pb2, referee_pb2
 from match_audit import cli as audit_cli
@@ -145,6 +148,16 @@ def concentration_settings(rng: random.Random) -> concentration_pb2.Concentratio
     )
 
 
+KEYED_PLAYERS = 6
+
+
+def player_key(n: int) -> Ed25519PrivateKey:
+    """Chaos player ``n``'s key: the same every run."""
+    return Ed25519PrivateKey.from_private_bytes(
+        hashlib.sha256(f"chaos-player-{n}".encode()).digest()
+    )
+
+
 async def play_one(
     index: int, addr: str, clock: Clock, rng: random.Random, opts: Options
 ) -> GameResult:
@@ -162,6 +175,9 @@ async def play_one(
     else:
         race = ChaosPlayer(addr, f"Chaos {index}", clock, rng)
         player, play = race, race.play_game(seats, opts.ready_window_ms)
+    # Six players with keys of their own, each in many games: the players service rates them,
+    # and its replicas must agree on every row (check_all).
+    player.key = player_key(index % KEYED_PLAYERS)
     try:
         await asyncio.wait_for(play, opts.game_timeout_s)
         result.finished = player.finished
@@ -280,20 +296,18 @@ async def players_caught_up(stack: Stack, last: int, within_s: float = 60.0) -> 
         await asyncio.sleep(0.5)
 
 
-def players_rows(db: Path) -> tuple[list[str], str]:
-    """A players replica's counted game ids (with repeats, if any) and every row of its
-    read models, in a fixed order (the stream position aside: each replica writes it lazily)."""
+def players_rows(db: Path) -> dict[str, list[str]]:
+    """A players replica's read models: every row of every table, in a fixed order (the
+    stream position aside: each replica writes it lazily)."""
     with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
-        games = [row[0] for row in conn.execute("SELECT game_id FROM games ORDER BY game_id")]
         tables = [row[0] for row in conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name != 'position' "
             "ORDER BY name"
         )]  # fmt: skip
-        rows = []
-        for table in tables:
-            rows.append(f"-- {table}")
-            rows.extend(repr(r) for r in conn.execute(f"SELECT * FROM {table} ORDER BY 1, 2, 3"))
-    return games, "\n".join(rows)
+        return {
+            table: [repr(r) for r in conn.execute(f"SELECT * FROM {table} ORDER BY 1, 2, 3")]
+            for table in tables
+        }
 
 
 async def check_all(
@@ -345,14 +359,15 @@ async def check_all(
     taken = await players_caught_up(stack, stream_length)
     copies = [players_rows(stack.players_db(n)) for n in stack.names("players")]
     finished = {r.table_id for r in results if r.finished}
-    summary.players_counted = all(
-        len(games) == len(set(games)) and finished <= set(games) for games, _ in copies
-    )
-    summary.players_identical = all(rows == copies[0][1] for _, rows in copies)
-    counts = [len(games) for games, _ in copies]
+    # Each game id once (its primary key), and every finished game among them.
+    counted = [[row.split("'")[1] for row in c.get("games", [])] for c in copies]
+    summary.players_counted = all(finished <= set(ids) for ids in counted)
+    summary.players_identical = all(c == copies[0] for c in copies)
+    counts = [len(ids) for ids in counted]
+    rated = len(copies[0].get("ratings", []))
     out(
         f"  players: {len(copies)} copies at stream positions {taken}, games counted {counts} "
-        f"({len(finished)} finished here), "
+        f"({len(finished)} finished here), {rated} ratings, "
         + ("each once" if summary.players_counted else "A GAME MISSED OR COUNTED TWICE")
         + ", "
         + ("the same rows" if summary.players_identical else "DIFFERENT ROWS")

@@ -46,6 +46,7 @@ METRICS_STEP = 10  # replica i of a service with <SERVICE>_METRICS_PORT=P serves
 ONE_ADDRESS_MANY_PLAYERS = {
     "LOBBY_RATE_ADDR": "0",
     "LOBBY_RATE_CREATE": "0",
+    "LOBBY_RATE_SIGN_IN": "0",
     "LOBBY_WAITING_PER_ADDR": "0",
     "LOBBY_BOTS_PER_ADDR": "0",
 }
