@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import os
 import signal
 import socket
@@ -16,6 +17,7 @@ from typing import Any
 import structlog
 from nats.aio.client import Client
 from nats.aio.msg import Msg
+from prometheus_client import Counter
 
 from match_bus.jetstream import connect
 from match_bus.secretfiles import SecretFileError, check_private
@@ -65,6 +67,45 @@ def answerable(msg: Msg) -> bool:
     return False
 
 
+# Which connection (the client's reconnect count) the request being handled came in on: set in
+# the subscription's callback, copied into the task that does the work.
+_RECEIVED_ON: contextvars.ContextVar[int | None] = contextvars.ContextVar(
+    "match_received_on", default=None
+)
+DROPPED_REPLIES = Counter(
+    "match_replies_dropped_total",
+    "Answers not sent because the request came over a connection since lost (asked again)",
+)
+
+
+def _connection(msg: Msg) -> int:
+    return int(msg._client.stats["reconnects"])
+
+
+def received(msg: Msg) -> None:
+    """Note the connection ``msg`` came in on. Call it in the subscription's callback, before
+    the task that answers is made (the task keeps a copy); ``spawn`` does."""
+    _RECEIVED_ON.set(_connection(msg))
+
+
+async def reply(msg: Msg, data: bytes) -> bool:
+    """Answer ``msg``, unless the connection it came in on has been lost since. NATS lets a
+    service answer a request (``allow_responses``) only through the server that delivered it,
+    on that connection: an answer sent after a reconnect is refused as a permission violation.
+    So it is not sent; the requester's timeout and retry cover it (every request the services
+    answer is idempotent). False when dropped."""
+    came = _RECEIVED_ON.get()
+    if came is not None and came != _connection(msg):
+        DROPPED_REPLIES.inc()
+        structlog.get_logger().info(
+            "answer dropped: the request came over a connection lost since; it will be asked again",
+            subject=msg.subject,
+        )
+        return False
+    await msg.respond(data)
+    return True
+
+
 def spawn(handler: Callable[[Msg], Coroutine[Any, Any, None]]) -> Callable[[Msg], Awaitable[None]]:
     """A subscription callback that does each message's work in its own task (the callback
     itself runs one message at a time), keeping a reference so the task is not collected."""
@@ -72,6 +113,7 @@ def spawn(handler: Callable[[Msg], Coroutine[Any, Any, None]]) -> Callable[[Msg]
     log = structlog.get_logger()
 
     async def callback(msg: Msg) -> None:
+        received(msg)
         task = asyncio.create_task(handler(msg))
         tasks.add(task)
 

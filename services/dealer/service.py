@@ -14,7 +14,7 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 
 from match_bus import subjects
-from match_bus.service import BaseConfig, answerable, run, spawn
+from match_bus.service import BaseConfig, answerable, reply, run, spawn
 from services.dealer.dealer import Dealer
 from services.dealer.stores import EventLog, KvSeedStore, open_seeds
 
@@ -26,7 +26,7 @@ def _replying(
 ) -> Callable[[Msg], Coroutine[Any, Any, None]]:
     async def on_request(msg: Msg) -> None:
         if answerable(msg):
-            await msg.respond(await handle(msg.data))
+            await reply(msg, await handle(msg.data))
 
     return on_request
 

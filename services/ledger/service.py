@@ -33,7 +33,7 @@ from match_audit import keys
 from match_bus import subjects
 from match_bus.jetstream import ensure_stream
 from match_bus.secretfiles import SecretFileError, check_private
-from match_bus.service import BaseConfig, answerable, run, spawn
+from match_bus.service import BaseConfig, answerable, reply, run, spawn
 from services.ledger.audit import AUDIT_SERVICE, AuditLimits, AuditServicer
 from services.ledger.consumer import QUARANTINED, Ingest
 from services.ledger.store import Store
@@ -287,7 +287,7 @@ async def serve_ledger(nc: Client, config: LedgerConfig) -> Callable[[], Awaitab
             return
         answer = await answer_records(store, msg.data, catch_up)
         if answer is not None:
-            await msg.respond(answer)
+            await reply(msg, answer)
 
     await nc.subscribe(subjects.LEDGER_RECORDS, queue=subjects.LEDGER_QUEUE, cb=spawn(on_request))
     tasks = [

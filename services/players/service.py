@@ -23,7 +23,8 @@ from nats.aio.msg import Msg
 
 from match.v1 import common_pb2, players_pb2
 from match_bus import subjects
-from match_bus.service import BaseConfig, answerable, run
+from match_bus.service import BaseConfig, answerable, received, run
+from match_bus.service import reply as respond
 from match_rules import registry
 from services.players.book import MAX_PAGE_SIZE, Book, Unknown
 from services.players.follow import Follower
@@ -98,12 +99,13 @@ async def serve_players(nc: Client, config: PlayersConfig) -> Callable[[], Await
     async def on_query(msg: Msg) -> None:
         if not answerable(msg):
             return
+        received(msg)
         try:
             query = players_pb2.PlayersQuery.FromString(msg.data)
             reply = answer(book, query, int(time.time() * 1000))
         except (DecodeError, ValueError) as error:
             reply = _refusal("bad_query", Category.CATEGORY_INVALID_ARGUMENT, str(error))
-        await msg.respond(reply.SerializeToString())
+        await respond(msg, reply.SerializeToString())
 
     await nc.subscribe(subjects.PLAYERS_QUERY, queue=subjects.PLAYERS_QUEUE, cb=on_query)
 

@@ -37,7 +37,8 @@ from match_bus import subjects
 from match_bus.clock import Clock
 from match_bus.jetstream import SequenceConflict, StoredRecord, TableLog, ensure_stream
 from match_bus.records import BadRecord
-from match_bus.service import answerable
+from match_bus.service import answerable, received
+from match_bus.service import reply as respond
 from match_rules import registry
 from match_rules.errors import Category, RuleError
 from match_rules.game import Game
@@ -317,6 +318,7 @@ class Referee:
     async def _on_message(self, msg: Msg) -> None:
         stamp = self._clock.now_ms()  # the arrival, before anything else
         if answerable(msg):
+            received(msg)  # the task made next keeps it: no answer over a later connection
             self._spawn(self._handle(msg, stamp))
 
     def _spawn(self, coro: Awaitable[Any]) -> None:
@@ -343,7 +345,7 @@ class Referee:
             reply = referee_pb2.TableCommandReply(
                 refusal=refusal("unknown_subject", Category.INVALID_ARGUMENT, msg.subject)
             ).SerializeToString()
-        await msg.respond(reply)
+        await respond(msg, reply)
 
     def _lock(self, table_id: str) -> asyncio.Lock:
         return self._locks.setdefault(table_id, asyncio.Lock())
