@@ -83,7 +83,8 @@ def leaderboard_lines(
     title = game_title(kind)
     which = f"board {board}" if board else "main board"
     unit = page.unit or "value"
-    lines = [f"{title}, {which}: {unit}" + (" (lower is better)" if page.lower_is_better else "")]
+    heading = f"{title}, {which}" + (f": {page.unit}" if page.unit else "")  # "": nothing yet
+    lines = [heading + (" (lower is better)" if page.lower_is_better else "")]
     if page.pages == 0 or not page.rows:
         lines.append("nobody is on this board yet")
     else:

@@ -104,6 +104,15 @@ def test_an_empty_board() -> None:
     ]
 
 
+def test_a_board_nobody_is_on_names_no_unit() -> None:
+    # Nothing counted yet: the players service cannot tell what the board will rank.
+    page = players_pb2.GetLeaderboardResponse(page=1, pages=0)
+    assert players.leaderboard_lines("number-match", "", page) == [
+        "Number Match, main board",
+        "nobody is on this board yet",
+    ]
+
+
 def a_profile() -> players_pb2.Profile:
     first = int(dt.datetime(2026, 11, 30, 12).timestamp() * 1000)
     return players_pb2.Profile(
