@@ -149,8 +149,7 @@ PERMISSIONS: dict[str, list[Grant]] = {
     "players": [
         Grant("sub", subjects.PLAYERS_QUERY, "answer the lobby's questions about players"),
         *_js("STREAM.INFO", subjects.EVENTS_STREAM, "the table log's state", more=False),
-        *_read_records("read a finished table's records"),
-        *_follow_events("follow the log from where its store stopped"),
+        *_follow_events("follow the log from where its store stopped; read a finished table"),
         _own_inbox("players"),
     ],
     "bot": [

@@ -17,11 +17,11 @@ import structlog
 from google.protobuf.message import DecodeError
 from nats.js import JetStreamContext
 from nats.js.api import ConsumerConfig, DeliverPolicy
-from nats.js.errors import NotFoundError
 from prometheus_client import Counter, Gauge
 
 from match.v1 import referee_pb2
 from match_bus import subjects
+from match_bus.jetstream import consume_until
 from match_bus.records import BadRecord, read_table
 from services.players.book import Book
 from services.players.facts import NotAGame, finished, has_reveal
@@ -48,22 +48,10 @@ class Stalled(Exception):
 async def table_records(
     js: JetStreamContext, table_id: str, upto: int
 ) -> list[referee_pb2.TableRecord]:
-    """A table's records up to stream sequence ``upto``, read from the stream leader and
+    """A table's records up to stream sequence ``upto`` (the one that revealed its seed),
     checked against the table's numbering (BadRecord at the first that does not fit)."""
-    subject = subjects.events(table_id)
-    stored: list[tuple[int, bytes]] = []
-    sequence = 1
-    while sequence <= upto:
-        try:
-            msg = await js.get_msg(subjects.EVENTS_STREAM, seq=sequence, subject=subject, next=True)
-        except NotFoundError:
-            break
-        assert msg.seq is not None
-        if msg.seq > upto:
-            break
-        stored.append((msg.seq, msg.data or b""))
-        sequence = msg.seq + 1
-    return read_table(table_id, stored)
+    stored = await consume_until(js, subjects.events(table_id), upto)
+    return read_table(table_id, [(r.sequence, r.data) for _, r in stored if r.sequence <= upto])
 
 
 class Follower:
