@@ -71,6 +71,8 @@ class Stack:
     nats_url: str | None = None
     lobby_addr: str = ""
     ledger_addr: str = ""  # the ledger's audit gRPC API (LEDGER_ADDR)
+    web_addr: str = ""  # the lobby's web edge and the web client (LOBBY_WEB_ADDR)
+    ledger_web_addr: str = ""  # the ledger's audit API for browsers (LEDGER_WEB_ADDR)
     env: Mapping[str, str] = field(default_factory=dict)
     # The CA certificate that signed the lobby's (when env gives it LOBBY_TLS_CERT): the health
     # checks verify the lobby with it, and every process gets it as MATCH_CA (the bot's).
@@ -88,6 +90,8 @@ class Stack:
         (self.workdir / "logs").mkdir(exist_ok=True)
         self.lobby_addr = self.lobby_addr or f"127.0.0.1:{free_port()}"
         self.ledger_addr = self.ledger_addr or f"127.0.0.1:{free_port()}"
+        self.web_addr = self.web_addr or f"127.0.0.1:{free_port()}"
+        self.ledger_web_addr = self.ledger_web_addr or f"127.0.0.1:{free_port()}"
         self.secrets = self._secrets()
 
     def _secrets(self) -> dict[str, str]:
@@ -107,6 +111,15 @@ class Stack:
             "MATCH_TOKEN_SECRET": read_secret(self.token_secret_file).decode().strip(),
             "MATCH_BOT_KEY": read_secret(self.bot_key_file).decode().strip(),
         }
+
+    @property
+    def web_url(self) -> str:
+        """Where a browser opens the web client."""
+        return f"http://{self.web_addr}"
+
+    @property
+    def ledger_web_url(self) -> str:
+        return f"http://{self.ledger_web_addr}"
 
     @property
     def token_secret_file(self) -> Path:
@@ -190,6 +203,11 @@ class Stack:
             MATCH_BOT_KEY_FILE=str(self.bot_key_file),
             LOBBY_ADDR=self.lobby_addr,
             LEDGER_ADDR=self.ledger_addr,
+            LOBBY_WEB_ADDR=self.web_addr,
+            LOBBY_WEB_AUDIT_URL=self.ledger_web_url,
+            LEDGER_WEB_ADDR=self.ledger_web_addr,
+            # the auditor's page is served by the lobby's edge and calls the ledger's
+            LEDGER_WEB_ORIGINS=self.web_url,
             LEDGER_DB=str(self.ledger_db(name)),
             PLAYERS_DB=str(self.players_db(name)),
             MATCH_REPLICA_ID=f"{service}-{index}",

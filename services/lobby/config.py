@@ -15,6 +15,7 @@ from match_bus.service import BaseConfig
 from services.lobby.limits import Rate, WatchLimits
 from services.lobby.quotas import Caps
 from services.tls import ServerTls, TlsConfigError, server_tls
+from services.webedge import WebConfig, WebConfigError
 
 DEFAULT_ADDR = "127.0.0.1:50051"
 DEFAULT_TOKEN_TTL_S = 6 * 3600
@@ -52,6 +53,10 @@ DEFAULT_SIGN_IN_LIMIT = Rate(per_s=1.0, burst=20.0)
 DEFAULT_PLAYERS_TIMEOUT_S = 2.0
 
 
+# The web client's bundle, as `make install` builds it (web/dist in the repository).
+DEFAULT_WEB_ROOT = Path(__file__).resolve().parents[2] / "web" / "dist"
+
+
 class ConfigError(Exception):
     """The environment asks for something the lobby cannot run with."""
 
@@ -79,6 +84,9 @@ class LobbyConfig:
     session_ttl_s: int = DEFAULT_SESSION_TTL_S  # a session token from SignIn
     sign_in_limit: Rate = DEFAULT_SIGN_IN_LIMIT  # GetChallenge and SignIn per client address
     players_timeout_s: float = DEFAULT_PLAYERS_TIMEOUT_S  # for the players service's answer
+    web: WebConfig = field(default_factory=WebConfig)  # LOBBY_WEB_ADDR, LOBBY_WEB_ORIGINS
+    web_root: Path = DEFAULT_WEB_ROOT  # LOBBY_WEB_ROOT: the web client's built files
+    web_audit_url: str = ""  # LOBBY_WEB_AUDIT_URL: the ledger's web edge, for the auditor's page
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> LobbyConfig:
@@ -124,6 +132,13 @@ class LobbyConfig:
             tls = server_tls(env, "LOBBY")
         except TlsConfigError as error:
             raise ConfigError(str(error)) from None
+        try:
+            web = WebConfig.from_env(env, "LOBBY")
+        except WebConfigError as error:
+            raise ConfigError(str(error)) from None
+        audit_url = env.get("LOBBY_WEB_AUDIT_URL", "").strip().rstrip("/")
+        if audit_url and not audit_url.startswith(("http://", "https://")):
+            raise ConfigError(f"LOBBY_WEB_AUDIT_URL must be an http(s) URL, not {audit_url!r}")
         return cls(
             base=BaseConfig.from_env(default_metrics_port=9101),
             addr=env.get("LOBBY_ADDR", DEFAULT_ADDR),
@@ -153,6 +168,9 @@ class LobbyConfig:
             session_ttl_s=session_ttl_s,
             sign_in_limit=_rate(env, "SIGN_IN", DEFAULT_SIGN_IN_LIMIT),
             players_timeout_s=players_timeout_s,
+            web=web,
+            web_root=Path(env.get("LOBBY_WEB_ROOT", "").strip() or DEFAULT_WEB_ROOT),
+            web_audit_url=audit_url,
         )
 
 

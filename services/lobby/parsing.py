@@ -41,6 +41,7 @@ def safe_parser(parse: Callable[[bytes], Any], name: str) -> Callable[[bytes], A
         except Exception:  # DecodeError, RecursionError on deep nesting, ...
             return Malformed(message)
 
+    parser.message_class = getattr(parse, "__self__", None)  # type: ignore[attr-defined]
     return parser
 
 

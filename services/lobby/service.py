@@ -35,6 +35,7 @@ from services.lobby.referee import Referee
 from services.lobby.servicers import LobbyServicer
 from services.lobby.tokens import Tokens
 from services.tls import add_port, plaintext_warning
+from services.webedge import ConnectEdge, Recorder, serve_web
 
 log = structlog.get_logger()
 
@@ -101,7 +102,9 @@ async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]
     )
     watches = Watches(js, config.watch_limits)
 
-    server = grpc.aio.server(options=SERVER_OPTIONS)
+    grpc_server = grpc.aio.server(options=SERVER_OPTIONS)
+    # Every service goes to the gRPC server and is kept for the web edge: one set of handlers.
+    server = Recorder(grpc_server)
     add_safely(
         server,
         lobby_pb2_grpc.add_LobbyServiceServicer_to_server,
@@ -138,17 +141,35 @@ async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]
             GameServicer(service, auth, referee, directory, js, watches, presence),
             auth.admit,
         )
+    web_services = dict(server.services)  # the game's API, not health or reflection
     checks = health.aio.HealthServicer()
-    add_safely(server, health_pb2_grpc.add_HealthServicer_to_server, checks, auth.admit)
+    add_safely(grpc_server, health_pb2_grpc.add_HealthServicer_to_server, checks, auth.admit)
     reflection.enable_server_reflection(
-        (*SERVED[1:], health.SERVICE_NAME, reflection.SERVICE_NAME), server
+        (*SERVED[1:], health.SERVICE_NAME, reflection.SERVICE_NAME), grpc_server
     )
-    add_port(server, config.addr, config.tls)
-    await server.start()
+    add_port(grpc_server, config.addr, config.tls)
+    await grpc_server.start()
+    stop_web = None
+    if config.web.addr:
+        edge = ConnectEdge(
+            web_services,
+            allowed_origins=config.web.origins,
+            static_dir=config.web_root,
+            config={"auditUrl": config.web_audit_url},
+        )
+        stop_web = await serve_web(edge, config.web.addr)
+        if not (config.web_root / "index.html").is_file():
+            log.warning(
+                "the web client is not built: the web edge answers its calls but serves no "
+                "page (run make install)",
+                web_root=str(config.web_root),
+            )
     tasks.append(asyncio.create_task(_mirror_nats_health(nc, checks), name="health"))
     log.info(
         "listening",
         addr=config.addr,
+        web=config.web.addr or "off",
+        web_origins=",".join(sorted(config.web.origins)) or "its own only",
         tls=f"{config.tls.cert_file}, valid until {config.tls.not_after}" if config.tls else "off",
         player_limit=f"{config.player_limit.per_s:g}/s burst {config.player_limit.burst:g}",
         address_limit=f"{config.address_limit.per_s:g}/s burst {config.address_limit.burst:g}",
@@ -167,7 +188,9 @@ async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]
     async def stop() -> None:
         for name in SERVED:
             await checks.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
-        await server.stop(grace=3.0)
+        if stop_web is not None:
+            await stop_web()
+        await grpc_server.stop(grace=3.0)
         await watches.close()
         await presence.close()
         for task in tasks:

@@ -50,6 +50,8 @@ def single(env: dict[str, str]) -> Stack:
         nats_url=get("NATS_URL") or None,
         lobby_addr=get("LOBBY_ADDR", "127.0.0.1:50051"),
         ledger_addr=get("LEDGER_ADDR", "127.0.0.1:50052"),
+        web_addr=get("LOBBY_WEB_ADDR", "127.0.0.1:8080"),
+        ledger_web_addr=get("LEDGER_WEB_ADDR", "127.0.0.1:8081"),
         ca_file=_ca(env),
         env={
             "NATS_PORT": get("NATS_PORT", "4222"),
@@ -76,6 +78,8 @@ def clustered(env: dict[str, str], replicas: int) -> Stack:
         replicas=dict.fromkeys(SERVICES, replicas),
         lobby_addr=get("LOBBY_ADDR", "127.0.0.1:50051"),
         ledger_addr=get("LEDGER_ADDR", "127.0.0.1:50052"),
+        web_addr=get("LOBBY_WEB_ADDR", "127.0.0.1:8080"),
+        ledger_web_addr=get("LEDGER_WEB_ADDR", "127.0.0.1:8081"),
         ca_file=_ca(env),
         env={k: v for k, v in metrics.items() if v},
         inherit_output=False,  # twelve processes: one log file each, in <data>/logs/
@@ -105,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
         stack.start(timeout=60.0 if args.cluster else 30.0)
         nats = stack.cluster.urls if stack.cluster is not None else stack.url
         print(
-            f"\nMatch is up. gRPC: {stack.lobby_addr}  audit: {stack.ledger_addr}  "
+            f"\nMatch is up. Play in a browser: {stack.web_url}\n"
+            f"gRPC: {stack.lobby_addr}  audit: {stack.ledger_addr}  "
             f"NATS: {nats}  data: {stack.workdir}\n"
             f"processes: {' '.join(stack.processes)}"
             + ("" if stack.inherit_output else f"  logs: {stack.workdir / 'logs'}")
