@@ -9,10 +9,11 @@ few questions a handler asks (``peer()``, ``invocation_metadata()``, ``abort()``
 
 What the edge adds, and only here (docs/client.md, "The web edge"):
 
-- **Origins.** A request that carries an ``Origin`` other than the edge's own and the ones it
-  was given (``allowed_origins``) is refused before anything runs: 403 with a sentence. An
-  allowed origin gets CORS headers, and its preflight is answered. A request with no Origin
-  (curl, a native client) is served: a browser always sends one on a cross-origin call.
+- **Origins.** A request that carries an ``Origin`` whose host is not the one it was sent to,
+  and that is not one the edge was given (``allowed_origins``), is refused before anything
+  runs: 403 with a sentence. An allowed origin gets CORS headers, and its preflight is
+  answered. A request with no Origin (curl, a native client) is served: a browser always
+  sends one on a cross-origin call.
 - **Size.** A body over ``max_body`` bytes is refused (Connect ``resource_exhausted``) before it
   is read, as the gRPC server refuses a message over its limit.
 - **Content type.** Connect answers a content type it does not speak with 415 and the types it
@@ -272,7 +273,7 @@ class ConnectEdge:
             return
         origin = _header(scope, b"origin")
         cors: list[tuple[bytes, bytes]] = []
-        if origin is not None and origin != _own_origin(scope):
+        if origin is not None and not _same_host(origin, scope):
             if origin not in self.allowed_origins:
                 await _plain(
                     send,
@@ -394,11 +395,12 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
-def _own_origin(scope: Scope) -> str | None:
+def _same_host(origin: str, scope: Scope) -> bool:
+    """True when ``origin`` names the host the request was sent to. The scheme is not
+    compared: behind a proxy that ends TLS, the page's ``https://`` origin reaches the edge as
+    plain HTTP for the same host."""
     host = _header(scope, b"host")
-    if host is None:
-        return None
-    return f"{scope.get('scheme', 'http')}://{host}"
+    return host is not None and origin.partition("://")[2] == host
 
 
 async def _respond(
