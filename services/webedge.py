@@ -40,7 +40,6 @@ from typing import Any
 import grpc  # type: ignore[import-untyped]
 import structlog
 import uvicorn
-from connectrpc._server_shared import EndpointServerStream, EndpointUnary
 from connectrpc.code import Code
 from connectrpc.codec import Codec
 from connectrpc.errors import ConnectError
@@ -49,6 +48,7 @@ from connectrpc.request import RequestContext
 from connectrpc.server import ConnectASGIApplication, Endpoint
 from google.protobuf import json_format
 from google.protobuf.message import Message
+from prometheus_client import Counter
 
 log = structlog.get_logger()
 
@@ -57,6 +57,13 @@ Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 MAX_BODY = 64 * 1024  # what the gRPC server takes (grpc.max_receive_message_length)
+
+REFUSED = Counter(
+    "match_web_refused_total",
+    "Web edge requests refused before any handler ran, by reason: origin (another site's "
+    "page), size, content_type, method, not_found",
+    ["reason"],
+)
 
 
 # --- recording the gRPC handlers -------------------------------------------------------------
@@ -190,7 +197,7 @@ class _Json(Codec[Message, Any]):
 # --- the Connect applications ----------------------------------------------------------------
 
 
-Served = EndpointUnary[Any, Any] | EndpointServerStream[Any, Any]
+Served = Any  # connectrpc's EndpointUnary or EndpointServerStream (not exported by name)
 
 
 def _endpoint(service: str, name: str, handler: Any) -> Served:
@@ -275,6 +282,7 @@ class ConnectEdge:
         cors: list[tuple[bytes, bytes]] = []
         if origin is not None and not _same_host(origin, scope):
             if origin not in self.allowed_origins:
+                REFUSED.labels("origin").inc()
                 await _plain(
                     send,
                     403,
@@ -292,6 +300,7 @@ class ConnectEdge:
             await self._static(scope, send)
             return
         if scope["method"] != "POST":
+            REFUSED.labels("method").inc()
             await _plain(
                 send,
                 405,
@@ -301,6 +310,7 @@ class ConnectEdge:
             return
         kind = (_header(scope, b"content-type") or "").split(";")[0].strip().lower()
         if not kind.startswith(_SPOKEN):
+            REFUSED.labels("content_type").inc()
             await _plain(
                 send,
                 415,
@@ -311,6 +321,7 @@ class ConnectEdge:
             return
         length = _header(scope, b"content-length")
         if length is not None and length.isdigit() and int(length) > self.max_body:
+            REFUSED.labels("size").inc()
             body = json.dumps(
                 {
                     "code": "resource_exhausted",
@@ -338,6 +349,7 @@ class ConnectEdge:
         name = "index.html" if path in ("", "/") else path.lstrip("/")
         target = (root / name).resolve()
         if not target.is_relative_to(root) or not target.is_file():
+            REFUSED.labels("not_found").inc()
             if not (root / "index.html").is_file():
                 await _plain(
                     send,

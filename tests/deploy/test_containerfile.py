@@ -33,11 +33,12 @@ def test_it_installs_with_make_install_and_nothing_else() -> None:
     runs = [rest for word, rest in instructions() if word == "RUN"]
     installs = [r for r in runs if "make install" in r]
     assert installs == ["make install PYTHON=python3.11"], runs
-    # the only other package it installs is make itself, to run that
+    # the only other packages it installs are make, to run that, and Node.js with npm, which
+    # make install needs to build the web client
     others = [r for r in runs if r not in installs]
     assert not any(re.search(r"\bpip\b|\bpython\b", r) for r in others), others
     apt = [r for r in others if "apt-get install" in r]
-    assert len(apt) == 1 and re.search(r"--no-install-recommends make\b", apt[0]), apt
+    assert len(apt) == 1 and re.search(r"--no-install-recommends make nodejs npm\b", apt[0]), apt
 
 
 def test_it_copies_what_make_install_reads() -> None:
@@ -53,8 +54,10 @@ def test_it_copies_what_make_install_reads() -> None:
         if word == "COPY"
         for source in shlex.split(rest)[:-1]
     }
-    # pip install -e . reads pyproject.toml and finds the packages under libs/ and services/
-    assert {"Makefile", "pyproject.toml", "libs", "services"} <= copied, copied
+    # pip install -e . reads pyproject.toml and finds the packages under libs/ and services/;
+    # the web client is built from web/
+    assert "npm ci" in recipe or "npm run" in recipe, recipe
+    assert {"Makefile", "pyproject.toml", "libs", "services", "web"} <= copied, copied
     assert instructions()[-3:][0][0] == "USER"  # nothing after the install runs as root
 
 

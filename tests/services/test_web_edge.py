@@ -25,6 +25,7 @@ from match.v1 import (
     race_service_pb2,
     race_service_pb2_grpc,
 )
+from match_launch.natsserver import free_port
 from match_launch.stack import Stack
 from services.webedge import MAX_BODY, WebConfig, WebConfigError, connect_code, grpc_peer
 
@@ -34,6 +35,7 @@ RACE_SERVICE = "match.v1.MatchRaceService"
 
 
 def _start(tmp_path: Path, **env: str) -> Iterator[Stack]:
+    env = {"LOBBY_METRICS_PORT": str(free_port()), **env}
     s = Stack(tmp_path / "stack", services=("dealer", "referee", "lobby"), env=env)
     s.start()
     try:
@@ -172,8 +174,14 @@ async def test_a_body_that_does_not_parse_is_refused_as_grpc_refuses_it(
     assert "match.v1.CreateTableRequest" in bad_json.json()["message"]
 
 
+def _metric(stack: Stack, line_start: str) -> float:
+    text = httpx.get(f"http://127.0.0.1:{stack.env['LOBBY_METRICS_PORT']}/metrics").text
+    found = [line for line in text.splitlines() if line.startswith(line_start)]
+    return float(found[0].rsplit(" ", 1)[1]) if found else 0.0
+
+
 async def test_what_only_the_web_edge_can_be_sent_gets_a_clear_error(
-    web: httpx.AsyncClient,
+    web: httpx.AsyncClient, stack: Stack
 ) -> None:
     big = await web.post(f"/{LOBBY}/CreateTable", content=b"\0" * (MAX_BODY + 1), headers=_proto())
     assert big.status_code == 429
@@ -195,6 +203,19 @@ async def test_what_only_the_web_edge_can_be_sent_gets_a_clear_error(
 
     missing = await web.post(f"/{LOBBY}/NoSuchCall", json={})
     assert missing.status_code == 404
+
+    for reason in ("size", "content_type", "method"):
+        assert _metric(stack, f'match_web_refused_total{{reason="{reason}"}}') == 1.0, reason
+
+
+async def test_web_calls_are_counted_with_the_grpc_calls(
+    web: httpx.AsyncClient, stack: Stack
+) -> None:
+    key = 'match_lobby_requests_total{code="INVALID_ARGUMENT",method="CreateTable"}'
+    before = _metric(stack, key)
+    answer = await web.post(f"/{LOBBY}/CreateTable", json={"seats": 2})
+    assert answer.status_code == 400
+    assert _metric(stack, key) == before + 1
 
 
 async def test_another_origin_is_refused_and_the_own_origin_served(
