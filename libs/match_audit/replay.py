@@ -205,25 +205,54 @@ class _Timeline:
         self.add(section, event.at, told.text)
         section.footer += told.after
 
-    def lines(self) -> list[str]:
+    def story(self) -> tuple[str, list[Part]]:
+        """The players line and the parts that say anything, in order."""
         for record in self.records:
             self.record(record)
-        out: list[str] = []
         players = ", ".join(self.names.values()) or "nobody"
-        out.append(f"players: {players}")
-        sections = [self.table, *(self.parts[p] for p in sorted(self.parts)), self.end]
-        for section in sections:
+        numbered = [(0, self.table), *((p, self.parts[p]) for p in sorted(self.parts))]
+        out: list[Part] = []
+        for number, section in [*numbered, (0, self.end)]:
             if not section.lines and not section.footer:
                 continue
-            out.append("")
-            out.append(section.title)
+            lines: list[str] = []
             for at, text in section.lines:
                 offset = f"{at - section.t0:+,d} ms" if section.t0 is not None else _utc(at)
-                out.append(f"  {offset:>12}  {text}")
-            out += [f"  {line}" for line in section.footer]
-        return out
+                lines.append(f"{offset:>12}  {text}")
+            lines += section.footer
+            out.append(Part(number, section.title, tuple(lines)))
+        return f"players: {players}", out
+
+
+@dataclass(frozen=True)
+class Part:
+    """One part of the timeline: the table before the game (``number`` 0), a numbered part of
+    the game (a board: 1, 2, ...), or the end (0, last); its lines without the indentation the
+    printed timeline gives them."""
+
+    number: int
+    title: str
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Story:
+    """A game's timeline, structured: the heading lines and the parts."""
+
+    heading: tuple[str, ...]  # "game <id>: <n> records", "players: ..."
+    parts: tuple[Part, ...]
+
+
+def story(game: str, records: Sequence[referee_pb2.TableRecord]) -> Story:
+    """The timeline of a game's records (in order), part by part."""
+    players, parts = _Timeline(records).story()
+    return Story((f"game {game}: {len(records)} records", players), tuple(parts))
 
 
 def timeline(game: str, records: Sequence[referee_pb2.TableRecord]) -> list[str]:
     """The readable timeline of a game's records (in order)."""
-    return [f"game {game}: {len(records)} records", *_Timeline(records).lines()]
+    told = story(game, records)
+    out = list(told.heading)
+    for part in told.parts:
+        out += ["", part.title, *(f"  {line}" for line in part.lines)]
+    return out

@@ -57,15 +57,32 @@ class Evidence:
     consistency: tuple[Consistency, ...] = ()
 
 
+PASSED, SKIPPED, FAILED = "ok", "--", "FAIL"
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One check as a line of the report says it: ``<status> <name>: <sentence>``."""
+
+    name: str  # checkpoint, consistency, inclusion, game, seed, deal, a game's own proof, rerun
+    status: str  # PASSED, SKIPPED or FAILED
+    sentence: str
+
+
 @dataclass
 class Report:
-    """What was checked: one line per check that held, and the first failure, if any."""
+    """What was checked: one line per check that held, and the first failure, if any; with
+    what the checks found on the way (for a caller that shows more than the lines)."""
 
     game: str
     lines: list[str] = field(default_factory=list)
     failure: str | None = None
     checkpoint: Checkpoint | None = None  # set once its signature verified
     checkpoint_consistent: bool = False  # signature and --since consistency both held
+    failed_check: str = ""  # the name of the check that failed, if one did
+    table: TableGame | None = None  # the game the table plays, once found
+    seed: bytes | None = None  # the revealed seed, once found (checked or not)
+    results: str = ""  # the standings the rerun gave, once it held
 
     @property
     def ok(self) -> bool:
@@ -75,6 +92,17 @@ class Report:
         out = list(self.lines)
         out.append(self.failure or f"PASS game {self.game}: every check holds")
         return "\n".join(out)
+
+    def checks(self) -> list[Check]:
+        """The checks, in order, as their lines say them; the failure last, if any."""
+        out = []
+        for line in self.lines:
+            status, _, rest = line.partition(" ")
+            name, _, sentence = rest.lstrip(" ").partition(": ")
+            out.append(Check(name, PASSED if status == PASSED else SKIPPED, sentence))
+        if self.failure is not None:
+            out.append(Check(self.failed_check, FAILED, self.failure.removeprefix("FAIL ")))
+        return out
 
 
 class _Fail(Exception):
@@ -107,15 +135,24 @@ def verify(evidence: Evidence, key: Verifier, since: str | None = None) -> Repor
     note) the auditor kept from before, which the evidence's checkpoint must extend."""
     report = Report(evidence.game)
     try:
+        report.failed_check = "checkpoint"
         checkpoint = _check_checkpoint(evidence, key, report)
+        report.failed_check = "consistency"
         _check_since(evidence, key, checkpoint, since, report)
         report.checkpoint_consistent = True
+        report.failed_check = "inclusion"
         records = _check_records(evidence, checkpoint, report)
-        table = _check_game(evidence.entries, records, report)
+        report.failed_check = "game"
+        table = report.table = _check_game(evidence.entries, records, report)
+        report.failed_check = "seed"
         seed = _check_seed(evidence.entries, records, table.game, report)
+        report.failed_check = "deal"
         deal = _check_deal(evidence.entries, records, table, seed, report)
+        report.failed_check = "proofs"
         _check_proofs(evidence.entries, records, table, report)
+        report.failed_check = "rerun"
         _check_rerun(evidence.entries, records, table, deal, report)
+        report.failed_check = ""
     except _Fail as failure:
         report.failure = f"FAIL {failure.message}"
     return report
@@ -301,7 +338,7 @@ def _check_seed(
     if len(revealed) > 1:
         raise _Fail(f"{_at(revealed[1][0], entries)}: the seed is revealed twice")
     r_index, r_event = revealed[0]
-    seed = bytes(r_event.seed)  # type: ignore[attr-defined]
+    seed = report.seed = bytes(r_event.seed)  # type: ignore[attr-defined]
     version = c_event.deal_version  # type: ignore[attr-defined]
     if r_index < ended:
         raise _Fail(f"{_at(r_index, entries)}: the seed was revealed before the game ended")
@@ -389,6 +426,7 @@ def _check_rerun(
         )
     standings = "; ".join(f"{s.place}. {s.player}: {s.summary}" for s in result.results.standings)
     draw = " (a draw)" if result.results.draw else ""
+    report.results = f"{standings}{draw}"
     report.lines.append(
         f"ok   rerun: fed the stamped commands again, the rules accept the same "
         f"{count(result.accepted, 'command')} and refuse the same {result.refused} (same codes),"

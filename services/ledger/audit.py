@@ -1,5 +1,7 @@
 """``LedgerAuditService`` (proto/match/v1/audit.proto): checkpoints, a finished game's records
-with inclusion proofs, and consistency proofs, for auditors.
+with inclusion proofs, and consistency proofs, for auditors; and VerifyGame, the checks of
+``match-audit verify`` run by the ledger on its own evidence, for the auditor's web page (a
+convenience: an independent auditor runs ``match-audit verify`` on their own machine).
 
 Every call is counted in two token buckets before any work: its client address's (the peer's
 IP without its port, services/peers.py) and the whole ledger's. Over either, the call ends
@@ -19,8 +21,10 @@ from prometheus_client import Counter
 
 from match.v1 import audit_pb2, audit_pb2_grpc, referee_pb2
 from match_audit import rerun
+from match_audit.verify import Entry, Evidence
 from match_bus import subjects
 from services.ledger.store import Store
+from services.ledger.verifying import verification
 from services.lobby.limits import Limiter, Rate, retry_after_ms
 from services.peers import client_address
 
@@ -44,6 +48,7 @@ PAGE_SIZE = 1000  # records per page of GetGameRecords, by default and at most
 RETRY_AFTER_KEY = "retry-after-ms"
 _OFF = Rate(0, 0)
 _EVERYONE = "*"
+VERIFY_AT_ONCE = 2  # VerifyGame reruns a whole game: so many at once, per ledger process
 BAD_TOKEN = "page_token must be the next_page_token of the previous page, or empty"
 
 
@@ -101,20 +106,23 @@ class AuditServicer(audit_pb2_grpc.LedgerAuditServiceServicer):
         verifier_key: str,
         ready: Ready | None = None,
         limits: AuditLimits | None = None,
+        name: str = "",
     ) -> None:
         self._store = store
         self._verifier_key = verifier_key
         self._ready = ready
         self._limits = limits or AuditLimits()
+        self._name = name  # the audit API's address, named in VerifyGame's export
+        self._verifying = asyncio.Semaphore(VERIFY_AT_ONCE)
 
     async def _admit(self, context: grpc.aio.ServicerContext) -> None:
         wait_ms, who = self._limits.wait_ms(str(context.peer()))
         if wait_ms:
             LIMITED.labels("address" if who == "this address" else "ledger").inc()
-            context.set_trailing_metadata(((RETRY_AFTER_KEY, str(wait_ms)),))
             await context.abort(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 f"too many audit requests from {who}: wait {wait_ms} ms and try again",
+                trailing_metadata=((RETRY_AFTER_KEY, str(wait_ms)),),  # the web edge's too
             )
 
     async def GetCheckpoint(
@@ -135,22 +143,16 @@ class AuditServicer(audit_pb2_grpc.LedgerAuditServiceServicer):
         await self._admit(context)
         return audit_pb2.GetVerifierKeyResponse(verifier_key=self._verifier_key)
 
-    async def GetGameRecords(
-        self, request: audit_pb2.GetGameRecordsRequest, context: grpc.aio.ServicerContext
-    ) -> audit_pb2.GetGameRecordsResponse:
-        await self._admit(context)
-        table_id = request.table_id
+    async def _valid_id(self, table_id: str, context: grpc.aio.ServicerContext) -> None:
         if not subjects.valid_table_id(table_id):
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "a game id is 8-32 lowercase letters and digits",
             )
-        page = _parse_page_token(request.page_token)
-        if page is None:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, BAD_TOKEN)
-        assert page is not None
-        size, after_leaf = page
-        page_size = min(request.page_size or PAGE_SIZE, PAGE_SIZE)
+
+    async def _servable(self, table_id: str, context: grpc.aio.ServicerContext) -> None:
+        """Ends the call unless the game's records may be served: this replica has stored them
+        to the end, the table is known, not quarantined, and its game is over."""
         if self._ready is not None:
             caught_up, stored, last = await self._ready(table_id)
             if not caught_up:
@@ -167,6 +169,20 @@ class AuditServicer(audit_pb2_grpc.LedgerAuditServiceServicer):
             await context.abort(grpc.StatusCode.FAILED_PRECONDITION, f"{bad.message}; {NOT_SERVED}")
         if not game_over(data for _, data in rows):
             await context.abort(grpc.StatusCode.FAILED_PRECONDITION, NOT_OVER)
+
+    async def GetGameRecords(
+        self, request: audit_pb2.GetGameRecordsRequest, context: grpc.aio.ServicerContext
+    ) -> audit_pb2.GetGameRecordsResponse:
+        await self._admit(context)
+        table_id = request.table_id
+        await self._valid_id(table_id, context)
+        page = _parse_page_token(request.page_token)
+        if page is None:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, BAD_TOKEN)
+        assert page is not None
+        size, after_leaf = page
+        page_size = min(request.page_size or PAGE_SIZE, PAGE_SIZE)
+        await self._servable(table_id, context)
         try:
             checkpoint, proved = await asyncio.to_thread(
                 self._store.proved_records,
@@ -215,3 +231,31 @@ class AuditServicer(audit_pb2_grpc.LedgerAuditServiceServicer):
             )
         proof = await asyncio.to_thread(self._store.consistency_proof, first, second)
         return audit_pb2.GetConsistencyProofResponse(proof=proof)
+
+    async def VerifyGame(
+        self, request: audit_pb2.VerifyGameRequest, context: grpc.aio.ServicerContext
+    ) -> audit_pb2.VerifyGameResponse:
+        await self._admit(context)
+        table_id = request.table_id
+        await self._valid_id(table_id, context)
+        await self._servable(table_id, context)
+        try:  # every record of the game, proved against one checkpoint that holds them all
+            checkpoint, proved = await asyncio.to_thread(self._store.proved_records, table_id)
+        except LookupError as error:
+            await context.abort(grpc.StatusCode.UNAVAILABLE, f"{error}; try again")
+        evidence = Evidence(
+            game=table_id,
+            checkpoint=checkpoint.note,
+            verifier_key=self._verifier_key,
+            entries=tuple(Entry(p.leaf_index, p.sequence, p.data, tuple(p.proof)) for p in proved),
+        )
+        async with self._verifying:  # a rerun is CPU: a few at once, the others wait their turn
+            answer = await asyncio.to_thread(verification, evidence, self._name)
+        log.info(
+            "game verified",
+            table_id=table_id,
+            records=len(proved),
+            ok=answer.ok,
+            verdict=answer.verdict,
+        )
+        return answer

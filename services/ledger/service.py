@@ -1,6 +1,7 @@
 """The ledger process: the durable consumer ``ledger`` (``LEDGER_DURABLE``) into SQLite (a
 transparency log with signed checkpoints), ``match.ledger.records``, and the gRPC
-``LedgerAuditService``.
+``LedgerAuditService``; with ``LEDGER_WEB_ADDR``, the same service for browsers in the Connect
+protocol (services/webedge.py), which the auditor's page of the web client calls.
 
 Several ledger replicas may run side by side, each with its own durable consumer and its own
 SQLite file, signing with the same key: each keeps a whole copy of the stream in stream order,
@@ -15,7 +16,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc  # type: ignore[import-untyped]
@@ -39,6 +40,7 @@ from services.ledger.consumer import QUARANTINED, Ingest
 from services.ledger.store import Store
 from services.lobby.limits import Rate
 from services.tls import ServerTls, TlsConfigError, add_port, plaintext_warning, server_tls
+from services.webedge import ConnectEdge, Recorder, WebConfig, WebConfigError, serve_web
 
 log = structlog.get_logger()
 
@@ -78,10 +80,12 @@ class LedgerConfig:
     tls: ServerTls | None = None  # LEDGER_TLS_CERT and LEDGER_TLS_KEY; None serves plain text
     audit_per_address: Rate = DEFAULT_AUDIT_PER_ADDRESS  # LEDGER_RATE_ADDR, LEDGER_BURST_ADDR
     audit_everyone: Rate = DEFAULT_AUDIT_EVERYONE  # LEDGER_RATE_ALL, LEDGER_BURST_ALL
+    web: WebConfig = field(default_factory=WebConfig)  # LEDGER_WEB_ADDR, LEDGER_WEB_ORIGINS
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> LedgerConfig:
-        """Raises :class:`TlsConfigError` for TLS settings it cannot serve."""
+        """Raises :class:`TlsConfigError` for TLS settings it cannot serve, and
+        :class:`WebConfigError` for web edge settings."""
         env = os.environ if env is None else env
         db_path = Path(env.get("LEDGER_DB", "var/ledger.sqlite3"))
         return cls(
@@ -99,6 +103,7 @@ class LedgerConfig:
             tls=server_tls(env, "LEDGER"),
             audit_per_address=_rate(env, "ADDR", DEFAULT_AUDIT_PER_ADDRESS),
             audit_everyone=_rate(env, "ALL", DEFAULT_AUDIT_EVERYONE),
+            web=WebConfig.from_env(env, "LEDGER"),
         )
 
 
@@ -220,18 +225,26 @@ async def serve_audit(
     catch_up: CatchUp | None = None,
     tls: ServerTls | None = None,
     limits: AuditLimits | None = None,
+    web: WebConfig | None = None,
 ) -> Callable[[], Awaitable[None]]:
-    """The gRPC audit server (with health and reflection) on ``addr``, over TLS with ``tls``;
-    returns its stop."""
+    """The gRPC audit server (with health and reflection) on ``addr``, over TLS with ``tls``,
+    and when ``web`` has an address, the audit service there for browsers (Connect; the pages of
+    ``web.origins`` may call it); returns their stop."""
     plaintext = plaintext_warning(addr, tls, "LEDGER")
     if plaintext is not None:
         log.warning(plaintext)
     server = grpc.aio.server(options=SERVER_OPTIONS)
+    # The audit service goes to the gRPC server and is kept for the web edge: one set of handlers.
+    recorder = Recorder(server)
     audit_pb2_grpc.add_LedgerAuditServiceServicer_to_server(  # type: ignore[no-untyped-call]
         AuditServicer(
-            store, verifier_key, catch_up.ready if catch_up is not None else None, limits
+            store,
+            verifier_key,
+            catch_up.ready if catch_up is not None else None,
+            limits,
+            name=addr,
         ),
-        server,
+        recorder,
     )
     checks = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(checks, server)
@@ -240,17 +253,29 @@ async def serve_audit(
     )
     add_port(server, addr, tls)
     await server.start()
+    stop_web = None
+    if web is not None and web.addr:
+        edge = ConnectEdge(recorder.services, allowed_origins=web.origins)
+        try:
+            stop_web = await serve_web(edge, web.addr)
+        except OSError:
+            await server.stop(grace=None)
+            raise
     for name in ("", AUDIT_SERVICE):
         await checks.set(name, health_pb2.HealthCheckResponse.SERVING)
     log.info(
         "audit api listening",
         addr=addr,
         tls=f"{tls.cert_file}, valid until {tls.not_after}" if tls else "off",
+        web=web.addr if web is not None and web.addr else "off",
+        web_origins=",".join(sorted(web.origins)) if web is not None and web.origins else "-",
     )
 
     async def stop() -> None:
         for name in ("", AUDIT_SERVICE):
             await checks.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+        if stop_web is not None:
+            await stop_web()
         await server.stop(grace=2.0)
 
     return stop
@@ -277,7 +302,7 @@ async def serve_ledger(nc: Client, config: LedgerConfig) -> Callable[[], Awaitab
     catch_up = CatchUp(nc, lambda: ingest.last_sequence, config.catch_up_s)
     limits = AuditLimits(config.audit_per_address, config.audit_everyone)
     stop_audit = await serve_audit(
-        store, config.addr, str(signer.verifier), catch_up, config.tls, limits
+        store, config.addr, str(signer.verifier), catch_up, config.tls, limits, config.web
     )
     # the referee makes it too; whoever comes first
     await ensure_stream(nc.jetstream(), config.base.stream_replicas)
@@ -313,7 +338,7 @@ async def serve_ledger(nc: Client, config: LedgerConfig) -> Callable[[], Awaitab
 def main() -> None:
     try:
         config = LedgerConfig.from_env()
-    except (TlsConfigError, ValueError) as error:
+    except (TlsConfigError, WebConfigError, ValueError) as error:
         sys.exit(f"ledger: {error}")
     if config.key_file.exists():
         try:

@@ -70,3 +70,57 @@ class GetConsistencyProofResponse(_message.Message):
     PROOF_FIELD_NUMBER: _ClassVar[int]
     proof: _containers.RepeatedScalarFieldContainer[bytes]
     def __init__(self, proof: _Optional[_Iterable[bytes]] = ...) -> None: ...
+
+class VerifyGameRequest(_message.Message):
+    __slots__ = ("table_id",)
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    def __init__(self, table_id: _Optional[str] = ...) -> None: ...
+
+class VerifyGameResponse(_message.Message):
+    __slots__ = ("ok", "checks", "verdict", "game_kind", "game_title", "seed", "results", "heading", "boards", "checkpoint", "verifier_key", "export")
+    class Check(_message.Message):
+        __slots__ = ("name", "passed", "skipped", "sentence")
+        NAME_FIELD_NUMBER: _ClassVar[int]
+        PASSED_FIELD_NUMBER: _ClassVar[int]
+        SKIPPED_FIELD_NUMBER: _ClassVar[int]
+        SENTENCE_FIELD_NUMBER: _ClassVar[int]
+        name: str
+        passed: bool
+        skipped: bool
+        sentence: str
+        def __init__(self, name: _Optional[str] = ..., passed: _Optional[bool] = ..., skipped: _Optional[bool] = ..., sentence: _Optional[str] = ...) -> None: ...
+    class Board(_message.Message):
+        __slots__ = ("number", "title", "lines")
+        NUMBER_FIELD_NUMBER: _ClassVar[int]
+        TITLE_FIELD_NUMBER: _ClassVar[int]
+        LINES_FIELD_NUMBER: _ClassVar[int]
+        number: int
+        title: str
+        lines: _containers.RepeatedScalarFieldContainer[str]
+        def __init__(self, number: _Optional[int] = ..., title: _Optional[str] = ..., lines: _Optional[_Iterable[str]] = ...) -> None: ...
+    OK_FIELD_NUMBER: _ClassVar[int]
+    CHECKS_FIELD_NUMBER: _ClassVar[int]
+    VERDICT_FIELD_NUMBER: _ClassVar[int]
+    GAME_KIND_FIELD_NUMBER: _ClassVar[int]
+    GAME_TITLE_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    HEADING_FIELD_NUMBER: _ClassVar[int]
+    BOARDS_FIELD_NUMBER: _ClassVar[int]
+    CHECKPOINT_FIELD_NUMBER: _ClassVar[int]
+    VERIFIER_KEY_FIELD_NUMBER: _ClassVar[int]
+    EXPORT_FIELD_NUMBER: _ClassVar[int]
+    ok: bool
+    checks: _containers.RepeatedCompositeFieldContainer[VerifyGameResponse.Check]
+    verdict: str
+    game_kind: str
+    game_title: str
+    seed: str
+    results: str
+    heading: _containers.RepeatedScalarFieldContainer[str]
+    boards: _containers.RepeatedCompositeFieldContainer[VerifyGameResponse.Board]
+    checkpoint: str
+    verifier_key: str
+    export: str
+    def __init__(self, ok: _Optional[bool] = ..., checks: _Optional[_Iterable[_Union[VerifyGameResponse.Check, _Mapping]]] = ..., verdict: _Optional[str] = ..., game_kind: _Optional[str] = ..., game_title: _Optional[str] = ..., seed: _Optional[str] = ..., results: _Optional[str] = ..., heading: _Optional[_Iterable[str]] = ..., boards: _Optional[_Iterable[_Union[VerifyGameResponse.Board, _Mapping]]] = ..., checkpoint: _Optional[str] = ..., verifier_key: _Optional[str] = ..., export: _Optional[str] = ...) -> None: ...

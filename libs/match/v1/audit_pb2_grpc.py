@@ -35,6 +35,13 @@ class LedgerAuditServiceStub:
     records or LEDGER_CHECKPOINT_S seconds while there is anything new, and never two different
     roots for one size. `match-audit verify` (docs/audit.md) checks a game with this API.
 
+    VerifyGame is a convenience, for the auditor's page of the web client (served to browsers in
+    the Connect protocol on `LEDGER_WEB_ADDR`): the ledger runs the checks of `match-audit verify`
+    on its own evidence and says what they found. A ledger that vouches for itself proves
+    nothing to anyone who does not trust it: an independent auditor runs `match-audit verify`
+    on their own machine, against the ledger's key pinned out of band, or `match-audit verify
+    --offline` on the export VerifyGame also returns.
+
     Privacy: a game's records hold every face each player turned, so they are served only once
     the game is over (its records hold GameEnded); before that GetGameRecords is
     FAILED_PRECONDITION. Errors: a malformed table id or impossible sizes are INVALID_ARGUMENT; an
@@ -73,6 +80,11 @@ class LedgerAuditServiceStub:
                 request_serializer=match_dot_v1_dot_audit__pb2.GetConsistencyProofRequest.SerializeToString,
                 response_deserializer=match_dot_v1_dot_audit__pb2.GetConsistencyProofResponse.FromString,
                 _registered_method=True)
+        self.VerifyGame = channel.unary_unary(
+                '/match.v1.LedgerAuditService/VerifyGame',
+                request_serializer=match_dot_v1_dot_audit__pb2.VerifyGameRequest.SerializeToString,
+                response_deserializer=match_dot_v1_dot_audit__pb2.VerifyGameResponse.FromString,
+                _registered_method=True)
 
 
 class LedgerAuditServiceServicer:
@@ -84,6 +96,13 @@ class LedgerAuditServiceServicer:
     C2SP tlog-checkpoint format (a C2SP signed note, Ed25519), at least every LEDGER_CHECKPOINT_EVERY
     records or LEDGER_CHECKPOINT_S seconds while there is anything new, and never two different
     roots for one size. `match-audit verify` (docs/audit.md) checks a game with this API.
+
+    VerifyGame is a convenience, for the auditor's page of the web client (served to browsers in
+    the Connect protocol on `LEDGER_WEB_ADDR`): the ledger runs the checks of `match-audit verify`
+    on its own evidence and says what they found. A ledger that vouches for itself proves
+    nothing to anyone who does not trust it: an independent auditor runs `match-audit verify`
+    on their own machine, against the ledger's key pinned out of band, or `match-audit verify
+    --offline` on the export VerifyGame also returns.
 
     Privacy: a game's records hold every face each player turned, so they are served only once
     the game is over (its records hold GameEnded); before that GetGameRecords is
@@ -125,6 +144,15 @@ class LedgerAuditServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def VerifyGame(self, request, context):
+        """A finished game verified by the ledger itself, with the checks of `match-audit verify`, and
+        replayed part by part as `match-audit replay` tells it. Same errors and rate limits as
+        GetGameRecords; a game that does not verify is an answer (`ok` false), not an error.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LedgerAuditServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -148,6 +176,11 @@ def add_LedgerAuditServiceServicer_to_server(servicer, server):
                     request_deserializer=match_dot_v1_dot_audit__pb2.GetConsistencyProofRequest.FromString,
                     response_serializer=match_dot_v1_dot_audit__pb2.GetConsistencyProofResponse.SerializeToString,
             ),
+            'VerifyGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.VerifyGame,
+                    request_deserializer=match_dot_v1_dot_audit__pb2.VerifyGameRequest.FromString,
+                    response_serializer=match_dot_v1_dot_audit__pb2.VerifyGameResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'match.v1.LedgerAuditService', rpc_method_handlers)
@@ -165,6 +198,13 @@ class LedgerAuditService:
     C2SP tlog-checkpoint format (a C2SP signed note, Ed25519), at least every LEDGER_CHECKPOINT_EVERY
     records or LEDGER_CHECKPOINT_S seconds while there is anything new, and never two different
     roots for one size. `match-audit verify` (docs/audit.md) checks a game with this API.
+
+    VerifyGame is a convenience, for the auditor's page of the web client (served to browsers in
+    the Connect protocol on `LEDGER_WEB_ADDR`): the ledger runs the checks of `match-audit verify`
+    on its own evidence and says what they found. A ledger that vouches for itself proves
+    nothing to anyone who does not trust it: an independent auditor runs `match-audit verify`
+    on their own machine, against the ledger's key pinned out of band, or `match-audit verify
+    --offline` on the export VerifyGame also returns.
 
     Privacy: a game's records hold every face each player turned, so they are served only once
     the game is over (its records hold GameEnded); before that GetGameRecords is
@@ -276,6 +316,33 @@ class LedgerAuditService:
             '/match.v1.LedgerAuditService/GetConsistencyProof',
             match_dot_v1_dot_audit__pb2.GetConsistencyProofRequest.SerializeToString,
             match_dot_v1_dot_audit__pb2.GetConsistencyProofResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def VerifyGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/match.v1.LedgerAuditService/VerifyGame',
+            match_dot_v1_dot_audit__pb2.VerifyGameRequest.SerializeToString,
+            match_dot_v1_dot_audit__pb2.VerifyGameResponse.FromString,
             options,
             channel_credentials,
             insecure,
