@@ -24,19 +24,23 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 .PHONY: install
-install: $(STAMP) ## Create .venv and install the pinned dependencies
+install: $(STAMP) web ## Create .venv, install the pinned dependencies and build the browser client
 
 .PHONY: test
 test: $(STAMP) ## Run the whole test suite (installs first if needed)
 	$(BIN)/coverage erase
-	$(BIN)/coverage run -m pytest
+	$(BIN)/coverage run -m pytest --ignore=tests/web  # the browser's games: make test-web
 	$(BIN)/coverage report --fail-under=100 --include='libs/match_rules/*'
 
 # --- protobuf contract: proto/ -> libs/match/v1 (imported as `from match.v1 import race_pb2`) ---
+# and web/src/gen/match/v1/*_pb.ts (protobuf-es v2: messages and service descriptors) ---------
 PROTO_DIR := proto
 PROTO_FILES = $(sort $(wildcard $(PROTO_DIR)/match/v1/*.proto))
 PROTO_SERVICE_FILES = $(sort $(shell grep -l '^service ' $(PROTO_FILES)))
 GEN_DIR := libs/match/v1
+WEB_DIR := web
+WEB_GEN_DIR := $(WEB_DIR)/src/gen/match/v1
+WEB_NODE := $(WEB_DIR)/node_modules/.installed
 
 # $(call protoc_python,OUT): write the modules of proto/ under OUT/match/v1 (messages and .pyi
 # for every file, gRPC stubs only for the files that declare a service). No __init__.py: match
@@ -46,26 +50,80 @@ $(BIN)/python -m grpc_tools.protoc -I$(PROTO_DIR) --python_out=$(1) --pyi_out=$(
 $(BIN)/python -m grpc_tools.protoc -I$(PROTO_DIR) --grpc_python_out=$(1) $(PROTO_SERVICE_FILES)
 endef
 
+# $(call protoc_es,OUT): the TypeScript of proto/ under OUT/match/v1, with the pinned
+# protoc-gen-es of web/package-lock.json (connect-es v2 needs no other plugin).
+define protoc_es
+$(BIN)/python -m grpc_tools.protoc -I$(PROTO_DIR) --plugin=protoc-gen-es=$(WEB_DIR)/node_modules/.bin/protoc-gen-es --es_out=$(1) --es_opt=target=ts $(PROTO_FILES)
+endef
+
 .PHONY: generate
-generate: $(STAMP) ## Generate Python code from proto/
+generate: $(STAMP) $(WEB_NODE) ## Generate Python and TypeScript (web/src/gen) code from proto/
 	tmp=$$(mktemp -d)
 	trap 'rm -rf "$$tmp"' EXIT
-	$(call protoc_python,$$tmp)
-	rm -rf $(GEN_DIR)
-	mkdir -p $(dir $(GEN_DIR))
-	cp -r "$$tmp/match/v1" $(GEN_DIR)
-	echo "generated $(GEN_DIR) from $(words $(PROTO_FILES)) proto files"
+	mkdir -p "$$tmp/py" "$$tmp/ts"
+	$(call protoc_python,$$tmp/py)
+	$(call protoc_es,$$tmp/ts)
+	rm -rf $(GEN_DIR) $(WEB_GEN_DIR)
+	mkdir -p $(dir $(GEN_DIR)) $(dir $(WEB_GEN_DIR))
+	cp -r "$$tmp/py/match/v1" $(GEN_DIR)
+	cp -r "$$tmp/ts/match/v1" $(WEB_GEN_DIR)
+	echo "generated $(GEN_DIR) and $(WEB_GEN_DIR) from $(words $(PROTO_FILES)) proto files"
 
 .PHONY: checkgenerate
-checkgenerate: $(STAMP) ## Fail when committed generated code differs from proto/
+checkgenerate: $(STAMP) $(WEB_NODE) ## Fail when committed generated code (Python, TypeScript) differs from proto/
 	tmp=$$(mktemp -d)
 	trap 'rm -rf "$$tmp"' EXIT
-	$(call protoc_python,$$tmp)
-	if ! diff -ru -x __pycache__ "$$tmp/match/v1" $(GEN_DIR); then
+	mkdir -p "$$tmp/py" "$$tmp/ts"
+	$(call protoc_python,$$tmp/py)
+	$(call protoc_es,$$tmp/ts)
+	if ! diff -ru -x __pycache__ "$$tmp/py/match/v1" $(GEN_DIR); then
 		echo "$(GEN_DIR) differs from $(PROTO_DIR)/ (diff above): run 'make generate' and commit it" >&2
 		exit 1
 	fi
-	echo "$(GEN_DIR) matches $(PROTO_DIR)/"
+	if ! diff -ru "$$tmp/ts/match/v1" $(WEB_GEN_DIR); then
+		echo "$(WEB_GEN_DIR) differs from $(PROTO_DIR)/ (diff above): run 'make generate' and commit it" >&2
+		exit 1
+	fi
+	echo "$(GEN_DIR) and $(WEB_GEN_DIR) match $(PROTO_DIR)/"
+
+# --- the browser client: web/ -> web/dist (served by the lobby's web edge) ---------------------
+WEB_SOURCES = $(shell find $(WEB_DIR)/src -name '*.ts' 2>/dev/null) $(WEB_DIR)/index.html $(WEB_DIR)/style.css
+
+# npm ci again whenever package-lock.json is newer than the last install.
+$(WEB_NODE): $(WEB_DIR)/package-lock.json
+	command -v npm >/dev/null || { echo "needs Node 20+ and npm on PATH (for web/)"; exit 1; }
+	cd $(WEB_DIR)
+	npm ci --no-audit --no-fund
+	touch node_modules/.installed
+
+$(WEB_DIR)/dist/app.js: $(WEB_NODE) $(WEB_SOURCES)
+	cd $(WEB_DIR)
+	npm run --silent build
+
+.PHONY: web
+web: $(WEB_DIR)/dist/app.js ## Build the browser client into web/dist (npm ci first when package-lock.json changed)
+
+# --- the browser client in a real browser: Debian's Chromium driven by Playwright --------------
+# Debian's packages, installed when missing: Playwright downloads no browser. The emoji font
+# draws the tiles' faces as a player's machine would (the screenshots in build/web-screens).
+CHROMIUM := /usr/bin/chromium
+EMOJI_FONT := /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf
+
+.PHONY: test-web
+test-web: $(STAMP) web web-unit ## The web client: its unit tests (web-unit), then whole games in Chromium (Playwright) against a real stack: tests/web
+	if [ ! -x $(CHROMIUM) ] || [ ! -e $(EMOJI_FONT) ]; then
+		echo "installing Debian's chromium and fonts-noto-color-emoji (apt-get)"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq
+		apt-get install -y -qq --no-install-recommends chromium fonts-noto-color-emoji >/dev/null
+	fi
+	$(BIN)/pytest tests/web
+
+.PHONY: web-unit
+web-unit: $(WEB_NODE) ## Type-check the browser client (tsc) and run its unit tests (vitest): no browser, no stack
+	cd $(WEB_DIR)
+	npm run --silent check
+	npm test
 
 .PHONY: lint
 lint: $(STAMP) checkgenerate ## ruff, mypy strict on libs/, buf lint
@@ -82,7 +140,7 @@ deploy-check: $(STAMP) ## Check deploy/ offline: Kubernetes schemas, kustomize, 
 
 # --- running the system --------------------------------------------------------------------------
 .PHONY: run
-run: $(STAMP) ## Start NATS (embedded unless NATS_URL is set) and the six services; Ctrl-C stops
+run: $(STAMP) web ## Start NATS (embedded unless NATS_URL is set) and the six services; Ctrl-C stops
 	exec $(BIN)/python -m services.stack
 
 .PHONY: run-cluster
