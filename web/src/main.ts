@@ -1,0 +1,74 @@
+/**
+ * The browser client of Match: a hash-routed single page over the lobby's Connect edge.
+ *   #/                       home: the games, a new race, open race tables, your seats
+ *   #/play/<game>/<args...>  a game's page (games.ts), e.g. #/play/race/<table_id>
+ *   #/<route>/<args...>      other pages (routes.ts), e.g. #/audit/<game_id>
+ */
+
+import type { App } from "./app";
+import { h } from "./dom";
+import { gameBySlug } from "./games";
+import { homePage } from "./home";
+import { ROUTES } from "./routes";
+import { makeApi } from "./rpc";
+import { Store } from "./store";
+
+const LIVE_LINES = 6;
+
+function start(): void {
+  const root = document.getElementById("app");
+  const live = document.getElementById("live");
+  if (root === null || live === null) throw new Error("index.html needs #app and #live");
+  const store = new Store();
+  const api = makeApi(location.origin, store.clientKey());
+  const app: App = {
+    api,
+    store,
+    announce(text: string) {
+      live.append(h("p", {}, text));
+      while (live.childElementCount > LIVE_LINES) live.firstElementChild?.remove();
+    },
+    navigate(hash: string) {
+      if (location.hash === hash) route();
+      else location.hash = hash;
+    },
+  };
+
+  let stop: () => void = () => {};
+  function route(): void {
+    stop();
+    stop = () => {};
+    const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
+    window.scrollTo(0, 0);
+    const [head, ...rest] = parts;
+    if (head === undefined || head === "") {
+      document.title = "Match";
+      stop = homePage(root!, app, []);
+      return;
+    }
+    if (head === "play") {
+      const [slug, ...args] = rest;
+      const game = slug === undefined ? undefined : gameBySlug(slug);
+      if (game?.page) {
+        document.title = `${game.title} · Match`;
+        stop = game.page(root!, app, args);
+        return;
+      }
+      root!.replaceChildren(h("section", { class: "panel" },
+        h("h1", {}, game ? game.title : "Unknown game"),
+        h("p", {}, game ? "This game's page is not in this build yet." : `There is no game "${slug ?? ""}".`),
+        h("p", {}, h("a", { href: "#/" }, "Back to the games"))));
+      return;
+    }
+    const page = ROUTES[head];
+    if (page) {
+      stop = page(root!, app, rest);
+      return;
+    }
+    root!.replaceChildren(h("section", { class: "panel" }, h("h1", {}, "Not found"), h("p", {}, h("a", { href: "#/" }, "Back to the games"))));
+  }
+  window.addEventListener("hashchange", route);
+  route();
+}
+
+start();

@@ -1,0 +1,521 @@
+/**
+ * The race's page, `#/play/race/<table_id>`: the seat this browser holds there (its token in
+ * localStorage), the Watch stream folded by RaceTracker, and the board as 20 buttons.
+ *
+ * Everything shown comes from the tracker, which holds only what the server sent. The stream
+ * is resumed after a drop from the last event applied (backoff between tries); a reload starts
+ * again from a snapshot (a Watch after a number beyond the table's last event).
+ */
+
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { App, Page } from "../app";
+import { fill, h, setAttr, setText } from "../dom";
+import type { EventEnvelope } from "../gen/match/v1/common_pb";
+import type { RaceCounters } from "../gen/match/v1/views_pb";
+import { backoffMs, bearer, command, errorText, refusalCode, retryAfterMs, sleep } from "../rpc";
+import type { KeptSeat } from "../store";
+import { count, type Counts, describeEvent, describeSnapshot, OUTCOME_TEXT, phaseText, runningStandings, seconds, seedHex, tileLabel, tileState, who, type Line } from "./describe";
+import { move, moveForKey } from "./grid";
+import { symbolEmoji, symbolName } from "./symbols";
+import { announcements, clockLine, deadline, fractionLeft, isOut, isReady, pausedMs, ServerClock } from "./timing";
+import { BOARDS, Phase, RaceTracker, Status, TILES } from "./tracker";
+
+/** A Watch after this number gets a fresh snapshot (it is beyond any table's last event). */
+export const SNAPSHOT_AFTER = BigInt(Number.MAX_SAFE_INTEGER);
+/** A seat taken this long ago or less, and not yet followed in this tab, is followed from the
+ * table's first event: its story is short and every line of it is said. Otherwise (a reload,
+ * an old seat) the page starts from a snapshot, and says where the game stands. */
+const FRESH_SEAT_MS = 120_000;
+const TICK_MS = 100;
+const LOG_LINES = 200;
+
+function fatalWatch(err: unknown): boolean {
+  if (!(err instanceof ConnectError)) return false;
+  return [Code.Unauthenticated, Code.PermissionDenied, Code.NotFound, Code.InvalidArgument, Code.FailedPrecondition].includes(err.code);
+}
+
+export const racePage: Page = (root, app, args) => {
+  const tableId = args[0] ?? "";
+  const seat = app.store.seat(tableId);
+  if (!tableId || tableId === "new") {
+    app.navigate("#/");
+    return () => {};
+  }
+  if (seat === undefined) {
+    root.replaceChildren(h("section", { class: "panel" },
+      h("h1", {}, "Match, the race"),
+      h("p", {}, `This browser holds no seat at table ${tableId}. Join an open table or make one from the home page.`),
+      h("p", {}, h("a", { href: "#/" }, "Back to the games"))));
+    return () => {};
+  }
+  return mountRace(root, app, seat);
+};
+
+function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
+  const { api, store } = app;
+  const tracker = new RaceTracker(seat.playerId, seat.tableId);
+  const clock = new ServerClock();
+  const said = new Set<string>();
+  const abort = new AbortController();
+  let focused = 1;
+  let resignArmed = false;
+  let drawQueued = false;
+  let connection = "Connecting...";
+
+  // --- the page's elements -------------------------------------------------------------------
+  const tiles: HTMLButtonElement[] = [];
+  const board = h("div", {
+    id: "board", class: "board", role: "group",
+    "aria-label": "Your board: tiles 1 to 20, four across and five down",
+    "aria-describedby": "keys",
+  });
+  for (let n = 1; n <= TILES; n++) {
+    const b = h("button", { type: "button", class: "tile", "data-tile": n, "data-state": "down", tabindex: n === 1 ? 0 : -1 });
+    b.addEventListener("click", () => void turn(n));
+    b.addEventListener("focus", () => { focused = n; roving(); });
+    tiles.push(b);
+    board.append(b);
+  }
+  board.addEventListener("keydown", (ev) => {
+    const m = moveForKey(ev.key, ev.ctrlKey);
+    if (m === null) return;
+    ev.preventDefault();
+    focused = move(focused, m);
+    roving();
+    tiles[focused - 1]!.focus();
+  });
+
+  const readyButton = h("button", { id: "ready", type: "button", class: "primary", onclick: () => void pressReady() }, "Ready");
+  const readyWarning = h("p", { id: "ready-warning", class: "warning" });
+  const readyPanel = h("div", { id: "ready-panel", class: "ready-panel", hidden: true }, readyButton, readyWarning);
+  const startNow = h("button", { id: "start-now", type: "button", hidden: true, onclick: () => void startTable() }, "Let the bot take the empty seats now");
+  const waitingPanel = h("div", { id: "waiting-panel", class: "panel", hidden: true });
+  const hintButton = h("button", { id: "hint", type: "button", onclick: () => void hint() }, "Hint");
+  const resignButton = h("button", { id: "resign", type: "button", class: "link danger", onclick: () => void resign() }, "Resign");
+  const myCounts = h("p", { id: "my-counts" });
+  const clockEl = h("p", { id: "clock", role: "timer", "aria-live": "off" });
+  const bar = h("div", { class: "bar-fill" });
+  const pauseEl = h("p", { id: "pause", class: "pause", "aria-hidden": "true" });
+  const players = h("div", { id: "players" });
+  const standings = h("div", { id: "standings" });
+  const revealed = h("div", { id: "revealed" });
+  const gameOver = h("section", { id: "game-over", class: "panel", hidden: true });
+  const log = h("ol", { id: "log", class: "log" });
+  const errorEl = h("p", { id: "race-error", class: "error", role: "alert" });
+  const connEl = h("p", { id: "connection", class: "muted" });
+  const boardNumber = h("span", { id: "board-number" }, "Board 0 of 3");
+  const phaseEl = h("span", { id: "phase" });
+
+  root.replaceChildren(h("section", { class: "race", "data-table-id": seat.tableId },
+    h("header", { class: "race-head" },
+      h("h1", {}, "Match, the race"),
+      h("p", { class: "status-line" }, boardNumber, " · ", phaseEl),
+      connEl),
+    waitingPanel,
+    h("div", { class: "clock-row" }, clockEl, h("div", { class: "bar", "aria-hidden": "true" }, bar), pauseEl),
+    readyPanel,
+    errorEl,
+    h("div", { class: "play" },
+      h("div", { class: "board-wrap" },
+        h("div", { class: "board-bar" }, myCounts, h("div", { class: "actions" }, hintButton, resignButton)),
+        board,
+        h("p", { id: "keys", class: "keys" },
+          "Keys: arrow keys move over the tiles, Enter or Space turns the focused tile, r presses Ready, h asks a hint.")),
+      h("aside", { class: "side" },
+        h("h2", {}, "Players"), players,
+        h("h2", { id: "standings-heading" }, "Standings"), standings)),
+    gameOver,
+    revealed,
+    h("details", { class: "log-wrap" }, h("summary", {}, "Everything that happened"), log),
+    h("p", {}, h("a", { href: "#/" }, "Back to the games"))));
+
+  // --- saying things ---------------------------------------------------------------------------
+  function say(lines: Line[]): void {
+    for (const line of lines) {
+      log.append(h("li", { class: line.quiet ? "quiet" : "" }, line.text));
+      if (!line.quiet) app.announce(line.text);
+    }
+    while (log.childElementCount > LOG_LINES) log.firstElementChild?.remove();
+  }
+
+  function showError(err: unknown): void {
+    const text = errorText(err);
+    errorEl.textContent = text;
+    say([{ text }]);
+  }
+
+  // --- what the server sends -------------------------------------------------------------------
+  function counts(): Map<string, Counts> {
+    const m = new Map<string, Counts>();
+    for (const info of tracker.players.values()) {
+      const p = info.boards.get(tracker.board);
+      m.set(info.player, { pairs: p?.pairs ?? 0, turns: p?.turns ?? 0, hints: p?.hints ?? 0 });
+    }
+    return m;
+  }
+
+  function applyEvents(envs: EventEnvelope[], live: boolean): void {
+    for (const env of envs) {
+      const before = counts();
+      if (!tracker.applyEvent(env)) continue;
+      if (live) clock.observe(Number(env.serverTimeMs));
+      say(describeEvent(env, tracker, before));
+    }
+    redraw();
+  }
+
+  // --- commands ----------------------------------------------------------------------------------
+  async function run<T extends { events: EventEnvelope[]; counters?: RaceCounters }>(
+    call: (headers: Record<string, string>) => Promise<T>,
+  ): Promise<void> {
+    errorEl.textContent = "";
+    try {
+      const res = await command(call, seat.token);
+      if (res.counters) clock.observe(Number(res.counters.serverTimeMs));
+      applyEvents(res.events, true);
+      tracker.applyCounters(res.counters);
+      redraw();
+    } catch (err) {
+      showError(err);
+      if (refusalCode(err) === "paused") redraw();
+    }
+  }
+
+  async function turn(tile: number): Promise<void> {
+    focused = tile;
+    await run((headers) => api.race.turnTile({ tableId: seat.tableId, tile }, { headers }));
+  }
+
+  async function pressReady(): Promise<void> {
+    await run((headers) => api.race.pressReady({ tableId: seat.tableId }, { headers }));
+  }
+
+  async function hint(): Promise<void> {
+    await run((headers) => api.race.requestHint({ tableId: seat.tableId }, { headers }));
+  }
+
+  async function resign(): Promise<void> {
+    if (!resignArmed) {
+      resignArmed = true;
+      resignButton.textContent = "Resign: press again to confirm";
+      say([{ text: "Press Resign again to leave the game: you would be out of it" }]);
+      setTimeout(() => { resignArmed = false; resignButton.textContent = "Resign"; }, 5000);
+      return;
+    }
+    resignArmed = false;
+    resignButton.textContent = "Resign";
+    await run((headers) => api.race.resign({ tableId: seat.tableId }, { headers }));
+  }
+
+  async function startTable(): Promise<void> {
+    errorEl.textContent = "";
+    try {
+      const res = await command((headers) => api.lobby.startTable({ tableId: seat.tableId }, { headers }), seat.token);
+      if (res.table) tracker.noteTable(res.table);
+      say([{ text: "The bot is taking the empty seats" }]);
+      redraw();
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  const onKey = (ev: KeyboardEvent): void => {
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const target = ev.target as HTMLElement | null;
+    if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.tagName === "SELECT" || target.isContentEditable)) return;
+    if (ev.key === "r" || ev.key === "R") {
+      ev.preventDefault();
+      void pressReady();
+    } else if (ev.key === "h" || ev.key === "H") {
+      ev.preventDefault();
+      void hint();
+    }
+  };
+  document.addEventListener("keydown", onKey);
+
+  // --- the stream ----------------------------------------------------------------------------------
+  async function watch(): Promise<void> {
+    // Names and settings first (a snapshot names the others, not the table's settings).
+    try {
+      const res = await api.lobby.getTable({ tableId: seat.tableId }, { headers: bearer(seat.token), signal: abort.signal });
+      if (res.table) tracker.noteTable(res.table);
+    } catch {
+      // the stream says what matters; the table's settings are a nicety
+    }
+    let attempt = 0;
+    const followed = `match.followed.${seat.tableId}`;
+    let fresh = Date.now() - seat.savedAtMs < FRESH_SEAT_MS;
+    try {
+      fresh = fresh && sessionStorage.getItem(followed) === null;
+      sessionStorage.setItem(followed, "1");
+    } catch {
+      // no session storage: a reload replays the short story of a fresh seat, nothing worse
+    }
+    while (!abort.signal.aborted) {
+      const after = tracker.started ? BigInt(tracker.eventNumber) : fresh ? 0n : SNAPSHOT_AFTER;
+      try {
+        const stream = api.race.watch(
+          { tableId: seat.tableId, afterEventNumber: after },
+          { headers: bearer(seat.token), signal: abort.signal },
+        );
+        for await (const item of stream) {
+          if (attempt > 0 || connection) { attempt = 0; connection = ""; }
+          if (item.item.case === "snapshot") {
+            clock.observe(Number(item.item.value.serverTimeMs));
+            tracker.applySnapshot(item.item.value);
+            say(describeSnapshot(tracker, clock.now()));
+            redraw();
+          } else if (item.item.case === "event") {
+            applyEvents([item.item.value], true);
+          }
+        }
+        if (tracker.gameOver || tracker.expired) {
+          connection = "";
+          redraw();
+          return; // the seed is out: nothing more can happen at this table
+        }
+        await sleep(backoffMs(0));
+      } catch (err) {
+        if (abort.signal.aborted) return;
+        if (fatalWatch(err)) {
+          connection = "";
+          if (refusalCode(err) === "table_expired") tracker.expired = true;
+          showError(err);
+          redraw();
+          return;
+        }
+        const wait = retryAfterMs(err) ?? backoffMs(attempt++);
+        connection = `Connection lost; trying again in ${seconds(wait)}`;
+        redraw();
+        await sleep(wait);
+      }
+    }
+  }
+
+  // --- drawing -------------------------------------------------------------------------------------
+  function roving(): void {
+    tiles.forEach((b, i) => setAttr(b, "tabindex", i + 1 === focused ? "0" : "-1"));
+  }
+
+  function redraw(): void {
+    if (drawQueued) return;
+    drawQueued = true;
+    queueMicrotask(() => {
+      drawQueued = false;
+      draw();
+    });
+  }
+
+  function draw(): void {
+    const t = tracker;
+    setText(boardNumber, t.board ? `Board ${t.board} of ${BOARDS}` : `Board 0 of ${BOARDS}`);
+    setAttr(boardNumber, "data-board", String(t.board));
+    setText(phaseEl, t.started ? phaseText(t) : "Connecting...");
+    setText(connEl, connection);
+    root.querySelector(".race")?.setAttribute("data-phase", Phase[t.phase] ?? "");
+
+    // Waiting for players.
+    const waiting = t.started && t.phase === Phase.WAITING_FOR_PLAYERS && !t.expired;
+    waitingPanel.hidden = !waiting;
+    if (waiting) {
+      const names = [...t.players.values()].map((p) => (p.player === t.player ? `${seat.displayName} (you)` : p.displayName + (p.isBot ? " (bot)" : "")));
+      fill(waitingPanel,
+        h("h2", {}, "Waiting for players"),
+        h("p", {}, `Seated: ${names.join(", ") || "you"}. The game starts when every seat is taken.`),
+        t.fillAtMs ? h("p", { class: "muted" }, "The bot takes the empty seats of an open table if nobody else does.") : null,
+        startNow);
+      startNow.hidden = seat.seat !== 1;
+    }
+
+    // Ready.
+    const readyOpen = t.phase === Phase.READY && !isOut(t);
+    if (!readyOpen && !readyPanel.hidden && document.activeElement === readyButton) {
+      tiles[focused - 1]!.focus(); // Ready is gone: the keyboard goes on from the board
+    }
+    readyPanel.hidden = !readyOpen;
+    // The button says whether Ready can be pressed now, shown or not (the countdown may come
+    // with the press's own reply, and hide it at once).
+    const canPress = readyOpen && !isReady(t);
+    if (readyOpen) setText(readyButton, canPress ? `Ready for board ${t.board}` : "Ready: waiting for the others");
+    setAttr(readyButton, "aria-disabled", canPress ? null : "true");
+    setAttr(readyButton, "aria-describedby", "ready-warning");
+
+    // The board.
+    const playing = t.phase === Phase.PLAYING && t.status === Status.PLAYING;
+    const showing = t.showing;
+    const hinted = t.lastHint !== null && showing.includes(t.lastHint.tile) ? t.lastHint.partner : 0;
+    for (const b of tiles) {
+      const n = Number(b.dataset.tile);
+      const tile = t.tiles.get(n)!;
+      const state = tileState(tile);
+      setAttr(b, "data-state", state);
+      setAttr(b, "aria-label", tileLabel(tile));
+      setAttr(b, "data-hint", n === hinted ? "true" : null);
+      setAttr(b, "aria-disabled", playing && state === "down" ? null : "true");
+      const content = state !== "down" && tile.symbol !== undefined
+        ? `${n}|${tile.symbol}`
+        : `${n}`;
+      if (b.dataset.content !== content) {
+        b.dataset.content = content;
+        if (state !== "down" && tile.symbol !== undefined) {
+          fill(b,
+            h("span", { class: "num", "aria-hidden": "true" }, String(n)),
+            h("span", { class: "face", "aria-hidden": "true" }, symbolEmoji(tile.symbol)),
+            h("span", { class: "name", "aria-hidden": "true" }, symbolName(tile.symbol)));
+        } else {
+          fill(b, h("span", { class: "num", "aria-hidden": "true" }, String(n)));
+        }
+      }
+    }
+    board.classList.toggle("inactive", !playing);
+
+    // My counts, hint, resign.
+    const parts = [count(t.pairs, "pair"), count(t.turns, "turn")];
+    if (t.hasBot && (t.hintsPerBoard ?? 0) > 0) parts.push(`${count(t.hintsLeft, "hint")} left`);
+    if (t.phase === Phase.PLAYING && t.outcome) parts.push(OUTCOME_TEXT[t.outcome] ?? "");
+    setText(myCounts, t.board && !t.boardEnded ? `You: ${parts.join(", ")}` : "");
+    const hintsHere = t.hasBot && (t.hintsPerBoard ?? 0) > 0;
+    hintButton.hidden = !hintsHere;
+    setText(hintButton, `Hint (${t.hintsLeft} left)`);
+    setAttr(hintButton, "aria-disabled", playing && showing.length === 1 && t.hintsLeft > 0 ? null : "true");
+    setAttr(hintButton, "title", "The place of the partner of your one showing tile");
+    resignButton.hidden = !t.started || t.gameOver || isOut(t) || t.phase === Phase.WAITING_FOR_PLAYERS;
+
+    drawPlayers();
+    drawStandings();
+    drawRevealed();
+    drawGameOver();
+    tick();
+  }
+
+  function statusText(player: string): string {
+    const s = tracker.statusOf(player);
+    switch (s) {
+      case Status.WAITING: return "not ready";
+      case Status.READY: return "ready";
+      case Status.PLAYING: return "playing";
+      case Status.DONE: return "done";
+      case Status.OUT: return "out of the game";
+      default: return "";
+    }
+  }
+
+  function drawPlayers(): void {
+    const t = tracker;
+    const rows = [...t.players.values()].map((p) => {
+      const prog = p.boards.get(t.board);
+      const name = p.player === t.player ? `You (${seat.displayName})` : p.displayName + (p.isBot ? " (bot)" : "");
+      return h("tr", { "data-player": p.player, class: p.player === t.player ? "me" : "" },
+        h("th", { scope: "row" }, name || p.player),
+        h("td", {}, statusText(p.player)),
+        h("td", { class: "num" }, prog ? String(prog.pairs) : "-",
+          prog ? h("meter", { min: 0, max: 10, value: prog.pairs, "aria-hidden": "true" }) : null),
+        h("td", { class: "num" }, prog ? String(prog.turns) : "-"));
+    });
+    fill(players, h("table", { class: "grid-table" },
+      h("caption", { class: "sr-only" }, `Everybody on board ${t.board || 1}`),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, "Now"),
+        h("th", { scope: "col" }, "Pairs"), h("th", { scope: "col" }, "Turns"))),
+      h("tbody", {}, ...rows)));
+  }
+
+  function drawStandings(): void {
+    const t = tracker;
+    const heading = root.querySelector("#standings-heading");
+    if (t.standings.length) {
+      if (heading) setText(heading, "Final standings");
+      fill(standings, h("ol", { class: "standings" }, ...t.standings.map((s) =>
+        h("li", { "data-player": s.player, "data-place": s.place },
+          `${s.place}. ${who(t, s.player)}: ${count(s.pairs, "pair")}, ${seconds(s.timeMs)}, ${count(s.turns, "turn")}` +
+          (s.hints ? `, ${count(s.hints, "hint")}` : "") + (s.out ? ", out of the game" : "")))));
+      return;
+    }
+    const rows = runningStandings(t);
+    if (rows.length === 0) {
+      if (heading) setText(heading, "Standings");
+      fill(standings, h("p", { class: "muted" }, "After the first board."));
+      return;
+    }
+    const done = Math.max(...t.revealed.map((r) => r.board));
+    if (heading) setText(heading, `Standings after board ${done} of ${BOARDS}`);
+    fill(standings, h("ol", { class: "standings" }, ...rows.map((r) =>
+      h("li", { "data-player": r.player, "data-place": r.place },
+        `${r.place}. ${who(t, r.player)}: ${count(r.pairs, "pair")}, ${seconds(r.timeMs)}` + (r.out ? ", out of the game" : "")))));
+  }
+
+  let revealedDrawn = "";
+  function drawRevealed(): void {
+    const key = tracker.revealed.map((r) => r.board).join(",");
+    if (key === revealedDrawn) return;
+    revealedDrawn = key;
+    fill(revealed, ...[...tracker.revealed].reverse().map((rb) =>
+      h("section", { class: "panel revealed", "data-board": rb.board },
+        h("h2", {}, `Board ${rb.board}, revealed`),
+        h("div", { class: "mini-board", role: "list", "aria-label": `The layout of board ${rb.board}` },
+          ...rb.layout.map((symbol, i) => h("span", { role: "listitem", class: "mini-tile", "aria-label": `Tile ${i + 1}, ${symbolName(symbol)}` },
+            h("span", { "aria-hidden": "true" }, symbolEmoji(symbol)),
+            h("small", { "aria-hidden": "true" }, `${i + 1} ${symbolName(symbol)}`)))),
+        h("ul", {}, ...rb.results.map((r) => h("li", {},
+          `${who(tracker, r.player)}: ${OUTCOME_TEXT[r.outcome] ?? ""}, ${count(r.pairs, "pair")}` +
+          (r.found !== r.pairs ? ` (found ${r.found})` : "") + `, ${count(r.turns, "turn")}, ${seconds(r.timeMs)}` +
+          (r.hints ? `, ${count(r.hints, "hint")}` : "")))))));
+  }
+
+  function drawGameOver(): void {
+    const t = tracker;
+    const over = t.gameOver;
+    gameOver.hidden = !over;
+    if (!over) return;
+    store.markFinished(t.tableId);
+    const mine = t.standings.find((s) => s.player === t.player);
+    const seed = seedHex(t);
+    const gameId = t.gameId || t.tableId;
+    const content = `${seed}|${mine?.place ?? ""}|${gameId}`;
+    if (gameOver.dataset.content === content) return;
+    gameOver.dataset.content = content;
+    fill(gameOver,
+      h("h2", {}, "The game is over"),
+      mine ? h("p", { id: "my-place" }, `You placed ${mine.place} of ${t.standings.length}, with ${count(mine.pairs, "pair")}.`) : null,
+      seed
+        ? h("p", {}, "The seed, published now: ", h("code", { id: "seed" }, seed))
+        : h("p", {}, h("span", { id: "seed" }, ""), "The seed is being published..."),
+      t.commitment ? h("p", { class: "muted" }, "Its commitment, public from the start: ", h("code", { id: "commitment" }, t.commitment)) : null,
+      h("p", {}, "Anybody can deal the three boards again from the seed and check that no tile moved: ",
+        h("a", { id: "check-game", href: `#/audit/${encodeURIComponent(gameId)}` }, "check this game")),
+      h("p", {}, h("a", { href: "#/" }, "Play again")));
+  }
+
+  let lastFraction = "";
+  function tick(): void {
+    const t = tracker;
+    const now = clock.synced ? clock.now() : t.serverTimeMs;
+    setText(clockEl, clockLine(t, now));
+    const d = deadline(t);
+    setAttr(clockEl, "data-kind", d?.kind ?? null);
+    setAttr(clockEl, "data-left-ms", d ? String(Math.max(Math.round(d.atMs - now), 0)) : null);
+    const frac = d ? `${(fractionLeft(d, t, now) * 100).toFixed(1)}%` : "0%";
+    if (frac !== lastFraction) {
+      lastFraction = frac;
+      bar.style.width = frac;
+    }
+    bar.dataset.kind = d?.kind ?? "";
+    const pause = pausedMs(t, now);
+    setText(pauseEl, pause ? `Paused ${(pause / 1000).toFixed(1)} s` : "");
+    board.classList.toggle("paused", pause > 0);
+    if (t.phase === Phase.READY && !isOut(t) && d?.kind === "ready") {
+      setText(readyWarning, isReady(t)
+        ? "You are ready. The board starts 3 s after the last player is ready."
+        : `Press Ready within ${Math.max(Math.ceil((d.atMs - now) / 1000), 0)} s. Miss it and you are out of the game.`);
+    }
+    if (clock.synced) say(announcements(t, now, said).map((text) => ({ text })));
+  }
+
+  const timer = setInterval(tick, TICK_MS);
+  draw();
+  void watch();
+  return () => {
+    abort.abort();
+    clearInterval(timer);
+    document.removeEventListener("keydown", onKey);
+  };
+}
