@@ -1,0 +1,128 @@
+/**
+ * The auditor's page's words: pure functions from the ledger's VerifyGame answer (or its error)
+ * to the text the page shows. No DOM, no network: web/test/audit.test.ts checks them.
+ */
+
+import { Code, ConnectError } from "@connectrpc/connect";
+
+/** A game id as the ledger takes it: 8 to 32 lowercase letters and digits. */
+export const GAME_ID = /^[a-z0-9]{8,32}$/;
+
+/** What the page knows of a check (VerifyGameResponse.Check). */
+export interface CheckLike {
+  name: string;
+  passed: boolean;
+  skipped: boolean;
+  sentence: string;
+}
+
+/** What the page knows of a part of the timeline (VerifyGameResponse.Board). */
+export interface BoardLike {
+  number: number;
+  title: string;
+  lines: string[];
+}
+
+/** What the page knows of the answer (VerifyGameResponse). */
+export interface AnswerLike {
+  ok: boolean;
+  verdict: string;
+  checks: CheckLike[];
+  gameKind: string;
+  gameTitle: string;
+  seed: string;
+  results: string;
+}
+
+/**
+ * The id typed or routed, tidied (spaces cut, lowercased); or a sentence saying what is wrong
+ * with it.
+ */
+export function parseGameId(typed: string): { id: string } | { error: string } {
+  const id = typed.trim().toLowerCase();
+  if (id === "") return { error: "Enter a game id: the table id the game was played on." };
+  if (!GAME_ID.test(id)) return { error: `"${typed.trim()}" is not a game id: a game id is 8 to 32 lowercase letters and digits.` };
+  return { id };
+}
+
+/** The verdict: `verified`, or `FAILED: <what failed>` (the verdict's sentence, without FAIL). */
+export function verdictText(answer: Pick<AnswerLike, "ok" | "verdict">): string {
+  if (answer.ok) return "verified";
+  const why = answer.verdict.replace(/^FAIL\s+/, "").trim();
+  return `FAILED: ${why || "a check did not hold"}`;
+}
+
+/** A check as `match-audit verify` prints it: `ok   <name>: <sentence>`, `--   ...`, `FAIL ...`. */
+export function checkLine(check: CheckLike): string {
+  if (check.passed) return `ok   ${check.name}: ${check.sentence}`;
+  if (check.skipped) return `--   ${check.name}: ${check.sentence}`;
+  return `FAIL ${check.sentence}`;
+}
+
+/** The status word of a check, for its badge and for a screen reader. */
+export function checkStatus(check: CheckLike): "passed" | "skipped" | "failed" {
+  return check.passed ? "passed" : check.skipped ? "skipped" : "failed";
+}
+
+/** The game line: `Match, the race (race)`, or a dash when the checks stopped before it. */
+export function gameText(answer: Pick<AnswerLike, "gameKind" | "gameTitle">): string {
+  if (!answer.gameKind) return "—";
+  return answer.gameTitle ? `${answer.gameTitle} (${answer.gameKind})` : answer.gameKind;
+}
+
+/** The published seed (hex), or a sentence when it was not reached. */
+export function seedText(seed: string): string {
+  return seed || "not reached: the checks stopped before the seed";
+}
+
+/** The results and standings, or a sentence when the rerun did not hold. */
+export function resultsText(results: string): string {
+  return results || "none: the rerun of the rules did not run or did not hold";
+}
+
+/** The name the evidence is saved under. */
+export function exportFileName(gameId: string): string {
+  return `match-audit-${gameId}.jsonl`;
+}
+
+/** The commands an independent auditor runs on their own machine. */
+export function selfCheckCommands(gameId: string): string[] {
+  return [
+    `match-audit verify ${gameId} --key ledger.vkey`,
+    `match-audit verify --offline ${exportFileName(gameId)} --key ledger.vkey`,
+  ];
+}
+
+/** The `retry-after-ms` a rate-limited answer carries, in ms, or null. */
+export function retryAfter(err: unknown): number | null {
+  if (!(err instanceof ConnectError) || err.code !== Code.ResourceExhausted) return null;
+  const value = err.metadata.get("retry-after-ms");
+  return value !== null && /^\d+$/.test(value) ? Number(value) : null;
+}
+
+/** An error as one sentence for the page. */
+export function errorSentence(err: unknown, gameId: string): string {
+  if (err instanceof ConnectError) {
+    const said = err.rawMessage.trim();
+    switch (err.code) {
+      case Code.NotFound:
+        return `The ledger has no game ${gameId}: check the id (it is the table's id).`;
+      case Code.FailedPrecondition:
+        return `Game ${gameId} cannot be checked yet: ${said || "it is not over"}.`;
+      case Code.InvalidArgument:
+        return `The ledger refused the request: ${said}.`;
+      case Code.ResourceExhausted:
+        return `The ledger is busy with other checks: ${said || "try again in a moment"}.`;
+      case Code.Unavailable:
+      case Code.Unknown:
+        if (!said || /fetch|network|failed to/i.test(said)) return "The ledger is not answering: try again in a moment.";
+        return `The ledger could not answer: ${said}.`;
+      case Code.DeadlineExceeded:
+        return "The ledger took too long to check the game: try again in a moment.";
+      default:
+        return `The ledger could not check the game: ${said || Code[err.code]}.`;
+    }
+  }
+  if (err instanceof Error) return err.message;
+  return String(err);
+}

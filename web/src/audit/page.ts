@@ -1,0 +1,188 @@
+/**
+ * The auditor's page (`#/audit/<game_id>`): enter a game id; the ledger runs the checks of
+ * `match-audit verify` on its own evidence (VerifyGame, on the ledger's web edge, whose URL is
+ * `auditUrl` in `/config.json`, or this page's own origin when that is empty) and the page shows the verdict, each check, the seed, the
+ * results and the game replayed board by board. It also offers the evidence the ledger checked
+ * (`match-audit export` format) to check on one's own machine with `match-audit verify
+ * --offline`: the ledger vouching for itself is a convenience, not an independent audit.
+ */
+
+import { createClient, type Client } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-web";
+import { h, fill } from "../dom";
+import { LedgerAuditService, type VerifyGameResponse } from "../gen/match/v1/audit_pb";
+import {
+  checkLine,
+  checkStatus,
+  errorSentence,
+  exportFileName,
+  gameText,
+  parseGameId,
+  resultsText,
+  retryAfter,
+  seedText,
+  selfCheckCommands,
+  verdictText,
+} from "./format";
+
+const VERIFY_TIMEOUT_MS = 60_000;
+const MAX_WAIT_MS = 10_000; // a rate-limited check is sent again once, after the wait asked
+
+let ledger: Promise<Client<typeof LedgerAuditService>> | null = null;
+
+/** The ledger's audit client, at the `auditUrl` the page's server gives in /config.json. */
+function ledgerClient(): Promise<Client<typeof LedgerAuditService>> {
+  ledger ??= (async () => {
+    const answer = await fetch("/config.json", { cache: "no-cache" });
+    if (!answer.ok) throw new Error(`The server did not say where the ledger is (/config.json: HTTP ${answer.status}).`);
+    const config = (await answer.json()) as { auditUrl?: unknown };
+    // No auditUrl: the page's own host routes the audit API to the ledger (docs/operations.md).
+    const baseUrl = typeof config.auditUrl === "string" && config.auditUrl !== "" ? config.auditUrl : location.origin;
+    return createClient(LedgerAuditService, createConnectTransport({ baseUrl }));
+  })();
+  ledger.catch(() => {
+    ledger = null; // ask again next time
+  });
+  return ledger;
+}
+
+async function verifyGame(id: string): Promise<VerifyGameResponse> {
+  const client = await ledgerClient();
+  try {
+    return await client.verifyGame({ tableId: id }, { timeoutMs: VERIFY_TIMEOUT_MS });
+  } catch (err) {
+    const wait = retryAfter(err);
+    if (wait === null || wait > MAX_WAIT_MS) throw err;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    return await client.verifyGame({ tableId: id }, { timeoutMs: VERIFY_TIMEOUT_MS });
+  }
+}
+
+/** Draw the page into `root`; with `gameId`, check that game at once. Resolves when drawn (and
+ * that first check has answered). */
+export async function mountAudit(root: HTMLElement, gameId: string | null): Promise<void> {
+  const input = h("input", {
+    id: "audit-game-id", name: "game", type: "text", required: true, autocomplete: "off",
+    spellcheck: "false", autocapitalize: "none", maxlength: 64,
+    "aria-describedby": "audit-game-id-help", value: gameId ?? "",
+  });
+  const button = h("button", { id: "audit-verify", type: "submit" }, "Verify");
+  const verdict = h("p", { id: "audit-verdict", role: "status", "aria-live": "polite", "aria-atomic": "true" });
+  const checks = h("ol", { id: "audit-checks", class: "audit-checks" });
+  const game = h("dd", { id: "audit-game" });
+  const seed = h("dd", { id: "audit-seed" }, h("code", {}));
+  const results = h("dd", { id: "audit-results" });
+  const evidence = h("div", { id: "audit-evidence" });
+  const boards = h("div", { id: "audit-boards" });
+  const answerPart = h("div", { id: "audit-answer", hidden: true },
+    h("section", { "aria-labelledby": "audit-checks-title" },
+      h("h2", { id: "audit-checks-title" }, "Checks"), checks),
+    h("section", { "aria-labelledby": "audit-game-title" },
+      h("h2", { id: "audit-game-title" }, "The game"),
+      h("dl", { class: "audit-facts" },
+        h("dt", {}, "Game"), game,
+        h("dt", {}, "Seed published at the end"), seed,
+        h("dt", {}, "Results"), results)),
+    h("section", { "aria-labelledby": "audit-evidence-title" },
+      h("h2", { id: "audit-evidence-title" }, "Check it yourself"), evidence),
+    h("section", { "aria-labelledby": "audit-replay-title" },
+      h("h2", { id: "audit-replay-title" }, "Replay, board by board"), boards));
+  const form = h("form", { id: "audit-form", class: "audit-form", novalidate: true },
+    h("label", { for: "audit-game-id" }, "Game id"), " ", input, " ", button,
+    h("p", { id: "audit-game-id-help", class: "muted" },
+      "The id of the table the game was played on (8 to 32 lowercase letters and digits). A game is checked once it is over."));
+
+  fill(root, h("section", { class: "panel audit" },
+    h("h1", {}, "Check a game"),
+    h("p", {},
+      "The ledger keeps every record of every game in a tamper-evident log. Here it runs, for you, the checks of ",
+      h("code", {}, "match-audit verify"),
+      ": its signed checkpoint, every record's inclusion proof, the seed against its commitment, the deal, and a full rerun of the rules."),
+    h("p", {},
+      "This is a convenience: a ledger vouching for itself proves nothing to whoever does not trust it. An independent auditor runs ",
+      h("code", {}, "match-audit verify"), " on their own machine, with the ledger's key pinned."),
+    form, verdict, answerPart));
+
+  let asked = 0; // the latest check asked: an older one's answer is dropped
+  let exportUrl: string | null = null;
+
+  function showAnswer(id: string, answer: VerifyGameResponse): void {
+    verdict.textContent = verdictText(answer);
+    verdict.className = answer.ok ? "audit-verdict ok" : "audit-verdict failed";
+    fill(checks, ...answer.checks.map((check) =>
+      h("li", { class: `audit-check ${checkStatus(check)}`, "data-check": check.name, "data-status": checkStatus(check) },
+        h("code", { style: "white-space: pre-wrap" }, checkLine(check)))));
+    game.textContent = gameText(answer);
+    fill(seed, answer.seed ? h("code", { style: "overflow-wrap: anywhere" }, seedText(answer.seed)) : seedText(""));
+    results.textContent = resultsText(answer.results);
+
+    if (exportUrl !== null) URL.revokeObjectURL(exportUrl);
+    exportUrl = answer.export ? URL.createObjectURL(new Blob([answer.export], { type: "application/jsonl" })) : null;
+    const [online, offline] = selfCheckCommands(id);
+    fill(evidence,
+      h("p", {}, "The ledger checked against its own key: ", h("code", { style: "overflow-wrap: anywhere" }, answer.verifierKey || "(none)"),
+        ". Compare it with a copy of the ledger's key you got another way, then run:"),
+      h("pre", {}, `${online}\n${offline}`),
+      exportUrl !== null
+        ? h("p", {}, h("a", { id: "audit-export", href: exportUrl, download: exportFileName(id) },
+          "Download the evidence the ledger checked"), ` (${exportFileName(id)}, for `, h("code", {}, "match-audit verify --offline"), ")")
+        : null);
+
+    fill(boards,
+      answer.heading.length ? h("p", { class: "muted" }, answer.heading.join(" · ")) : null,
+      ...answer.boards.map((board, i) => {
+        const titleId = `audit-board-${i}`;
+        return h("section", { class: "audit-board", "data-board": board.number, "aria-labelledby": titleId },
+          h("h3", { id: titleId }, board.title),
+          h("ol", { class: "audit-lines", style: "list-style: none; padding-left: 0; font-family: monospace; white-space: pre-wrap" },
+            ...board.lines.map((line) => h("li", {}, line))));
+      }));
+    answerPart.hidden = false;
+  }
+
+  async function check(typed: string): Promise<void> {
+    const parsed = parseGameId(typed);
+    const ticket = ++asked;
+    if ("error" in parsed) {
+      answerPart.hidden = true;
+      verdict.className = "audit-verdict error";
+      verdict.textContent = parsed.error;
+      input.setAttribute("aria-invalid", "true");
+      input.focus();
+      return;
+    }
+    const id = parsed.id;
+    input.removeAttribute("aria-invalid");
+    input.value = id;
+    const hash = `#/audit/${id}`;
+    if (location.hash !== hash) history.pushState(null, "", hash); // no hashchange: no remount
+    document.title = `Check game ${id} · Match`;
+    button.disabled = true;
+    root.setAttribute("aria-busy", "true");
+    verdict.className = "audit-verdict busy";
+    verdict.textContent = `Checking game ${id}...`;
+    try {
+      const answer = await verifyGame(id);
+      if (ticket !== asked || !verdict.isConnected) return; // asked again, or left the page
+      showAnswer(id, answer);
+    } catch (err) {
+      if (ticket !== asked || !verdict.isConnected) return; // asked again, or left the page
+      answerPart.hidden = true;
+      verdict.className = "audit-verdict error";
+      verdict.textContent = errorSentence(err, id);
+    } finally {
+      if (ticket === asked) {
+        button.disabled = false;
+        root.removeAttribute("aria-busy");
+      }
+    }
+  }
+
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    void check(input.value);
+  });
+  document.title = "Check a game · Match";
+  if (gameId) await check(gameId);
+  else input.focus();
+}
