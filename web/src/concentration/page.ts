@@ -1,0 +1,354 @@
+/**
+ * Concentration's page.
+ *   #/play/concentration (or .../new)   a form for a new table: players 1-6, the deck, the time
+ *                                       limit; the CPU takes the empty seats (StartTable)
+ *   #/play/concentration/<table_id>     the table: the seat this browser keeps there (its token
+ *                                       in localStorage), or a spectator's view without one
+ *
+ * Everything shown comes from ConcentrationTracker, which folds the Watch stream (a snapshot
+ * on (re)load, then events; resumed after a drop from the last event applied) and the events
+ * of FlipCard's replies. Every event is said in the live region too.
+ */
+
+import { createClient } from "@connectrpc/connect";
+import type { App, Page } from "../app";
+import { fill, h, setAttr, setText } from "../dom";
+import { GameKind, Visibility, type EventEnvelope } from "../gen/match/v1/common_pb";
+import { ConcentrationService } from "../gen/match/v1/concentration_service_pb";
+import { nameToUse } from "../home";
+import { ServerClock } from "../race/timing";
+import { bearer, command, errorText, refusalCode } from "../rpc";
+import type { KeptSeat } from "../store";
+import { cardShows, clockLine, describeEvent, describeSnapshot, resultText, scoreText, seatMarks, settingsText, standingLines, statusText } from "./describe";
+import { CardGrid, ensureCardStyles, follow, hex, seedBlock, SNAPSHOT_AFTER } from "./shared";
+import { columnsFor, ConcentrationTracker, Matching, Pictures } from "./tracker";
+
+const TICK_MS = 250;
+const LOG_LINES = 300;
+const SLUG = "concentration";
+
+export const concentrationPage: Page = (root, app, args) => {
+  ensureCardStyles();
+  const tableId = args[0] ?? "";
+  if (!tableId || tableId === "new") return setupForm(root, app);
+  return mountTable(root, app, tableId, app.store.seat(tableId));
+};
+
+function select(id: string, values: [string | number, string][], selected: string | number): HTMLSelectElement {
+  return h("select", { id, name: id }, ...values.map(([v, label]) => h("option", { value: v, selected: String(v) === String(selected) }, label)));
+}
+
+// --- a new table ---------------------------------------------------------------------------------
+
+function setupForm(root: HTMLElement, app: App): () => void {
+  const { api, store } = app;
+  const name = h("input", { id: "display-name", name: "display-name", type: "text", maxlength: 32, autocomplete: "nickname", value: store.displayName(), placeholder: "Guest" });
+  const players = select("players", [[1, "1 (solo)"], [2, "2"], [3, "3"], [4, "4"], [5, "5"], [6, "6"]], 2);
+  const pictures = select("pictures", [["emoji", "Emoji"], ["cards", "Playing cards"]], "emoji");
+  const cards = select("cards", [[52, "52 cards"], [36, "36 cards"], [24, "24 cards"]], 52);
+  const matching = select("matching", [["identical", "Identical cards"], ["rank-colour", "Same rank and colour"], ["rank", "Same rank"]], "identical");
+  const jokers = h("input", { id: "jokers", type: "checkbox" });
+  const limit = select("turn-limit", [[0, "None"], [30, "30 s"], [60, "60 s"]], 0);
+  const cpu = h("input", { id: "cpu-fill", type: "checkbox", checked: true });
+  const error = h("p", { id: "setup-error", class: "error", role: "alert" });
+  const submit = h("button", { id: "create-game", type: "submit" }, "Make the table");
+
+  const sync = (): void => {
+    const playing = pictures.value === "cards";
+    matching.disabled = !playing;
+    jokers.disabled = !playing;
+    if (!playing) { matching.value = "identical"; jokers.checked = false; }
+    cpu.disabled = players.value === "1";
+    setText(submit, players.value === "1" ? "Play solo" : cpu.checked ? "Play against the CPU" : "Make the table");
+  };
+  for (const el of [pictures, players, cpu]) el.addEventListener("change", sync);
+
+  async function create(ev: Event): Promise<void> {
+    ev.preventDefault();
+    error.textContent = "";
+    submit.disabled = true;
+    try {
+      const displayName = nameToUse(store, name.value);
+      name.value = displayName;
+      const seats = Number(players.value);
+      const playing = pictures.value === "cards";
+      const made = await command((headers) => api.lobby.createTable({
+        gameKind: GameKind.CONCENTRATION,
+        seats,
+        visibility: Visibility.OPEN,
+        displayName,
+        settings: {
+          case: "concentration",
+          value: {
+            pictures: playing ? Pictures.PLAYING_CARDS : Pictures.EMOJI,
+            cards: Number(cards.value),
+            jokers: playing && jokers.checked,
+            matching: !playing ? Matching.IDENTICAL
+              : matching.value === "rank" ? Matching.RANK
+                : matching.value === "rank-colour" ? Matching.RANK_AND_COLOUR : Matching.IDENTICAL,
+            turnLimitMs: BigInt(Number(limit.value) * 1000),
+          },
+        },
+      }, { headers }));
+      store.saveSeat({ tableId: made.tableId, game: SLUG, playerId: made.playerId, token: made.playerToken, seat: made.seat, displayName, savedAtMs: Date.now() });
+      if (seats > 1 && cpu.checked) {
+        await command((headers) => api.lobby.startTable({ tableId: made.tableId }, { headers }), made.playerToken);
+      }
+      app.navigate(`#/play/${SLUG}/${made.tableId}`);
+    } catch (err) {
+      error.textContent = errorText(err);
+      app.announce(error.textContent);
+    } finally {
+      submit.disabled = false;
+    }
+  }
+
+  root.replaceChildren(
+    h("form", { id: "new-game", class: "panel setup", onsubmit: (ev: Event) => void create(ev) },
+      h("h1", {}, "Concentration"),
+      h("p", {}, "Take turns flipping two face-down cards: a pair is yours and you flip again; a miss turns back down ",
+        "after 1.5 s and play passes. Whoever holds the most pairs when every card is taken wins. Solo, the record is your tries."),
+      h("label", { for: "display-name" }, "Your name at the table"), name,
+      h("div", { class: "fields" },
+        h("label", {}, "Players", players),
+        h("label", {}, "Pictures", pictures),
+        h("label", {}, "Deck", cards),
+        h("label", {}, "Pairs of (playing cards)", matching),
+        h("label", {}, "Time to flip the second card", limit)),
+      h("label", { class: "check" }, jokers, " Two jokers, which pair with each other (playing cards)"),
+      h("label", { class: "check" }, cpu, " The CPU takes the empty seats now (otherwise the table waits for them)"),
+      error,
+      submit),
+    h("p", {}, h("a", { href: "#/" }, "Back to the games")));
+  sync();
+  name.focus();
+  return () => {};
+}
+
+// --- the table -----------------------------------------------------------------------------------
+
+function mountTable(root: HTMLElement, app: App, tableId: string, seat: KeptSeat | undefined): () => void {
+  const { api, store } = app;
+  const client = createClient(ConcentrationService, api.transport);
+  const token = seat?.token;
+  const tracker = new ConcentrationTracker(seat?.playerId ?? "", tableId);
+  const abort = new AbortController();
+  const clock = new ServerClock();
+  let inFlight = 0;
+  let drawQueued = false;
+  let connection = "Connecting...";
+
+  const grid = new CardGrid("The cards, numbered from the top left, row by row", "keys", (n) => void flip(n));
+  const statusEl = h("p", { id: "turn", class: "game-status", "aria-live": "off" });
+  const clockEl = h("p", { id: "clock", class: "counters", role: "timer", "aria-live": "off" });
+  const settingsEl = h("p", { id: "settings", class: "muted" });
+  const connEl = h("p", { id: "connection", class: "muted" });
+  const errorEl = h("p", { id: "game-error", class: "error", role: "alert" });
+  const waiting = h("section", { id: "waiting-panel", class: "panel", hidden: true });
+  const seats = h("div", { id: "seats" });
+  const gameOver = h("section", { id: "game-over", class: "panel", hidden: true });
+  const log = h("ol", { id: "log", class: "log" });
+  const startNow = h("button", { id: "start-now", type: "button", onclick: () => void startTable() }, "Let the CPU take the empty seats now");
+
+  root.replaceChildren(h("section", { class: "concentration", "data-table-id": tableId },
+    h("header", {},
+      h("h1", {}, "Concentration"),
+      statusEl, clockEl, settingsEl, connEl),
+    errorEl,
+    waiting,
+    gameOver,
+    h("div", { class: "play" },
+      h("div", {}, grid.el,
+        h("p", { id: "keys", class: "keys" },
+          seat ? "Keys: arrow keys move over the cards (Home and End: a row's ends), Enter or Space flips the focused card; s says whose turn it is and the scores."
+            : "You are watching: this browser holds no seat at this table. Arrow keys move over the cards; s says whose turn it is.")),
+      h("aside", { class: "side" }, h("h2", {}, "Players"), seats)),
+    h("details", { class: "log-wrap" }, h("summary", {}, "Everything that happened"), log),
+    h("p", {}, h("a", { href: "#/" }, "Back to the games"))));
+
+  // --- saying things ---------------------------------------------------------------------------
+  function say(lines: string[]): void {
+    for (const text of lines) {
+      if (!text) continue;
+      log.append(h("li", {}, text));
+      app.announce(text);
+    }
+    while (log.childElementCount > LOG_LINES) log.firstElementChild?.remove();
+  }
+
+  function showError(err: unknown): void {
+    const text = errorText(err);
+    errorEl.textContent = text;
+    say([text]);
+  }
+
+  function applyEvents(envs: EventEnvelope[]): void {
+    for (const env of envs) clock.observe(Number(env.serverTimeMs));
+    for (const env of tracker.applyEvents(envs)) say(describeEvent(env, tracker));
+    redraw();
+  }
+
+  // --- commands ----------------------------------------------------------------------------------
+  async function flip(card: number): Promise<void> {
+    const c = tracker.cards[card - 1];
+    if (!seat) { say(["You are watching: this browser holds no seat at this table"]); return; }
+    if (c === undefined || tracker.phase !== "playing") { say([statusText(tracker)]); return; }
+    if (c.state === "taken") { say([`Card ${card} is taken`]); return; }
+    if (c.state === "up") { say([`Card ${card} is already up`]); return; }
+    if (!tracker.myTurn) { say([statusText(tracker)]); return; }
+    if (tracker.up.length + inFlight >= 2) return; // the second card is on its way
+    errorEl.textContent = "";
+    inFlight += 1;
+    try {
+      const res = await command((headers) => client.flipCard({ tableId, card }, { headers }), token);
+      applyEvents(res.events);
+    } catch (err) {
+      showError(err);
+      if (refusalCode(err) !== null) redraw();
+    } finally {
+      inFlight -= 1;
+    }
+  }
+
+  async function startTable(): Promise<void> {
+    if (!seat) return;
+    errorEl.textContent = "";
+    try {
+      const res = await command((headers) => api.lobby.startTable({ tableId }, { headers }), token);
+      if (res.table) tracker.noteTable(res.table);
+      say(["The CPU is taking the empty seats"]);
+      redraw();
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  const onKey = (ev: KeyboardEvent): void => {
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const target = ev.target as HTMLElement | null;
+    if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.tagName === "SELECT" || target.isContentEditable)) return;
+    if (ev.key === "s" || ev.key === "S") {
+      ev.preventDefault();
+      say([statusText(tracker), ...tracker.seats.map((s) => `${tracker.who(s.player)}: ${scoreText(s.pairs, s.tries)}`)]);
+    }
+  };
+  document.addEventListener("keydown", onKey);
+
+  // --- the stream ----------------------------------------------------------------------------------
+  async function watch(): Promise<void> {
+    try {
+      const res = await api.lobby.getTable({ tableId }, { headers: token ? bearer(token) : {}, signal: abort.signal });
+      if (res.table) tracker.noteTable(res.table);
+    } catch {
+      // the stream says what matters; names and settings are a nicety
+    }
+    await follow({
+      signal: abort.signal,
+      open: (after, signal) => client.watch({ tableId, afterEventNumber: after }, { headers: token ? bearer(token) : {}, signal }),
+      after: () => (tracker.started ? BigInt(tracker.eventNumber) : SNAPSHOT_AFTER),
+      snapshot: (view) => {
+        const first = !tracker.started;
+        clock.observe(Number(view.serverTimeMs));
+        tracker.applySnapshot(view);
+        if (first) say(describeSnapshot(tracker));
+        redraw();
+      },
+      event: (env) => applyEvents([env]),
+      done: () => (tracker.gameOver && tracker.seed !== null) || tracker.expired,
+      connection: (text) => { connection = text; redraw(); },
+      fatal: (err, slug) => {
+        if (slug === "table_expired") tracker.expired = true;
+        showError(err);
+        redraw();
+      },
+    });
+  }
+
+  // --- drawing -------------------------------------------------------------------------------------
+  function redraw(): void {
+    if (drawQueued) return;
+    drawQueued = true;
+    queueMicrotask(() => { drawQueued = false; draw(); });
+  }
+
+  function draw(): void {
+    const t = tracker;
+    setText(statusEl, statusText(t));
+    setAttr(statusEl, "data-my-turn", t.myTurn ? "true" : "false");
+    setText(settingsEl, settingsText(t));
+    setText(connEl, connection);
+    root.querySelector(".concentration")?.setAttribute("data-phase", t.phase);
+
+    const isWaiting = t.started && t.phase === "waiting" && !t.expired;
+    waiting.hidden = !isWaiting;
+    if (isWaiting) {
+      const seated = [...t.names.entries()].map(([p, n]) => (p === t.player ? `${n} (you)` : n + (t.bots.has(p) ? " (CPU)" : "")));
+      fill(waiting,
+        h("h2", {}, "Waiting for players"),
+        h("p", {}, `Seated: ${seated.join(", ") || "you"}${t.seatsTotal ? `, of ${t.seatsTotal} seats` : ""}. The game starts when every seat is taken.`),
+        seat?.seat === 1 ? startNow : null);
+    }
+
+    if (t.size !== grid.size) grid.setSize(t.size, columnsFor(t.size));
+    grid.draw(cardShows(t));
+    grid.el.classList.toggle("inactive", !t.myTurn);
+    grid.el.hidden = t.size === 0;
+
+    drawSeats(clock.now());
+    drawGameOver();
+    tick();
+  }
+
+  function drawSeats(now: number): void {
+    const t = tracker;
+    const rows = t.seats.map((s) => {
+      const marks = seatMarks(t, s.player, now);
+      return h("tr", { "data-player": s.player, class: s.player === t.player ? "me" : "", "aria-current": s.player === t.turn ? "true" : null },
+        h("th", { scope: "row" }, (s.player === t.player ? `You (${t.name(s.player)})` : t.name(s.player)) + (marks.length ? ` · ${marks.join(", ")}` : "")),
+        h("td", { class: "num" }, String(s.pairs)),
+        h("td", { class: "num" }, String(s.tries)));
+    });
+    const key = rows.map((r) => r.textContent).join("|");
+    if (seats.dataset.content === key) return;
+    seats.dataset.content = key;
+    if (!rows.length) { fill(seats, h("p", { class: "muted" }, "When the game starts.")); return; }
+    fill(seats, h("table", { class: "grid-table", id: "scores" },
+      h("caption", { class: "sr-only" }, "Players in turn order, their pairs and tries"),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, "Pairs"), h("th", { scope: "col" }, "Tries"))),
+      h("tbody", {}, ...rows)));
+  }
+
+  function drawGameOver(): void {
+    const t = tracker;
+    gameOver.hidden = !t.gameOver;
+    if (!t.gameOver) return;
+    if (seat) store.markFinished(tableId);
+    const seedHex = hex(t.seed);
+    const gameId = t.gameId || tableId;
+    const content = `${seedHex}|${t.standings.length}|${gameId}|${t.commitment}`;
+    if (gameOver.dataset.content === content) return;
+    gameOver.dataset.content = content;
+    fill(gameOver,
+      h("h2", {}, "The game is over"),
+      h("p", { id: "result" }, resultText(t)),
+      h("ol", { class: "standings", id: "standings" }, ...standingLines(t).map((line) => h("li", {}, line))),
+      ...seedBlock(seedHex, t.commitment, gameId),
+      h("p", {}, h("a", { href: `#/play/${SLUG}/new` }, "Play again")));
+  }
+
+  function tick(): void {
+    const now = clock.now();
+    setText(clockEl, clockLine(tracker, now));
+    if (tracker.seats.some((s) => s.takeoverAtMs)) drawSeats(now);
+  }
+
+  const timer = setInterval(tick, TICK_MS);
+  draw();
+  void watch();
+  return () => {
+    abort.abort();
+    clearInterval(timer);
+    grid.stop();
+    document.removeEventListener("keydown", onKey);
+  };
+}

@@ -1,0 +1,374 @@
+/**
+ * Match Cards' page.
+ *   #/play/match-cards (or .../new, .../new/<code>)  a form for a new game: solo or a challenge
+ *                                                    table, pairs or triples, the board's size,
+ *                                                    the difficulty, the pictures, or a game code
+ *   #/play/match-cards/<table_id>                    your copy of the game (the seat's token is
+ *                                                    in localStorage: Watch needs it)
+ *
+ * Everything shown comes from MatchCardsTracker, which folds the Watch stream (a snapshot on
+ * (re)load, then events; resumed after a drop from the last event applied) and the events of
+ * the commands' replies. Every event is said in the live region too.
+ */
+
+import { createClient } from "@connectrpc/connect";
+import type { App, Page } from "../app";
+import { fill, h, setAttr, setText } from "../dom";
+import { GameKind, Visibility, type EventEnvelope } from "../gen/match/v1/common_pb";
+import { MatchCardsService } from "../gen/match/v1/match_cards_service_pb";
+import { nameToUse } from "../home";
+import { ServerClock } from "../race/timing";
+import { bearer, command, errorText } from "../rpc";
+import type { KeptSeat } from "../store";
+import { CardGrid, clockText, ensureCardStyles, follow, hex, seedBlock, SNAPSHOT_AFTER } from "../concentration/shared";
+import { cardShows, countersText, describeEvent, describeSnapshot, noticeText, othersLines, resultText, settingsText, standingLines, statusText } from "./describe";
+import { COLUMNS, Difficulty, LIMITS, MatchCardsTracker, Mode, SIZES } from "./tracker";
+
+const TICK_MS = 250;
+const LOG_LINES = 300;
+const SLUG = "match-cards";
+
+export const matchCardsPage: Page = (root, app, args) => {
+  ensureCardStyles();
+  const tableId = args[0] ?? "";
+  if (!tableId || tableId === "new") return setupForm(root, app, args[1] ?? "");
+  const seat = app.store.seat(tableId);
+  if (seat === undefined) {
+    root.replaceChildren(h("section", { class: "panel" },
+      h("h1", {}, "Match Cards"),
+      h("p", {}, `This browser holds no seat at table ${tableId}: each player's copy is private.`),
+      h("p", {}, h("a", { href: `#/play/${SLUG}/new` }, "Start a new game"), " · ", h("a", { href: "#/" }, "Back to the games"))));
+    return () => {};
+  }
+  return mountTable(root, app, seat);
+};
+
+function select(id: string, values: [string | number, string][], selected: string | number): HTMLSelectElement {
+  return h("select", { id, name: id }, ...values.map(([v, label]) => h("option", { value: v, selected: String(v) === String(selected) }, label)));
+}
+
+// --- a new game ----------------------------------------------------------------------------------
+
+function setupForm(root: HTMLElement, app: App, code: string): () => void {
+  const { api, store } = app;
+  const name = h("input", { id: "display-name", name: "display-name", type: "text", maxlength: 32, autocomplete: "nickname", value: store.displayName(), placeholder: "Guest" });
+  const players = select("players", [[1, "Solo"], [2, "2 (a challenge)"], [3, "3 (a challenge)"], [4, "4 (a challenge)"]], 1);
+  const mode = select("mode", [["pairs", "Pairs"], ["triples", "Triples (3 cards)"]], "pairs");
+  const cards = h("select", { id: "cards", name: "cards" });
+  const difficulty = h("select", { id: "difficulty", name: "difficulty" });
+  const pictures = select("pictures", [["animals", "Animals"], ["fruit", "Fruit"]], "animals");
+  const codeInput = h("input", { id: "code", name: "code", type: "text", maxlength: 80, value: code, placeholder: "MM3-PAEA-...", autocomplete: "off", spellcheck: "false", "aria-describedby": "code-help" });
+  const bot = h("input", { id: "bot-fill", type: "checkbox", checked: true });
+  const error = h("p", { id: "setup-error", class: "error", role: "alert" });
+  const submit = h("button", { id: "create-game", type: "submit" }, "Play");
+
+  const sync = (): void => {
+    const m = mode.value === "triples" ? "triples" : "pairs";
+    const size = Number(cards.value) || 12;
+    const sizes = SIZES[m];
+    fill(cards, ...sizes.map((n) => h("option", { value: n, selected: n === (sizes.includes(size) ? size : 12) }, `${n} cards`)));
+    const limits = LIMITS[`${m}-${cards.value}`] ?? [0, 0, 0];
+    const d = difficulty.value || "easy";
+    fill(difficulty, ...(["easy", "medium", "hard"] as const).map((v, i) =>
+      h("option", { value: v, selected: v === d }, `${v[0]!.toUpperCase()}${v.slice(1)}: ${limits[i]} failed attempts lose`)));
+    const byCode = codeInput.value.trim() !== "";
+    for (const el of [mode, cards, difficulty, pictures]) el.disabled = byCode;
+    bot.disabled = players.value === "1";
+    setText(submit, byCode ? "Replay this code" : players.value === "1" ? "Play solo" : bot.checked ? "Play against the bot" : "Make the table");
+  };
+  for (const el of [mode, cards, players, bot]) el.addEventListener("change", sync);
+  codeInput.addEventListener("input", sync);
+
+  async function create(ev: Event): Promise<void> {
+    ev.preventDefault();
+    error.textContent = "";
+    submit.disabled = true;
+    try {
+      const displayName = nameToUse(store, name.value);
+      name.value = displayName;
+      const seats = Number(players.value);
+      const typed = codeInput.value.trim();
+      const settings = typed
+        ? { code: typed }
+        : {
+          mode: mode.value === "triples" ? Mode.TRIPLES : Mode.PAIRS,
+          cards: Number(cards.value),
+          difficulty: difficulty.value === "hard" ? Difficulty.HARD : difficulty.value === "medium" ? Difficulty.MEDIUM : Difficulty.EASY,
+          pictures: pictures.value,
+        };
+      const made = await command((headers) => api.lobby.createTable({
+        gameKind: GameKind.MATCH_CARDS, seats, visibility: Visibility.OPEN, displayName,
+        settings: { case: "matchCards", value: settings },
+      }, { headers }));
+      store.saveSeat({ tableId: made.tableId, game: SLUG, playerId: made.playerId, token: made.playerToken, seat: made.seat, displayName, savedAtMs: Date.now() });
+      if (seats > 1 && bot.checked) {
+        await command((headers) => api.lobby.startTable({ tableId: made.tableId }, { headers }), made.playerToken);
+      }
+      app.navigate(`#/play/${SLUG}/${made.tableId}`);
+    } catch (err) {
+      error.textContent = errorText(err);
+      app.announce(error.textContent);
+    } finally {
+      submit.disabled = false;
+    }
+  }
+
+  root.replaceChildren(
+    h("form", { id: "new-game", class: "panel setup", onsubmit: (ev: Event) => void create(ev) },
+      h("h1", {}, "Match Cards"),
+      h("p", {}, "Turn two cards (three for triples) each attempt: the same picture and they stay up; otherwise they turn back ",
+        "down after 1.5 s and the attempt counts as failed. Find every group before the failed attempts reach the limit."),
+      h("label", { for: "display-name" }, "Your name at the table"), name,
+      h("div", { class: "fields" },
+        h("label", {}, "Players", players),
+        h("label", {}, "Groups", mode),
+        h("label", {}, "Board", cards),
+        h("label", {}, "Level", difficulty),
+        h("label", {}, "Pictures", pictures)),
+      h("label", { class: "check" }, bot, " The bot takes the empty seats of a challenge now (each player plays their own copy of the same deal)"),
+      h("label", { for: "code" }, "Or replay a game code"), codeInput,
+      h("p", { id: "code-help", class: "muted" }, "A code from the end of a game deals the very same cards again, with its own settings. A replay is never ranked."),
+      error,
+      submit),
+    h("p", {}, h("a", { href: "#/" }, "Back to the games")));
+  sync();
+  name.focus();
+  return () => {};
+}
+
+// --- the game ------------------------------------------------------------------------------------
+
+function mountTable(root: HTMLElement, app: App, seat: KeptSeat): () => void {
+  const { api, store } = app;
+  const client = createClient(MatchCardsService, api.transport);
+  const tableId = seat.tableId;
+  const tracker = new MatchCardsTracker(seat.playerId, tableId);
+  const clock = new ServerClock();
+  const abort = new AbortController();
+  let inFlight = 0;
+  let drawQueued = false;
+  let connection = "Connecting...";
+  let noticeClosed = ""; // the notice the player closed with Continue
+
+  const grid = new CardGrid("Your cards, numbered from the top left, row by row", "keys", (n) => void turn(n));
+  const statusEl = h("p", { id: "status", class: "game-status" });
+  const countersEl = h("p", { id: "counters", class: "counters", role: "timer", "aria-live": "off" });
+  const settingsEl = h("p", { id: "settings", class: "muted" });
+  const connEl = h("p", { id: "connection", class: "muted" });
+  const errorEl = h("p", { id: "game-error", class: "error", role: "alert" });
+  const noticeEl = h("div", { id: "notice", class: "notice", role: "status", hidden: true });
+  const waiting = h("section", { id: "waiting-panel", class: "panel", hidden: true });
+  const others = h("div", { id: "others" });
+  const othersWrap = h("aside", { class: "side", hidden: true }, h("h2", {}, "The others"), others);
+  const gameOver = h("section", { id: "game-over", class: "panel", hidden: true });
+  const log = h("ol", { id: "log", class: "log" });
+  const startNow = h("button", { id: "start-now", type: "button", onclick: () => void startTable() }, "Let the bot take the empty seats now");
+
+  root.replaceChildren(h("section", { class: "match-cards", "data-table-id": tableId },
+    h("header", {}, h("h1", {}, "Match Cards"), statusEl, countersEl, settingsEl, connEl),
+    errorEl,
+    noticeEl,
+    waiting,
+    gameOver,
+    h("div", { class: "play" },
+      h("div", {}, grid.el,
+        h("p", { id: "keys", class: "keys" },
+          "Keys: arrow keys move over the cards (Home and End: a row's ends), Enter or Space turns the focused card; c says the counters.")),
+      othersWrap),
+    h("details", { class: "log-wrap" }, h("summary", {}, "Everything that happened"), log),
+    h("p", {}, h("a", { href: "#/" }, "Back to the games"))));
+
+  function say(lines: string[]): void {
+    for (const text of lines) {
+      if (!text) continue;
+      log.append(h("li", {}, text));
+      app.announce(text);
+    }
+    while (log.childElementCount > LOG_LINES) log.firstElementChild?.remove();
+  }
+
+  function showError(err: unknown): void {
+    const text = errorText(err);
+    errorEl.textContent = text;
+    say([text]);
+  }
+
+  function applyEvents(envs: EventEnvelope[]): void {
+    for (const env of envs) clock.observe(Number(env.serverTimeMs));
+    for (const env of tracker.applyEvents(envs)) say(describeEvent(env, tracker));
+    redraw();
+  }
+
+  async function run(call: (headers: Record<string, string>) => Promise<{ events: EventEnvelope[] }>): Promise<void> {
+    errorEl.textContent = "";
+    try {
+      const res = await command(call, seat.token);
+      applyEvents(res.events);
+    } catch (err) {
+      showError(err);
+      redraw();
+    }
+  }
+
+  async function turn(card: number): Promise<void> {
+    const c = tracker.cards[card - 1];
+    if (c === undefined || tracker.phase !== "playing" || tracker.finished) { say([statusText(tracker)]); return; }
+    if (c.state === "found") { say([`Card ${card} is found already`]); return; }
+    if (c.state === "up") { say([`Card ${card} is already turned`]); return; }
+    if (tracker.compareAtMs) { say(["Wait: the cards are being compared"]); return; }
+    if (tracker.up.length + inFlight >= tracker.group) return; // the attempt's last card is on its way
+    inFlight += 1;
+    try {
+      await run((headers) => client.turnCard({ tableId, card }, { headers }));
+    } finally {
+      inFlight -= 1;
+    }
+  }
+
+  async function turnOffNotice(): Promise<void> {
+    await run((headers) => client.turnOffNotice({ tableId }, { headers }));
+  }
+
+  async function startTable(): Promise<void> {
+    errorEl.textContent = "";
+    try {
+      const res = await command((headers) => api.lobby.startTable({ tableId }, { headers }), seat.token);
+      if (res.table) tracker.noteTable(res.table);
+      say(["The bot is taking the empty seats"]);
+      redraw();
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  const onKey = (ev: KeyboardEvent): void => {
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const target = ev.target as HTMLElement | null;
+    if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.tagName === "SELECT" || target.isContentEditable)) return;
+    if (ev.key === "c" || ev.key === "C") {
+      ev.preventDefault();
+      say([countersText(tracker, clock.now()), ...othersLines(tracker)]);
+    }
+  };
+  document.addEventListener("keydown", onKey);
+
+  async function watch(): Promise<void> {
+    try {
+      const res = await api.lobby.getTable({ tableId }, { headers: bearer(seat.token), signal: abort.signal });
+      if (res.table) tracker.noteTable(res.table);
+    } catch {
+      // the stream says what matters
+    }
+    await follow({
+      signal: abort.signal,
+      open: (after, signal) => client.watch({ tableId, afterEventNumber: after }, { headers: bearer(seat.token), signal }),
+      after: () => (tracker.started ? BigInt(tracker.eventNumber) : SNAPSHOT_AFTER),
+      snapshot: (view) => {
+        const first = !tracker.started;
+        clock.observe(Number(view.serverTimeMs));
+        tracker.applySnapshot(view);
+        if (first) say(describeSnapshot(tracker, clock.now()));
+        redraw();
+      },
+      event: (env) => applyEvents([env]),
+      done: () => (tracker.gameOver && tracker.seed !== null) || tracker.expired,
+      connection: (text) => { connection = text; redraw(); },
+      fatal: (err, slug) => {
+        if (slug === "table_expired") tracker.expired = true;
+        showError(err);
+        redraw();
+      },
+    });
+  }
+
+  function redraw(): void {
+    if (drawQueued) return;
+    drawQueued = true;
+    queueMicrotask(() => { drawQueued = false; draw(); });
+  }
+
+  function draw(): void {
+    const t = tracker;
+    setText(statusEl, statusText(t));
+    setText(settingsEl, settingsText(t));
+    setText(connEl, connection);
+    root.querySelector(".match-cards")?.setAttribute("data-phase", t.phase);
+
+    const isWaiting = t.started && t.phase === "waiting" && !t.expired;
+    waiting.hidden = !isWaiting;
+    if (isWaiting) {
+      const seated = [...t.names.entries()].map(([p, n]) => (p === t.player ? `${n} (you)` : n + (t.bots.has(p) ? " (bot)" : "")));
+      fill(waiting,
+        h("h2", {}, "Waiting for players"),
+        h("p", {}, `Seated: ${seated.join(", ") || "you"}, of ${t.seatsTotal} seats. The game starts when every seat is taken.`),
+        seat.seat === 1 ? startNow : null);
+    }
+
+    if (t.size !== grid.size) grid.setSize(t.size, t.columns || COLUMNS[t.size] || 6);
+    grid.draw(cardShows(t));
+    grid.el.classList.toggle("inactive", t.finished || t.compareAtMs > 0);
+    grid.el.hidden = t.size === 0;
+
+    // Hard's notice: until the player closes it (Continue) or turns it off.
+    const n = t.notice;
+    const key = n ? `${n.cards.join(",")}|${n.same}` : "";
+    noticeEl.hidden = n === null || key === noticeClosed || t.gameOver;
+    if (n !== null && noticeEl.dataset.content !== key) {
+      noticeEl.dataset.content = key;
+      fill(noticeEl,
+        h("strong", { id: "notice-text" }, noticeText(n.same)), " ",
+        h("button", { type: "button", id: "notice-continue", onclick: () => { noticeClosed = key; redraw(); grid.focus(grid.focused); } }, "Continue"), " ",
+        t.noticeOn ? h("button", { type: "button", id: "notice-off", class: "link", onclick: () => void turnOffNotice() }, "Turn this notice off for the game") : null);
+    }
+
+    othersWrap.hidden = t.players.length < 2;
+    const lines = othersLines(t);
+    const content = lines.join("|");
+    if (others.dataset.content !== content) {
+      others.dataset.content = content;
+      fill(others, h("ul", { id: "others-list" }, ...lines.map((line) => h("li", {}, line))));
+    }
+    drawGameOver();
+    tick();
+  }
+
+  function drawGameOver(): void {
+    const t = tracker;
+    gameOver.hidden = !t.gameOver;
+    if (!t.gameOver) return;
+    store.markFinished(tableId);
+    const seedHex = hex(t.seed);
+    const gameId = t.gameId || tableId;
+    const content = `${seedHex}|${t.code}|${t.standings.length}|${t.commitment}`;
+    if (gameOver.dataset.content === content) return;
+    gameOver.dataset.content = content;
+    fill(gameOver,
+      h("h2", {}, "The game is over"),
+      h("p", { id: "result" }, resultText(t)),
+      t.standings.length > 1 ? h("ol", { class: "standings", id: "standings" }, ...standingLines(t).map((line) => h("li", {}, line))) : null,
+      t.code
+        ? h("p", {}, "The game's code: ", h("code", { id: "game-code" }, t.code), " ",
+          h("a", { id: "replay-code", href: `#/play/${SLUG}/new/${encodeURIComponent(t.code)}` }, "play this deal again"))
+        : null,
+      t.replay ? h("p", { class: "muted" }, "This game replayed a code: it is not ranked.") : null,
+      ...seedBlock(seedHex, t.commitment, gameId),
+      h("p", {}, h("a", { href: `#/play/${SLUG}/new` }, "Play again")));
+  }
+
+  function tick(): void {
+    const t = tracker;
+    const now = clock.now();
+    setText(countersEl, t.phase === "waiting" || !t.started ? "" : countersText(t, now));
+    setAttr(countersEl, "data-elapsed", t.started ? clockText(t.elapsedMs(now)) : null);
+  }
+
+  const timer = setInterval(tick, TICK_MS);
+  draw();
+  void watch();
+  return () => {
+    abort.abort();
+    clearInterval(timer);
+    grid.stop();
+    document.removeEventListener("keydown", onKey);
+  };
+}
