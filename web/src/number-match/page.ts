@@ -1,0 +1,518 @@
+/**
+ * Number Match's page. `#/play/number-match` (or `/new`): a new game's setup (a level, or
+ * today's daily puzzle). `#/play/number-match/<table_id>`: the game at the seat this browser
+ * keeps there, driven by its Watch stream (folded by NumberMatchTracker), played by pointer or
+ * keyboard (the seed's keys: arrows move, Space or Enter selects, A adds numbers, H hint,
+ * U undo), every event announced. After a reload it starts again from a snapshot; after a
+ * drop it resumes from the last event folded.
+ */
+
+import { createClient, type Client } from "@connectrpc/connect";
+import type { App, Page } from "../app";
+import { fill, h, setAttr, setText } from "../dom";
+import type { EventEnvelope } from "../gen/match/v1/common_pb";
+import { GameKind, Visibility } from "../gen/match/v1/common_pb";
+import type { NumberMatchView } from "../gen/match/v1/number_match_pb";
+import { NumberMatchService } from "../gen/match/v1/number_match_service_pb";
+import { bearer, command, errorText, refusalCode } from "../rpc";
+import type { KeptSeat } from "../store";
+import { cellLabel, moveFocus, numbersLeft, pairsWith, rowCol, rowCount, where } from "./board";
+import { chooseName, clockText, count, ensureStyle, follow, hex, localToday, seedMatches, ServerClock, SNAPSHOT_AFTER } from "./common";
+import { additionsText, eventText, hintText, settingsText, snapshotText, witnessText } from "./describe";
+import { HintKind, LEVELS, NumberMatchTracker, OUTCOMES } from "./tracker";
+
+const SLUG = "number-match";
+const TITLE = "Number Match";
+const LOG_LINES = 200;
+const TICK_MS = 500;
+
+type Service = Client<typeof NumberMatchService>;
+
+export const numberMatchPage: Page = (root, app, args) => {
+  ensureStyle();
+  const tableId = args[0] ?? "";
+  if (!tableId || tableId === "new") return mountSetup(root, app);
+  const seat = app.store.seat(tableId);
+  if (seat === undefined) {
+    root.replaceChildren(h("section", { class: "panel" },
+      h("h1", {}, TITLE),
+      h("p", {}, `This browser holds no seat at table ${tableId}: a Number Match table has one seat, its player's.`),
+      h("p", {}, h("a", { href: `#/play/${SLUG}` }, "Start a new game"), " · ", h("a", { href: "#/" }, "Back to the games"))));
+    return () => {};
+  }
+  return mountGame(root, app, seat);
+};
+
+// --- the setup ---------------------------------------------------------------------------------
+
+interface NewGame {
+  level: string; // a key of LEVELS, or "daily"
+  replaySeed?: Uint8Array;
+  dailyDate?: string;
+}
+
+async function createGame(app: App, displayName: string, game: NewGame): Promise<string> {
+  const today = localToday();
+  const daily = game.level === "daily";
+  const settings = {
+    level: daily ? LEVELS.hard!.value : LEVELS[game.level]?.value ?? LEVELS.easy!.value,
+    dailyDate: daily ? (game.dailyDate ?? today.date) : "",
+    utcOffsetMinutes: daily ? today.offsetMinutes : 0,
+    replaySeed: game.replaySeed ?? new Uint8Array(0),
+  };
+  const made = await command((headers) => app.api.lobby.createTable({
+    gameKind: GameKind.NUMBER_MATCH,
+    seats: 1,
+    visibility: Visibility.PRIVATE,
+    displayName,
+    settings: { case: "numberMatch", value: settings },
+  }, { headers }));
+  app.store.saveSeat({
+    tableId: made.tableId, game: SLUG, playerId: made.playerId, token: made.playerToken,
+    seat: made.seat, displayName, savedAtMs: Date.now(),
+  });
+  return made.tableId;
+}
+
+function mountSetup(root: HTMLElement, app: App): () => void {
+  const { store } = app;
+  const today = localToday();
+  const name = h("input", {
+    id: "display-name", name: "display-name", type: "text", maxlength: 32, autocomplete: "nickname",
+    value: store.displayName(), placeholder: "Guest",
+  });
+  const level = h("select", { id: "level", name: "level", "aria-describedby": "level-help" },
+    ...Object.entries(LEVELS).map(([key, l]) => h("option", { value: key, selected: key === "easy" },
+      `${key[0]!.toUpperCase()}${key.slice(1)}: ${l.numbers} numbers, ${l.additions === null ? "additions without limit" : count(l.additions, "addition")}`)),
+    h("option", { value: "daily" }, `Today's daily puzzle (${today.date}, hard)`));
+  const error = h("p", { id: "setup-error", class: "error", role: "alert" });
+  const submit = h("button", { id: "create-game", type: "submit", class: "primary" }, "Start the game");
+
+  async function start(ev: Event): Promise<void> {
+    ev.preventDefault();
+    error.textContent = "";
+    submit.disabled = true;
+    try {
+      const displayName = chooseName(store, name.value);
+      const tableId = await createGame(app, displayName, { level: level.value });
+      app.navigate(`#/play/${SLUG}/${tableId}`);
+    } catch (err) {
+      error.textContent = errorText(err);
+      app.announce(error.textContent);
+    } finally {
+      submit.disabled = false;
+    }
+  }
+
+  const going = store.seats().filter((s) => s.game === SLUG && !s.finished);
+  fill(root,
+    h("form", { id: "new-game", class: "panel nm-setup", onsubmit: (ev: Event) => void start(ev) },
+      h("h1", {}, TITLE),
+      h("p", {}, "Remove all the numbers in pairs: two equal numbers, or two that add up to 10, with only empty cells between them ",
+        "(in a row, a column, a diagonal, or from the end of one row to the start of the next). Every board can be cleared."),
+      h("label", { for: "display-name" }, "Your name"),
+      name,
+      h("p", {}, h("label", { for: "level" }, "The board "), level),
+      h("p", { id: "level-help", class: "muted" },
+        "The daily puzzle is one hard board a day, the same for everybody; it changes at your midnight."),
+      error,
+      submit),
+    going.length
+      ? h("section", { class: "panel", "aria-labelledby": "going-heading" },
+        h("h2", { id: "going-heading" }, "Your games in progress"),
+        h("ul", {}, ...going.map((s) => h("li", {},
+          h("a", { href: `#/play/${SLUG}/${s.tableId}` }, `Table ${s.tableId}`),
+          h("span", { class: "muted" }, ` · ${new Date(s.savedAtMs).toLocaleString()}`)))))
+      : null,
+    h("p", {}, h("a", { href: "#/" }, "Back to the games")));
+  name.focus();
+  return () => {};
+}
+
+// --- the game ----------------------------------------------------------------------------------
+
+function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
+  const { store } = app;
+  const service: Service = createClient(NumberMatchService, app.api.transport);
+  const t = new NumberMatchTracker(seat.playerId, seat.tableId);
+  const clock = new ServerClock();
+  const abort = new AbortController();
+  let selection: number | null = null;
+  let focused = 1;
+  let endArmed = false;
+  let endTimer: ReturnType<typeof setTimeout> | undefined;
+  let busy = false;
+  let connection = "Connecting...";
+  let drawQueued = false;
+  let finishedSaid = false;
+
+  const cells: HTMLButtonElement[] = [];
+  const board = h("div", {
+    id: "board", class: "nm-board", role: "group", "aria-label": "The board, nine cells to a row", "aria-describedby": "nm-keys",
+  });
+  const scoreEl = h("span", { id: "score" });
+  const numbersEl = h("span", { id: "numbers-left" });
+  const rowsEl = h("span", { id: "rows-left" });
+  const additionsEl = h("span", { id: "additions-left" });
+  const hintsEl = h("span", { id: "hints-left" });
+  const timeEl = h("span", { id: "time", role: "timer", "aria-live": "off" });
+  const settingsEl = h("p", { id: "nm-settings", class: "muted" });
+  const connEl = h("p", { id: "connection", class: "muted" });
+  const errorEl = h("p", { id: "nm-error", class: "error", role: "alert" });
+  const hintEl = h("p", { id: "hint-text", class: "nm-hint-text" });
+  const addBadge = h("span", { class: "badge", "aria-hidden": "true" });
+  const hintBadge = h("span", { class: "badge", "aria-hidden": "true" });
+  const addButton = h("button", { id: "add-numbers", type: "button", "aria-keyshortcuts": "A", onclick: () => void addNumbers() }, "Add numbers (+)", addBadge);
+  const hintButton = h("button", { id: "hint", type: "button", "aria-keyshortcuts": "H", onclick: () => void askHint() }, "Hint", hintBadge);
+  const undoButton = h("button", { id: "undo", type: "button", "aria-keyshortcuts": "U", onclick: () => void undo() }, "Undo");
+  const endButton = h("button", { id: "end-game", type: "button", class: "link danger", onclick: () => void endGame() }, "End the game");
+  const gameOver = h("section", { id: "game-over", class: "panel", hidden: true, tabindex: -1, "aria-labelledby": "game-over-heading" });
+  const log = h("ol", { id: "log", class: "log" });
+
+  root.replaceChildren(h("section", { class: "nm", "data-table-id": seat.tableId },
+    h("header", {}, h("h1", {}, TITLE), settingsEl, connEl),
+    h("div", { class: "nm-status", "aria-label": "The game's counters" }, scoreEl, numbersEl, rowsEl, additionsEl, hintsEl, timeEl),
+    errorEl,
+    hintEl,
+    board,
+    h("div", { class: "nm-actions" }, addButton, hintButton, undoButton, endButton),
+    h("p", { id: "nm-keys", class: "keys" },
+      "Keys: the arrow keys move over the cells, Space or Enter selects a number (the second one pairs with it), ",
+      "A adds numbers, H shows a hint, U undoes, Escape lets go of the selection."),
+    gameOver,
+    h("details", { class: "log-wrap" }, h("summary", {}, "Everything that happened"), log),
+    h("p", {}, h("a", { href: `#/play/${SLUG}` }, "New game"), " · ", h("a", { href: "#/" }, "Back to the games"))));
+
+  // --- saying things ---------------------------------------------------------------------------
+  function say(text: string, quiet = false): void {
+    if (!text) return;
+    log.append(h("li", { class: quiet ? "quiet" : "" }, text));
+    while (log.childElementCount > LOG_LINES) log.firstElementChild?.remove();
+    if (!quiet) app.announce(text);
+  }
+
+  function showError(err: unknown): void {
+    const text = errorText(err);
+    errorEl.textContent = text;
+    say(text);
+  }
+
+  function took(events: EventEnvelope[]): void {
+    for (const env of events) {
+      clock.observe(Number(env.serverTimeMs));
+      say(eventText(env, t));
+    }
+  }
+
+  // --- commands --------------------------------------------------------------------------------
+  async function run(call: (headers: Record<string, string>) => Promise<{ events: EventEnvelope[]; view?: NumberMatchView }>): Promise<boolean> {
+    errorEl.textContent = "";
+    busy = true;
+    try {
+      const reply = await command(call, seat.token);
+      // One at a time, each told as things stood right after it; then the table after them.
+      for (const env of [...reply.events].sort((a, b) => Number(a.eventNumber - b.eventNumber))) {
+        if (t.applyEvent(env)) took([env]);
+      }
+      t.applyView(reply.view);
+      keepSelection();
+      return true;
+    } catch (err) {
+      showError(err);
+      return false;
+    } finally {
+      busy = false;
+      redraw();
+    }
+  }
+
+  const opts = (headers: Record<string, string>) => ({ headers, signal: abort.signal });
+
+  async function pair(first: number, second: number): Promise<boolean> {
+    return run((headers) => service.pairCells({ tableId: seat.tableId, first, second }, opts(headers)));
+  }
+
+  async function addNumbers(): Promise<void> {
+    if (!t.playing) return;
+    selection = null;
+    await run((headers) => service.addNumbers({ tableId: seat.tableId }, opts(headers)));
+  }
+
+  async function askHint(): Promise<void> {
+    if (!t.playing) return;
+    await run((headers) => service.askHint({ tableId: seat.tableId }, opts(headers)));
+  }
+
+  async function undo(): Promise<void> {
+    if (!t.playing) return;
+    selection = null;
+    await run((headers) => service.undo({ tableId: seat.tableId }, opts(headers)));
+  }
+
+  async function endGame(): Promise<void> {
+    if (!t.playing) return;
+    if (!endArmed) {
+      endArmed = true;
+      endButton.textContent = "End the game now? Press again to confirm";
+      say("Press End the game again to end it: the board is then over for good");
+      clearTimeout(endTimer);
+      endTimer = setTimeout(() => { endArmed = false; endButton.textContent = "End the game"; }, 8000);
+      return;
+    }
+    endArmed = false;
+    clearTimeout(endTimer);
+    endButton.textContent = "End the game";
+    selection = null;
+    await run((headers) => service.endGame({ tableId: seat.tableId }, opts(headers)));
+  }
+
+  /** Tap a cell: the first number is selected; the second pairs with it, or becomes the new selection. */
+  async function select(cell: number): Promise<void> {
+    focused = cell;
+    if (!t.playing || busy) return;
+    const n = t.board[cell - 1] ?? 0;
+    if (!n) {
+      say(`${cellLabel(t.board, cell)}: pick a number`);
+    } else if (selection === cell) {
+      selection = null;
+      say(`${n} in ${where(cell)} is no longer selected`);
+    } else if (selection === null) {
+      selection = cell;
+      say(`Selected ${n} in ${where(cell)}: now the second number`);
+    } else {
+      const first = selection;
+      const m = t.board[first - 1] ?? 0;
+      if (!pairsWith(m, n)) {
+        selection = cell;
+        say(`${m} and ${n} make no pair (equal, or adding up to 10): ${n} in ${where(cell)} is selected now`);
+      } else {
+        selection = null;
+        redraw();
+        const ok = await pair(first, cell);
+        if (!ok && t.board[cell - 1] === n) selection = cell; // no pair: the second is the new selection
+      }
+    }
+    redraw();
+  }
+
+  function keepSelection(): void {
+    if (selection !== null && !(selection <= t.board.length && t.board[selection - 1])) selection = null;
+  }
+
+  // --- keys ------------------------------------------------------------------------------------
+  board.addEventListener("keydown", (ev) => {
+    if (ev.altKey || ev.metaKey) return;
+    const next = moveFocus(focused, ev.key, t.board.length, ev.ctrlKey);
+    if (next === null) return;
+    ev.preventDefault();
+    focused = next;
+    roving();
+    cells[focused - 1]?.focus();
+  });
+
+  const onKey = (ev: KeyboardEvent): void => {
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const target = ev.target as HTMLElement | null;
+    if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.tagName === "SELECT" || target.isContentEditable)) return;
+    const key = ev.key.toLowerCase();
+    if (key === "a" || ev.key === "+") { ev.preventDefault(); void addNumbers(); }
+    else if (key === "h") { ev.preventDefault(); void askHint(); }
+    else if (key === "u") { ev.preventDefault(); void undo(); }
+    else if (ev.key === "Escape" && selection !== null) { selection = null; say("Nothing is selected now"); redraw(); }
+  };
+  document.addEventListener("keydown", onKey);
+
+  // --- the stream ------------------------------------------------------------------------------
+  async function watch(): Promise<void> {
+    try {
+      const res = await app.api.lobby.getTable({ tableId: seat.tableId }, { headers: bearer(seat.token), signal: abort.signal });
+      if (res.table) t.noteTable(res.table);
+    } catch {
+      // the stream says what matters
+    }
+    await follow({
+      signal: abort.signal,
+      open: (signal) => service.watch(
+        { tableId: seat.tableId, afterEventNumber: t.received && !t.stale ? BigInt(t.eventNumber) : SNAPSHOT_AFTER },
+        { headers: bearer(seat.token), signal }),
+      item: (item) => {
+        const got = t.applyWatch(item);
+        if (got === "snapshot") {
+          if (item.item.case === "snapshot") clock.observe(Number(item.item.value.serverTimeMs));
+          say(snapshotText(t, clock.now()), true);
+          if (!finishedSaid && !t.gameOver) app.announce(snapshotText(t, clock.now()));
+        } else if (got !== null) {
+          took([got]);
+        }
+        keepSelection();
+        redraw();
+      },
+      finished: () => t.gameOver,
+      connection: (text) => { if (text !== connection) { connection = text; redraw(); } },
+      fatal: (err) => {
+        if (refusalCode(err) === "table_expired") say("This table expired before its game started");
+        showError(err);
+        redraw();
+      },
+    });
+  }
+
+  // --- drawing ---------------------------------------------------------------------------------
+  function roving(): void {
+    cells.forEach((b, i) => setAttr(b, "tabindex", i + 1 === focused ? "0" : "-1"));
+  }
+
+  function redraw(): void {
+    if (drawQueued) return;
+    drawQueued = true;
+    queueMicrotask(() => {
+      drawQueued = false;
+      draw();
+    });
+  }
+
+  function drawCells(): void {
+    const length = t.board.length;
+    const hadFocus = cells.some((c) => c === document.activeElement);
+    while (cells.length < length) {
+      const n = cells.length + 1;
+      const b = h("button", { type: "button", class: "cell", tabindex: -1 });
+      b.addEventListener("click", () => void select(n));
+      b.addEventListener("focus", () => { focused = n; roving(); });
+      cells.push(b);
+      board.append(b);
+    }
+    while (cells.length > length) cells.pop()!.remove();
+    if (focused > length) focused = Math.max(length, 1);
+    const hinted = t.hinted() ?? [0, 0];
+    for (let i = 0; i < length; i++) {
+      const b = cells[i]!;
+      const cell = i + 1;
+      const n = t.board[i] ?? 0;
+      const { row, col } = rowCol(cell);
+      const state = !n ? "empty" : selection === cell ? "selected" : hinted.includes(cell) ? "hinted" : "number";
+      setAttr(b, "data-row", String(row));
+      setAttr(b, "data-col", String(col));
+      setAttr(b, "data-cell", String(cell));
+      setAttr(b, "data-state", state);
+      setAttr(b, "data-hint", hinted.includes(cell) ? "true" : null);
+      setAttr(b, "aria-label", cellLabel(t.board, cell));
+      setAttr(b, "aria-pressed", n ? (selection === cell ? "true" : "false") : null);
+      setAttr(b, "aria-disabled", t.playing && n ? null : "true");
+      setText(b, n ? String(n) : "");
+    }
+    roving();
+    if (hadFocus && !cells.includes(document.activeElement as HTMLButtonElement)) cells[focused - 1]?.focus();
+  }
+
+  function draw(): void {
+    const phase = !t.received ? "connecting" : t.gameOver ? "over" : t.started ? "playing" : "waiting";
+    root.querySelector(".nm")?.setAttribute("data-phase", phase);
+    setText(connEl, connection);
+    setText(settingsEl, t.received ? settingsText(t) : "");
+    drawCells();
+    board.classList.toggle("over", t.gameOver);
+    setText(scoreEl, `Score ${t.score}`);
+    setText(numbersEl, count(numbersLeft(t.board), "number") + " left");
+    setText(rowsEl, count(rowCount(t.board), "row"));
+    setText(additionsEl, additionsText(t.additionsLeft));
+    setText(hintsEl, `${count(t.hintsLeft, "hint")} left`);
+    setAttr(scoreEl, "data-score", String(t.score));
+    setAttr(numbersEl, "data-count", String(numbersLeft(t.board)));
+    setAttr(rowsEl, "data-count", String(rowCount(t.board)));
+    setAttr(hintsEl, "data-count", String(t.hintsLeft));
+    setAttr(additionsEl, "data-count", t.additionsLeft === null ? "unlimited" : String(t.additionsLeft));
+
+    setText(addBadge, t.additionsLeft === null ? "∞" : String(t.additionsLeft));
+    setText(hintBadge, String(t.hintsLeft));
+    setAttr(addButton, "aria-label", `Add numbers, ${additionsText(t.additionsLeft)}`);
+    setAttr(hintButton, "aria-label", `Hint, ${count(t.hintsLeft, "hint")} left`);
+    setAttr(addButton, "aria-disabled", t.playing && t.additionsLeft !== 0 ? null : "true");
+    setAttr(hintButton, "aria-disabled", t.playing && t.hintsLeft > 0 ? null : "true");
+    setAttr(undoButton, "aria-disabled", t.canUndo ? null : "true");
+    setAttr(endButton, "aria-disabled", t.playing ? null : "true");
+    endButton.hidden = t.gameOver;
+
+    if (t.hint && !t.gameOver) {
+      setText(hintEl, hintText(t, t.hint.kind, t.hint.first, t.hint.second));
+      setAttr(hintEl, "data-kind", HintKind[t.hint.kind] ?? "");
+    } else {
+      setText(hintEl, "");
+      setAttr(hintEl, "data-kind", null);
+    }
+    drawGameOver();
+    tick();
+  }
+
+  let seedChecked = "";
+  function drawGameOver(): void {
+    const over = t.received && t.gameOver;
+    const wasHidden = gameOver.hidden;
+    gameOver.hidden = !over;
+    if (!over) return;
+    store.markFinished(t.tableId);
+    const seed = t.seed ? hex(t.seed) : "";
+    const gameId = t.gameId || t.tableId;
+    const content = `${seed}|${t.outcome}|${t.score}|${gameId}|${t.witness.length}`;
+    if (gameOver.dataset.content === content) return;
+    gameOver.dataset.content = content;
+    const verdict = h("span", { id: "seed-check" });
+    const replay = h("button", { id: "replay", type: "button", onclick: () => void playAgain() }, "Play this board again");
+    fill(gameOver,
+      h("h2", { id: "game-over-heading" }, t.cleared ? "The board is clear!" : "The game is over"),
+      h("p", { id: "outcome", "data-outcome": String(t.outcome) },
+        `${OUTCOMES[t.outcome] ?? "Over"}. Score ${t.score}, ${count(t.moves, "move")}, ${count(t.usedHints, "hint")} used, time ${clockText(t.timeMs)}.`),
+      seed
+        ? h("p", {}, "The game's seed, published now: ", h("code", { id: "seed" }, seed), " ", verdict)
+        : h("p", {}, h("span", { id: "seed" }, ""), "The seed is being published..."),
+      t.commitment ? h("p", { class: "muted" }, "Its commitment, public from the start: ", h("code", {}, t.commitment)) : null,
+      t.witness.length
+        ? h("details", {}, h("summary", {}, "The solver's clearing of this board, committed when it was dealt (+ adds numbers)"),
+          h("p", { class: "nm-witness", id: "witness" }, witnessText(t)))
+        : null,
+      h("p", {}, "Anybody can deal this board again from the seed and replay every move: ",
+        h("a", { id: "check-game", href: `#/audit/${encodeURIComponent(gameId)}` }, "check this game")),
+      h("p", { class: "nm-actions" },
+        t.level !== "classic" && (seed || t.dailyDate) ? replay : null,
+        h("a", { id: "new-game", href: `#/play/${SLUG}` }, "New game")));
+    if (seed && t.commitment && seedChecked !== seed) {
+      seedChecked = seed;
+      void seedMatches(t.seed!, t.commitment).then((ok) => {
+        const v = root.querySelector("#seed-check");
+        if (v && ok !== null) v.textContent = ok ? "(it matches its commitment)" : "(it does NOT match its commitment!)";
+      });
+    }
+    if (!finishedSaid) {
+      finishedSaid = true;
+      if (wasHidden && document.activeElement && board.contains(document.activeElement)) gameOver.focus();
+    }
+  }
+
+  async function playAgain(): Promise<void> {
+    errorEl.textContent = "";
+    try {
+      const game = t.dailyDate
+        ? { level: "daily", dailyDate: t.dailyDate }
+        : { level: t.level, replaySeed: t.seed ?? undefined };
+      const tableId = await createGame(app, t.displayName || seat.displayName, game);
+      app.navigate(`#/play/${SLUG}/${tableId}`);
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  function tick(): void {
+    const now = clock.synced ? clock.now() : t.serverTimeMs;
+    setText(timeEl, `Time ${clockText(t.elapsedMs(now))}`);
+  }
+
+  const timer = setInterval(tick, TICK_MS);
+  draw();
+  void watch();
+  return () => {
+    abort.abort();
+    clearInterval(timer);
+    clearTimeout(endTimer);
+    document.removeEventListener("keydown", onKey);
+  };
+}
