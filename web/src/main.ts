@@ -38,6 +38,7 @@ function start(): void {
   function route(): void {
     stop();
     stop = () => {};
+    live!.replaceChildren(); // the last page's news is not this page's
     const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
     window.scrollTo(0, 0);
     const [head, ...rest] = parts;
