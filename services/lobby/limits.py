@@ -36,7 +36,8 @@ class _Bucket:
 
 
 class Limiter:
-    """Token buckets by key. ``take`` is the only operation; it never blocks."""
+    """Token buckets by key. ``take`` is the operation (``wait_s`` looks without taking,
+    ``debit`` and ``give_back`` are for services.lobby.invites); none blocks."""
 
     def __init__(
         self,
@@ -57,6 +58,33 @@ class Limiter:
         there (nothing was taken)."""
         if not self.rate.enabled:
             return 0.0
+        bucket = self._refilled(key)
+        if bucket.tokens >= 1.0:
+            bucket.tokens -= 1.0
+            return 0.0
+        return (1.0 - bucket.tokens) / self.rate.per_s
+
+    def wait_s(self, key: str) -> float:
+        """What ``take`` would answer now, taking nothing: 0.0 if a token is there, else the
+        seconds until one is."""
+        if not self.rate.enabled:
+            return 0.0
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            return 0.0  # never seen, or forgotten because it was full
+        tokens = min(
+            self.rate.burst,
+            bucket.tokens + max(self._clock() - bucket.at, 0.0) * self.rate.per_s,
+        )
+        return 0.0 if tokens >= 1.0 else (1.0 - tokens) / self.rate.per_s
+
+    def debit(self, key: str) -> None:
+        """Take a token whether one is there or not: below zero, the wait only grows."""
+        if self.rate.enabled:
+            self._refilled(key).tokens -= 1.0
+
+    def _refilled(self, key: str) -> _Bucket:
+        """The key's bucket as of now (a new one is full), now the most recently used."""
         now = self._clock()
         self._evict(now)
         bucket = self._buckets.pop(key, None)
@@ -68,10 +96,7 @@ class Limiter:
             )
             bucket.at = now
         self._buckets[key] = bucket  # the most recently used, last
-        if bucket.tokens >= 1.0:
-            bucket.tokens -= 1.0
-            return 0.0
-        return (1.0 - bucket.tokens) / self.rate.per_s
+        return bucket
 
     def give_back(self, key: str) -> None:
         """The token ``key`` took last comes back (the call it paid for turned out free)."""

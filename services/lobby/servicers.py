@@ -13,11 +13,11 @@ from services.lobby import validation
 from services.lobby.callers import caller
 from services.lobby.directory import TableDirectory
 from services.lobby.edge import Auth, Context, address, metadata, unary
-from services.lobby.errors import ApiError, invalid, too_many_wrong_codes
+from services.lobby.errors import ApiError, invalid
 from services.lobby.identity import SessionClaims
 from services.lobby.ids import Ids
 from services.lobby.invites import FailureBudget, InviteRules
-from services.lobby.limits import Rate, retry_after_ms
+from services.lobby.limits import Rate
 from services.lobby.quotas import TableQuotas
 from services.lobby.referee import Referee
 from services.lobby.tokens import Claims
@@ -96,30 +96,30 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         self._invites = invites
 
     async def _table_of_invite(self, code: str, context: Context) -> str:
-        """The table the code opens. A code that opens nothing (unknown or expired) spends one
-        of the client address's failures; with none left, every code is refused for a while."""
-        client = address(context)
-        wait = self._invites.failures.spend(client)  # given back below if the code is right
-        if wait:
-            raise too_many_wrong_codes(retry_after_ms(wait))
-        table_id = self._directory.table_of_invite(code)
-        if table_id is None and await self._directory.sync():
+        """The table the code opens. Only a code that opens nothing (unknown or expired) spends
+        one of the client address's failures; with none left, every code is refused for a
+        while, right ones too (services/lobby/invites.py: why, and why exact under load)."""
+        async with self._invites.failures.guess(address(context)) as guess:
+            # No await before the code is known or ``hold``: the budget's unit is free until then.
             table_id = self._directory.table_of_invite(code)
-        made_at = self._directory.made_at(table_id) if table_id is not None else None
-        if table_id is None or made_at is None:
-            raise ApiError(
-                grpc.StatusCode.NOT_FOUND,
-                f"no table has the invite code {code}; check it with the host",
-            )
-        if self._invites.expired(made_at):
-            minutes = self._invites.ttl_ms / 60_000
-            raise ApiError(
-                grpc.StatusCode.FAILED_PRECONDITION,
-                f"the invite code {code} has expired: a code opens its table for "
-                f"{minutes:g} minutes after the host made it; ask the host for a new table",
-            )
-        self._invites.failures.refund(client)
-        return table_id
+            if table_id is None:
+                guess.hold()  # kept if the code still opens nothing, else given back
+                if await self._directory.sync():  # the listing may lag the log a moment
+                    table_id = self._directory.table_of_invite(code)
+            made_at = self._directory.made_at(table_id) if table_id is not None else None
+            if table_id is None or made_at is None:
+                raise ApiError(
+                    grpc.StatusCode.NOT_FOUND,
+                    f"no table has the invite code {code}; check it with the host",
+                )
+            if self._invites.expired(made_at):
+                minutes = self._invites.ttl_ms / 60_000
+                raise ApiError(
+                    grpc.StatusCode.FAILED_PRECONDITION,
+                    f"the invite code {code} has expired: a code opens its table for "
+                    f"{minutes:g} minutes after the host made it; ask the host for a new table",
+                )
+            return table_id
 
     async def _table(self, table_id: str) -> lobby_pb2.Table | None:
         """The table from the listing, waiting for the listing to catch up when it misses;

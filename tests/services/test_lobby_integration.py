@@ -184,3 +184,59 @@ async def test_create_and_join_retried_with_their_request_ids_make_one_table_and
     ]
     other = await tables.CreateTable(create, metadata=(("x-request-id", uuid.uuid4().hex),))
     assert other.table_id != made.table_id
+
+
+async def test_right_invite_codes_from_one_address_cost_nothing_and_wrong_ones_are_limited(
+    channel: grpc.aio.Channel,
+) -> None:
+    """A venue behind one NAT: 15 people join their friends' 5 private tables at once, from one
+    address, each by the right code, made a moment before (the listing may still be behind). A
+    right code costs none of the address's wrong-code budget (10 at once, the default), so all
+    are seated, and the budget is still whole: 10 wrong codes are NOT_FOUND, the 11th is
+    refused, with the wait."""
+    tables = lobby_pb2_grpc.LobbyServiceStub(channel)
+
+    async def host(n: int) -> lobby_pb2.CreateTableResponse:
+        return await tables.CreateTable(
+            lobby_pb2.CreateTableRequest(
+                game_kind=RACE,
+                seats=4,
+                visibility=common_pb2.VISIBILITY_PRIVATE,
+                display_name=f"Host {n}",
+                race=race_pb2.RaceSettings(ready_window_ms=60_000),
+            )
+        )
+
+    async def fill(n: int) -> list[int]:
+        made = await host(n)
+        seats = []
+        for guest in range(3):  # one at a time at a table: the tables' guests all at once
+            joined = await tables.JoinTable(
+                lobby_pb2.JoinTableRequest(
+                    invite_code=made.invite_code, display_name=f"Guest {n}{guest}"
+                )
+            )
+            assert joined.table_id == made.table_id
+            seats.append(joined.seat)
+        return seats
+
+    assert await asyncio.gather(*(fill(n) for n in range(5))) == [[2, 3, 4]] * 5
+
+    guesses = "23456789AB"  # 10 well-formed codes (services/lobby/validation.py) of no table
+    for n in range(10):
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await tables.JoinTable(
+                lobby_pb2.JoinTableRequest(
+                    invite_code=f"WRQNGCQDE{guesses[n]}XY", display_name="Eve"
+                )
+            )
+        assert caught.value.code() == grpc.StatusCode.NOT_FOUND, n
+        assert "no table has the invite code" in (caught.value.details() or "")
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await tables.JoinTable(
+            lobby_pb2.JoinTableRequest(invite_code="WRQNGXXXXXXX", display_name="Eve")
+        )
+    assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "too many wrong invite codes from your address" in (caught.value.details() or "")
+    wait = dict(caught.value.trailing_metadata() or ()).get("retry-after-ms")
+    assert wait is not None and 0 < int(wait) <= 6000
