@@ -20,10 +20,11 @@ from textual.containers import Grid, Horizontal
 from textual.css.query import NoMatches
 from textual.widgets import Input, RichLog, Static
 
+from match_client import symbols
 from match_client.concentration import (
-    DOWN,
     TAKEN,
     UP,
+    Card,
     ConcentrationPlay,
     clock_line,
     columns,
@@ -31,10 +32,24 @@ from match_client.concentration import (
     seed_lines,
     standings_lines,
 )
+from match_rules.concentration.settings import PALETTE
 
 REDRAW_S = 0.2
 URGENT_MS = 10_000
 MAX_CARDS = 54  # 52 and two jokers
+EMOJI = dict(PALETTE)  # an emoji deck's face names and their pictures
+
+
+def card_label(card: Card, emoji: bool) -> str:
+    """``7`` face down, ``·`` taken; up, its face: a picture's emoji where the terminal draws
+    emoji, else its name (a cell is 7 wide: the event log names every face flipped), and a
+    playing card as ``QH``."""
+    if card.state == TAKEN:
+        return "·"
+    if card.state != UP:
+        return str(card.number)
+    picture = EMOJI.get(card.face) if emoji else None
+    return picture or card.face
 
 
 class CardCell(Static):
@@ -73,6 +88,7 @@ class ConcentrationApp(App[int]):
         self.early = list(early or [])
         self.lines: list[str] = []
         self.title = "Concentration"
+        self.emoji = symbols.terminal_shows_emoji()  # MATCH_EMOJI=0/1 decides, as in the race
         self._across = 0
         self._told_end = False
 
@@ -133,8 +149,7 @@ class ConcentrationApp(App[int]):
             cell.set_class(card is None, "hidden")
             if card is None:
                 continue
-            label = {UP: card.face, TAKEN: "·", DOWN: str(n)}[card.state]
-            cell.update(label)
+            cell.update(card_label(card, self.emoji))
             cell.set_class(card.state == UP, "up")
             cell.set_class(card.state == TAKEN, "taken")
         panel = seat_lines(t, now)

@@ -12,6 +12,8 @@ import pytest
 
 from match.v1 import common_pb2, concentration_pb2
 from match_client import cli, concentration, demo
+from match_client.concentration import DOWN, TAKEN, UP, Card
+from match_client.concentration_screen import card_label
 from match_launch.stack import Stack
 from tests.conftest import running
 
@@ -192,3 +194,12 @@ async def test_the_demo_plays_a_whole_concentration_game_and_prints_the_seed(
     assert "its SHA-256 matches the commitment" in lines
     assert any("show the same faces" in line for line in lines), out
     assert lines[-1].startswith("check this game against the ledger: match-audit verify ")
+
+
+def test_an_up_picture_shows_its_emoji_where_the_terminal_draws_them() -> None:
+    mouse = Card(7, UP, "mouse")
+    assert card_label(mouse, emoji=True) == "\U0001f42d"
+    assert card_label(mouse, emoji=False) == "mouse"
+    assert card_label(Card(3, UP, "QH"), emoji=True) == "QH"  # a playing card stays as it is
+    assert card_label(Card(9, DOWN), emoji=True) == "9"
+    assert card_label(Card(9, TAKEN, "mouse"), emoji=True) == "·"
