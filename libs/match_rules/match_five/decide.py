@@ -304,7 +304,9 @@ def _done(log: _Log, c: cmd.Done) -> None:
         raise RuleError(
             Code.ALREADY_DONE, f"you said you were done with {what} already: wait for the others"
         )
+    # pragma: no mutate start (equivalent: combination is 0 while writing)
     log.emit(ev.PlayerDone(c.now, c.player, s.round, 0 if writing else s.combination))
+    # pragma: no mutate end
     if log.state.done >= set(s.players):
         if writing:
             _open(log, c.now, 1)
@@ -315,8 +317,12 @@ def _done(log: _Log, c: cmd.Done) -> None:
 def _open_ballot(state: MatchFiveState, number: int) -> Ballot:
     ballot = state.ballot(number)
     if ballot is None:
+        # pragma: no mutate start (equivalent: one is always open)
         first = min((b.ballot for b in state.ballots), default=state.ballots_issued + 1)
+        # pragma: no mutate end
+        # pragma: no mutate start (equivalent: the last ballot is always open)
         when = "is not read yet" if number > state.ballots_issued else "is closed"
+        # pragma: no mutate end
         raise RuleError(
             Code.BALLOT_NOT_OPEN,
             f"ballot {number} {when}: combination {state.combination}'s ballots are "

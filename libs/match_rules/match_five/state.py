@@ -131,9 +131,9 @@ def evolve(state: MatchFiveState, event: ev.Event) -> MatchFiveState:
                 faces=event.faces,
                 categories=event.categories,
                 writing_ends_at=event.writing_ends_at,
-                done=frozenset(),
-                combination=0,
-                votes_end_at=0,
+                done=frozenset(),  # pragma: no mutate (equivalent: already empty after a close)
+                combination=0,  # pragma: no mutate (equivalent: already 0 after a close)
+                votes_end_at=0,  # pragma: no mutate (equivalent: already 0 after a close)
             )
         case ev.LinkWritten():
             return _write(state, event.player, (event.round, event.combination), event.text)
@@ -149,7 +149,7 @@ def evolve(state: MatchFiveState, event: ev.Event) -> MatchFiveState:
                 votes_end_at=event.votes_end_at,
                 done=frozenset(),
                 ballots=tuple(Ballot(k.ballot, k.player, k.text, k.group) for k in event.links),
-                votes=(),
+                votes=(),  # pragma: no mutate (equivalent: already () after a close)
                 ballots_issued=max((k.ballot for k in event.links), default=state.ballots_issued),
                 read=(*state.read, event),
             )
@@ -177,5 +177,7 @@ def evolve(state: MatchFiveState, event: ev.Event) -> MatchFiveState:
         case ev.RoundScored():
             return replace(state, rounds=(*state.rounds, event))
         case ev.GameEnded():
+            # pragma: no mutate start (equivalent: done is already empty after the last close)
             return replace(state, phase=Phase.OVER, standings=event.standings, done=frozenset())
+            # pragma: no mutate end
     raise TypeError(f"not an event of MATCH 5: {event!r}")  # pragma: no cover

@@ -75,7 +75,9 @@ def _your_vote(state: MatchFiveState, ballot: int, viewer: str) -> int:
 def player_view(state: MatchFiveState, viewer: str) -> View:
     """The game as ``viewer`` (or anyone without a seat, "") may see it now."""
     started = state.round > 0
+    # pragma: no mutate start (equivalent: no seat, no links)
     mine = state.links(viewer) if viewer in state.players else {}
+    # pragma: no mutate end
     colour = {c: i for i, c in enumerate(COLOURS)}
     combinations = tuple(
         CombinationView(

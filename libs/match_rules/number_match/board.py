@@ -170,16 +170,16 @@ def pair_moves(board: Board) -> list[tuple[int, int]]:
     last_column: dict[int, int] = {}
     last_down_right: dict[int, int] = {}
     last_down_left: dict[int, int] = {}
-    previous = -1
+    previous = -1  # pragma: no mutate (equivalent: any < 0 is none)
     for j, value in enumerate(board):
         if not value:
             continue
         row, col = divmod(j, WIDTH)
         for i in (
             previous,
-            last_column.get(col, -1),
-            last_down_right.get(row - col, -1),
-            last_down_left.get(row + col, -1),
+            last_column.get(col, -1),  # pragma: no mutate (equivalent: any < 0 is none)
+            last_down_right.get(row - col, -1),  # pragma: no mutate (equivalent: any < 0 is none)
+            last_down_left.get(row + col, -1),  # pragma: no mutate (equivalent: any < 0 is none)
         ):
             if i >= 0 and pairs_with(board[i], value):
                 found.add((i, j))

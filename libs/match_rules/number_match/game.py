@@ -286,8 +286,8 @@ class NumberMatch:
             table_id=events[0].table_id if events else "",
             event_number=event_number,
             server_time_ms=now,
-            names={},
-            commitment="",
+            names={},  # pragma: no mutate (equivalent: Number Match's view never reads names)
+            commitment="",  # pragma: no mutate (equivalent for None: an unset string reads "")
             seed=None,
         )
         return Reply(
@@ -373,7 +373,9 @@ class NumberMatch:
             if cleared:
                 daily = (DailySolve(player, date),)
         elif not state.replay:
+            # pragma: no mutate start (equivalent: entries is still empty: = is +=)
             entries += [Entry(level, player, score, "points"), Entry("", player, score, "points")]
+            # pragma: no mutate end
         return Results(
             (Standing(player, 1, score, summary),),
             draw=False,

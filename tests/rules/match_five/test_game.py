@@ -10,11 +10,13 @@ import pytest
 from match.v1 import common_pb2, match_five_command_pb2, match_five_pb2
 from match_rules.errors import Code, RuleError
 from match_rules.game import SeatInfo, TableContext
+from match_rules.match_five import commands as cmd
 from match_rules.match_five import events as ev
-from match_rules.match_five.deal import deal
+from match_rules.match_five.deal import Deal, check, deal
 from match_rules.match_five.game import GAME, to_settings
 from match_rules.match_five.settings import Settings
 from match_rules.match_five.state import MatchFiveState
+from match_rules.match_five.view import player_view
 from match_rules.registry import by_kind, by_slug
 from tests.rules.match_five.helpers import ANN, BOB, CY, SEED, T0, WRITING_MS, Table, every_event
 
@@ -247,3 +249,98 @@ def test_results_rank_by_points_then_matching_links_and_a_full_tie_is_a_shared_v
     shared = GAME.results(tied.state)
     assert shared is not None and shared.draw
     assert [s.summary for s in shared.standings] == ["0 points, 0 matching links"] * 2
+
+
+def test_the_accepted_reply_carries_its_events_and_the_senders_view_at_that_instant():
+    table = Table()
+    table.write(ANN, 1, "Shark")
+    envelope = common_pb2.EventEnvelope(
+        table_id="t-9", event_number=3, match_five=GAME.encode(table.events[-1])
+    )
+    reply = GAME.accepted([envelope], table.state, ANN, T0 + 5, 3)
+    assert list(reply.accepted.events) == [envelope]
+    view = reply.accepted.view
+    assert (view.table_id, view.event_number, view.server_time_ms) == ("t-9", 3, T0 + 5)
+    assert view.you == ANN and view.commitment == "" and view.combinations[0].your_link == "Shark"
+    assert GAME.accepted([], table.state, ANN, T0, 3).accepted.view.commitment == ""
+
+
+def test_the_view_field_by_field():
+    table = Table(settings=Settings(writing_seconds=60, vote_seconds=20))
+    table.write(ANN, 1, "Shark")
+    view = GAME.snapshot(table.state, ANN, TableContext("t-1", 4, T0 + 7, {}, "c0ffee", None))
+    assert (view.table_id, view.event_number, view.server_time_ms) == ("t-1", 4, T0 + 7)
+    assert view.settings == Wire(writing_seconds=60, vote_seconds=20)
+    assert [c.combination for c in view.combinations] == list(range(1, 11))
+    assert [p.display_name for p in view.players] == ["", "", ""]
+
+
+def test_the_players_view_itself_while_writing_reading_and_over():
+    table = Table()
+    table.write(ANN, 1, "Shark")
+    table.write(BOB, 1, "shark!")
+    table.write(CY, 1, "Fin")
+    writing = player_view(table.state, ANN)
+    assert writing.you == ANN and writing.deadline == T0 + WRITING_MS
+    assert [(c.combination, c.your_link) for c in writing.combinations[:2]] == [
+        (1, "Shark"),
+        (2, ""),
+    ]
+    table.everybody_done()
+    reading = player_view(table.state, "")
+    assert [(b.ballot, b.player, b.text, b.group) for b in reading.ballots] == [
+        (1, ANN, "Shark", 1),
+        (2, BOB, "shark!", 1),
+        (3, CY, "Fin", 0),
+    ]
+    assert reading.you == "" and all(c.your_link == "" for c in reading.combinations)
+    table.tick(T0 + 10**9)
+    assert player_view(table.state, ANN).deadline == 0
+    assert player_view(GAME.initial_state(None), ANN).deadline == 0
+
+
+def test_the_refusals_of_another_games_messages_name_what_they_got():
+    with pytest.raises(RuleError) as caught:
+        GAME.settings(common_pb2.Refusal())
+    assert caught.value.message == "a MATCH 5 table takes MatchFiveSettings, not Refusal"
+    newer = Wire.FromString(Wire().SerializeToString() + b"\xf8\x01\x01")
+    with pytest.raises(RuleError) as caught:
+        GAME.settings(newer)
+    assert caught.value.message == (
+        "this server knows no MATCH 5 setting numbered [31]: leave them out (a newer client?)"
+    )
+    with pytest.raises(ValueError) as wrong:
+        GAME.with_deal(GAME.initial_state(None), common_pb2.Refusal())
+    assert str(wrong.value) == "not a MATCH 5 deal: Refusal"
+    with pytest.raises(ValueError) as wrong:
+        GAME.decode(common_pb2.Refusal())
+    assert str(wrong.value) == "not a MATCH 5 event: Refusal"
+    with pytest.raises(TypeError) as wrong:
+        GAME.redact(Table().state, "x", ANN)  # type: ignore[arg-type]
+    assert str(wrong.value) == "not an event of MATCH 5: 'x'"
+
+
+def test_the_deal_refuses_bad_settings_and_another_roll_is_named():
+    with pytest.raises(RuleError) as caught:
+        GAME.deal(SEED, Wire(writing_seconds=5))
+    assert caught.value.code is Code.INVALID_SETUP
+    state = Table().state
+    other = GAME.deal(SEED, GAME.settings(None))
+    other.dice[0] = 3 - other.dice[0]
+    with pytest.raises(ValueError) as wrong:
+        GAME.with_deal(state, other)
+    assert str(wrong.value) == "the deal's dice are not the ones the game started with"
+
+
+def test_the_start_command_carries_the_tables_settings_and_deal_version():
+    seats = [SeatInfo(1, ANN, "Ann", False), SeatInfo(2, BOB, "Bob", False)]
+    wire = Wire(writing_seconds=60, vote_seconds=20)
+    assert GAME.start(T0, seats, wire, "v-test") == cmd.StartGame(
+        T0, (ANN, BOB), Settings(60, 20), "v-test"
+    )
+
+
+def test_a_face_of_six_is_a_face_and_seven_is_not():
+    check(Deal((1, 2, 1, 2, 1), ((6,) * 5, (1, 6, 1, 6, 1))))
+    with pytest.raises(ValueError, match="a face"):
+        check(Deal((1, 2, 1, 2, 1), ((6,) * 5, (1, 7, 1, 6, 1))))

@@ -75,3 +75,12 @@ def test_the_refusal_names_the_character():
     with pytest.raises(RuleError, match="U\\+000A"):
         check("a\nb")
     assert bad_character("fine, thanks!") is None
+
+
+def test_a_combining_mark_goes_before_case_folding_can_turn_it_into_a_letter():
+    """U+0345, the Greek iota subscript, is a combining mark that case folding turns into the
+    letter iota (U+03B9): dropped first, alpha with the subscript (U+1FB3, U+1FBC) is the same
+    link as alpha alone (U+03B1), not as alpha iota."""
+    alpha, alpha_iota = "\u03b1", "\u03b1\u03b9"
+    assert normalise("\u1fb3") == normalise("\u1fbc") == normalise(alpha) == alpha
+    assert normalise(alpha_iota) == alpha_iota

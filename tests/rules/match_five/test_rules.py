@@ -13,10 +13,18 @@ from match_rules.errors import Code, RuleError
 from match_rules.match_five import commands as cmd
 from match_rules.match_five import events as ev
 from match_rules.match_five.content import TILES, category
-from match_rules.match_five.deal import DEAL_VERSION, deal
-from match_rules.match_five.decide import decide, groups, is_terminal, next_deadline, rank
+from match_rules.match_five.deal import DEAL_VERSION, categories, deal
+from match_rules.match_five.decide import (
+    decide,
+    decide_steps,
+    groups,
+    is_terminal,
+    next_deadline,
+    rank,
+)
 from match_rules.match_five.settings import Settings
-from match_rules.match_five.state import Phase, initial_state
+from match_rules.match_five.settings import check as check_settings
+from match_rules.match_five.state import Phase, evolve, initial_state
 from tests.rules.match_five.helpers import (
     ANN,
     BOB,
@@ -642,3 +650,186 @@ def test_a_refused_command_after_a_timer_changes_nothing_even_the_timer():
     table.write(ANN, 1, "Shark")
     assert table.refused(cmd.WriteLink(T0 + WRITING_MS, ANN, 2, "Whale")) is Code.NOT_WRITING
     assert table.state.phase is Phase.WRITING
+
+
+# --- every refusal's words -----------------------------------------------------------------------
+
+
+def said(table: Table, command: cmd.Command) -> str:
+    """The message ``command`` is refused with (it changed nothing)."""
+    before = table.state
+    with pytest.raises(RuleError) as caught:
+        table.run(command)
+    assert table.state is before
+    return caught.value.message
+
+
+def test_the_start_and_the_seats_refusals_in_these_words():
+    table = Table()
+    again = cmd.StartGame(T0, (ANN, BOB), Settings(), DEAL_VERSION)
+    assert said(table, again) == "this game has already started"
+    with pytest.raises(RuleError) as caught:
+        decide(initial_state(deal(SEED)), cmd.StartGame(T0, (ANN,), Settings(), DEAL_VERSION))
+    assert caught.value.message == "a table seats 2 to 8 players, got 1"
+    with pytest.raises(RuleError) as caught:
+        decide(initial_state(deal(SEED)), cmd.StartGame(T0, (ANN, ANN), Settings(), DEAL_VERSION))
+    assert caught.value.message == "every player needs a distinct, non-empty id"
+    with pytest.raises(ValueError) as wrong:
+        decide(initial_state(), cmd.StartGame(T0, (ANN, BOB), Settings(), DEAL_VERSION))
+    assert str(wrong.value) == "the referee's state must hold the deal before the game starts"
+    with pytest.raises(ValueError) as wrong:
+        decide(replace(table.state, deal=None), cmd.Tick(T0 + 10**9))
+    assert str(wrong.value) == "the referee's state must hold the deal: a round rolls its dice"
+    with pytest.raises(RuleError) as caught:
+        decide(initial_state(deal(SEED)), cmd.Done(T0, ANN))
+    assert caught.value.message == "the game has not started: every seat must be taken"
+    table.tick(T0 + 10**9)
+    assert said(table, cmd.Done(table.now, ANN)) == "the game is over; the results are final"
+
+
+def test_the_writings_refusals_in_these_words():
+    table = Table()
+    table.write(ANN, 1, "Shark")
+    assert said(table, cmd.WriteLink(T0, ANN, 11, "Fin")) == (
+        "there is no combination 11: they are numbered 1 to 10 (1 is red and yellow, 10 blue "
+        "and purple)"
+    )
+    assert said(table, cmd.WriteLink(T0, ANN, 2, "shark!")) == (
+        'you wrote "Shark" for combination 1 (red and yellow) this round: a link may be used '
+        "only once per game (case, accents, spaces and punctuation aside); write another"
+    )
+    assert said(table, cmd.WriteLink(T0, ANN, 2, "a\tb")) == (
+        "the link holds a control or invisible character (U+0009): write it on one line, "
+        "with letters, digits, spaces and punctuation"
+    )
+    assert said(table, cmd.WriteLink(T0, ANN, 2, "?!")) == (
+        "the link has no letter or digit: write a word (or erase the link)"
+    )
+    assert said(table, cmd.Vote(T0, ANN, 1, True)) == (
+        'the links are still being written: votes and "Match!" come with the reading'
+    )
+    table.done(ANN)
+    assert said(table, cmd.WriteLink(T0, ANN, 2, "Fin")) == (
+        "you said you were done writing: your links stand as they are until the reading"
+    )
+    assert said(table, cmd.Done(T0, ANN)) == (
+        "you said you were done with writing already: wait for the others"
+    )
+    table.done(BOB)
+    table.done(CY)
+    assert table.state.phase is Phase.READING
+    assert said(table, cmd.WriteLink(table.now, BOB, 2, "Fin")) == (
+        "the sand timer of round 1 has run out: the links are being read; vote on them"
+    )
+    table.done(BOB)
+    assert said(table, cmd.Done(table.now, BOB)) == (
+        "you said you were done with combination 1 already: wait for the others"
+    )
+
+
+def test_the_readings_refusals_in_these_words():
+    table = Table()
+    table.write(ANN, 1, "Actor")
+    table.write(BOB, 1, "Aktor")
+    table.write(ANN, 2, "Sun")
+    table.everybody_done()
+    assert said(table, cmd.Vote(table.now, CY, 3, True)) == (
+        "ballot 3 is not read yet: combination 1's ballots are 1 to 2"
+    )
+    assert said(table, cmd.CallMatch(table.now, ANN, 1)) == (
+        '"Match!" is called on another player\'s link that matches yours'
+    )
+    table.call(ANN, 2)
+    assert said(table, cmd.Vote(table.now, ANN, 3, True)) == (
+        'the table votes on your "Match!", you do not: you called it'
+    )
+    assert said(table, cmd.CallMatch(table.now, BOB, 1)) == (
+        '"Actor" and your "Aktor" are paired already (equal once normalised, or called before)'
+    )
+    table.everybody_done()  # combination 1 closes, 2 opens with Ann's "Sun": ballot 4
+    assert said(table, cmd.Vote(table.now, CY, 1, True)) == (
+        "ballot 1 is closed: combination 2's ballots are 4 to 4"
+    )
+
+
+def test_a_match_calls_count_is_the_votes_of_the_others():
+    table = reading(ann="Actor", bob="Aktor")
+    table.call(ANN, 2)
+    table.vote(BOB, 3, True)
+    table.vote(CY, 3, False)
+    table.tick(table.opened().votes_end_at)
+    assert table.result(3) == ev.BallotResult(3, False, 1, 1, False)
+
+
+def test_groups_count_each_link_equal_to_others_once():
+    assert groups(["a", "a", "a", "b", "b", "c"]) == [1, 1, 1, 2, 2, 0]
+    assert groups(["c", "b", "b", "a", "a", "a"]) == [0, 1, 1, 2, 2, 2]
+
+
+def test_the_state_at_the_end_holds_no_open_combination_and_links_are_read_by_round():
+    table = Table()
+    assert table.state.deal_version == DEAL_VERSION
+    after_start = evolve(initial_state(deal(SEED)), table.events[0])  # GameStarted alone
+    assert after_start.phase is Phase.WRITING and after_start.deal_version == DEAL_VERSION
+    table.everybody_done()  # round 1: no link, read and scored at once; round 2 rolls
+    assert table.state.round == 2
+    table.write(ANN, 10, "Sun")
+    table.write(BOB, 10, "sun")
+    table.everybody_done()
+    assert table.state.combination == 10 and table.state.ballots
+    table.vote(CY, table.state.ballots[0].ballot, True)
+    table.done(ANN)
+    table.tick(table.state.votes_end_at)
+    end = table.state
+    assert end.phase is Phase.OVER
+    assert (end.combination, end.votes_end_at, end.ballots, end.votes, end.done) == (
+        0,
+        0,
+        (),
+        (),
+        frozenset(),
+    )
+    assert end.links(ANN, 2) == {10: "Sun"} and end.links(ANN, 1) == {}
+    assert end.links("nobody") == {}
+
+
+def test_only_match_5s_events_are_folded():
+    progress = ev.WritingProgress(T0, ANN, 1)  # what a player is told, never recorded
+    with pytest.raises(TypeError) as wrong:
+        evolve(initial_state(), progress)  # type: ignore[arg-type]
+    assert str(wrong.value) == f"not an event of MATCH 5: {progress!r}"
+
+
+def test_folding_records_a_link_without_judging_who_wrote_it():
+    """evolve only records: a LinkWritten folds in as it stands, the judging is decide's."""
+    state = Table().state
+    after = evolve(state, ev.LinkWritten(T0, "eve", 1, 3, "Shark"))
+    assert after.links("eve") == {3: "Shark"}
+
+
+def test_the_state_after_a_close_has_no_open_combination_and_nobody_done():
+    table = Table()
+    table.write(ANN, 1, "Sun")
+    table.everybody_done()
+    table.done(ANN)  # done with combination 1, the others not: its timer closes it
+    steps = decide_steps(table.state, cmd.Tick(table.opened().votes_end_at))
+    after_close = next(state for event, state in steps if isinstance(event, ev.CombinationClosed))
+    assert (after_close.done, after_close.combination, after_close.votes_end_at) == (
+        frozenset(),
+        0,
+        0,
+    )
+
+
+def test_the_writing_timer_out_of_bounds_in_these_words():
+    with pytest.raises(RuleError) as caught:
+        check_settings(Settings(writing_seconds=5))
+    assert (
+        caught.value.message
+        == "writing_seconds is 5; the timer runs 30 to 600 s (the sand timer: 180)"
+    )
+
+
+def test_categories_need_a_face_for_every_die():
+    with pytest.raises(ValueError):
+        categories((1, 1, 1, 1, 1), 1, (1, 1, 1, 1))

@@ -11,6 +11,7 @@ from match_rules.game import ENDING, OPENING, PLAYING
 from match_rules.match_five import commands as cmd
 from match_rules.match_five import events as ev
 from match_rules.match_five.game import GAME
+from match_rules.match_five.settings import Settings
 from tests.rules.match_five.helpers import ANN, BOB, T0, every_event
 
 Command = match_five_command_pb2.MatchFiveCommand
@@ -148,3 +149,39 @@ def test_settings_and_commands_for_people():
         "call": 'Ann calls "Match!" on #4',
         "": "Ann sends nothing",
     }
+
+
+def test_the_refusals_of_malformed_wire_name_what_to_send():
+    with pytest.raises(RuleError) as caught:
+        GAME.command(common_pb2.Refusal(), T0)  # type: ignore[arg-type]
+    assert caught.value.message == "a MATCH 5 table takes MatchFiveCommand, not Refusal"
+    with pytest.raises(RuleError) as caught:
+        GAME.command(Command(player_id=ANN), T0)
+    assert caught.value.message == (
+        "send one of write_link (a combination and its link), erase_link, done, vote (a "
+        "ballot, accept or not) or call_match (a ballot)"
+    )
+
+
+def test_a_link_in_no_group_is_told_without_one_and_other_events_have_nothing_after():
+    t = Teller()
+    opened = ev.CombinationOpened(
+        T0, 1, 2, (ev.ReadLink(1, ANN, "Sun", 0), ev.ReadLink(2, BOB, "Moon", 0)), T0 + 9
+    )
+    assert GAME.describe(opened, t).text == (
+        'combination 2 (red and green) is read: #1 Ann "Sun"; #2 Bob "Moon"; votes until +9 ms'
+    )
+    assert GAME.describe(ev.VoteCast(T0, BOB, 1, True), t).after == ()
+    with pytest.raises(TypeError) as wrong:
+        GAME.describe("x", t)  # type: ignore[arg-type]
+    assert str(wrong.value) == "not an event of MATCH 5: 'x'"
+
+
+def test_an_event_with_a_die_or_a_category_short_is_not_told():
+    """Five colours, five dice, five categories: a forged event with four is refused, never
+    told as if the fifth were not there."""
+    t = Teller()
+    with pytest.raises(ValueError):
+        GAME.describe(ev.GameStarted(T0, (ANN, BOB), Settings(), "v", (1, 2, 1, 2)), t)
+    with pytest.raises(ValueError):
+        GAME.describe(ev.RoundStarted(T0, 1, (1,) * 5, ("a",) * 4, T0), t)

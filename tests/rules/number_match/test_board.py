@@ -292,3 +292,12 @@ def test_each_level_has_its_numbers_and_additions(
     level: Level, numbers: int, additions: int | None
 ) -> None:
     assert (level.numbers, level.additions) == (numbers, additions)
+
+
+def test_a_clear_board_adds_nothing_and_says_why_it_cannot():
+    assert added_length(()) == 0
+    with pytest.raises(ValueError) as caught:
+        add_numbers(())
+    assert str(caught.value) == (
+        "no numbers can be added: the board is clear or would pass 540 cells (0)"
+    )

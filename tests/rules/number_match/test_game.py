@@ -8,14 +8,19 @@ from dataclasses import replace
 
 import pytest
 
-from match.v1 import number_match_pb2
+from match.v1 import match_cards_pb2, number_match_pb2
 from match_rules.errors import Code, RuleError
 from match_rules.game import TableContext
+from match_rules.number_match import board as boards
 from match_rules.number_match import commands as cmd
 from match_rules.number_match import events as ev
+from match_rules.number_match import generate
 from match_rules.number_match import witness as witnesses
-from match_rules.number_match.board import Level
+from match_rules.number_match.board import MAX_CELLS, Level
+from match_rules.number_match.decide import IDLE_MS
 from match_rules.number_match.game import GAME, to_settings
+from match_rules.number_match.settings import Settings
+from match_rules.number_match.solver import Solution, Status, solve
 from match_rules.number_match.state import NumberMatchState
 from tests.rules.number_match.helpers import ME, T0, pair, run, started, steps
 
@@ -136,3 +141,219 @@ def test_a_deal_whose_witness_does_not_clear_is_refused_by_the_referee():
     deal.witness.add(first=1, second=2)
     with pytest.raises(ValueError, match="does not clear"):
         GAME.with_deal(GAME.initial_state(None), deal)
+
+
+def test_a_changed_witness_is_named_by_both_hashes_first_16_hex_digits():
+    state = folded(run(started(SIX, "1-2,3-4,5-6"), cmd.EndGame(T0 + 1, ME)))
+    changed = steps("3-4,1-2,5-6")
+    revealed = witnesses.commitment(SIX, 5, changed)
+    with pytest.raises(ValueError) as caught:
+        GAME.proofs(replace(state, revealed=changed))
+    assert str(caught.value) == (
+        "the witness revealed at the end is not the one committed at the start "
+        f"(SHA-256 {revealed[:16]}…, committed {state.witness_commitment[:16]}…)"
+    )
+
+
+def test_the_proof_of_a_classic_board_says_no_limit_in_full():
+    state = folded(run(started(SIX, "1-2,3-4,5-6", Level.CLASSIC), cmd.EndGame(T0 + 1, ME)))
+    assert GAME.proofs(state) == (
+        "witness: replayed; its 3 pairs and 0 additions (no limit) clear the 6-number board, "
+        "and it is the one committed at the start: the board was solvable when it was dealt",
+    )
+
+
+def test_the_proof_holds_the_witness_to_the_games_additions():
+    state = folded(run(started((5,), "+,1-2"), cmd.EndGame(T0 + 1, ME)))
+    (line,) = GAME.proofs(state)
+    assert line.startswith("witness: replayed; its 1 pairs and 1 additions (5 allowed)")
+    none_left = replace(
+        state, additions=0, witness_commitment=witnesses.commitment((5,), 0, steps("+,1-2"))
+    )
+    with pytest.raises(ValueError, match="does not clear"):
+        GAME.proofs(none_left)
+
+
+def test_the_view_field_by_field_while_playing_and_once_over():
+    state = run(started(SIX, "1-2,3-4,5-6", Level.MEDIUM), pair(1, 2), cmd.AskHint(T0 + 2_000, ME))
+    commitment = witnesses.commitment(SIX, 5, steps("1-2,3-4,5-6"))
+    playing = View(
+        table_id="t-1",
+        event_number=3,
+        server_time_ms=T0 + 2_500,
+        phase=View.PHASE_PLAYING,
+        you=ME,
+        settings=Wire(level=Wire.LEVEL_MEDIUM),
+        columns=9,
+        board=[0, 0, 2, 8, 3, 3],
+        additions_left=5,
+        hints_left=2,
+        score=1,
+        moves=1,
+        can_undo=True,
+        started_at_ms=T0,
+        idle_ends_at_ms=T0 + 2_000 + IDLE_MS,  # the hint was the last command
+        hint=View.Hint(kind=number_match_pb2.NumberMatchEvent.HINT_KIND_PAIR, first=3, second=4),
+        witness_commitment=commitment,
+        commitment="c0ffee",
+    )
+    seed = b"s" * 32
+    context = TableContext("t-1", 3, T0 + 2_500, {ME: "Ann"}, "c0ffee", seed)
+    assert GAME.snapshot(state, ME, replace(context, seed=None)) == playing
+    assert GAME.snapshot(state, ME, context) == playing  # the seed only once the game is over
+    over = run(state, cmd.EndGame(T0 + 3_000, ME))
+    ended = View(
+        table_id="t-1",
+        event_number=4,
+        server_time_ms=T0 + 3_000,
+        phase=View.PHASE_GAME_OVER,
+        you=ME,
+        settings=Wire(level=Wire.LEVEL_MEDIUM),
+        columns=9,
+        board=[0, 0, 2, 8, 3, 3],
+        additions_left=5,
+        hints_left=2,
+        score=1,
+        moves=1,
+        started_at_ms=T0,
+        outcome=number_match_pb2.NumberMatchEvent.OUTCOME_GAVE_UP,
+        time_ms=3_000,
+        witness_commitment=commitment,
+        witness=[
+            number_match_pb2.NumberMatchStep(first=a, second=b) for a, b in ((1, 2), (3, 4), (5, 6))
+        ],
+        commitment="c0ffee",
+        seed=seed,
+    )
+    assert GAME.snapshot(over, ME, replace(context, event_number=4, server_time_ms=T0 + 3_000)) == (
+        ended
+    )
+
+
+def test_the_view_of_a_replay_says_so():
+    replayed = Settings(Level.MEDIUM, replay_seed=bytes(32))
+    state = started(SIX, "1-2,3-4,5-6", Level.MEDIUM, settings=replayed)
+    assert GAME.snapshot(state, ME, table(state)).replay
+    assert not GAME.snapshot(started(SIX, "1-2,3-4,5-6"), ME, table(state)).replay
+
+
+def test_the_deal_is_of_the_tables_level_and_says_which_candidate_it_is(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tried: list[tuple[int, ...]] = []
+
+    def second_is_proven(board: tuple[int, ...], additions: int | None, budget: int) -> Solution:
+        tried.append(board)
+        return Solution(Status.UNKNOWN, (), budget) if len(tried) == 1 else solve(board, additions)
+
+    monkeypatch.setattr(generate, "solve", second_is_proven)
+    deal = GAME.deal(bytes(32), Wire(level=Wire.LEVEL_EXPERT))
+    assert deal.attempt == 1 and deal.board == list(generate.candidate(bytes(32), Level.EXPERT, 1))
+    assert len(deal.board) == 54 and deal.additions == 3
+
+
+@pytest.mark.parametrize(
+    ("wire", "message"),
+    [
+        (
+            Wire(daily_date="2026-12-01", level=Wire.LEVEL_EXPERT),
+            "the daily puzzle is a hard board, not expert: leave level unset or set it to hard",
+        ),
+        (
+            Wire(daily_date="2026-12-01", replay_seed=bytes(32)),
+            "a daily puzzle is played again by its date alone: leave replay_seed unset",
+        ),
+        (
+            Wire(utc_offset_minutes=60),
+            "utc_offset_minutes goes with daily_date only: set both or neither",
+        ),
+        (
+            Wire(level=Wire.LEVEL_CLASSIC, replay_seed=bytes(32)),
+            "Classic always deals the same board: leave replay_seed unset",
+        ),
+        (
+            match_cards_pb2.MatchCardsSettings(),
+            "a Number Match table takes NumberMatchSettings, not MatchCardsSettings",
+        ),
+        (
+            Wire.FromString(Wire(level=Wire.LEVEL_HARD).SerializeToString() + b"\xf8\x01\x01"),
+            "this server knows no Number Match setting numbered [31]: leave them out "
+            "(a newer client?)",
+        ),
+    ],
+)
+def test_bad_settings_are_refused_in_these_words(wire, message):
+    with pytest.raises(RuleError) as caught:
+        GAME.settings(wire)
+    assert caught.value.message == message
+
+
+@pytest.mark.parametrize("offset", [-720, 840])
+def test_the_utc_offsets_at_either_end_are_time_zones(offset):
+    wire = GAME.settings(Wire(daily_date="2026-12-01", utc_offset_minutes=offset))
+    assert to_settings(wire).utc_offset_minutes == offset
+
+
+def _greedy_witness(board: tuple[int, ...]) -> list[tuple[int, int]]:
+    """The first pair, again and again, while there is one (1-based cells)."""
+    out = []
+    while pairs := boards.pair_moves(board):
+        i, j = pairs[0]
+        out.append((i + 1, j + 1))
+        board, _ = boards.remove_pair(board, i, j)
+    assert not board
+    return out
+
+
+def test_a_deal_of_a_whole_540_numbers_is_taken():
+    full = number_match_pb2.NumberMatchDeal(board=[5] * MAX_CELLS)
+    for a, b in _greedy_witness((5,) * MAX_CELLS):
+        full.witness.add(first=a, second=b)
+    assert GAME.with_deal(GAME.initial_state(None), full).dealt == (5,) * MAX_CELLS
+    full.board.append(5)
+    with pytest.raises(ValueError) as caught:
+        GAME.with_deal(GAME.initial_state(None), full)
+    assert str(caught.value) == "the deal's board must hold 1 to 540 numbers, each 1..9"
+
+
+def test_a_classic_deal_has_no_limit_and_a_deal_is_held_to_its_additions():
+    classic = GAME.initial_state(GAME.deal(bytes(32), Wire(level=Wire.LEVEL_CLASSIC)))
+    assert classic.dealt_additions is None and classic.witness is not None
+    assert any(s.add for s in classic.witness)
+    none_left = number_match_pb2.NumberMatchDeal(board=[5], additions=0)
+    none_left.witness.add(add=True)
+    none_left.witness.add(first=1, second=2)
+    with pytest.raises(ValueError, match="does not clear"):
+        GAME.with_deal(GAME.initial_state(None), none_left)
+    none_left.additions = 1
+    assert GAME.with_deal(GAME.initial_state(None), none_left).dealt_additions == 1
+
+
+def test_a_deal_not_the_started_games_is_refused_in_these_words():
+    state = started(SIX, "1-2,3-4,5-6")
+    other = number_match_pb2.NumberMatchDeal(board=[5, 5], additions=5)
+    other.witness.add(first=1, second=2)
+    with pytest.raises(ValueError) as caught:
+        GAME.with_deal(state, other)
+    assert str(caught.value) == "the deal's board is not the board the game started with"
+    mine = number_match_pb2.NumberMatchDeal(board=SIX, additions=4)
+    for a, b in ((1, 2), (3, 4), (5, 6)):
+        mine.witness.add(first=a, second=b)
+    with pytest.raises(ValueError) as caught:
+        GAME.with_deal(state, mine)
+    assert str(caught.value) == "the deal's additions are not the ones the game started with"
+
+
+def test_results_and_the_revealed_witness_only_for_a_game_over_with_its_outcome():
+    playing = started(SIX, "1-2,3-4,5-6")
+    over = run(playing, cmd.EndGame(T0 + 1, ME))
+    assert GAME.results(replace(playing, outcome=ev.Outcome.CLEARED)) is None
+    assert GAME.results(replace(over, outcome=None)) is None
+    early = replace(playing, revealed=steps("1-2"))
+    assert not GAME.snapshot(early, ME, table(early)).witness
+
+
+def test_a_game_decided_without_its_witness_reveals_none():
+    playing = replace(started(SIX, "1-2,3-4,5-6"), witness=None)  # a projection of the log
+    (over,) = GAME.decide_steps(playing, cmd.EndGame(T0 + 1, ME))
+    assert over[0].witness == ()  # type: ignore[union-attr]

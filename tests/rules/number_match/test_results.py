@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from match_rules.game import DailySolve, Entry, Figure, Keep, Results
+from match_rules.game import DailySolve, Entry, Figure, Keep, Results, Standing
 from match_rules.number_match import commands as cmd
 from match_rules.number_match import events as ev
 from match_rules.number_match.board import Level
@@ -99,3 +99,19 @@ def test_a_replay_counts_in_the_statistics_and_on_no_board() -> None:
         Figure(ME, "hints", 0, Keep.SUM),
     )
     assert got.entries == () and got.daily == ()
+
+
+def test_the_one_standing_is_first_place_with_a_summary_written_out_by_hand() -> None:
+    cleared = play(Settings(Level.EASY), CLEAR[0], cmd.AskHint(T0 + 2_000, ME), *CLEAR[1:])
+    assert cleared.standings == (
+        Standing(ME, 1, 163, "cleared: 163 points in 61.0 s, 1 of 3 hints"),
+    )
+    assert cleared.draw is False
+    given_up = play(Settings(Level.MEDIUM), pair(1, 2), cmd.EndGame(T0 + 5_000, ME))
+    assert given_up.standings == (
+        Standing(ME, 1, 1, "not cleared (gave up): 1 points in 5.0 s, 0 of 3 hints"),
+    )
+    replayed = play(Settings(Level.EXPERT, replay_seed=bytes(32)), *CLEAR)
+    assert replayed.standings == (
+        Standing(ME, 1, 163, "cleared: 163 points in 61.0 s, 0 of 3 hints, a replay (not ranked)"),
+    )

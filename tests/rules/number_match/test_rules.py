@@ -15,7 +15,7 @@ from match_rules.number_match import witness as witnesses
 from match_rules.number_match.board import Level
 from match_rules.number_match.decide import IDLE_MS, decide_steps, next_deadline
 from match_rules.number_match.settings import Settings
-from match_rules.number_match.state import Phase
+from match_rules.number_match.state import Phase, evolve, initial_state
 from tests.rules.number_match.helpers import ME, T0, events, pair, run, started, steps
 
 SIX = (1, 1, 2, 8, 3, 3)  # three touching pairs; the last one empties the row and the board
@@ -274,3 +274,143 @@ def test_the_daily_puzzle_starts_only_on_its_date_where_the_player_is(offset, at
     with pytest.raises(RuleError) as caught:
         started(SIX, SIX_WITNESS, Level.HARD, at=at, settings=wrong)
     assert caught.value.code is Code.DAILY_NOT_TODAY and date in caught.value.message
+
+
+def test_the_refusals_of_an_addition_and_of_an_undo_say_what_to_do_instead():
+    state = replace(started((1, 2), "", Level.EXPERT), additions_left=0)
+    assert refused(state, cmd.AddNumbers(T0 + 1, ME)).message == (
+        "no addition is left (expert gives 3): find a pair, undo, or ask for a hint"
+    )
+    full = replace(started((1, 2), "", Level.CLASSIC), board=(1, 2) * 200)
+    assert refused(full, cmd.AddNumbers(T0 + 1, ME)).message == (
+        "the copies would not fit: a board holds at most 540 cells; find a pair or undo"
+    )
+    assert refused(started(SIX, SIX_WITNESS), cmd.Undo(T0 + 1, ME)).message == (
+        "nothing to undo: no pair or addition was made"
+    )
+
+
+def test_a_classic_addition_counts_down_nothing():
+    state = run(started((5, 5, 1, 2), "", Level.CLASSIC), pair(1, 2))
+    (added,) = events(state, cmd.AddNumbers(T0 + 2_000, ME))
+    assert added == ev.NumbersAdded(T0 + 2_000, ME, 2, None)
+    assert run(state, cmd.AddNumbers(T0 + 2_000, ME)).additions_left is None
+
+
+# --- every refusal's words -------------------------------------------------------------------
+
+
+def test_each_refusal_says_why_in_words_written_out_by_hand():
+    state = run(started((1, 1, 2, 8, 3, 2), ""), pair(1, 2))
+    said = {
+        pair(0, 3): "cell 0 is not on the board: its cells are numbered 1 to 6, row by row, "
+        "as it is now",
+        pair(1, 3): "cell 1 is empty: pick two numbers",
+        pair(3, 6): "cells 3 and 6 do not see each other: a pair lies in one row, column or "
+        "diagonal, or follows in reading order, with only empty cells between",
+        cmd.PairCells(T0 + 1_000, "p2", 3, 4): "only the table's player plays its board",
+    }
+    for command, message in said.items():
+        assert refused(state, command).message == message
+    assert refused(initial_state(), pair(1, 2)).message == "the game has not started yet"
+    assert refused(state, cmd.StartGame(T0 + 1_000, ME, Settings(), "v")).message == (
+        "the game has already started"
+    )
+    over = run(state, cmd.EndGame(T0 + 2_000, ME))
+    assert refused(over, pair(3, 4, T0 + 3_000)).message == (
+        "the game is over: nothing more can be played, undone or hinted; play the same "
+        "board again with its revealed seed as replay_seed, or start a new game"
+    )
+    spent = replace(state, hints_left=0)
+    assert refused(spent, cmd.AskHint(T0 + 2_000, ME)).message == (
+        "all 3 hints of this game are used (undo keeps them)"
+    )
+
+
+def test_an_undecided_hint_says_its_budget(monkeypatch):
+    from match_rules.number_match import decide
+
+    monkeypatch.setattr(decide, "HINT_BUDGET", 1)
+    state = run(started(SIX, SIX_WITNESS), pair(3, 4))  # off the witness: the solver is asked
+    assert refused(state, cmd.AskHint(T0 + 2_000, ME)).message == (
+        "the solver could not decide within its budget of 1 positions, "
+        "so no hint was used: it never guesses; try again after a move"
+    )
+
+
+def test_a_daily_puzzle_not_of_today_names_the_players_utc_offset_in_hours():
+    daily = Settings(Level.HARD, daily_date="2025-12-02", utc_offset_minutes=90)
+    state = replace(initial_state(SIX, steps(SIX_WITNESS)), dealt_additions=4)
+    assert refused(state, cmd.StartGame(T0, ME, daily, "v")).message == (
+        "it is 2025-12-01 at UTC+1.5; the daily puzzle of 2025-12-02 can only be started on "
+        "that day: ask for 2025-12-01"
+    )
+
+
+def test_the_start_event_carries_the_deal_version_and_the_daily_date():
+    daily = Settings(Level.HARD, daily_date="2025-12-01")
+    state = replace(initial_state(SIX, steps(SIX_WITNESS)), dealt_additions=4)
+    (started_event,) = events(state, cmd.StartGame(T0, ME, daily, "number-match-deal-v1"))
+    assert started_event == ev.GameStarted(
+        T0,
+        ME,
+        daily,
+        "number-match-deal-v1",
+        SIX,
+        4,
+        3,
+        witnesses.commitment(SIX, 4, steps(SIX_WITNESS)),
+        "2025-12-01",
+        False,
+    )
+    assert run(state, cmd.StartGame(T0, ME, daily, "v-x")).deal_version == "v-x"
+
+
+def test_the_start_needs_the_witness_too():
+    state = replace(initial_state(SIX, None), dealt_additions=5)
+    with pytest.raises(ValueError) as caught:
+        decide_steps(state, cmd.StartGame(T0, ME, Settings(), "v"))
+    assert str(caught.value) == "the referee's state must hold the deal before the game starts"
+
+
+def test_a_command_at_the_idle_limits_very_millisecond_finds_the_game_over():
+    state = run(started(SIX, SIX_WITNESS), pair(1, 2))
+    due = T0 + 1_000 + IDLE_MS
+    (over,) = events(state, cmd.Tick(due))
+    assert over.outcome is ev.Outcome.IDLE and over.at == due  # type: ignore[union-attr]
+    assert refused(state, pair(3, 4, due)).code is Code.GAME_OVER
+
+
+def test_each_event_moves_the_clock_records_the_path_and_forgets_the_hint():
+    state = started(SIX, SIX_WITNESS)
+    assert state.deal_version == "number-match-deal-v1"
+    hinted = run(state, cmd.AskHint(T0 + 1_000, ME))
+    assert (hinted.now, hinted.active_at) == (T0 + 1_000, T0 + 1_000) and hinted.hint is not None
+    moved = run(
+        hinted,
+        pair(1, 2, T0 + 2_000),
+        cmd.AddNumbers(T0 + 3_000, ME),
+        cmd.AddNumbers(T0 + 3_000, ME),
+    )
+    assert moved.hint is None
+    assert moved.path == (ev.Step(False, 1, 2), ev.Step(True, 0, 0), ev.Step(True, 0, 0))
+    rehinted = run(moved, cmd.AskHint(T0 + 4_000, ME))
+    assert rehinted.hint is not None
+    undone = run(rehinted, cmd.Undo(T0 + 5_000, ME))
+    assert (undone.now, undone.active_at, undone.hint) == (T0 + 5_000, T0 + 5_000, None)
+    assert undone.path == (ev.Step(False, 1, 2), ev.Step(True, 0, 0))
+    again = run(undone, cmd.AskHint(T0 + 6_000, ME))
+    over = run(again, cmd.EndGame(T0 + 7_000, ME))
+    assert (over.now, over.score, over.hint) == (T0 + 7_000, 1, None)
+
+
+def test_only_number_matchs_events_are_folded():
+    with pytest.raises(TypeError) as wrong:
+        evolve(initial_state(), "x")  # type: ignore[arg-type]
+    assert str(wrong.value) == "not an event of Number Match: 'x'"
+
+
+def test_folding_the_end_records_the_events_score():
+    state = started(SIX, SIX_WITNESS)
+    over = evolve(state, ev.GameOver(T0 + 1, ME, ev.Outcome.GAVE_UP, 99, 1, 0, 0, ()))
+    assert over.score == 99

@@ -19,13 +19,14 @@ from match_rules.game import ENDING, SeatInfo
 from match_rules.number_match import commands as cmd
 from match_rules.number_match import deal as dealing
 from match_rules.number_match import events as ev
+from match_rules.number_match import generate
 from match_rules.number_match import witness as witnesses
 from match_rules.number_match.board import Level
 from match_rules.number_match.decide import decide_steps
 from match_rules.number_match.game import GAME, to_settings
 from match_rules.number_match.settings import Settings
-from match_rules.number_match.solver import WitnessError
-from tests.rules.number_match.helpers import ME, T0, pair, run, started, steps
+from match_rules.number_match.solver import ADD, WitnessError
+from tests.rules.number_match.helpers import ME, T0, events, pair, run, started, steps
 
 Wire = number_match_pb2.NumberMatchSettings
 Command = number_match_command_pb2.NumberMatchCommand
@@ -227,3 +228,101 @@ def test_settings_and_commands_for_people():
         "end_game": "P1 ends the game",
         "": "P1 sends nothing",
     }
+
+
+def test_the_accepted_reply_carries_its_events_and_the_view_at_the_last_of_them():
+    state = started(SIX, "1-2,3-4,5-6")
+    (paired,) = events(state, pair(1, 2))
+    envelope = common_pb2.EventEnvelope(
+        table_id="t-9", event_number=2, number_match=GAME.encode(paired)
+    )
+    after = run(state, pair(1, 2))
+    reply = GAME.accepted([envelope], after, ME, T0 + 1_000, 2)
+    assert list(reply.accepted.events) == [envelope]
+    view = reply.accepted.view
+    assert (view.table_id, view.event_number, view.server_time_ms) == ("t-9", 2, T0 + 1_000)
+    assert view.you == ME and view.commitment == "" and list(view.board) == [0, 0, 2, 8, 3, 3]
+    alone = GAME.accepted([], after, ME, T0 + 1_000, 2).accepted.view
+    assert alone.table_id == "" and alone.commitment == "" and alone.event_number == 2
+
+
+def test_the_refusals_of_another_games_event_name_what_they_got():
+    with pytest.raises(ValueError) as caught:
+        GAME.decode(match_cards_pb2.MatchCardsEvent())
+    assert str(caught.value) == "not a Number Match event: MatchCardsEvent"
+    with pytest.raises(TypeError) as wrong:
+        GAME.redact(GAME.initial_state(None), "x", ME)  # type: ignore[arg-type]
+    assert str(wrong.value) == "not an event of Number Match: 'x'"
+
+
+def test_the_start_command_is_the_seats_player_with_the_tables_settings_and_deal_version():
+    wire = Wire(level=Wire.LEVEL_HARD, replay_seed=bytes(32))
+    start = GAME.start(T0, [SeatInfo(1, ME, "Ann", False)], wire, "v-test")
+    assert start == cmd.StartGame(T0, ME, Settings(Level.HARD, replay_seed=bytes(32)), "v-test")
+
+
+def test_a_game_is_terminal_once_it_is_over_and_not_before():
+    state = started(SIX, "1-2,3-4,5-6")
+    assert not GAME.is_terminal(GAME.initial_state(None)) and not GAME.is_terminal(state)
+    assert GAME.is_terminal(run(state, cmd.EndGame(T0 + 1, ME)))
+
+
+def test_the_refusals_of_malformed_wire_name_what_to_send():
+    with pytest.raises(RuleError) as caught:
+        GAME.command(common_pb2.Refusal(), T0)  # type: ignore[arg-type]
+    assert caught.value.message == "a Number Match table takes NumberMatchCommand, not Refusal"
+    with pytest.raises(RuleError) as caught:
+        GAME.command(Command(player_id=ME), T0)
+    assert caught.value.message == (
+        "send one of pair_cells (with its two cells), add_numbers, ask_hint, undo or end_game"
+    )
+    with pytest.raises(ValueError) as wrong:
+        GAME.with_deal(GAME.initial_state(None), match_cards_pb2.MatchCardsDeal())
+    assert str(wrong.value) == "not a Number Match deal: MatchCardsDeal"
+
+
+def test_a_replay_is_told_after_the_level_and_a_wrong_event_is_named():
+    replay = GAME.settings(Wire(level=Wire.LEVEL_EXPERT, replay_seed=bytes(32)))
+    assert GAME.describe_settings(replay) == (
+        "expert: 54 numbers, 3 additions, the board of a finished game played again (not ranked)"
+    )
+    with pytest.raises(TypeError) as wrong:
+        GAME.describe("x", Teller())  # type: ignore[arg-type]
+    assert str(wrong.value) == "not an event of Number Match: 'x'"
+
+
+def test_the_witness_steps_and_the_solvers_moves_convert_both_ways():
+    moves = [(0, 1), ADD, (8, 17)]
+    assert witnesses.to_steps(moves) == (
+        ev.Step(False, 1, 2),
+        ev.Step(True, 0, 0),
+        ev.Step(False, 9, 18),
+    )
+    assert witnesses.to_moves(witnesses.to_steps(moves)) == moves
+
+
+def test_the_witness_check_numbers_its_steps_from_1_and_holds_them_to_the_additions():
+    assert witnesses.check((1, 1), 0, steps("2-1")) == 0  # cell 1 second is a cell
+    with pytest.raises(WitnessError) as caught:
+        witnesses.check((1, 1, 2, 2), 0, (ev.Step(False, 1, 2), ev.Step(False, 0, 1)))
+    assert str(caught.value) == "step 2: cells are numbered from 1, not 0-1"
+    assert witnesses.check((5,), 1, steps("+,1-2")) == 1
+    with pytest.raises(WitnessError):
+        witnesses.check((5,), 0, steps("+,1-2"))
+
+
+def test_classic_is_dealt_as_classic_by_this_deal_version():
+    dealt = generate.classic()
+    assert (dealt.version, dealt.level, dealt.additions, dealt.attempt) == (
+        "number-match-deal-v1",
+        Level.CLASSIC,
+        None,
+        0,
+    )
+    with pytest.raises(ValueError) as caught:
+        generate.candidate(bytes(32), Level.CLASSIC, 0)
+    assert str(caught.value) == "Classic has one fixed board and no candidates"
+
+
+def test_an_addition_step_is_an_addition_whatever_cells_it_carries():
+    assert witnesses.to_moves((ev.Step(True, 3, 4),)) == [ADD]

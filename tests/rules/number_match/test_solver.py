@@ -298,3 +298,37 @@ def test_replay_takes_a_tampered_witness_step_by_step() -> None:
         replay(BOARD, 1, moves)
     with pytest.raises(WitnessError, match="board still holds"):
         replay(BOARD, 1, WITNESS[:-1])
+
+
+def test_a_stuck_or_undecided_hint_rests_on_no_moves_and_counts_its_positions():
+    stuck = hint((1, 2), 0, 1_000)
+    assert (stuck.kind, stuck.pair, stuck.moves) == (HintKind.STUCK, None, ())
+    assert isinstance(stuck.nodes, int)
+    unknown = hint((1, 2, 3, 4, 5, 6, 7, 8, 9) * 3, 5, 1)
+    assert (unknown.kind, unknown.pair, unknown.moves) == (HintKind.UNKNOWN, None, ())
+    assert isinstance(unknown.nodes, int)
+    with pytest.raises(ValueError) as caught:
+        hint((), 5)
+    assert str(caught.value) == "the board is already clear: there is nothing to hint"
+
+
+def test_a_replay_counts_its_additions_and_adds_up_its_points():
+    done = replay((5,), 2, [ADD, ADD, (0, 1), (2, 3)])
+    assert (done.pairs, done.additions, done.points) == (2, 2, 1 + (1 + 10 + 150))
+
+
+def test_a_replay_names_the_empty_cell_and_the_blocked_pair_in_these_words():
+    with pytest.raises(WitnessError) as caught:
+        replay((1, 1, 2, 2), 0, [(0, 1), (0, 2)])
+    assert str(caught.value) == "step 2 pairs cells 0 and 2, but cell 0 is empty"
+    with pytest.raises(WitnessError) as caught:
+        replay((1, 2, 1), 0, [(0, 2)])
+    assert str(caught.value) == (
+        "step 1 pairs cells 0 and 2, but they do not see each other: a number lies between "
+        "them along every line that joins them (or none does)"
+    )
+
+
+def test_a_pair_or_add_hint_counts_its_positions_too():
+    assert isinstance(hint((1, 6, 3), None).nodes, int)  # ADD
+    assert isinstance(hint((1, 1, 2, 8, 3, 3), 5).nodes, int)  # PAIR
