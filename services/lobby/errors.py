@@ -80,6 +80,20 @@ def referee_silent(request_id: str, what: str = "the referee did not answer in t
     )
 
 
+class ListingBehind(ApiError):
+    """The lobby's table listing has not caught up with the game log within its wait (the
+    system is busy): whether the table (or the invite code) exists is not known yet. Not a
+    NOT_FOUND: the table may well be there. Nothing was looked at, so nothing is charged."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            grpc.StatusCode.UNAVAILABLE,
+            "the lobby's list of tables is behind the game log (the system is busy): "
+            "try again in a moment",
+            "listing_behind",
+        )
+
+
 def rate_limited(what: str, wait_ms: int) -> ApiError:
     """Too many calls from ``what`` ("this player", "this address")."""
     return ApiError(

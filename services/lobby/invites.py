@@ -45,7 +45,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
-from services.lobby.errors import too_many_wrong_codes
+from services.lobby.errors import ListingBehind, too_many_wrong_codes
 from services.lobby.limits import MAX_KEYS, Limiter, Rate, retry_after_ms
 
 
@@ -87,7 +87,8 @@ class FailureBudget(Limiter):
         """Try one invite code from ``key``. Entering waits while held units may come back,
         then refuses (RESOURCE_EXHAUSTED, ``retry-after-ms``) unless a unit is free; the block
         looks the code up with no ``await`` before ``Guess.hold`` and raises if the code opens
-        nothing. Leaving by an exception charges the unit (the one held, or one taken now);
+        nothing. Leaving by an exception charges the unit (the one held, or one taken now),
+        except ``ListingBehind`` (the code could not be looked up: the unit comes back);
         leaving normally gives a held unit back. A right code the listing knows at once never
         touches the bucket."""
         while True:
@@ -103,6 +104,10 @@ class FailureBudget(Limiter):
         attempt = Guess(self, key)
         try:
             yield attempt
+        except ListingBehind:
+            if attempt.held:  # not known yet whether the code opens anything: nothing charged
+                self.give_back(key)
+            raise
         except BaseException:
             if not attempt.held:
                 self.debit(key)  # a code the listing knew, and it opens nothing: charged now

@@ -13,7 +13,7 @@ from services.lobby import validation
 from services.lobby.callers import caller
 from services.lobby.directory import TableDirectory
 from services.lobby.edge import Auth, Context, address, metadata, unary
-from services.lobby.errors import ApiError, invalid
+from services.lobby.errors import ApiError, ListingBehind, invalid
 from services.lobby.identity import SessionClaims
 from services.lobby.ids import Ids
 from services.lobby.invites import FailureBudget, InviteRules
@@ -104,8 +104,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
             table_id = self._directory.table_of_invite(code)
             if table_id is None:
                 guess.hold()  # kept if the code still opens nothing, else given back
-                if await self._directory.sync():  # the listing may lag the log a moment
-                    table_id = self._directory.table_of_invite(code)
+                if not await self._directory.sync():  # the listing may lag the log a moment
+                    raise ListingBehind()  # not known yet: the unit is given back
+                table_id = self._directory.table_of_invite(code)
             made_at = self._directory.made_at(table_id) if table_id is not None else None
             if table_id is None or made_at is None:
                 raise ApiError(
@@ -125,7 +126,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         """The table from the listing, waiting for the listing to catch up when it misses;
         FAILED_PRECONDITION for a quarantined table."""
         table = self._directory.get(table_id)
-        if table is None and await self._directory.sync():
+        if table is None:
+            if not await self._directory.sync():
+                raise ListingBehind()
             table = self._directory.get(table_id)
         bad = self._directory.quarantined(table_id) if table is None else None
         if bad is not None:

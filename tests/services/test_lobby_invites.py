@@ -118,9 +118,12 @@ class Listing:
     """The lobby's listing (services.lobby.directory.TableDirectory) as the look-up reads it:
     ``lagging`` codes are there only once ``sync`` has waited for the log."""
 
-    def __init__(self, tables: dict[str, str], lagging: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, tables: dict[str, str], lagging: dict[str, str] | None = None, behind: bool = False
+    ) -> None:
         self._known = dict(tables)
         self._lagging = dict(lagging or {})
+        self._behind = behind  # sync never catches up in time (a busy system)
         self.syncs = 0
 
     def table_of_invite(self, code: str) -> str | None:
@@ -132,6 +135,8 @@ class Listing:
     async def sync(self) -> bool:
         self.syncs += 1
         await asyncio.sleep(0.01)  # a round trip to NATS: every other call runs meanwhile
+        if self._behind:
+            return False
         self._known.update(self._lagging)
         return True
 
@@ -264,3 +269,25 @@ def test_the_invite_knobs_come_from_the_environment() -> None:
 def test_a_bad_invite_setting_is_a_config_error(env: dict[str, str], words: str) -> None:
     with pytest.raises(ConfigError, match=words):
         LobbyConfig.from_env(env)
+
+
+async def test_a_listing_that_cannot_catch_up_says_so_and_charges_nothing() -> None:
+    # Under load the listing may stay behind the log for longer than the look-up waits: the
+    # code may well be right, so the answer is UNAVAILABLE (try again), not NOT_FOUND, and the
+    # budget is untouched; a code the listing knows is still answered at once.
+    listing = Listing({OTHER: "t2"}, {RIGHT: "t1"}, behind=True)
+    budget = default_budget()
+    servicer = lobby(listing, budget)
+    assert await join_all(servicer, [RIGHT] * 30) == ["UNAVAILABLE"] * 30
+    assert await join_all(servicer, [OTHER]) == ["t2"]
+    try:
+        await servicer._table_of_invite(RIGHT, Peer(1))
+    except ApiError as error:
+        assert error.refusal_code == "listing_behind"
+        assert "try again in a moment" in error.message
+    else:
+        raise AssertionError("a code the listing cannot look up was answered")
+    # The whole budget is still there: ten wrong codes, then the eleventh is refused.
+    listing._behind = False
+    answers = await join_all(servicer, ["WRONGCODE234"] * 11)
+    assert answers == ["NOT_FOUND"] * 10 + ["RESOURCE_EXHAUSTED"]
