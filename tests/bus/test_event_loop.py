@@ -1,0 +1,54 @@
+"""``MATCH_EVENT_LOOP``: a service runs on asyncio's own loop or on uvloop, and refuses any other
+name before it starts. (A whole stack on uvloop plays in tests/bench/test_bench_smoke.py.)"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from match_bus.service import BaseConfig, run_loop
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize(("name", "module"), [("asyncio", "asyncio"), ("uvloop", "uvloop")])
+def test_each_loop_runs_the_service(name: str, module: str) -> None:
+    seen: list[str] = []
+
+    async def main() -> None:
+        seen.append(type(asyncio.get_running_loop()).__module__.split(".")[0])
+
+    run_loop(name, main())
+    assert seen == [module]
+
+
+def test_the_loop_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MATCH_EVENT_LOOP", raising=False)
+    assert BaseConfig.from_env(default_metrics_port=0).event_loop == "asyncio"
+    monkeypatch.setenv("MATCH_EVENT_LOOP", "uvloop")
+    assert BaseConfig.from_env(default_metrics_port=0).event_loop == "uvloop"
+
+
+def test_another_loop_is_refused_before_the_service_starts(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "NATS_URL": "nats://127.0.0.1:1",  # never reached: refused before connecting
+        "MATCH_EVENT_LOOP": "trio",
+        "METRICS_PORT": "0",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "services.dealer"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode != 0
+    assert "MATCH_EVENT_LOOP must be asyncio or uvloop, not 'trio'" in done.stderr
+    assert "Traceback" not in done.stderr
