@@ -57,13 +57,49 @@ class Stats:
 
 @dataclass
 class Sink:
-    """Where players record: the bench swaps ``stats`` at window boundaries."""
+    """Where players record: the bench swaps ``stats`` at window boundaries.
+
+    ``in_flight`` is the number of calls under way; ``flight_area`` integrates it over time
+    (call-seconds), so a window's time-weighted mean is its growth over the window's length.
+    """
 
     stats: Stats = field(default_factory=Stats)
     in_flight: int = 0
+    flight_area: float = 0.0
+    _changed: float = field(default_factory=time.perf_counter)
     # At full speed: at most this many TurnTile calls in flight (a closed loop, like the bare
     # chain's callers); a player that finds them all taken waits here, outside the latency.
     limit: asyncio.Semaphore | None = None
+    waiting: int = 0  # players ready to turn, queued for a slot of ``limit``
+
+    def area(self) -> float:
+        """Call-seconds in flight so far."""
+        now = time.perf_counter()
+        self.flight_area += self.in_flight * (now - self._changed)
+        self._changed = now
+        return self.flight_area
+
+    def enter(self) -> None:
+        self.area()
+        self.in_flight += 1
+
+    def leave(self) -> None:
+        self.area()
+        self.in_flight -= 1
+
+    async def slot(self) -> None:
+        """Wait for a slot of ``limit`` (at full speed); counted in ``waiting`` meanwhile."""
+        if self.limit is None:
+            return
+        self.waiting += 1
+        try:
+            await self.limit.acquire()
+        finally:
+            self.waiting -= 1
+
+    def free(self) -> None:
+        if self.limit is not None:
+            self.limit.release()
 
 
 class Channels:
@@ -218,11 +254,11 @@ class Player:
                     await pause(stop, wait)
             if stop.is_set():
                 break
-            if sink.limit is not None:
-                await sink.limit.acquire()
+            await sink.slot()
             stats = sink.stats
-            sink.in_flight += 1
+            sink.enter()
             t0 = time.perf_counter()
+            code: str | None = None
             try:
                 reply = await self.race.TurnTile(
                     race_service_pb2.TurnTileRequest(table_id=self.table_id, tile=order[i]),
@@ -230,12 +266,15 @@ class Player:
                     timeout=30,
                 )
             except grpc.aio.AioRpcError as error:
-                code = refusal_code(error)
+                reply, code = None, refusal_code(error)
                 if code is None:
                     stats.errors[error.code().name] += 1
-                    await asyncio.sleep(poll)
-                    continue
-                stats.refused[code] += 1
+                else:
+                    stats.refused[code] += 1
+            finally:
+                sink.leave()
+                sink.free()
+            if reply is None:  # refused or failed: the wait is outside the slot and the count
                 if code in ("game_over", "player_out"):
                     return False
                 if code == "board_over":
@@ -243,12 +282,8 @@ class Player:
                 if code == "tile_face_up":
                     i += 1
                     continue
-                await asyncio.sleep(poll)  # board_not_started, paused
+                await asyncio.sleep(poll)  # board_not_started, paused, or an error
                 continue
-            finally:
-                sink.in_flight -= 1
-                if sink.limit is not None:
-                    sink.limit.release()
             stats.latencies.append(time.perf_counter() - t0)
             self.signals.note(reply.events)
             first_ms = first_ms or reply.counters.server_time_ms

@@ -1,9 +1,12 @@
 """`python -m match_bench`: start the stack, load it, measure, write var/bench.json and .png.
 
-Phases, one run, one nats-server: full speed (K tables, every player turns as fast as replies
-come), the bare chain (same gRPC/NATS/JetStream, no game) at the same concurrency, a human pace
-ramp up to N live tables (~1.3 turns/s per table), then idle tables (created and started, nobody
-turns) for memory per table. Ends with the one ``bench:`` line.
+Phases on the stack as Match runs it (NATS with ``sync_interval: always``): full speed (a closed
+loop of ``--concurrency`` TurnTile calls, fed with as many tables as keep every slot busy), the
+bare chain (same gRPC/NATS/JetStream, no game) at the same concurrency, a human-pace ramp (~1.3
+turns/s per table, stepping until p99 passes ``--p99-ms``), then idle tables (created and
+started, nobody turns) for memory per table. Then the same human-pace ramp on a second stack
+whose NATS syncs every ``--group-sync`` (group commit), for the price of durability. Ends with
+the one ``bench:`` line.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,9 +34,17 @@ from nats.aio.client import Client
 
 from match_bench import procstat
 from match_bench.bare import METHOD
-from match_bench.players import Channels, Player, Sink, Stats, open_table, play_tables
+from match_bench.players import (
+    Channels,
+    Player,
+    Sink,
+    Stats,
+    open_table,
+    pause,
+    play_tables,
+)
 from match_bus import subjects
-from match_launch.natsserver import free_port
+from match_launch.natsserver import NatsServer, free_port
 from match_launch.stack import ONE_ADDRESS_MANY_PLAYERS, Stack
 
 Job = Coroutine[Any, Any, None]
@@ -140,22 +151,20 @@ class Bench:
     async def window(
         self, sink: Sink, seconds: float, during: Callable[[], Job] | None = None
     ) -> tuple[Stats, float, dict[str, float], float]:
-        """Measure ``seconds`` of the players: (stats, seconds, CPU deltas, mean in flight)."""
+        """Measure ``seconds`` of the players: (stats, seconds, CPU deltas, the time-weighted
+        mean of the calls in flight)."""
         sink.stats = Stats()
-        cpu0, t0 = self.cpu(), time.monotonic()
-        samples: list[int] = []
-        end = t0 + seconds
+        cpu0, t0, area0 = self.cpu(), time.monotonic(), sink.area()
         task = asyncio.create_task(during()) if during else None
-        while time.monotonic() < end:
-            samples.append(sink.in_flight)
-            await asyncio.sleep(0.05)
+        await asyncio.sleep(seconds)
         elapsed = time.monotonic() - t0
+        flight = (sink.area() - area0) / max(elapsed, 1e-9)
         cpu1 = self.cpu()
         stats, sink.stats = sink.stats, Stats()
         if task is not None:
             await task
         delta = {k: round(cpu1[k] - cpu0.get(k, 0.0), 3) for k in cpu1}
-        return stats, elapsed, delta, sum(samples) / max(len(samples), 1)
+        return stats, elapsed, delta, flight
 
     def figures(
         self, stats: Stats, elapsed: float, cpu: dict[str, float], in_flight: float
@@ -178,33 +187,79 @@ class Bench:
             "cpu_utilisation_cores": round(sum(cpu.values()) / elapsed, 2),
         }
 
-    async def full_speed(self, channels: Channels) -> None:
+    async def full_speed(self, channels: Channels, key: str = "full_speed") -> None:
+        """Every player turns as fast as replies come, at most ``--concurrency`` TurnTile calls
+        in flight (a closed loop, like the bare chain's callers). A player's last pair of a board
+        waits until 12.1 s after its first turn, so a fixed set of tables runs dry; a feeder
+        opens more whenever fewer than twice ``--concurrency`` players are queued for a slot, so
+        the load offered stays above what the stack carries and the window measures the stack."""
         a = self.args
+        sink, stop = Sink(limit=asyncio.Semaphore(a.concurrency)), asyncio.Event()
+        tasks: list[asyncio.Task[None]] = []
+
+        def launch(tables: list[tuple[Player, Player]], spread: float) -> None:
+            for t in tables:
+                n = len(tasks)
+                play = play_tables(
+                    channels, self.nc, t, n, sink, stop, 0.0, random.uniform(0, spread), True
+                )
+                tasks.append(asyncio.create_task(play))
+
         self.log(f"full speed: opening {a.tables} tables")
         t0 = time.monotonic()
-        tables = await self.open_tables(channels, a.tables, a.create_budget)
-        self.log(f"opened {len(tables)} tables in {time.monotonic() - t0:.1f}s")
-        sink, stop = Sink(limit=asyncio.Semaphore(a.concurrency)), asyncio.Event()
-        spread = min(12.0, a.full_seconds / 2)
-        tasks = [
-            asyncio.create_task(
-                play_tables(
-                    channels, self.nc, t, i, sink, stop, 0.0, random.uniform(0, spread), True
-                )
-            )
-            for i, t in enumerate(tables)
-        ]
+        launch(await self.open_tables(channels, a.tables, a.create_budget), min(2.0, a.warmup))
+        self.log(f"opened {len(tasks)} tables in {time.monotonic() - t0:.1f}s")
+        feeder = asyncio.create_task(self.feed(channels, sink, stop, tasks, launch))
+        # Warm up for --warmup s, longer (up to three times) while the slots are not yet full.
+        t0, area0 = time.monotonic(), sink.area()
         await asyncio.sleep(a.warmup)
+        while time.monotonic() - t0 < 3 * a.warmup:
+            t1, area1 = time.monotonic(), sink.area()
+            await asyncio.sleep(1.0)
+            if (sink.area() - area1) / (time.monotonic() - t1) >= 0.95 * a.concurrency:
+                break
+        warm = (sink.area() - area0) / (time.monotonic() - t0)
+        self.log(
+            f"warm after {time.monotonic() - t0:.1f}s: {len(tasks)} tables, {warm:.1f} in flight"
+        )
+        before = len(tasks)
         stats, elapsed, cpu, flight = await self.window(sink, a.full_seconds)
         fig = self.figures(stats, elapsed, cpu, flight)
-        fig["tables"] = len(tables)
+        fig["tables"] = len(tasks)
+        fig["tables_opened_in_window"] = len(tasks) - before
         fig["concurrency"] = a.concurrency
-        self.results["full_speed"] = fig
-        self.log(f"full speed: {fig['turns_per_s']} turns/s {fig['latency_ms']}")
-        if a.profile:
+        self.results[key] = fig
+        self.log(
+            f"{key}: {fig['turns_per_s']} turns/s {fig['latency_ms']}, "
+            f"{flight:.1f} of {a.concurrency} in flight, {len(tasks)} tables"
+        )
+        if a.profile and key == "full_speed":
             _, _, _, _ = await self.window(sink, 0.1, lambda: self.profile(a.profile_seconds))
         stop.set()
+        await feeder
         await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def feed(
+        self,
+        channels: Channels,
+        sink: Sink,
+        stop: asyncio.Event,
+        tasks: list[asyncio.Task[None]],
+        launch: Callable[[list[tuple[Player, Player]], float], None],
+    ) -> None:
+        """Open 16 more tables whenever fewer than twice ``--concurrency`` players wait for a
+        slot (up to ``--max-tables``): a new table's players queue only after Ready and the 3 s
+        countdown, so the queue is kept deep enough to cover that."""
+        a = self.args
+        while not stop.is_set():
+            if sink.waiting >= 2 * a.concurrency or len(tasks) >= a.max_tables:
+                await pause(stop, 0.1)
+                continue
+            count = min(16, a.max_tables - len(tasks))
+            batch = await self.open_tables(channels, count, 30.0, start_n=10_000 + len(tasks))
+            launch(batch, 0.0)
+            if not batch:
+                await pause(stop, 1.0)
 
     async def profile(self, seconds: int) -> None:
         spy = Path(sys.executable).parent / "py-spy"
@@ -256,7 +311,7 @@ class Bench:
             payload = os.urandom(120) + n.to_bytes(4, "big")
             while not stop.is_set():
                 stats = sink.stats
-                sink.in_flight += 1
+                sink.enter()
                 t0 = time.perf_counter()
                 try:
                     await call(payload, timeout=30)
@@ -264,7 +319,7 @@ class Bench:
                     stats.errors[error.code().name] += 1
                     continue
                 finally:
-                    sink.in_flight -= 1
+                    sink.leave()
                 stats.latencies.append(time.perf_counter() - t0)
 
         tasks = [asyncio.create_task(caller(n)) for n in range(concurrency)]
@@ -284,70 +339,119 @@ class Bench:
         self.extra = []
         self.log(f"bare chain: {fig['turns_per_s']} calls/s {fig['latency_ms']}")
 
-    async def human_pace(self, channels: Channels) -> tuple[int, int]:
-        """Ramp to ``--human-tables`` live tables at ~1.3 turns/s each; returns (tables, bytes
-        per table from the RSS growth of the referee and the lobby)."""
+    async def human_pace(self, channels: Channels, key: str = "human_pace") -> tuple[int, int]:
+        """Live tables at ~1.3 turns/s each, in steps: ``--human-tables`` / 4, / 2 and whole
+        (always: the target's p99 is the ``bench:`` line's); halving from the first step while
+        its p99 is over ``--p99-ms`` (at most twice); beyond the target in steps of half of it
+        while the p99 stays under (up to ``--human-max-tables``). Writes the points under
+        ``key``; returns (tables opened, bytes per table from the RSS growth of the referee and
+        the lobby). A table taken out of the ramp stops turning and stays open."""
         a = self.args
         target = a.human_tables
-        levels = sorted({max(1, target // 4), max(1, target // 2), target})
         interval = 2 / HUMAN_TURNS_PER_TABLE_S  # each of the 2 players, so 1.3 per table
-        sink, stop = Sink(), asyncio.Event()
-        tasks: list[asyncio.Task[None]] = []
-        live = 0
+        sink = Sink()
+        playing: list[tuple[asyncio.Event, asyncio.Task[None]]] = []
+        stopped: list[asyncio.Task[None]] = []
         rss0 = self.rss()
-        points = []
-        for level in levels:
-            need = level - live
+        points: list[dict[str, Any]] = []
+        opened = 0
+
+        async def level(tables: int) -> bool:
+            """Measure ``tables`` playing; False when they could not all be opened."""
+            nonlocal opened
+            need = tables - len(playing)
             t0 = time.monotonic()
-            tables = await self.open_tables(channels, need, a.create_budget, start_n=100_000 + live)
-            took = time.monotonic() - t0
-            for i, t in enumerate(tables):
-                tasks.append(
-                    asyncio.create_task(
-                        play_tables(
-                            channels,
-                            self.nc,
-                            t,
-                            live + i,
-                            sink,
-                            stop,
-                            interval,
-                            random.uniform(0, interval),
-                            False,
-                            resign=False,
-                        )
-                    )
+            if need > 0:
+                new = await self.open_tables(
+                    channels, need, a.create_budget, start_n=100_000 + opened
                 )
-            live += len(tables)
-            self.log(f"human pace: {live} live tables (+{len(tables)} in {took:.1f}s)")
+                opened += len(new)
+                for t in new:
+                    stop = asyncio.Event()
+                    play = play_tables(
+                        channels, self.nc, t, opened, sink, stop, interval,
+                        random.uniform(0, interval), False, resign=False,
+                    )  # fmt: skip
+                    playing.append((stop, asyncio.create_task(play)))
+            while len(playing) > tables:
+                stop, task = playing.pop()
+                stop.set()
+                stopped.append(task)
+            took = time.monotonic() - t0
+            self.log(f"{key}: {len(playing)} tables playing ({need:+d} in {took:.1f}s)")
             await asyncio.sleep(min(5.0, interval * 2, a.human_seconds))
             stats, elapsed, cpu, flight = await self.window(sink, a.human_seconds)
             fig = self.figures(stats, elapsed, cpu, flight)
-            fig["tables"] = live
+            fig["tables"] = len(playing)
             points.append(fig)
             self.log(f"  {fig['turns_per_s']} turns/s {fig['latency_ms']}")
-            if len(tables) < need:
-                self.log(f"  could only open {len(tables)} of {need} in {a.create_budget}s")
-                break
+            if len(playing) < tables:
+                self.log(f"  could only open {len(playing)} of {tables} in {a.create_budget}s")
+                return False
+            return True
+
+        def under(point: dict[str, Any]) -> bool:
+            return bool(point["latency_ms"]["p99"] < a.p99_ms)  # False for nan (no turns)
+
+        steps = sorted({max(1, target // 4), max(1, target // 2), target})
+        full = await level(steps[0])
+        down = steps[0] // 2
+        while full and not under(points[-1]) and down >= max(1, steps[0] // 4):
+            full = await level(down)
+            down //= 2
+        for tables in steps[1:]:
+            full = full and await level(tables)
+        step = max(1, target // 2)
+        tables = target + step
+        while full and under(points[-1]) and tables <= a.human_max_tables:
+            full = await level(tables)
+            tables += step
         rss1 = self.rss()
-        self.results["human_pace"] = points
-        stop.set()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        per_table = (rss1 - rss0) // max(live, 1)
-        self.results["memory_human"] = {"tables": live, "rss_delta": rss1 - rss0}
-        return live, per_table
+        self.results[key] = points
+        for stop, task in playing:
+            stop.set()
+            stopped.append(task)
+        await asyncio.gather(*stopped, return_exceptions=True)
+        per_table = (rss1 - rss0) // max(opened, 1)
+        self.results[f"memory_{key}"] = {"tables": opened, "rss_delta": rss1 - rss0}
+        return opened, per_table
+
+    async def recovered(self, channels: Channels) -> float | None:
+        """Seconds until a table opens again after the ramp (one try every 2 s, up to
+        ``--recover-budget``), or None when none did. A ramp past what the stack carries leaves
+        a backlog; memory per idle table means something only once it has drained."""
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < self.args.recover_budget:
+            try:
+                await open_table(channels, self.nc, 900_000 + int(time.monotonic() * 10))
+            except (grpc.aio.AioRpcError, TimeoutError) as error:
+                self.log(f"not yet open again: {error!r:.120}")
+                await asyncio.sleep(2.0)
+                continue
+            return round(time.monotonic() - t0, 1)
+        return None
 
     async def idle_tables(self, channels: Channels, live: int) -> tuple[int, int] | None:
         a = self.args
         if a.idle_tables <= 0:
             return None
         await asyncio.sleep(min(2.0, a.settle))
+        recovered = await self.recovered(channels)
+        self.results["recovered_after_s"] = recovered
+        self.log(f"tables open again after the ramp: {recovered} s")
+        if recovered is None:
+            self.results["memory_idle"] = {"tables": 0, "refused": "no table opened"}
+            return None
         rss0 = self.rss()
         t0 = time.monotonic()
         tables = await self.open_tables(channels, a.idle_tables, a.idle_budget, start_n=500_000)
         took = time.monotonic() - t0
         rss1 = self.rss()
-        per = (rss1 - rss0) // max(len(tables), 1)
+        if len(tables) < min(100, a.idle_tables):
+            self.log(f"idle: only {len(tables)} tables opened; memory from the ramp instead")
+            self.results["memory_idle"] = {"tables": len(tables), "too_few": True}
+            return None
+        per = (rss1 - rss0) // len(tables)
         self.results["memory_idle"] = {
             "tables": len(tables),
             "seconds_to_open": round(took, 1),
@@ -360,7 +464,8 @@ class Bench:
         self.log(f"idle: {len(tables)} more tables in {took:.1f}s, {per} bytes/table")
         return live + len(tables), per
 
-    async def run(self) -> str:
+    async def run(self) -> None:
+        """The phases on the stack that fsyncs every append (how Match runs)."""
         a = self.args
         stop = asyncio.Event()
         sampler = asyncio.create_task(self.sample_ledger(stop))
@@ -378,21 +483,23 @@ class Bench:
             await sampler
             await channels.close()
         self.results["ledger"] = self.ledger_summary()
-        full = self.results["full_speed"]["turns_per_s"]
-        bare = self.results["bare_chain"]["turns_per_s"]
-        at_target = self.results["human_pace"][-1]
-        self.results["summary"] = {
-            "ratio": round(full / bare, 3) if bare else 0.0,
-            "p99_ms": at_target["latency_ms"]["p99"],
-            "p99_tables": at_target["tables"],
-            "tables": live,
-            "bytes_per_table": per_table,
-        }
-        s = self.results["summary"]
-        return (
-            f"bench: ratio={s['ratio']:.3f} p99_ms={s['p99_ms']:.1f} tables={s['tables']} "
-            f"bytes_per_table={s['bytes_per_table']}"
-        )
+        self.results["held"] = {"tables": live, "bytes_per_table": per_table}
+
+    async def run_uvloop(self) -> None:
+        """Full speed again, on a stack whose services run on uvloop (``MATCH_EVENT_LOOP``)."""
+        channels = Channels(self.stack.lobby_addr)
+        try:
+            await self.full_speed(channels, key="full_speed_uvloop")
+        finally:
+            await channels.close()
+
+    async def run_group(self) -> None:
+        """The human-pace ramp again, on a stack whose NATS syncs every ``--group-sync``."""
+        channels = Channels(self.stack.lobby_addr)
+        try:
+            await self.human_pace(channels, key="human_pace_group")
+        finally:
+            await channels.close()
 
     def ledger_summary(self) -> dict[str, Any]:
         samples = self.ledger_samples
@@ -438,7 +545,48 @@ def top_frames(raw: Path, n: int = 12) -> dict[str, Any]:
     return {"samples": total, "self_pct": share(own), "inclusive_pct": share(inclusive)}
 
 
-def table_text(results: dict[str, Any]) -> str:
+def at_tables(points: list[dict[str, Any]], tables: int) -> dict[str, Any]:
+    """The point measured at ``tables`` (the last point when there is none)."""
+    return next((p for p in points if p["tables"] == tables), points[-1])
+
+
+def summary(results: dict[str, Any], args: argparse.Namespace) -> str:
+    """Fill ``results["summary"]`` and return the ``bench:`` line."""
+    full, bare = results["full_speed"], results["bare_chain"]
+    human = results["human_pace"]
+    under = [p["tables"] for p in human if p["latency_ms"]["p99"] < args.p99_ms]
+    s = results["summary"] = {
+        "ratio": round(full["turns_per_s"] / bare["turns_per_s"], 3) if bare["turns_per_s"] else 0,
+        "in_flight": full["mean_in_flight"],
+        "p99_ms": at_tables(human, args.human_tables)["latency_ms"]["p99"],
+        "p99_tables": at_tables(human, args.human_tables)["tables"],
+        "max_tables_50ms": max(under, default=0),
+        **results["held"],
+    }
+    uv = results.get("full_speed_uvloop")
+    if uv and bare["turns_per_s"]:
+        s["uvloop_ratio"] = round(uv["turns_per_s"] / bare["turns_per_s"], 3)
+        s["uvloop_cpu_us_per_turn"] = uv["service_cpu_us_per_turn"]
+        s["asyncio_cpu_us_per_turn"] = full["service_cpu_us_per_turn"]
+    group = results.get("human_pace_group")
+    if group:
+        under = [p["tables"] for p in group if p["latency_ms"]["p99"] < args.p99_ms]
+        s["group_sync"] = args.group_sync
+        s["group_p99_ms"] = at_tables(group, args.human_tables)["latency_ms"]["p99"]
+        s["group_max_tables_50ms"] = max(under, default=0)
+    return (
+        f"bench: ratio={s['ratio']:.3f} in_flight={s['in_flight']:.0f} p99_ms={s['p99_ms']:.1f} "
+        f"max_tables_50ms={s['max_tables_50ms']} tables={s['tables']} "
+        f"bytes_per_table={s['bytes_per_table']}"
+    )
+
+
+def aligned(rows: Sequence[Sequence[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+
+
+def table_text(results: dict[str, Any], group_sync: str = "") -> str:
     head = ("phase", "tables", "turns/s", "p50 ms", "p95 ms", "p99 ms", "in flight", "us/turn")
     rows = [head]
 
@@ -446,42 +594,88 @@ def table_text(results: dict[str, Any]) -> str:
         lat = fig["latency_ms"]
         rows.append(
             (name, str(tables), f"{fig['turns_per_s']:.0f}", f"{lat['p50']:.1f}",
-             f"{lat['p95']:.1f}", f"{lat['p99']:.1f}", f"{fig['mean_in_flight']:.0f}",
+             f"{lat['p95']:.1f}", f"{lat['p99']:.1f}", f"{fig['mean_in_flight']:.1f}",
              f"{fig['service_cpu_us_per_turn']}/{fig['all_cpu_us_per_turn']}")
         )  # fmt: skip
 
     row("full speed", results["full_speed"], results["full_speed"]["tables"])
+    if "full_speed_uvloop" in results:
+        row("full uvloop", results["full_speed_uvloop"], results["full_speed_uvloop"]["tables"])
     row("bare chain", results["bare_chain"], f"c={results['bare_chain']['concurrency']}")
     for point in results["human_pace"]:
         row("human pace", point, point["tables"])
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+    group = results.get("human_pace_group", [])
+    for point in group:
+        row(f"human {group_sync}", point, point["tables"])
+    lines = aligned(rows)
     lines.append("us/turn: CPU of the four services / of everything (NATS, the driver, bare)")
+    if group:
+        lines.append("")
+        lines.extend(side_by_side(results["human_pace"], group, group_sync))
     ledger = results.get("ledger", {})
     lines.append(
         f"ledger: {ledger.get('events_per_s_mean')} events/s mean, "
         f"{ledger.get('events_per_s_peak')} peak; lag max {ledger.get('lag_max_records')} "
         f"records, final {ledger.get('lag_final_records')}"
     )
-    for key in ("memory_human", "memory_idle"):
+    for key in ("memory_human_pace", "memory_idle"):
         if key in results:
             lines.append(f"{key}: {json.dumps(results[key])}")
+    if "recovered_after_s" in results:
+        lines.append(f"tables open again {results['recovered_after_s']} s after the ramp")
+    s = results.get("summary", {})
+    if "uvloop_ratio" in s:
+        lines.append(
+            f"uvloop: ratio={s['uvloop_ratio']:.3f} service_cpu_us_per_turn={s['uvloop_cpu_us_per_turn']} "
+            f"(asyncio: ratio={s['ratio']:.3f} service_cpu_us_per_turn={s['asyncio_cpu_us_per_turn']})"
+        )
+    if "group_p99_ms" in s:
+        lines.append(
+            f"group commit (sync_interval {s['group_sync']}): p99_ms={s['group_p99_ms']:.1f} "
+            f"max_tables_50ms={s['group_max_tables_50ms']}"
+        )
     return "\n".join(lines)
 
 
-def chart(results: dict[str, Any], path: Path) -> None:
+def side_by_side(
+    always: list[dict[str, Any]], group: list[dict[str, Any]], group_sync: str
+) -> list[str]:
+    """The two human-pace ramps by table count: fsync on every append against group commit."""
+    a, g = "fsync always", f"sync_interval {group_sync}"
+    rows = [
+        ("human pace", a, "", "", g, "", ""),
+        ("tables", "turns/s", "p50 ms", "p99 ms", "turns/s", "p50 ms", "p99 ms"),
+    ]
+
+    def cells(points: list[dict[str, Any]], tables: int) -> tuple[str, str, str]:
+        p = next((p for p in points if p["tables"] == tables), None)
+        if p is None:
+            return ("-", "-", "-")
+        lat = p["latency_ms"]
+        return (f"{p['turns_per_s']:.0f}", f"{lat['p50']:.1f}", f"{lat['p99']:.1f}")
+
+    for tables in sorted({p["tables"] for p in always} | {p["tables"] for p in group}):
+        rows.append((str(tables), *cells(always, tables), *cells(group, tables)))
+    return aligned(rows)
+
+
+def chart(results: dict[str, Any], path: Path, group_sync: str = "") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(8, 5))
-    human = results["human_pace"]
+    human = sorted(results["human_pace"], key=lambda p: p["tables"])
     x = [p["turns_per_s"] for p in human]
     for q, style in (("p50", "o-"), ("p95", "s-"), ("p99", "^-")):
         ax.plot(x, [p["latency_ms"][q] for p in human], style, label=f"human pace {q}")
     for p in human:
         ax.annotate(f"{p['tables']} tables", (p["turns_per_s"], p["latency_ms"]["p99"]))
+    group = sorted(results.get("human_pace_group", []), key=lambda p: p["tables"])
+    if group:
+        ax.plot([p["turns_per_s"] for p in group], [p["latency_ms"]["p99"] for p in group],
+                "v--", label=f"human pace p99, sync_interval {group_sync}")  # fmt: skip
     for name, marker in (("full_speed", "X"), ("bare_chain", "D")):
         f = results[name]
         ax.scatter([f["turns_per_s"]], [f["latency_ms"]["p99"]], marker=marker, s=80,
@@ -497,20 +691,57 @@ def chart(results: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
+class GroupCommitNats(NatsServer):
+    """A nats-server whose JetStream fsyncs every ``interval`` (group commit) instead of on
+    every append: it acknowledges an append once it has written it to its file."""
+
+    def __init__(self, store_dir: Path, interval: str, authorization: str) -> None:
+        self._interval = interval
+        super().__init__(store_dir, sync_always=False, authorization=authorization)
+
+    def _configure(self, port: int) -> None:
+        super()._configure(port)
+        text = self._config.read_text()
+        jetstream = "jetstream {\n"
+        assert jetstream in text and "sync_interval" not in text
+        self._config.write_text(
+            text.replace(jetstream, f"{jetstream}  sync_interval: {self._interval}\n", 1)
+        )
+
+
 def parse(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m match_bench", description=__doc__)
     p.add_argument("--out", type=Path, default=Path("var"))
-    p.add_argument("--tables", type=int, default=200, help="tables at full speed")
+    p.add_argument("--tables", type=int, default=300, help="tables opened before full speed")
+    p.add_argument(
+        "--max-tables", type=int, default=5000, help="at most this many tables at full speed"
+    )
     p.add_argument(
         "--concurrency", type=int, default=64, help="turns in flight at full speed (and bare)"
     )
-    p.add_argument("--warmup", type=float, default=8.0)
+    p.add_argument("--warmup", type=float, default=8.0, help="at least; up to 3x until full")
     p.add_argument("--full-seconds", type=float, default=20.0)
     p.add_argument("--bare-seconds", type=float, default=15.0)
-    p.add_argument("--human-tables", type=int, default=1000)
+    p.add_argument("--human-tables", type=int, default=1000, help="the p99 target's tables")
+    p.add_argument("--human-max-tables", type=int, default=3000, help="the ramp's last step")
     p.add_argument("--human-seconds", type=float, default=15.0)
+    p.add_argument("--p99-ms", type=float, default=50.0, help="the human-pace latency target")
+    p.add_argument(
+        "--group-sync",
+        default="5ms",
+        help="the human-pace ramp again with this JetStream sync_interval ('' to skip)",
+    )
+    p.add_argument(
+        "--uvloop",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="full speed again with the services on uvloop, beside asyncio's loop",
+    )
     p.add_argument("--idle-tables", type=int, default=10_000)
     p.add_argument("--idle-budget", type=float, default=70.0, help="seconds to open idle tables")
+    p.add_argument(
+        "--recover-budget", type=float, default=180.0, help="seconds to wait for tables to open"
+    )
     p.add_argument("--create-budget", type=float, default=90.0, help="seconds per batch")
     p.add_argument("--settle", type=float, default=3.0, help="seconds for the ledger to catch up")
     p.add_argument("--profile", action=argparse.BooleanOptionalAction, default=True)
@@ -518,36 +749,74 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
+def bench_stack(workdir: Path, group_sync: str = "", event_loop: str = "asyncio") -> Stack:
+    """The stack, not started: its NATS fsyncs every append, or every ``group_sync``; its
+    services run on ``event_loop``."""
+    stack = Stack(
+        workdir,
+        # Eight connections from one address carry thousands of players here: the
+        # per-address limits, meant for one app, are off; every player's own limit stays on.
+        # So is the budget of wrong invite codes per address: a join spends one until its code
+        # is found, so more than its burst (10) of joins at once from one address are refused.
+        env={
+            "REFEREE_FILL_WAIT_MS": "86400000",
+            "LOBBY_INVITE_FAIL_BURST": "0",
+            "MATCH_EVENT_LOOP": event_loop,
+            **ONE_ADDRESS_MANY_PLAYERS,
+        },
+        services=SERVICES,
+    )
+    if group_sync:
+        stack.nats = GroupCommitNats(
+            workdir / "nats", group_sync, stack.identities.authorization()
+        ).start()
+        stack.nats_url = stack.nats.url
+    return stack
+
+
+async def on_stack(
+    args: argparse.Namespace, stack: Stack, results: dict[str, Any], phases: str
+) -> None:
+    """Start ``stack``, run its ``phases`` (main: how Match runs; group: the group-commit ramp;
+    uvloop: full speed on uvloop), stop."""
+    bench: Bench | None = None
+    try:
+        stack.start()
+        nc = await stack.connect_nats(name="match-bench")
+        bench = Bench(args, stack, nc, args.out, results)
+        sync = f"sync_interval {args.group_sync}" if phases == "group" else "sync_interval always"
+        loop = "uvloop" if phases == "uvloop" else "asyncio"
+        bench.log(
+            f"stack up at {stack.lobby_addr} ({len(stack.processes)} services, {sync}, {loop})"
+        )
+        runs = {"main": bench.run, "group": bench.run_group, "uvloop": bench.run_uvloop}
+        await runs[phases]()
+        await nc.close()
+    finally:
+        if bench is not None:
+            for proc in bench.extra:
+                proc.kill()
+                proc.wait()
+        stack.stop()
+
+
 async def amain(args: argparse.Namespace) -> str:
     args.out.mkdir(parents=True, exist_ok=True)
+    results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="match-bench-") as tmp:
-        stack = Stack(
-            Path(tmp) / "stack",
-            # Eight connections from one address carry thousands of players here: the
-            # per-address limits, meant for one app, are off; every player's own limit stays on.
-            env={"REFEREE_FILL_WAIT_MS": "86400000", **ONE_ADDRESS_MANY_PLAYERS},
-            services=SERVICES,
-        )
-        stack.start()
-        bench: Bench | None = None
-        try:
-            nc = await stack.connect_nats(name="match-bench")
-            bench = Bench(args, stack, nc, args.out)
-            bench.log(f"stack up at {stack.lobby_addr} ({len(stack.processes)} services)")
-            line = await bench.run()
-            await nc.close()
-        finally:
-            if bench is not None:
-                for proc in bench.extra:
-                    proc.kill()
-                    proc.wait()
-            stack.stop()
-    results = bench.results
+        await on_stack(args, bench_stack(Path(tmp) / "stack"), results, "main")
+        if args.group_sync:
+            group = bench_stack(Path(tmp) / "group", args.group_sync)
+            await on_stack(args, group, results, "group")
+        if args.uvloop:
+            uv = bench_stack(Path(tmp) / "uvloop", event_loop="uvloop")
+            await on_stack(args, uv, results, "uvloop")
+    line = summary(results, args)
     results["settings"] = {k: str(v) for k, v in vars(args).items()}
     results["summary_line"] = line
     (args.out / "bench.json").write_text(json.dumps(results, indent=2))
-    chart(results, args.out / "bench.png")
-    print(table_text(results))
+    chart(results, args.out / "bench.png", args.group_sync)
+    print(table_text(results, args.group_sync))
     return line
 
 

@@ -1,4 +1,5 @@
-"""A tiny `make bench` (2 tables, a few seconds): the same code paths, and its summary line."""
+"""A tiny `make bench` (a few tables, a few seconds, both stacks): the same code paths, and its
+summary line."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import sys
 from pathlib import Path
 
 LINE = re.compile(
-    r"^bench: ratio=(?P<ratio>[0-9.]+) p99_ms=(?P<p99>[0-9.]+|nan) "
+    r"^bench: ratio=(?P<ratio>[0-9.]+) in_flight=(?P<in_flight>\d+) "
+    r"p99_ms=(?P<p99>[0-9.]+|nan) max_tables_50ms=(?P<max_tables>\d+) "
     r"tables=(?P<tables>\d+) bytes_per_table=(?P<bytes>-?\d+)$"
 )
 
@@ -17,19 +19,37 @@ LINE = re.compile(
 def test_a_tiny_bench_prints_its_summary_line(tmp_path: Path) -> None:
     argv = [
         sys.executable, "-m", "match_bench", "--out", str(tmp_path),
-        "--tables", "2", "--warmup", "2.5", "--full-seconds", "3", "--bare-seconds", "1.5",
-        "--human-tables", "2", "--human-seconds", "1.5", "--idle-tables", "4",
-        "--idle-budget", "5", "--settle", "0.5", "--no-profile",
+        "--tables", "2", "--max-tables", "48", "--concurrency", "8", "--warmup", "2",
+        "--full-seconds", "3", "--bare-seconds", "1.5",
+        "--human-tables", "2", "--human-max-tables", "3", "--human-seconds", "1.5",
+        "--group-sync", "5ms", "--idle-tables", "4", "--idle-budget", "5", "--settle", "0.5",
+        "--no-profile",
     ]  # fmt: skip
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=180, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     last = done.stdout.strip().splitlines()[-1]
     match = LINE.match(last)
-    assert match, last
+    assert match, done.stdout[-3000:]
     assert float(match["ratio"]) >= 0
     assert int(match["tables"]) >= 2
     results = json.loads((tmp_path / "bench.json").read_text())
-    assert results["full_speed"]["turns"] > 0
+    full = results["full_speed"]
+    assert full["turns"] > 0, done.stdout[-3000:]
+    assert 0 < full["mean_in_flight"] <= 8, full  # the closed loop's bound, time-weighted
+    assert full["tables"] >= 2  # the feeder may have opened more (at most --max-tables)
+    assert full["tables"] <= 48
     assert results["bare_chain"]["turns"] > 0
+    # The same closed loop again with the services on uvloop, in the same run.
+    assert results["full_speed_uvloop"]["turns"] > 0, done.stdout[-3000:]
+    assert "uvloop: ratio=" in done.stdout
+    assert "asyncio" in done.stdout and "uvloop)" in done.stdout  # each stack says its loop
+    # Both ramps ran, by table count: the target's step is in each.
+    for key in ("human_pace", "human_pace_group"):
+        assert 2 in [p["tables"] for p in results[key]], results[key]
+    assert results["summary"]["max_tables_50ms"] in [
+        0,
+        *(p["tables"] for p in results["human_pace"]),
+    ]
     assert results["summary_line"] == last
+    assert "sync_interval 5ms" in done.stdout
     assert (tmp_path / "bench.png").stat().st_size > 0
