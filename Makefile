@@ -163,7 +163,7 @@ bench-bot: $(STAMP) ## Measure the bot's strengths against baselines (not a test
 
 # --- performance ------------------------------------------------------------------------------------
 .PHONY: bench
-bench: $(STAMP) ## Load the running stack: turns/s, latency, ledger lag, memory per table (not a test)
+bench: $(STAMP) ## Load the stack: turns/s, latency, ledger lag, memory per table; fsync always vs group commit (not a test)
 	$(BIN)/python -m match_bench --out var
 
 .PHONY: bench-sync
@@ -173,6 +173,10 @@ bench-sync: $(STAMP) ## What fsync on every append costs: the bare chain with an
 .PHONY: bench-solver
 bench-solver: $(STAMP) ## Number Match's solver: board generation and hints against a plain search (not a test)
 	$(BIN)/python -m match_bench.solver
+
+.PHONY: bench-peer
+bench-peer: $(STAMP) ## Our stack and a Colyseus peer side by side, same load shapes; npm ci's the peer (not a test)
+	$(BIN)/python -m match_bench.peer --out var
 
 .PHONY: mutation
 mutation: $(STAMP) ## Mutation testing of every game's rules and the fenced append (mutmut; long, not a test)
