@@ -6,6 +6,9 @@ reads a replica that has not yet seen a seed another dealer just stored.
 
 from __future__ import annotations
 
+import asyncio
+from collections import OrderedDict
+from dataclasses import dataclass, field
 from typing import Any
 
 import nats.errors
@@ -86,50 +89,80 @@ def _game_events(data: bytes) -> list[common_pb2.EventEnvelope]:
         return []
 
 
+@dataclass
+class _Fold:
+    """How far one table's records have been folded: the next stream sequence to read, and the
+    game and state after every record before it (``broken`` once they cannot be a game)."""
+
+    next_seq: int = 1
+    game: Game | None = None
+    state: Any = None
+    broken: bool = False
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
 class EventLog:
     """Whether a table's game is over, from the table's own records on MATCH_EVENTS: its game's
     events folded by the game's own rules (``is_terminal``). The records are read one by one
-    from the stream leader (the dealer may read messages, never make a consumer)."""
+    from the stream leader (the dealer may read messages, never make a consumer).
 
-    def __init__(self, js: JetStreamContext) -> None:
+    The fold is kept (the last ``keep`` tables) and continued: a reveal asked again reads only
+    the records appended since. Under load a reveal can outlast the referee's wait, and the
+    referee asks again; folding from the first record each time made the work grow with every
+    retry, so the dealer spent its time on reveals nobody waited for any more (measured: most of
+    a core for minutes after a burst of game ends, with new tables refused meanwhile). Records
+    are only ever appended, so a kept fold stays true."""
+
+    def __init__(self, js: JetStreamContext, keep: int = 4096) -> None:
         self._js = js
+        self._keep = keep
+        self._folds: OrderedDict[str, _Fold] = OrderedDict()
+        self.reads = 0  # records read from the stream (tests and curiosity)
 
-    async def _records(self, game_id: str) -> list[bytes]:
+    async def ended(self, game_id: str) -> Game | None:
+        fold = self._folds.get(game_id)
+        if fold is None:
+            fold = self._folds[game_id] = _Fold()
+            while len(self._folds) > self._keep:
+                self._folds.popitem(last=False)
+        self._folds.move_to_end(game_id)
+        async with fold.lock:  # one fold per table at a time: a retry continues the first
+            await self._continue(game_id, fold)
+        if fold.broken or fold.game is None or not fold.game.is_terminal(fold.state):
+            return None
+        return fold.game
+
+    async def _continue(self, game_id: str, fold: _Fold) -> None:
+        """Fold the records from ``fold.next_seq`` to the table's last, keeping each step."""
         subject = subjects.events(game_id)
         try:
             last = await self._js.get_last_msg(subjects.EVENTS_STREAM, subject)
         except NotFoundError:
-            return []
+            return
         assert last.seq is not None
-        out: list[bytes] = []
-        sequence = 1
-        while True:
+        while not fold.broken and fold.next_seq <= last.seq:
             msg = await self._js.get_msg(
-                subjects.EVENTS_STREAM, seq=sequence, subject=subject, next=True
+                subjects.EVENTS_STREAM, seq=fold.next_seq, subject=subject, next=True
             )
             assert msg.seq is not None
-            out.append(msg.data or b"")
-            if msg.seq >= last.seq:
-                return out
-            sequence = msg.seq + 1
+            self.reads += 1
+            _fold_record(fold, msg.data or b"")
+            fold.next_seq = msg.seq + 1
 
-    async def ended(self, game_id: str) -> Game | None:
-        game: Game | None = None
-        state: Any = None
-        for data in await self._records(game_id):
-            for envelope in _game_events(data):
-                which = envelope.WhichOneof("body")
-                if which is None or which == "table":
-                    continue
-                try:
-                    if game is None:
-                        game = registry.by_slug(which)
-                        state = game.initial_state(None)
-                    if which != game.slug:
-                        return None  # two games at one table: not a log to reveal on
-                    state = game.evolve(state, game.decode(getattr(envelope, which)))
-                except Exception:  # an event its game cannot fold: not the end of anything
-                    return None
-        if game is not None and game.is_terminal(state):
-            return game
-        return None
+
+def _fold_record(fold: _Fold, data: bytes) -> None:
+    for envelope in _game_events(data):
+        which = envelope.WhichOneof("body")
+        if which is None or which == "table":
+            continue
+        try:
+            if fold.game is None:
+                fold.game = registry.by_slug(which)
+                fold.state = fold.game.initial_state(None)
+            if which != fold.game.slug:
+                fold.broken = True  # two games at one table: not a log to reveal on
+                return
+            fold.state = fold.game.evolve(fold.state, fold.game.decode(getattr(envelope, which)))
+        except Exception:  # an event its game cannot fold: not the end of anything
+            fold.broken = True
+            return

@@ -261,6 +261,67 @@ async def test_the_seed_is_revealed_when_any_record_ended_the_game(
     assert answer.WhichOneof("result") == "seed", answer
 
 
+async def test_a_reveal_asked_again_reads_only_the_records_appended_since(nc: Client) -> None:
+    js = nc.jetstream()
+    log = EventLog(js)
+    subject = subjects.events(GAME)
+    await js.publish(subject, record(GAME, 1, game_started()))
+    await js.publish(subjects.events("game0000bbbb"), record("game0000bbbb", 1, game_ended()))
+    assert await log.ended(GAME) is None  # not over yet
+    assert log.reads == 1
+    refused = referee_pb2.TableRecord(table_id=GAME, refusal=common_pb2.Refusal(code="x"))
+    for _ in range(2):  # records with no events
+        await js.publish(subject, refused.SerializeToString())
+    await js.publish(subject, record(GAME, 2, game_ended()))
+    assert log.reads == 1
+    game = await log.ended(GAME)
+    assert game is not None and game.slug == "race"
+    assert log.reads == 4  # the three since, not all four again
+    assert await log.ended(GAME) is game and log.reads == 4  # nothing new: nothing read
+    fresh = EventLog(js)  # folding from the first record agrees
+    assert await fresh.ended(GAME) is game and fresh.reads == 4
+
+
+async def test_reveals_asked_at_once_fold_each_record_once(nc: Client) -> None:
+    js = nc.jetstream()
+    log = EventLog(js)
+    await js.publish(subjects.events(GAME), record(GAME, 1, game_started()))
+    empty = referee_pb2.TableRecord(table_id=GAME).SerializeToString()
+    for _ in range(5):
+        await js.publish(subjects.events(GAME), empty)
+    await js.publish(subjects.events(GAME), record(GAME, 2, game_ended()))
+    games = await asyncio.gather(*(log.ended(GAME) for _ in range(4)))
+    assert all(g is not None for g in games)
+    assert log.reads == 7
+
+
+async def test_folds_beyond_the_kept_number_start_again(nc: Client) -> None:
+    js = nc.jetstream()
+    log = EventLog(js, keep=2)
+    games = [f"game0000c00{i}" for i in range(3)]
+    for game in games:
+        await js.publish(subjects.events(game), record(game, 1, game_started()))
+        await js.publish(subjects.events(game), record(game, 2, game_ended()))
+        assert await log.ended(game) is not None
+    assert log.reads == 6
+    assert await log.ended(games[2]) is not None and log.reads == 6  # kept
+    assert await log.ended(games[0]) is not None and log.reads == 8  # forgotten: read again
+
+
+async def test_a_broken_table_stays_unrevealable(nc: Client) -> None:
+    js = nc.jetstream()
+    log = EventLog(js)
+    other = common_pb2.EventEnvelope(table_id=GAME, game_id=GAME, event_number=2)
+    other.concentration.SetInParent()  # a second game's event at a race table
+    await js.publish(subjects.events(GAME), record(GAME, 1, game_started()))
+    two = referee_pb2.TableRecord(table_id=GAME, first_event_number=2, events=[other])
+    await js.publish(subjects.events(GAME), two.SerializeToString())
+    assert await log.ended(GAME) is None
+    await js.publish(subjects.events(GAME), record(GAME, 3, game_ended()))
+    assert await log.ended(GAME) is None  # an end after it changes nothing
+    assert log.reads == 2  # and is not even read: the fold is broken for good
+
+
 async def test_a_game_ended_at_another_table_reveals_nothing(dealer: Dealer, nc: Client) -> None:
     other = "game0000bbbb"
     await dealer.commit(dealer_pb2.CommitSeedRequest(game_id=GAME).SerializeToString())
