@@ -34,7 +34,7 @@ def _replying(
 async def serve(nc: Client) -> None:
     """Subscribe the three subjects; ``run`` drains them on SIGTERM."""
     js = nc.jetstream()
-    dealer = Dealer(KvSeedStore(js, await open_seeds(js)), EventLog(js))
+    dealer = Dealer(KvSeedStore(js, await open_seeds(js)), EventLog(nc))
     routes = (
         (subjects.DEALER_COMMIT, dealer.commit),
         (subjects.DEALER_DEAL, dealer.deal),

@@ -7,12 +7,14 @@ reads a replica that has not yet seen a seed another dealer just stored.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
 import nats.errors
 from google.protobuf.message import DecodeError
+from nats.aio.client import Client
 from nats.js import JetStreamContext
 from nats.js.errors import (
     KeyWrongLastSequenceError,
@@ -103,21 +105,30 @@ class _Fold:
 
 class EventLog:
     """Whether a table's game is over, from the table's own records on MATCH_EVENTS: its game's
-    events folded by the game's own rules (``is_terminal``). The records are read one by one
-    from the stream leader (the dealer may read messages, never make a consumer).
+    events folded by the game's own rules (``is_terminal``). The dealer may read messages, never
+    make a consumer: it reads the table's last record's number from the stream leader, then the
+    records in batches of ``batch`` by Direct Get (one request, up to ``batch`` answers). A
+    replica behind the leader answers a prefix of the table, never a gap: the fold then stops
+    short and the game is not over yet (the referee asks again).
 
     The fold is kept (the last ``keep`` tables) and continued: a reveal asked again reads only
     the records appended since. Under load a reveal can outlast the referee's wait, and the
-    referee asks again; folding from the first record each time made the work grow with every
-    retry, so the dealer spent its time on reveals nobody waited for any more (measured: most of
-    a core for minutes after a burst of game ends, with new tables refused meanwhile). Records
-    are only ever appended, so a kept fold stays true."""
+    referee asks again; reading every record one request at a time, from the first, on every
+    retry, kept the dealer busy on reveals nobody waited for any more (measured: most of a core
+    for minutes after a burst of game ends, with new tables refused meanwhile). Records are
+    only ever appended, so a kept fold stays true."""
 
-    def __init__(self, js: JetStreamContext, keep: int = 4096) -> None:
-        self._js = js
+    def __init__(
+        self, nc: Client, keep: int = 4096, batch: int = 256, timeout_s: float = 5.0
+    ) -> None:
+        self._nc = nc
+        self._js = nc.jetstream()
         self._keep = keep
+        self._batch = batch
+        self._timeout_s = timeout_s
         self._folds: OrderedDict[str, _Fold] = OrderedDict()
         self.reads = 0  # records read from the stream (tests and curiosity)
+        self.requests = 0  # Direct Get requests made for them
 
     async def ended(self, game_id: str) -> Game | None:
         fold = self._folds.get(game_id)
@@ -141,13 +152,43 @@ class EventLog:
             return
         assert last.seq is not None
         while not fold.broken and fold.next_seq <= last.seq:
-            msg = await self._js.get_msg(
-                subjects.EVENTS_STREAM, seq=fold.next_seq, subject=subject, next=True
+            records = await self._read(subject, fold.next_seq)
+            if not records:
+                return  # a replica behind the leader: not yet
+            for seq, data in records:
+                self.reads += 1
+                _fold_record(fold, data)
+                fold.next_seq = seq + 1
+                if fold.broken:
+                    return
+
+    async def _read(self, subject: str, start: int) -> list[tuple[int, bytes]]:
+        """Up to ``batch`` records of ``subject`` from stream sequence ``start``: one Direct Get
+        request, its answers ended by the server's end-of-batch status (204; 404 if none)."""
+        inbox = self._nc.new_inbox()
+        sub = await self._nc.subscribe(inbox)
+        self.requests += 1
+        try:
+            request = {"seq": start, "next_by_subj": subject, "batch": self._batch}
+            await self._nc.publish(
+                f"$JS.API.DIRECT.GET.{subjects.EVENTS_STREAM}",
+                json.dumps(request).encode(),
+                reply=inbox,
             )
-            assert msg.seq is not None
-            self.reads += 1
-            _fold_record(fold, msg.data or b"")
-            fold.next_seq = msg.seq + 1
+            out: list[tuple[int, bytes]] = []
+            while True:
+                msg = await sub.next_msg(timeout=self._timeout_s)
+                headers = msg.headers or {}
+                status = headers.get("Status")
+                if status in ("204", "404"):
+                    return out
+                if status:
+                    raise nats.errors.Error(
+                        f"reading the table log failed: {status} {headers.get('Description', '')}"
+                    )
+                out.append((int(headers["Nats-Sequence"]), msg.data or b""))
+        finally:
+            await sub.unsubscribe()
 
 
 def _fold_record(fold: _Fold, data: bytes) -> None:

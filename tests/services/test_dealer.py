@@ -124,7 +124,7 @@ async def nc(nats_server: NatsServer) -> AsyncIterator[Client]:
 @pytest.fixture
 async def dealer(nc: Client) -> Dealer:
     js = nc.jetstream()
-    return Dealer(KvSeedStore(js, await open_seeds(js)), EventLog(js))
+    return Dealer(KvSeedStore(js, await open_seeds(js)), EventLog(nc))
 
 
 async def test_the_dealer_process_commits_deals_and_reveals_after_the_end(
@@ -228,7 +228,7 @@ async def test_a_deal_needs_the_race_game_kind(dealer: Dealer) -> None:
 
 async def test_concurrent_dealers_commit_to_one_seed(nc: Client) -> None:
     js = nc.jetstream()
-    dealers = [Dealer(KvSeedStore(js, await open_seeds(js)), EventLog(js)) for _ in range(3)]
+    dealers = [Dealer(KvSeedStore(js, await open_seeds(js)), EventLog(nc)) for _ in range(3)]
     request_bytes = dealer_pb2.CommitSeedRequest(game_id=GAME).SerializeToString()
     answers = await asyncio.gather(*(d.commit(request_bytes) for d in dealers * 5))
     commitments = {
@@ -263,7 +263,7 @@ async def test_the_seed_is_revealed_when_any_record_ended_the_game(
 
 async def test_a_reveal_asked_again_reads_only_the_records_appended_since(nc: Client) -> None:
     js = nc.jetstream()
-    log = EventLog(js)
+    log = EventLog(nc)
     subject = subjects.events(GAME)
     await js.publish(subject, record(GAME, 1, game_started()))
     await js.publish(subjects.events("game0000bbbb"), record("game0000bbbb", 1, game_ended()))
@@ -278,13 +278,13 @@ async def test_a_reveal_asked_again_reads_only_the_records_appended_since(nc: Cl
     assert game is not None and game.slug == "race"
     assert log.reads == 4  # the three since, not all four again
     assert await log.ended(GAME) is game and log.reads == 4  # nothing new: nothing read
-    fresh = EventLog(js)  # folding from the first record agrees
+    fresh = EventLog(nc)  # folding from the first record agrees
     assert await fresh.ended(GAME) is game and fresh.reads == 4
 
 
 async def test_reveals_asked_at_once_fold_each_record_once(nc: Client) -> None:
     js = nc.jetstream()
-    log = EventLog(js)
+    log = EventLog(nc)
     await js.publish(subjects.events(GAME), record(GAME, 1, game_started()))
     empty = referee_pb2.TableRecord(table_id=GAME).SerializeToString()
     for _ in range(5):
@@ -295,9 +295,23 @@ async def test_reveals_asked_at_once_fold_each_record_once(nc: Client) -> None:
     assert log.reads == 7
 
 
+async def test_records_are_read_in_batches_between_other_tables_records(nc: Client) -> None:
+    js = nc.jetstream()
+    log = EventLog(nc, batch=4)
+    other = "game0000bbbb"
+    await js.publish(subjects.events(GAME), record(GAME, 1, game_started()))
+    empty = referee_pb2.TableRecord(table_id=GAME).SerializeToString()
+    for _ in range(8):
+        await js.publish(subjects.events(GAME), empty)
+        await js.publish(subjects.events(other), record(other, 1, game_ended()))
+    await js.publish(subjects.events(GAME), record(GAME, 2, game_ended()))
+    assert await log.ended(GAME) is not None
+    assert (log.reads, log.requests) == (10, 3)  # 4 + 4 + 2, none of the other table's
+
+
 async def test_folds_beyond_the_kept_number_start_again(nc: Client) -> None:
     js = nc.jetstream()
-    log = EventLog(js, keep=2)
+    log = EventLog(nc, keep=2)
     games = [f"game0000c00{i}" for i in range(3)]
     for game in games:
         await js.publish(subjects.events(game), record(game, 1, game_started()))
@@ -310,7 +324,7 @@ async def test_folds_beyond_the_kept_number_start_again(nc: Client) -> None:
 
 async def test_a_broken_table_stays_unrevealable(nc: Client) -> None:
     js = nc.jetstream()
-    log = EventLog(js)
+    log = EventLog(nc)
     other = common_pb2.EventEnvelope(table_id=GAME, game_id=GAME, event_number=2)
     other.concentration.SetInParent()  # a second game's event at a race table
     await js.publish(subjects.events(GAME), record(GAME, 1, game_started()))
