@@ -32,6 +32,7 @@ from typing import Any
 import grpc  # type: ignore[import-untyped, unused-ignore]
 from nats.aio.client import Client
 
+from match.v1 import common_pb2, lobby_pb2, lobby_pb2_grpc
 from match_bench import procstat
 from match_bench.bare import METHOD
 from match_bench.players import (
@@ -49,6 +50,14 @@ from match_launch.stack import ONE_ADDRESS_MANY_PLAYERS, Stack
 
 Job = Coroutine[Any, Any, None]
 SERVICES = ("dealer", "ledger", "referee", "lobby")
+# Every game but the race (whose idle tables are started, 2-seat races), and its seats: one for
+# a solo game (it starts at once), MATCH 5's least (three: its tables wait for players).
+IDLE_GAMES = (
+    (common_pb2.GAME_KIND_CONCENTRATION, 1),
+    (common_pb2.GAME_KIND_MATCH_CARDS, 1),
+    (common_pb2.GAME_KIND_NUMBER_MATCH, 1),
+    (common_pb2.GAME_KIND_MATCH_FIVE, 3),
+)
 HUMAN_TURNS_PER_TABLE_S = 1.3
 
 
@@ -464,6 +473,50 @@ class Bench:
         self.log(f"idle: {len(tables)} more tables in {took:.1f}s, {per} bytes/table")
         return live + len(tables), per
 
+    async def idle_games(self, channels: Channels) -> None:
+        """Bytes per idle table of every other game: ``--idle-per-game`` private tables of each,
+        one seat, the game's default settings (a solo game starts at once and holds its deal;
+        MATCH 5 needs three players, so its tables wait for them), nobody plays."""
+        if self.args.idle_per_game <= 0:
+            return
+        games = {}
+        for kind, seats in IDLE_GAMES:
+            name = common_pb2.GameKind.Name(kind)
+            games[name] = fig = await self.idle_game(channels, kind, seats)
+            self.log(f"idle {name}: {fig['tables']} tables, {fig['bytes_per_table']} bytes/table")
+        self.results["memory_by_game"] = games
+
+    async def idle_game(
+        self, channels: Channels, kind: common_pb2.GameKind, seats: int
+    ) -> dict[str, Any]:
+        a = self.args
+        made = 0
+
+        async def one(n: int) -> None:
+            nonlocal made
+            lobby: Any = lobby_pb2_grpc.LobbyServiceStub(channels.pick())  # type: ignore[no-untyped-call, unused-ignore]
+            request = lobby_pb2.CreateTableRequest(
+                game_kind=kind, seats=seats, visibility=common_pb2.VISIBILITY_PRIVATE,
+                display_name=f"idle{n}",
+            )  # fmt: skip
+            try:
+                await lobby.CreateTable(request, timeout=30)
+                made += 1
+            except grpc.aio.AioRpcError as error:
+                self.log(f"idle table failed: {error.code().name} {error.details()}")
+
+        await asyncio.sleep(min(2.0, a.settle))
+        rss0, t0 = self.rss(), time.monotonic()
+        for start in range(0, a.idle_per_game, 16):
+            await asyncio.gather(*(one(start + i) for i in range(min(16, a.idle_per_game - start))))
+        await asyncio.sleep(min(2.0, a.settle))
+        return {
+            "tables": made,
+            "seats": seats,
+            "bytes_per_table": (self.rss() - rss0) // made if made else None,
+            "seconds_to_open": round(time.monotonic() - t0, 1),
+        }
+
     async def run(self) -> None:
         """The phases on the stack that fsyncs every append (how Match runs)."""
         a = self.args
@@ -477,6 +530,7 @@ class Bench:
             idle = await self.idle_tables(channels, live)
             if idle is not None:
                 live, per_table = idle
+            await self.idle_games(channels)
         finally:
             await asyncio.sleep(a.settle)
             stop.set()
@@ -623,6 +677,11 @@ def table_text(results: dict[str, Any], group_sync: str = "") -> str:
     for key in ("memory_human_pace", "memory_idle"):
         if key in results:
             lines.append(f"{key}: {json.dumps(results[key])}")
+    for name, fig in results.get("memory_by_game", {}).items():
+        lines.append(
+            f"idle {name}: {fig['tables']} tables ({fig['seats']} seat(s)), "
+            f"{fig['bytes_per_table']} bytes/table"
+        )
     if "recovered_after_s" in results:
         lines.append(f"tables open again {results['recovered_after_s']} s after the ramp")
     s = results.get("summary", {})
@@ -747,6 +806,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         help="full speed again with the services on uvloop, beside asyncio's loop",
     )
     p.add_argument("--idle-tables", type=int, default=10_000)
+    p.add_argument("--idle-per-game", type=int, default=1000, help="idle tables of each other game")
     p.add_argument("--idle-budget", type=float, default=70.0, help="seconds to open idle tables")
     p.add_argument(
         "--recover-budget", type=float, default=180.0, help="seconds to wait for tables to open"

@@ -22,7 +22,8 @@ def test_a_tiny_bench_prints_its_summary_line(tmp_path: Path) -> None:
         "--tables", "2", "--max-tables", "48", "--concurrency", "8", "--warmup", "2",
         "--full-seconds", "3", "--bare-seconds", "1.5",
         "--human-tables", "2", "--human-max-tables", "3", "--human-seconds", "1.5",
-        "--group-sync", "5ms", "--idle-tables", "4", "--idle-budget", "5", "--settle", "0.5",
+        "--group-sync", "5ms", "--idle-tables", "4", "--idle-budget", "5", "--idle-per-game", "3",
+        "--settle", "0.5",
         "--no-profile",
     ]  # fmt: skip
     done = subprocess.run(argv, capture_output=True, text=True, timeout=180, check=False)
@@ -50,6 +51,13 @@ def test_a_tiny_bench_prints_its_summary_line(tmp_path: Path) -> None:
         0,
         *(p["tables"] for p in results["human_pace"]),
     ]
+    # Every other game's idle tables: each opened, each with its memory figure.
+    games = results["memory_by_game"]
+    assert sorted(games) == [
+        "GAME_KIND_CONCENTRATION", "GAME_KIND_MATCH_CARDS", "GAME_KIND_MATCH_FIVE",
+        "GAME_KIND_NUMBER_MATCH",
+    ], games  # fmt: skip
+    assert all(g["tables"] == 3 and isinstance(g["bytes_per_table"], int) for g in games.values())
     assert results["summary_line"] == last
     assert "sync_interval 5ms" in done.stdout
     assert (tmp_path / "bench.png").stat().st_size > 0
