@@ -170,6 +170,10 @@ bench: $(STAMP) ## Load the stack: turns/s, latency, ledger lag, memory per tabl
 bench-sync: $(STAMP) ## What fsync on every append costs: the bare chain with and without it (not a test)
 	$(BIN)/python -m match_bench.sync --out var
 
+.PHONY: bench-reveal
+bench-reveal: $(STAMP) ## The dealer's check that a game is over: batched reads against one per record (not a test)
+	$(BIN)/python -m match_bench.reveal --out var
+
 .PHONY: bench-solver
 bench-solver: $(STAMP) ## Number Match's solver: board generation and hints against a plain search (not a test)
 	$(BIN)/python -m match_bench.solver

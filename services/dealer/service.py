@@ -14,9 +14,10 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 
 from match_bus import subjects
+from match_bus.folds import TableFolds
 from match_bus.service import BaseConfig, answerable, reply, run, spawn
 from services.dealer.dealer import Dealer
-from services.dealer.stores import EventLog, KvSeedStore, open_seeds
+from services.dealer.stores import KvSeedStore, open_seeds
 
 log = structlog.get_logger()
 
@@ -34,7 +35,7 @@ def _replying(
 async def serve(nc: Client) -> None:
     """Subscribe the three subjects; ``run`` drains them on SIGTERM."""
     js = nc.jetstream()
-    dealer = Dealer(KvSeedStore(js, await open_seeds(js)), EventLog(nc))
+    dealer = Dealer(KvSeedStore(js, await open_seeds(js)), TableFolds(nc))
     routes = (
         (subjects.DEALER_COMMIT, dealer.commit),
         (subjects.DEALER_DEAL, dealer.deal),

@@ -20,11 +20,12 @@ from nats.errors import TimeoutError as NatsTimeoutError
 
 from match.v1 import common_pb2, dealer_pb2, race_pb2, referee_pb2
 from match_bus import subjects
+from match_bus.folds import TableFolds
 from match_bus.jetstream import ensure_stream
 from match_launch.natsserver import NatsServer
 from match_rules.deal import DEAL_VERSION, deal
 from services.dealer.dealer import Dealer
-from services.dealer.stores import EventLog, KvSeedStore, open_seeds
+from services.dealer.stores import KvSeedStore, open_seeds
 
 ROOT = Path(__file__).resolve().parents[2]
 GAME = "game0000aaaa"
@@ -124,7 +125,7 @@ async def nc(nats_server: NatsServer) -> AsyncIterator[Client]:
 @pytest.fixture
 async def dealer(nc: Client) -> Dealer:
     js = nc.jetstream()
-    return Dealer(KvSeedStore(js, await open_seeds(js)), EventLog(nc))
+    return Dealer(KvSeedStore(js, await open_seeds(js)), TableFolds(nc))
 
 
 async def test_the_dealer_process_commits_deals_and_reveals_after_the_end(
@@ -228,7 +229,7 @@ async def test_a_deal_needs_the_race_game_kind(dealer: Dealer) -> None:
 
 async def test_concurrent_dealers_commit_to_one_seed(nc: Client) -> None:
     js = nc.jetstream()
-    dealers = [Dealer(KvSeedStore(js, await open_seeds(js)), EventLog(nc)) for _ in range(3)]
+    dealers = [Dealer(KvSeedStore(js, await open_seeds(js)), TableFolds(nc)) for _ in range(3)]
     request_bytes = dealer_pb2.CommitSeedRequest(game_id=GAME).SerializeToString()
     answers = await asyncio.gather(*(d.commit(request_bytes) for d in dealers * 5))
     commitments = {
@@ -263,7 +264,7 @@ async def test_the_seed_is_revealed_when_any_record_ended_the_game(
 
 async def test_a_reveal_asked_again_reads_only_the_records_appended_since(nc: Client) -> None:
     js = nc.jetstream()
-    log = EventLog(nc)
+    log = TableFolds(nc)
     subject = subjects.events(GAME)
     await js.publish(subject, record(GAME, 1, game_started()))
     await js.publish(subjects.events("game0000bbbb"), record("game0000bbbb", 1, game_ended()))
@@ -278,13 +279,13 @@ async def test_a_reveal_asked_again_reads_only_the_records_appended_since(nc: Cl
     assert game is not None and game.slug == "race"
     assert log.reads == 4  # the three since, not all four again
     assert await log.ended(GAME) is game and log.reads == 4  # nothing new: nothing read
-    fresh = EventLog(nc)  # folding from the first record agrees
+    fresh = TableFolds(nc)  # folding from the first record agrees
     assert await fresh.ended(GAME) is game and fresh.reads == 4
 
 
 async def test_reveals_asked_at_once_fold_each_record_once(nc: Client) -> None:
     js = nc.jetstream()
-    log = EventLog(nc)
+    log = TableFolds(nc)
     await js.publish(subjects.events(GAME), record(GAME, 1, game_started()))
     empty = referee_pb2.TableRecord(table_id=GAME).SerializeToString()
     for _ in range(5):
@@ -297,7 +298,7 @@ async def test_reveals_asked_at_once_fold_each_record_once(nc: Client) -> None:
 
 async def test_records_are_read_in_batches_between_other_tables_records(nc: Client) -> None:
     js = nc.jetstream()
-    log = EventLog(nc, batch=4)
+    log = TableFolds(nc, batch=4)
     other = "game0000bbbb"
     await js.publish(subjects.events(GAME), record(GAME, 1, game_started()))
     empty = referee_pb2.TableRecord(table_id=GAME).SerializeToString()
@@ -311,7 +312,7 @@ async def test_records_are_read_in_batches_between_other_tables_records(nc: Clie
 
 async def test_folds_beyond_the_kept_number_start_again(nc: Client) -> None:
     js = nc.jetstream()
-    log = EventLog(nc, keep=2)
+    log = TableFolds(nc, keep=2)
     games = [f"game0000c00{i}" for i in range(3)]
     for game in games:
         await js.publish(subjects.events(game), record(game, 1, game_started()))
@@ -324,7 +325,7 @@ async def test_folds_beyond_the_kept_number_start_again(nc: Client) -> None:
 
 async def test_a_broken_table_stays_unrevealable(nc: Client) -> None:
     js = nc.jetstream()
-    log = EventLog(nc)
+    log = TableFolds(nc)
     other = common_pb2.EventEnvelope(table_id=GAME, game_id=GAME, event_number=2)
     other.concentration.SetInParent()  # a second game's event at a race table
     await js.publish(subjects.events(GAME), record(GAME, 1, game_started()))
