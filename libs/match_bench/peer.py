@@ -37,7 +37,6 @@ from pathlib import Path
 from typing import Any
 
 from match_bench import run
-from match_bench.players import Channels
 from match_launch.natsserver import free_port
 
 PEER_DIR = Path(__file__).resolve().parents[2] / "bench" / "peers" / "colyseus"
@@ -166,31 +165,9 @@ async def our_stack(
     args: argparse.Namespace, workdir: Path, group_sync: str, bare: bool
 ) -> dict[str, Any]:
     """Full speed, the bare chain (with ``bare``) and the human-pace ramp on one stack."""
-    bench_args = run_args(args)
     results: dict[str, Any] = {}
     stack = run.bench_stack(workdir, group_sync)
-    bench: run.Bench | None = None
-    try:
-        stack.start()
-        nc = await stack.connect_nats(name="match-bench-peer")
-        bench = run.Bench(bench_args, stack, nc, args.out, results)
-        sync = f"sync_interval {group_sync}" if group_sync else "sync_interval always"
-        bench.log(f"our stack up at {stack.lobby_addr} ({sync})")
-        channels = Channels(stack.lobby_addr)
-        try:
-            await bench.full_speed(channels)
-            if bare:
-                await bench.bare_chain(bench_args.concurrency)
-            await bench.human_pace(channels)
-        finally:
-            await channels.close()
-            await nc.close()
-    finally:
-        if bench is not None:
-            for proc in bench.extra:
-                proc.kill()
-                proc.wait()
-        stack.stop()
+    await run.on_stack(run_args(args), stack, results, "peer" if bare else "peer_no_bare")
     return results
 
 
@@ -202,6 +179,11 @@ def at_tables(points: list[dict[str, Any]], tables: int) -> dict[str, Any]:
     return next((p for p in points if p[key] == tables), points[-1])
 
 
+def ms(value: float | None) -> str:
+    """A latency to 0.1 ms; "nan" when no turn was measured (the driver's JSON says null)."""
+    return "nan" if value is None else f"{value:.1f}"
+
+
 def table_text(results: dict[str, Any], group_sync: str) -> str:
     head = ("side", "shape", "games", "turns/s", "p50 ms", "p95 ms", "p99 ms", "in flight",
             "us/turn")  # fmt: skip
@@ -210,8 +192,8 @@ def table_text(results: dict[str, Any], group_sync: str) -> str:
     def row(side: str, shape: str, fig: dict[str, Any], games: Any, cpu: str) -> None:
         lat = fig["latency_ms"]
         rows.append(
-            (side, shape, str(games), f"{fig['turns_per_s']:.0f}", f"{lat['p50']:.1f}",
-             f"{lat['p95']:.1f}", f"{lat['p99']:.1f}", f"{fig['mean_in_flight']:.1f}", cpu)
+            (side, shape, str(games), f"{fig['turns_per_s']:.0f}", ms(lat["p50"]),
+             ms(lat["p95"]), ms(lat["p99"]), f"{fig['mean_in_flight']:.1f}", cpu)
         )  # fmt: skip
 
     def ours(side: str, part: dict[str, Any]) -> None:
@@ -240,7 +222,7 @@ def table_text(results: dict[str, Any], group_sync: str) -> str:
     lines = run.aligned(rows)
     lines += [
         "games: tables (ours) or rooms (Colyseus) of 2 players; full speed: "
-        "at most 64 turns in flight",
+        f"at most {results['settings']['concurrency']} turns in flight",
         "us/turn: CPU of the servers (our four services; the bare chain's processes; the "
         "Colyseus process) / of everything (NATS, the drivers)",
         "durability: match fsyncs every record before it answers (sync always) or within "
@@ -270,7 +252,7 @@ def summary(results: dict[str, Any], human_tables: int) -> str:
         ]
     return (
         f"peer: match_turns_s={s['match_turns_s']} colyseus_turns_s={s['colyseus_turns_s']} "
-        f"match_p99_ms_1000={m99:.1f} colyseus_p99_ms_1000={c99:.1f} "
+        f"match_p99_ms_1000={ms(m99)} colyseus_p99_ms_1000={ms(c99)} "
         "match_durable=yes colyseus_durable=no"
     )
 
@@ -321,7 +303,7 @@ async def amain(args: argparse.Namespace) -> str:
         print(
             f"with group commit (sync_interval {args.group_sync}): "
             f"match_turns_s={s['match_group_turns_s']} "
-            f"match_p99_ms_1000={s['match_group_p99_ms_1000']:.1f}",
+            f"match_p99_ms_1000={ms(s['match_group_p99_ms_1000'])}",
             flush=True,
         )
     (args.out / "peer.json").write_text(json.dumps(results, indent=2))

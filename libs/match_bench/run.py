@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import itertools
 import json
 import os
@@ -547,6 +548,18 @@ class Bench:
         finally:
             await channels.close()
 
+    async def run_peer(self, bare: bool) -> None:
+        """``make bench-peer``'s phases on our stack: full speed, the bare chain (with ``bare``)
+        and the human-pace ramp."""
+        channels = Channels(self.stack.lobby_addr)
+        try:
+            await self.full_speed(channels)
+            if bare:
+                await self.bare_chain(self.args.concurrency)
+            await self.human_pace(channels)
+        finally:
+            await channels.close()
+
     async def run_group(self) -> None:
         """The human-pace ramp again, on a stack whose NATS syncs every ``--group-sync``."""
         channels = Channels(self.stack.lobby_addr)
@@ -847,18 +860,25 @@ async def on_stack(
     args: argparse.Namespace, stack: Stack, results: dict[str, Any], phases: str
 ) -> None:
     """Start ``stack``, run its ``phases`` (main: how Match runs; group: the group-commit ramp;
-    uvloop: full speed on uvloop), stop."""
+    uvloop: full speed on uvloop; peer, peer_no_bare: ``make bench-peer``'s), stop."""
     bench: Bench | None = None
     try:
         stack.start()
         nc = await stack.connect_nats(name="match-bench")
         bench = Bench(args, stack, nc, args.out, results)
-        sync = f"sync_interval {args.group_sync}" if phases == "group" else "sync_interval always"
-        loop = "uvloop" if phases == "uvloop" else "asyncio"
+        group = isinstance(stack.nats, GroupCommitNats)
+        sync = f"sync_interval {args.group_sync}" if group else "sync_interval always"
+        loop = stack.env.get("MATCH_EVENT_LOOP", "asyncio")
         bench.log(
             f"stack up at {stack.lobby_addr} ({len(stack.processes)} services, {sync}, {loop})"
         )
-        runs = {"main": bench.run, "group": bench.run_group, "uvloop": bench.run_uvloop}
+        runs: dict[str, Callable[[], Job]] = {
+            "main": bench.run,
+            "group": bench.run_group,
+            "uvloop": bench.run_uvloop,
+            "peer": functools.partial(bench.run_peer, bare=True),
+            "peer_no_bare": functools.partial(bench.run_peer, bare=False),
+        }
         await runs[phases]()
         await nc.close()
     finally:
