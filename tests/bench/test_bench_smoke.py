@@ -51,6 +51,9 @@ def test_a_tiny_bench_prints_its_summary_line(tmp_path: Path) -> None:
         0,
         *(p["tables"] for p in results["human_pace"]),
     ]
+    # After the ramp, tables open again (at once here: the ramp never overloaded the stack).
+    assert isinstance(results["recovered_after_s"], float), results.get("recovered_after_s")
+    assert "tables open again" in done.stdout
     # Every other game's idle tables: each opened, each with its memory figure.
     games = results["memory_by_game"]
     assert sorted(games) == [
