@@ -20,6 +20,7 @@ from nats.js.api import StorageType, StreamConfig
 from nats.js.errors import BadRequestError
 
 from match_bus.access import connect_options
+from match_bus.service import DEFAULT_EVENT_LOOP, run_loop
 
 STREAM = "BENCH_BARE"
 SUBJECTS = "bench.bare.>"
@@ -79,10 +80,13 @@ async def server(addr: str, url: str) -> None:
 
 
 def main(argv: list[str]) -> None:
+    """On the services' event loop (``MATCH_EVENT_LOOP``, default uvloop): the baseline runs on
+    the loop the game does, so the ratio compares the work, not the loops."""
+    loop = os.environ.get("MATCH_EVENT_LOOP", "").strip() or DEFAULT_EVENT_LOOP
     if argv[0] == "server":
-        asyncio.run(server(argv[1], argv[2]))
+        run_loop(loop, server(argv[1], argv[2]))
     else:
-        asyncio.run(responder(argv[1]))
+        run_loop(loop, responder(argv[1]))
 
 
 if __name__ == "__main__":

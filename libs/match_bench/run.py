@@ -5,7 +5,8 @@ loop of ``--concurrency`` TurnTile calls, fed with as many tables as keep every 
 bare chain (same gRPC/NATS/JetStream, no game) at the same concurrency, a human-pace ramp (~1.3
 turns/s per table, stepping until p99 passes ``--p99-ms``), then idle tables (created and
 started, nobody turns) for memory per table. Then the same human-pace ramp on a second stack
-whose NATS syncs every ``--group-sync`` (group commit), for the price of durability. Ends with
+whose NATS syncs every ``--group-sync`` (group commit), for the price of durability, and full
+speed again on a third whose services run on the other event loop. Ends with
 the one ``bench:`` line.
 """
 
@@ -46,11 +47,13 @@ from match_bench.players import (
     play_tables,
 )
 from match_bus import subjects
+from match_bus.service import DEFAULT_EVENT_LOOP, EVENT_LOOPS
 from match_launch.natsserver import NatsServer, free_port
 from match_launch.stack import ONE_ADDRESS_MANY_PLAYERS, Stack
 
 Job = Coroutine[Any, Any, None]
 SERVICES = ("dealer", "ledger", "referee", "lobby")
+OTHER_LOOP = next(loop for loop in EVENT_LOOPS if loop != DEFAULT_EVENT_LOOP)
 # Every game but the race (whose idle tables are started, 2-seat races), and its seats: one for
 # a solo game (it starts at once), MATCH 5's least (three: its tables wait for players).
 IDLE_GAMES = (
@@ -540,11 +543,12 @@ class Bench:
         self.results["ledger"] = self.ledger_summary()
         self.results["held"] = {"tables": live, "bytes_per_table": per_table}
 
-    async def run_uvloop(self) -> None:
-        """Full speed again, on a stack whose services run on uvloop (``MATCH_EVENT_LOOP``)."""
+    async def run_other_loop(self) -> None:
+        """Full speed again, on a stack whose services run on the other event loop (asyncio's
+        own, where they run on uvloop by default: ``MATCH_EVENT_LOOP``)."""
         channels = Channels(self.stack.lobby_addr)
         try:
-            await self.full_speed(channels, key="full_speed_uvloop")
+            await self.full_speed(channels, key=f"full_speed_{OTHER_LOOP}")
         finally:
             await channels.close()
 
@@ -632,11 +636,15 @@ def summary(results: dict[str, Any], args: argparse.Namespace) -> str:
     }
     if full["all_cpu_us_per_turn"]:  # the same ratio by CPU: a bare call's over a turn's
         s["cpu_ratio"] = round(bare["all_cpu_us_per_turn"] / full["all_cpu_us_per_turn"], 3)
-    uv = results.get("full_speed_uvloop")
-    if uv and bare["turns_per_s"]:
-        s["uvloop_ratio"] = round(uv["turns_per_s"] / bare["turns_per_s"], 3)
-        s["uvloop_cpu_us_per_turn"] = uv["service_cpu_us_per_turn"]
-        s["asyncio_cpu_us_per_turn"] = full["service_cpu_us_per_turn"]
+    other = results.get(f"full_speed_{OTHER_LOOP}")
+    if other and bare["turns_per_s"]:
+        s["loops"] = {
+            DEFAULT_EVENT_LOOP: {"ratio": s["ratio"], "cpu": full["service_cpu_us_per_turn"]},
+            OTHER_LOOP: {
+                "ratio": round(other["turns_per_s"] / bare["turns_per_s"], 3),
+                "cpu": other["service_cpu_us_per_turn"],
+            },
+        }
     group = results.get("human_pace_group")
     if group:
         under = [p["tables"] for p in group if p["latency_ms"]["p99"] < args.p99_ms]
@@ -668,8 +676,9 @@ def table_text(results: dict[str, Any], group_sync: str = "") -> str:
         )  # fmt: skip
 
     row("full speed", results["full_speed"], results["full_speed"]["tables"])
-    if "full_speed_uvloop" in results:
-        row("full uvloop", results["full_speed_uvloop"], results["full_speed_uvloop"]["tables"])
+    other = results.get(f"full_speed_{OTHER_LOOP}")
+    if other:
+        row(f"full {OTHER_LOOP}", other, other["tables"])
     row("bare chain", results["bare_chain"], f"c={results['bare_chain']['concurrency']}")
     for point in results["human_pace"]:
         row("human pace", point, point["tables"])
@@ -703,12 +712,12 @@ def table_text(results: dict[str, Any], group_sync: str = "") -> str:
             f"ratio by CPU: {s['cpu_ratio']:.3f} (a bare call's CPU, all processes, over a "
             f"full-speed turn's); by throughput: {s['ratio']:.3f}"
         )
-    if "uvloop_ratio" in s:
+    if "loops" in s:
+        ours, theirs = s["loops"][DEFAULT_EVENT_LOOP], s["loops"][OTHER_LOOP]
         lines.append(
-            f"uvloop: ratio={s['uvloop_ratio']:.3f} "
-            f"service_cpu_us_per_turn={s['uvloop_cpu_us_per_turn']} "
-            f"(asyncio: ratio={s['ratio']:.3f} "
-            f"service_cpu_us_per_turn={s['asyncio_cpu_us_per_turn']})"
+            f"event loop: {DEFAULT_EVENT_LOOP} ratio={ours['ratio']:.3f} "
+            f"service_cpu_us_per_turn={ours['cpu']} ({OTHER_LOOP}: ratio={theirs['ratio']:.3f} "
+            f"service_cpu_us_per_turn={theirs['cpu']})"
         )
     if "group_p99_ms" in s:
         lines.append(
@@ -813,10 +822,10 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         help="the human-pace ramp again with this JetStream sync_interval ('' to skip)",
     )
     p.add_argument(
-        "--uvloop",
+        "--other-loop",
         action=argparse.BooleanOptionalAction,
         default=True,
-        help="full speed again with the services on uvloop, beside asyncio's loop",
+        help=f"full speed again with the services on {OTHER_LOOP}, beside {DEFAULT_EVENT_LOOP}",
     )
     p.add_argument("--idle-tables", type=int, default=10_000)
     p.add_argument("--idle-per-game", type=int, default=1000, help="idle tables of each other game")
@@ -831,7 +840,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def bench_stack(workdir: Path, group_sync: str = "", event_loop: str = "asyncio") -> Stack:
+def bench_stack(workdir: Path, group_sync: str = "", event_loop: str = DEFAULT_EVENT_LOOP) -> Stack:
     """The stack, not started: its NATS fsyncs every append, or every ``group_sync``; its
     services run on ``event_loop``."""
     stack = Stack(
@@ -860,7 +869,8 @@ async def on_stack(
     args: argparse.Namespace, stack: Stack, results: dict[str, Any], phases: str
 ) -> None:
     """Start ``stack``, run its ``phases`` (main: how Match runs; group: the group-commit ramp;
-    uvloop: full speed on uvloop; peer, peer_no_bare: ``make bench-peer``'s), stop."""
+    other_loop: full speed on the other event loop; peer, peer_no_bare: ``make bench-peer``'s),
+    stop."""
     bench: Bench | None = None
     try:
         stack.start()
@@ -868,14 +878,14 @@ async def on_stack(
         bench = Bench(args, stack, nc, args.out, results)
         group = isinstance(stack.nats, GroupCommitNats)
         sync = f"sync_interval {args.group_sync}" if group else "sync_interval always"
-        loop = stack.env.get("MATCH_EVENT_LOOP", "asyncio")
+        loop = stack.env.get("MATCH_EVENT_LOOP", DEFAULT_EVENT_LOOP)
         bench.log(
             f"stack up at {stack.lobby_addr} ({len(stack.processes)} services, {sync}, {loop})"
         )
         runs: dict[str, Callable[[], Job]] = {
             "main": bench.run,
             "group": bench.run_group,
-            "uvloop": bench.run_uvloop,
+            "other_loop": bench.run_other_loop,
             "peer": functools.partial(bench.run_peer, bare=True),
             "peer_no_bare": functools.partial(bench.run_peer, bare=False),
         }
@@ -897,9 +907,9 @@ async def amain(args: argparse.Namespace) -> str:
         if args.group_sync:
             group = bench_stack(Path(tmp) / "group", args.group_sync)
             await on_stack(args, group, results, "group")
-        if args.uvloop:
-            uv = bench_stack(Path(tmp) / "uvloop", event_loop="uvloop")
-            await on_stack(args, uv, results, "uvloop")
+        if args.other_loop:
+            other = bench_stack(Path(tmp) / "other-loop", event_loop=OTHER_LOOP)
+            await on_stack(args, other, results, "other_loop")
     line = summary(results, args)
     results["settings"] = {k: str(v) for k, v in vars(args).items()}
     results["summary_line"] = line
