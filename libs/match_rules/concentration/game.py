@@ -253,7 +253,7 @@ class Concentration:
             and state_after.face(event.card) != event.face
         ):
             raise ValueError(f"card {event.card} was flipped with a face that is not its own")
-        return redact(event, player)
+        return redact(event, player)  # pragma: no mutate (equivalent: every event is public)
 
     def accepted(
         self,
@@ -268,7 +268,7 @@ class Concentration:
             event_number=event_number,
             server_time_ms=now,
             names={},
-            commitment="",
+            commitment="",  # pragma: no mutate (equivalent: None leaves the field "")
             seed=None,
         )
         return Reply(
@@ -282,7 +282,7 @@ class Concentration:
         return Reply(refusal=refusal)
 
     def snapshot(self, state: ConcentrationState, player: str, table: TableContext) -> View:
-        view = player_view(state, player)
+        view = player_view(state, player)  # pragma: no mutate (equivalent: the same for all)
         out = View(
             table_id=table.table_id,
             event_number=table.event_number,
@@ -307,7 +307,7 @@ class Concentration:
         for seat in view.seats:
             out.seats.add(
                 player=seat.player,
-                display_name=table.names.get(seat.player, ""),
+                display_name=table.names.get(seat.player, ""),  # pragma: no mutate (None is "")
                 pairs=seat.pairs,
                 tries=seat.tries,
                 cpu=seat.cpu,

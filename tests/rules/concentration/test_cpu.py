@@ -21,7 +21,7 @@ from match_rules.concentration.cpu import (
 from match_rules.concentration.decide import CPU_THINK_MS, MISS_SHOW_MS, TAKEOVER_MS, decide
 from match_rules.concentration.settings import Matching, Pictures, Settings
 from match_rules.concentration.state import evolve
-from match_rules.deal import Strength
+from match_rules.deal import DealStream, Strength, uniform
 from match_rules.errors import Code
 from tests.rules.concentration.helpers import ANN, BOB, CARDS, CAT, CPU_SEED, SMALL, Game, T
 
@@ -154,3 +154,32 @@ def test_the_cpu_plays_playing_cards_with_jokers() -> None:
     g = Game.started(settings=settings, cards=cards, cpus=frozenset({ANN, BOB}))
     g.when(cmd.Tick(T + 3_600_000))
     assert isinstance(g.log[-1], ev.GameEnded)
+
+
+def test_a_sighting_is_kept_as_docs_dealing_md_draws_it() -> None:
+    """docs/dealing.md: the stream keyed by the CPU seed, version ``concentration-cpu-v1``,
+    label ``keep/<seat>/<n>``; kept when ``uniform(1000) < 350, 700 or 950`` (weak, medium,
+    strong). Over 3,000 game events every threshold is met exactly at least once."""
+    limits = {Strength.WEAK: 350, Strength.MEDIUM: 700, Strength.STRONG: 950}
+    on_the_limit = set()
+    for seat in (1, 2):
+        for n in range(1_500):
+            draw = uniform(DealStream(CPU_SEED, f"keep/{seat}/{n}", "concentration-cpu-v1"), 1000)
+            for strength, limit in limits.items():
+                assert keeps(CPU_SEED, seat, n, strength) is (draw < limit), (seat, n, strength)
+                if draw == limit:
+                    on_the_limit.add(strength)
+    assert on_the_limit == set(limits)
+
+
+def test_a_seat_recalls_exactly_the_sightings_it_kept() -> None:
+    """Each sighting by its own draw (docs/dealing.md, ``keep/<seat>/<n>``): seat 2's memory
+    is not seat 1's."""
+    memory = {card: (f"p{card}", 10 + card) for card in range(1, 25)}
+    for seat in (1, 2):
+        kept = {
+            card: face
+            for card, (face, n) in memory.items()
+            if uniform(DealStream(CPU_SEED, f"keep/{seat}/{n}", "concentration-cpu-v1"), 1000) < 700
+        }
+        assert recall(memory, CPU_SEED, seat, Strength.MEDIUM) == kept, seat

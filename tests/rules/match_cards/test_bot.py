@@ -387,3 +387,13 @@ def test_a_full_attempt_not_yet_compared_and_a_game_over_send_nothing() -> None:
     assert over.refused(BotCall(TURN_CARD, W()), "not_seated", "FAILED_PRECONDITION") is (
         Reaction.STOP
     )
+
+
+def test_a_fresh_seat_follows_its_own_table_and_has_decided_nothing() -> None:
+    seat = MatchCardsBotSeat(TABLE, "bot")
+    assert (seat.tracker.player, seat.tracker.table_id) == ("bot", TABLE)
+    assert seat.rng.random() == bot.seat_rng(TABLE, "bot", "play").random()
+    assert seat.memory_rng.random() == bot.seat_rng(TABLE, "bot", "memory").random()
+    assert seat.think_rng.random() == bot.seat_rng(TABLE, "bot", "think").random()
+    never = BotCall(TURN_CARD, match_cards_service_pb2.TurnCardRequest(table_id=TABLE, card=1))
+    assert seat.still(never, 0) is False

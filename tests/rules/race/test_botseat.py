@@ -192,3 +192,26 @@ def test_what_a_refused_turn_does() -> None:
     assert s.refused(call, None, "PERMISSION_DENIED") is Reaction.STOP
     assert s.refused(call, None, "INVALID_ARGUMENT") is Reaction.RETRY
     assert s.refused(call, "tile_up", "FAILED_PRECONDITION") is Reaction.RETRY
+
+
+def test_a_seat_draws_from_its_own_two_seeded_streams_by_default() -> None:
+    """Choices and thinking from the seat's "play" stream, forgetting from its "memory" stream,
+    each seeded by the table and the seat; at the default pace and rate, the default strength."""
+    plain = RaceBotSeat(TABLE, "bot")
+    assert (plain.pace, plain.rate, plain.strength) == (1.0, 1.0, bot.DEFAULT_STRENGTH)
+    assert plain.rng.random() == bot.seat_rng(TABLE, "bot", "play").random()
+    assert plain.memory.rng.random() == bot.seat_rng(TABLE, "bot", "memory").random()
+    assert plain.memory.profile == bot.PROFILES[bot.DEFAULT_STRENGTH]
+    assert (plain.tracker.player, plain.tracker.table_id) == ("bot", TABLE)
+    other = RaceBotSeat(TABLE, "bot-2")
+    assert other.rng.random() != RaceBotSeat(TABLE, "bot").rng.random()
+    # a turn it never decided is not still worth sending
+    never = BotCall(TURN_TILE, race_service_pb2.TurnTileRequest(table_id=TABLE, tile=1))
+    assert plain.still(never, 0) is False
+
+
+def test_a_forced_strength_remembers_as_that_strength_does() -> None:
+    for strength in Strength:
+        forced = RaceBotSeat(TABLE, "bot", forced=strength)
+        assert forced.strength is strength
+        assert forced.memory.profile == bot.PROFILES[strength]

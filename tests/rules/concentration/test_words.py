@@ -1,0 +1,120 @@
+"""Concentration's refusals and errors word for word (docs/rules-concentration.md): what the
+player, or the operator reading a log, is told."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from match.v1 import concentration_command_pb2, concentration_pb2, race_pb2
+from match_rules.concentration import commands as cmd
+from match_rules.concentration import decide, initial_state
+from match_rules.concentration import events as ev
+from match_rules.concentration.game import GAME
+from match_rules.deal import Strength
+from match_rules.errors import Code, RuleError
+from tests.rules.concentration.helpers import ANN, BOB, CARDS, CPU_SEED, PAIRS, Game, T
+
+
+def _refused(call: Callable[[], object]) -> tuple[object, str]:
+    try:
+        call()
+    except RuleError as error:
+        return error.code, error.message
+    except (ValueError, TypeError) as error:
+        return type(error), str(error)
+    raise AssertionError("not refused")
+
+
+def test_refusals_and_errors_word_for_word() -> None:
+    fresh = initial_state(CARDS, CPU_SEED, Strength.MEDIUM)
+    over = Game.started(players=(ANN,))
+    for a, b in PAIRS:
+        over.flip(T, ANN, a, b)
+    unknown = concentration_pb2.ConcentrationSettings()
+    unknown.MergeFromString(b"\xf8\x01\x01")  # field 31, a varint
+    empty = GAME.initial_state(None)
+    deal = concentration_pb2.ConcentrationDeal
+    wrong = race_pb2.RaceSettings()
+    cases = [
+        (
+            lambda: decide(fresh, cmd.FlipCard(T, ANN, 1)),
+            Code.GAME_NOT_STARTED,
+            "the game has not started: the host starts it",
+        ),
+        (
+            lambda: decide(over.state, cmd.FlipCard(T, ANN, 1)),
+            Code.GAME_OVER,
+            "the game is over; the results are final",
+        ),
+        (
+            lambda: GAME.settings(wrong),
+            Code.INVALID_SETUP,
+            "a Concentration table takes ConcentrationSettings, not RaceSettings",
+        ),
+        (
+            lambda: GAME.settings(unknown),
+            Code.INVALID_SETUP,
+            "this server knows no Concentration setting numbered [31]: leave them out (a newer "
+            "client?)",
+        ),
+        (
+            lambda: GAME.with_deal(empty, wrong),
+            ValueError,
+            "not a Concentration deal: RaceSettings",
+        ),
+        (
+            lambda: GAME.with_deal(
+                empty, deal(cards=CARDS, cpu_seed=CPU_SEED, cpu_strength="expert")
+            ),
+            ValueError,
+            "a deal's CPU strength is one of ['medium', 'strong', 'weak']",
+        ),
+        (
+            lambda: GAME.with_deal(empty, deal(cards=CARDS, cpu_seed=b"12", cpu_strength="weak")),
+            ValueError,
+            "a deal's CPU seed has 32 bytes",
+        ),
+        (
+            lambda: GAME.command(wrong, 5),
+            Code.MALFORMED_REQUEST,
+            "a Concentration table takes ConcentrationCommand, not RaceSettings",
+        ),
+        (
+            lambda: GAME.command(concentration_command_pb2.ConcentrationCommand(player_id="a"), 5),
+            Code.MALFORMED_REQUEST,
+            "send flip_card with the card to flip",
+        ),
+        (
+            lambda: GAME.decode(wrong),
+            ValueError,
+            "not a Concentration event: RaceSettings",
+        ),
+        (
+            lambda: GAME.redact(over.state, "flip", BOB),  # type: ignore[arg-type]
+            TypeError,
+            "not an event of Concentration: 'flip'",
+        ),
+    ]
+    for call, code, message in cases:
+        assert _refused(call) == (code, message), message
+
+
+class _Teller:
+    def name(self, player: str) -> str:
+        return player.title()
+
+    def when(self, ms: int) -> str:
+        return f"@{ms}"
+
+
+def test_running_out_and_the_end_told_word_for_word() -> None:
+    t = _Teller()
+    assert GAME.describe(ev.TimeRanOut(T, ANN, 5, 1), t).text == (
+        "Ann's time runs out: card 5 turns back down (1 try)"
+    )
+    assert GAME.describe(ev.TimeRanOut(T, ANN, 5, 3), t).text == (
+        "Ann's time runs out: card 5 turns back down (3 tries)"
+    )
+    # two of three tied first: they both won, and it is no draw (not everybody tied)
+    ended = ev.GameEnded(T, (), (ANN, BOB), False)
+    assert GAME.describe(ended, t).text == "the game ends: Ann and Bob won"
