@@ -35,9 +35,13 @@ CONFIG = """
 [tool.mutmut]
 source_paths = ["src/match_rules", "src/match_bus"]
 only_mutate = ["src/match_rules/*", "src/match_bus/jetstream.py"]
-pytest_add_cli_args = ["-p", "no:randomly", "-p", "no:cacheprovider", "-q", "-x", "-k", {slow}]
+pytest_add_cli_args = [
+    "-p", "no:randomly", "-p", "no:cacheprovider", "-p", "match_mutation.plugin", "-q", "-x",
+    "-k", {slow},
+]
 pytest_add_cli_args_test_selection = {tests}
 also_copy = ["docs"]
+timeout_multiplier = {timeout_multiplier}
 """
 # Left out of the mutation run: the slowest property tests (whole games by the hundred, fresh
 # interpreters, statistics over thousands of deals), which would cost each surviving mutant of
@@ -51,6 +55,11 @@ SLOW = (
     "test_forgets_at_its_rate",
     "test_the_rule_gives_the_seeds_two_values",
 )
+# mutmut stops a mutant's tests after (their clean time + 1 s) x 2 x this many CPU seconds and
+# counts it killed (a mutant that loops for ever). mutmut's default, 15, let each of those cost a
+# worker two and a half minutes; the tests run fastest first, so a mutant's run takes its clean
+# time at most, and six times that is still room enough on a busy machine (CPU time, not wall).
+TIMEOUT_MULTIPLIER = 3
 KILLED = {"killed", "timeout"}
 SURVIVED = {"survived", "no tests", "suspicious", "segfault"}
 BUS = "match_bus."
@@ -81,7 +90,9 @@ def stage() -> None:
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     selection = "[" + ", ".join(f'"{t}"' for t in TESTS) + "]"
     slow = '"' + " and ".join(f"not {name}" for name in SLOW) + '"'
-    (STAGE / "pyproject.toml").write_text(pyproject + CONFIG.format(tests=selection, slow=slow))
+    (STAGE / "pyproject.toml").write_text(
+        pyproject + CONFIG.format(tests=selection, slow=slow, timeout_multiplier=TIMEOUT_MULTIPLIER)
+    )
 
 
 def mutmut(*args: str) -> subprocess.CompletedProcess[str]:
