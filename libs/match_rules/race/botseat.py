@@ -64,7 +64,7 @@ class RaceBotSeat:
         self.rate = rate
         # Seeded per seat and game (a table holds one game): choices and thinking times from
         # one stream, forgetting from another, so what is forgotten depends only on the turns.
-        self.rng = rng or bot.seat_rng(table_id, player_id, "play")
+        self.rng = rng or bot.seat_rng(table_id, player_id, "play")  # pragma: no mutate: default
         self.tracker = ViewTracker(player=player_id, table_id=table_id)
         self.forced = forced
         self.shown: str | None = None

@@ -39,7 +39,7 @@ def place(event: Any) -> Place:
         return Place(OPENING)
     if isinstance(event, ev.GameEnded):
         return Place(ENDING)
-    board = getattr(event, "board", 0)
+    board = getattr(event, "board", 0)  # pragma: no mutate: every event left has a board
     return Place(board, isinstance(event, ev.BoardStarted)) if board else Place(PLAYING)
 
 

@@ -15,7 +15,8 @@ _TIMED_BY_BOARD_END = frozenset(
 
 def board_results(state: RaceState, board: Board, ended_at: int) -> tuple[ev.BoardResult, ...]:
     """Each player's result on a board that has just ended, in seat order."""
-    t0 = board.starts_at if board.starts_at is not None else ended_at
+    assert board.starts_at is not None  # a board ends only once in play, after its T0
+    t0 = board.starts_at
     results = []
     for player in state.players:
         pb = board.players[player]

@@ -64,3 +64,63 @@ def test_thinking_is_lognormal_around_the_kinds_median() -> None:
 
 def test_a_seats_default_stream_is_its_play_stream() -> None:
     assert bot.seat_rng("t", "p").random() == bot.seat_rng("t", "p", "play").random()
+
+
+def test_a_new_tile_is_one_it_does_not_know_while_there_is_one() -> None:
+    """It knows tiles 1-16, no two alike: the first tile of an attempt, and the second when it
+    does not know the first one's partner, is one of the four it does not know."""
+    memory = {t: t for t in range(1, 17)}
+    for seed in range(20):
+        plan = bot.choose_tiles(memory, (), (), random.Random(seed))
+        assert len(plan) == 1 and plan[0] in (17, 18, 19, 20), seed
+        second = bot.choose_second(memory, (), 17, random.Random(seed))
+        assert second in (18, 19, 20), seed
+
+
+def test_knowing_every_tile_that_is_down_it_still_turns_one() -> None:
+    """docs/bot.md: when it knows every tile that is down (and no pair among them), any tile
+    that is down; nothing only when nothing is down."""
+    memory = {t: t for t in bot.ALL_TILES}  # no two alike
+    found = range(1, 17)
+    plans = {bot.choose_tiles(memory, found, (17, 18), random.Random(s)) for s in range(20)}
+    assert plans == {(19,), (20,)}
+    seconds = {bot.choose_second(memory, found, 17, random.Random(s)) for s in range(20)}
+    assert seconds == {18, 19, 20}
+
+
+def test_with_one_tile_up_the_second_is_its_partner_before_any_other_known_pair() -> None:
+    """Tile 5 is up and it knows 9 is its partner; it also knows the pair (1, 2)."""
+    known = {1: 7, 2: 7, 5: 3, 9: 3}
+    assert bot.next_move(known, set(), (5,), random.Random(0)) == bot.Move(9, known=True)
+
+
+def test_a_tile_it_does_not_know_is_turned_as_not_known() -> None:
+    first = bot.next_move({}, set(), (), random.Random(0))
+    assert first is not None and first.known is False
+    second = bot.next_move({1: 9}, set(), (1,), random.Random(0))
+    assert second is not None and second.known is False
+
+
+def test_next_tile_draws_and_slips_as_next_move_does() -> None:
+    for seed in range(10):
+        move = bot.next_move({1: 4}, set(), (), random.Random(seed), 0.5)
+        assert move is not None
+        assert bot.next_tile({1: 4}, set(), (), random.Random(seed), 0.5) == move.tile
+    # going for the pair (3, 11) with slip 1: always a neighbour of 3 that is down
+    slips = {bot.next_tile({3: 6, 11: 6}, set(), (), random.Random(s), 1.0) for s in range(20)}
+    assert slips == {2, 4, 7}
+
+
+def test_a_draw_below_the_slip_probability_slips_and_one_at_it_does_not() -> None:
+    """A slip happens with probability ``slip``: when the draw in [0, 1) is below it."""
+    draw = random.Random(8).random()
+    assert bot.slipped(6, (), random.Random(8), draw) == 6
+    assert bot.slipped(6, (), random.Random(8), draw + 1e-9) in bot.neighbours(6)
+
+
+def test_without_a_pause_a_turn_waits_for_its_thinking_alone() -> None:
+    for now, think in ((0, 0), (0, 20), (5_000, 700)):
+        at = bot.earliest_turn_ms(
+            now_ms=now, think=think, starts_at_ms=0, paused_until_ms=0, clearing=False
+        )
+        assert at == now + think

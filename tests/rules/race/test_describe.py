@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from match.v1 import race_command_pb2, race_pb2
 from match_rules.game import ENDING, OPENING, PLAYING, Place, Told
+from match_rules.race import describe
 from match_rules.race import events as ev
 from match_rules.race.game import GAME
 from match_rules.race.view import OpponentMoved
@@ -116,3 +117,9 @@ def test_commands_and_settings() -> None:
     assert said() == "Ann sends nothing"
     settings = race_pb2.RaceSettings(ready_window_ms=30_000, hints_per_board=3)
     assert GAME.describe_settings(settings) == "Ready window 30000 ms, 3 hints per board"
+
+
+def test_a_players_line_is_their_name_and_the_verb() -> None:
+    """The lines built once at import (``_player``): the player's name, then the verb."""
+    said = describe._player("resigns")
+    assert said(T, ev.PlayerResigned(1, 1, "bob")) == "Bob resigns"

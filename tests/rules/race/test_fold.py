@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from match_rules.game import TableContext
 from match_rules.race import RaceDecider, evolve, initial_state, is_terminal, next_deadline
 from match_rules.race import commands as cmd
@@ -152,3 +154,13 @@ def test_the_decider_reports_the_races_own_deadline_and_end() -> None:
         assert str(error) == "this state is a projection of the events: it holds no deal"
     else:
         raise AssertionError("a projection gave a layout")
+
+
+def test_folding_what_is_not_an_event_of_match_says_what_it_is() -> None:
+    """Before any board, a board's event names itself; after, anything else is refused."""
+    with pytest.raises(AssertionError) as early:
+        evolve(initial_state(DEAL), ev.PlayerReady(1, 1, ANN))
+    assert str(early.value) == "PlayerReady before any board"
+    with pytest.raises(TypeError) as wrong:
+        evolve(Play.playing().state, "x")  # type: ignore[arg-type]
+    assert str(wrong.value) == "not an event of Match: 'x'"

@@ -101,3 +101,21 @@ def test_a_game_ended_before_any_board_is_a_draw_with_no_board_figures() -> None
     got = results(play)
     assert got.draw and got.winners == frozenset()
     assert got.figures == (Figure(ANN, "pairs", 0, S), Figure(BOB, "pairs", 0, S))
+
+
+def test_a_board_resigned_after_one_turn_was_played() -> None:
+    """Bob turns one tile and resigns: board 1 is his, with 0 pairs."""
+    play = Play.playing((ANN, BOB))
+    play.turn(play.t0 + 100, BOB, 1)
+    play.when(cmd.Resign(play.t0 + 1_000, BOB))
+    play.when(cmd.Resign(play.t0 + 1_100, ANN))
+    assert Figure(BOB, "pairs_board_1", 0, S) in results(play).figures
+
+
+def test_everybody_resigning_at_t0_took_no_time() -> None:
+    play = Play.playing((ANN, BOB))
+    for player in (ANN, BOB):
+        play.when(cmd.Resign(play.t0, player))
+    (revealed,) = play.of(ev.BoardRevealed)
+    assert isinstance(revealed, ev.BoardRevealed)
+    assert [(r.player, r.time_ms) for r in revealed.results] == [(ANN, 0), (BOB, 0)]

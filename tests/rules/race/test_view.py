@@ -154,3 +154,18 @@ def test_a_projection_folded_from_the_events_alone_gives_every_player_the_same_v
     g.when(cmd.Tick(g.t0 + 120_000))
     projection = fold(RACE, projection, g.log[-3:])
     assert player_view(projection, BOB).revealed == (DEAL[0],)
+
+
+def test_the_view_is_the_viewers() -> None:
+    assert player_view(Game.playing().state, BOB).player == BOB
+
+
+def test_once_the_game_is_over_a_players_own_tiles_are_down_again() -> None:
+    """Ann found two pairs on the last board played; its faces are in the revealed layout."""
+    g = Game.playing()
+    g.turn(g.t0 + 100, ANN, 1, 2, 3, 4)
+    g.when(cmd.Resign(g.t0 + 1_000, ANN))
+    g.when(cmd.Resign(g.t0 + 1_100, BOB))
+    assert g.state.phase is Phase.OVER
+    assert faces(g, ANN) == {}
+    assert player_view(g.state, ANN).revealed == (DEAL[0],)
