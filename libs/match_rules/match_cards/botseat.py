@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from google.protobuf.message import Message
 
@@ -99,8 +100,9 @@ class MatchCardsBotSeat:
             if not env.HasField("match_cards"):
                 continue
             kind = env.match_cards.WhichOneof("event")
-            e = getattr(env.match_cards, kind or "")
-            if getattr(e, "player", "") != self.player_id:
+            # no kind: one this build does not know (a newer server's), passed over
+            e: Any = getattr(env.match_cards, kind) if kind else None
+            if getattr(e, "player", "") != self.player_id:  # pragma: no mutate (both kinds have it)
                 continue
             if kind == "card_turned":
                 keep = bot.KEEP[self.strength]

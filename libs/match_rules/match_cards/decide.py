@@ -29,15 +29,16 @@ _Log = Log[MatchCardsState, ev.Event]  # the events decided so far, and the stat
 
 
 def _due(state: MatchCardsState) -> tuple[int, int, str] | None:
-    """The earliest thing time alone will do: (when, seat, whose compare); seat 0 is the cap."""
+    """The earliest thing time alone will do: (when, seat, whose compare); the cap's seat
+    comes after every player's, so at one instant the compares are judged first."""
     if state.phase is not Phase.PLAYING:
         return None
     due = [
         (b.compare_at, n, p)
-        for n, p in enumerate(state.players, start=1)
+        for n, p in enumerate(state.players, start=1)  # pragma: no mutate (only the order counts)
         if (b := state.board(p)).compare_at is not None
     ]
-    due.append((state.ends_at, len(state.players) + 1, ""))
+    due.append((state.ends_at, len(state.players) + 1, ""))  # pragma: no mutate (after every seat)
     return min(due)
 
 

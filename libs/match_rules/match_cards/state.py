@@ -154,6 +154,6 @@ def evolve(state: MatchCardsState, event: ev.Event) -> MatchCardsState:
                 phase=Phase.OVER,
                 standings=event.standings,
                 published_code=event.code,
-                replay=event.replay,
+                replay=event.replay,  # pragma: no mutate (GameStarted's settings set it already)
             )
     raise TypeError(f"not an event of Match Cards: {event!r}")  # pragma: no cover

@@ -4,7 +4,9 @@ what its seat is sent (each event redacted for it, as the lobby sends it)."""
 
 from __future__ import annotations
 
+import math
 import random
+import statistics
 from dataclasses import dataclass, field
 
 import pytest
@@ -54,6 +56,14 @@ def test_after_the_first_card_the_cards_remembered_of_its_picture_then_unseen_on
     assert picks == {1, 11}
 
 
+def test_the_first_card_of_an_attempt_ignores_any_picture_said_to_be_up() -> None:
+    """With nothing turned no picture is up to match: a lone card it remembers is not turned
+    first, whatever ``up_picture`` says."""
+    for seed in range(20):
+        choice = bot.next_card({5: "cat"}, [1, 5, 7], (), "cat", 2, random.Random(seed))
+        assert choice is not None and choice.card in (1, 7) and not choice.known
+
+
 def test_a_card_remembered_is_turned_only_when_nothing_unseen_is_left() -> None:
     memory = {1: "cat", 2: "dog"}
     choice = bot.next_card(memory, [1, 2, 3], (3,), "owl", 2, random.Random(0))
@@ -80,6 +90,26 @@ def test_a_sighting_is_kept_with_the_strength_s_probability_drawn_once() -> None
     assert memory == {}
 
 
+class Draw(random.Random):
+    """A random source whose ``random()`` always draws ``value``."""
+
+    def __init__(self, value: float) -> None:
+        super().__init__(0)
+        self.value = value
+
+    def random(self) -> float:
+        return self.value
+
+
+def test_a_sighting_is_kept_only_on_a_draw_below_the_probability() -> None:
+    """``random()`` draws from [0, 1): a draw of exactly ``keep`` forgets, so ``keep`` 0 never
+    keeps anything."""
+    for value, keep, kept in ((0.35, 0.35, False), (0.3499, 0.35, True), (0.0, 0.0, False)):
+        memory: dict[int, str] = {}
+        bot.remember(memory, 1, "cat", keep, Draw(value))
+        assert (memory == {1: "cat"}) is kept, (value, keep)
+
+
 def test_the_strengths_keep_more_the_stronger_they_are_and_weak_is_the_limits_forgetful() -> None:
     from match_rules.match_cards.limits import FORGETFUL_KEEP
 
@@ -96,6 +126,16 @@ def test_thinking_times_are_a_person_s_scaled_by_the_pace_and_bounded() -> None:
     assert 800 <= sorted(times)[250] <= 1_000  # the median, about 900 ms
     fast = bot.think_ms(random.Random(1), 0.1, bot.Think.KNOWN)
     assert fast == round(bot.think_ms(random.Random(1), 1.0, bot.Think.KNOWN) * 0.1)
+
+
+def test_thinking_times_spread_around_the_median_by_think_sigma() -> None:
+    """Lognormal: the logarithm of time / median has THINK_SIGMA (0.35) for its deviation."""
+    median = bot.THINK_MEDIAN_MS[bot.Think.NEXT]
+    logs = [
+        math.log(bot.think_ms(random.Random(n), 1.0, bot.Think.NEXT) / median) for n in range(2_000)
+    ]
+    assert abs(statistics.pstdev(logs) - bot.THINK_SIGMA) < 0.03
+    assert abs(statistics.fmean(logs)) < 0.03
 
 
 # --- a seat against the rules ---------------------------------------------------------------
@@ -381,6 +421,10 @@ def test_a_full_attempt_not_yet_compared_and_a_game_over_send_nothing() -> None:
     table.stream(table.envelopes([*table.game.turn(a, T0, "bot"), *table.game.turn(b, T0, "bot")]))
     s.tracker.compare_at_ms = 0  # the attempt's cards are up; its compare not told yet
     assert s.decide(T0) is None
+    # the game is over: nothing, even with cards still down on a copy not told it finished
+    left = start(Settings(), Strength.STRONG).seat
+    left.tracker.game_over = True
+    assert left.decide(T0) is None
     over = MatchCardsBotSeat(TABLE, "bot")
     over.tracker.started, over.tracker.game_over = True, True
     assert over.decide(0) is None
@@ -397,3 +441,82 @@ def test_a_fresh_seat_follows_its_own_table_and_has_decided_nothing() -> None:
     assert seat.think_rng.random() == bot.seat_rng(TABLE, "bot", "think").random()
     never = BotCall(TURN_CARD, match_cards_service_pb2.TurnCardRequest(table_id=TABLE, card=1))
     assert seat.still(never, 0) is False
+
+
+def test_a_seat_that_remembers_a_whole_group_turns_it_first_and_knows_where_to_go() -> None:
+    table = start(Settings(), Strength.STRONG)
+    s = table.seat
+    pair = table.game.groups()[3]
+    picture = table.game.cards[pair[0] - 1]
+    s.memory = {pair[1]: picture, pair[0]: picture}  # in the order remembered
+    call = s.decide(T0)
+    assert call is not None
+    request = call.request
+    assert isinstance(request, match_cards_service_pb2.TurnCardRequest)
+    think = bot.think_ms(bot.seat_rng(TABLE, "bot", "think"), 1.0, bot.Think.KNOWN)
+    assert (request.card, call.at_ms) == (pair[1], T0 + think)
+
+
+def test_a_later_card_it_does_not_remember_is_thought_over_as_a_later_one() -> None:
+    """The first card of an attempt (not remembered) is Think.NEW, the second Think.NEXT."""
+    table = start(Settings(), Strength.STRONG)
+    s = table.seat
+    first = s.decide(T0)
+    assert first is not None
+    request = first.request
+    assert isinstance(request, match_cards_service_pb2.TurnCardRequest)
+    table.stream(table.envelopes(table.game.turn(request.card, first.at_ms, "bot")))
+    second = s.decide(first.at_ms)
+    assert second is not None
+    think = bot.seat_rng(TABLE, "bot", "think")
+    new = bot.think_ms(think, 1.0, bot.Think.NEW)
+    later = bot.think_ms(think, 1.0, bot.Think.NEXT)
+    assert (first.at_ms, second.at_ms) == (T0 + new, T0 + new + later)
+
+
+def test_each_event_of_a_batch_is_looked_at_and_the_latest_time_returned() -> None:
+    """Another player's progress and table news in the middle of a batch do not hide the
+    seat's own card after them; news other than BotsAssigned shows no strength."""
+    seat = MatchCardsBotSeat(TABLE, "bot", forced=Strength.STRONG)
+    game = Game(Settings(), players=("bot", "ann"))
+    table = Table(seat, game)
+    table.stream(table.envelopes(game.events))
+    groups = game.groups()
+    ann = table.envelopes(game.turn(groups[0][0], T0 + 1, "ann"))
+    table.number += 1
+    seated = common_pb2.TableEvent.PlayerSeated(player_id="cat", display_name="Cat")
+    news = common_pb2.EventEnvelope(
+        event_number=table.number,
+        table_id=TABLE,
+        server_time_ms=T0 + 2,
+        table=common_pb2.TableEvent(player_seated=seated),
+    )
+    card = groups[1][0]
+    mine = table.envelopes(game.turn(card, T0 + 3, "bot"))
+    assert seat.observe_events([*ann, news, *mine]) == T0 + 3
+    assert seat.memory == {card: game.cards[card - 1]}  # kept at 95 %: this draw keeps it
+    assert seat.shown is None and seat.strength is Strength.STRONG
+
+
+def test_events_without_a_server_time_give_zero() -> None:
+    """0, which the bot's clock passes over (1 would put the server's clock in 1970)."""
+    seat = MatchCardsBotSeat(TABLE, "bot")
+    assert seat.observe_events([]) == 0
+    call = BotCall(TURN_CARD, match_cards_service_pb2.TurnCardRequest(table_id=TABLE, card=1))
+    assert seat.answered(call, match_cards_service_pb2.TurnCardResponse()) == 0
+
+
+def test_an_event_of_a_kind_it_does_not_know_teaches_it_nothing() -> None:
+    """A newer server's event (a field number this build has not heard of: no kind set) is
+    passed over, as the client's tracker passes it over; the seat plays on."""
+    table = start(Settings(), Strength.STRONG)
+    s = table.seat
+    table.number += 1
+    unknown = common_pb2.EventEnvelope(
+        event_number=table.number, table_id=TABLE, server_time_ms=T0 + 7
+    )
+    unknown.match_cards.MergeFromString(bytes([0xC2, 0x3E, 0x00]))  # field 1000, empty
+    assert unknown.match_cards.WhichOneof("event") is None
+    assert s.observe(W(event=unknown)) == T0 + 7
+    assert s.memory == {} and s.event_number == table.number
+    assert s.decide(T0 + 7) is not None

@@ -211,6 +211,7 @@ def test_the_deal_vectors() -> None:
         settings = Settings(Mode(mode), cards, Difficulty(difficulty), pictures)
         dealt = deal(bytes.fromhex(v["seed"]), settings)
         assert dealt.code == v["code"] and list(dealt.cards) == v["cards"]
+        assert dealt.version == vectors["version"] == "match-cards-deal-v2"
         assert codes.parse(dealt.code).seed.hex() == v["seed"]
 
 

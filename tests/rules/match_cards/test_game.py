@@ -223,6 +223,21 @@ def test_where_a_card_is() -> None:
     assert where(60, 60) == "row 6, column 10"
 
 
+def test_a_result_gives_the_time_in_seconds_to_the_tenth() -> None:
+    """Six pairs found one at a time, the last at T0 + 100 s: 100.0 s, not 99.9."""
+    from tests.rules.match_cards.helpers import Game
+
+    game = Game()
+    *first, last = game.groups()
+    at = T0
+    for group in first:
+        at = game.attempt(group, at)
+    game.attempt(last, T0 + 100_000 - COMPARE_MS)
+    got = GAME.results(game.state)
+    assert got is not None
+    assert got.standings[0].summary == "won: 6 of 6 found, 0 of 20 failed, 100.0 s"
+
+
 def test_results_written_out_by_hand_a_win_a_loss_a_tie_and_a_replay() -> None:
     from match_rules.game import Results, Standing
     from match_rules.match_cards import commands as cmd

@@ -171,6 +171,9 @@ def test_ranking_groups_then_fewer_failed_then_time_and_ties_share() -> None:
         ("d", True, 6, 4, 40),
     ]
     assert [(s.player, s.place) for s in rank(rows)] == [("c", 1), ("d", 1), ("b", 3), ("a", 4)]
+    # fewer failed attempts come before less time
+    slower = [("e", True, 6, 5, 30), ("f", True, 6, 3, 60)]
+    assert [(s.player, s.place) for s in rank(slower)] == [("f", 1), ("e", 2)]
 
 
 def test_the_cap_ends_the_game_for_whoever_has_not_finished() -> None:
@@ -182,6 +185,30 @@ def test_the_cap_ends_the_game_for_whoever_has_not_finished() -> None:
     game.run(cmd.Tick(T0 + CAP_MS))
     assert game.events[-2] == ev.PlayerFinished(T0 + CAP_MS, "bob", False, 0, 0, CAP_MS)
     assert game.state.phase is Phase.OVER
+
+
+def test_a_compare_due_at_the_cap_s_instant_is_judged_before_the_cap() -> None:
+    """The last pair, compared at the very instant of the cap: found, and the game won."""
+    game = Game()
+    *first, last = game.groups()
+    at = T0
+    for group in first:
+        at = game.attempt(group, at)
+    for card in last:
+        game.turn(card, T0 + CAP_MS - COMPARE_MS)
+    game.run(cmd.Tick(T0 + CAP_MS))
+    assert game.events[-2] == ev.PlayerFinished(T0 + CAP_MS, "ann", True, 6, 0, CAP_MS)
+
+
+def test_a_compare_due_after_the_cap_is_never_judged_and_nothing_is_left_pending() -> None:
+    game = Game()
+    for card in game.groups()[0]:
+        game.turn(card, T0 + CAP_MS - 1_000)  # compared half a second after the cap
+    assert game.state.board("ann").compare_at == T0 + CAP_MS + 500
+    game.run(cmd.Tick(T0 + CAP_MS))
+    assert game.events[-2] == ev.PlayerFinished(T0 + CAP_MS, "ann", False, 0, 0, CAP_MS)
+    assert game.state.phase is Phase.OVER and game.state.board("ann").compare_at is None
+    assert decide(game.state, cmd.Tick(T0 + CAP_MS + 500)) == []
 
 
 def test_the_clock_does_not_run_backwards_and_a_late_tick_is_nothing() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from types import SimpleNamespace
 
 import pytest
 
@@ -437,4 +438,9 @@ def test_the_log_told_word_for_word() -> None:
     assert _refused(lambda: GAME.describe("flip", _Teller())) == (  # type: ignore[arg-type]
         TypeError,
         "not an event of Match Cards: 'flip'",
+    )
+    other = SimpleNamespace(at=T0)  # another game's event: it has a time, and nothing else
+    assert _refused(lambda: GAME.evolve(GAME.initial_state(None), other)) == (
+        TypeError,
+        f"not an event of Match Cards: namespace(at={T0})",
     )
