@@ -216,7 +216,8 @@ def _flip(log: _Log, c: cmd.FlipCard) -> None:
 def _flip_card(log: _Log, now: int, player: str, card: int) -> None:
     log.emit(ev.CardFlipped(now, player, card, log.state.face(card)))
     if len(log.state.up) == 1:
-        log.emit(ev.SecondCardDue(now, player, _deadline(log.state, now, first=False)))
+        due = _deadline(log.state, now, first=False)  # pragma: no mutate: None is as False
+        log.emit(ev.SecondCardDue(now, player, due))
         return
     _judge(log, player, now)
 

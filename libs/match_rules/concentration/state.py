@@ -41,7 +41,6 @@ class ConcentrationState:
     players: tuple[str, ...] = ()
     cpus: frozenset[str] = frozenset()
     settings: Settings = _DEFAULT
-    deal_version: str = ""
     turn: str | None = None  # whose turn it is
     deadline: int | None = None  # when the current flip's wait ends by itself
     up: tuple[int, ...] = ()  # face up now: a turn's first card, or a miss until it turns down
@@ -113,7 +112,6 @@ def _evolve(state: ConcentrationState, event: ev.Event) -> ConcentrationState:
                 players=event.players,
                 cpus=event.cpus,
                 settings=event.settings,
-                deal_version=event.deal_version,
                 pairs=zero,
                 tries=zero,
                 memory=MappingProxyType(dict.fromkeys(sorted(event.cpus), NOTHING)),
@@ -154,7 +152,7 @@ def _evolve(state: ConcentrationState, event: ev.Event) -> ConcentrationState:
                 state, up=(), turn_down_at=None, faces=_without(state.faces, event.cards)
             )
         case ev.TimeRanOut():
-            down = () if event.card is None else (event.card,)
+            down = () if event.card is None else (event.card,)  # pragma: no mutate: (None,) same
             return replace(
                 state,
                 up=(),
@@ -180,12 +178,12 @@ def _evolve(state: ConcentrationState, event: ev.Event) -> ConcentrationState:
                 phase=Phase.OVER,
                 dropped=_empty(),
                 turn=None,
-                deadline=None,
+                deadline=None,  # pragma: no mutate: the last PairTaken cleared it already
                 standings=event.standings,
                 winners=event.winners,
                 draw=event.draw,
             )
-    raise TypeError(f"not an event of Concentration: {event!r}")  # pragma: no cover
+    raise TypeError(f"not an event of Concentration: {event!r}")  # pragma: no cover, no mutate
 
 
 def _drop(mapping: Mapping[str, int], key: str) -> Mapping[str, int]:

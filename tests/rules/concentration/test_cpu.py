@@ -183,3 +183,52 @@ def test_a_seat_recalls_exactly_the_sightings_it_kept() -> None:
             if uniform(DealStream(CPU_SEED, f"keep/{seat}/{n}", "concentration-cpu-v1"), 1000) < 700
         }
         assert recall(memory, CPU_SEED, seat, Strength.MEDIUM) == kept, seat
+
+
+def test_a_blind_flip_is_drawn_as_docs_dealing_md_says() -> None:
+    """docs/dealing.md: ``uniform(len(candidates))`` over the candidates, ascending, from the
+    stream of the CPU seed, version ``concentration-cpu-v1``, label ``flip/<n>``."""
+    known = {5: "p2", 9: "p4"}
+    candidates = [c for c in DOWN if c not in known]
+    for n in range(40):
+        stream = DealStream(CPU_SEED, f"flip/{n}", "concentration-cpu-v1")
+        expected = candidates[uniform(stream, len(candidates))]
+        assert choose(Table(DOWN, (), Matching.IDENTICAL), known, CPU_SEED, n) == expected, n
+
+
+@pytest.mark.parametrize("strength", list(Strength))
+def test_every_cpu_flip_comes_from_its_seats_memory_the_tables_matching_and_its_draw(
+    strength: Strength,
+) -> None:
+    """A whole game of three CPU seats, by rank with jokers, replayed from its public events:
+    each flip is ``choose`` over the cards still down (1 to N, none taken or up), with what that
+    seat kept of what it saw (``keep/<seat>/<n>``), paired by the table's matching, drawn with
+    the number of game events folded before it (``flip/<n>``)."""
+    settings = Settings(Pictures.PLAYING_CARDS, 24, True, Matching.RANK)
+    cards = (*("A23456"[n // 4] + "SHDC"[n % 4] for n in range(24)), "JK", "JK")
+    players = (ANN, BOB, CAT)
+    g = Game.started(players, settings, frozenset(players), cards, strength)
+    g.when(cmd.Tick(T + 3_600_000))
+    assert isinstance(g.log[-1], ev.GameEnded)
+    seen: dict[str, dict[int, tuple[str, int]]] = {p: {} for p in players}
+    faces: dict[int, str] = {}
+    taken: set[int] = set()
+    up: list[int] = []
+    flips = 0
+    for folded, event in enumerate(g.log):
+        if isinstance(event, ev.CardFlipped):
+            known = recall(seen[event.player], CPU_SEED, players.index(event.player) + 1, strength)
+            down = tuple(n for n in range(1, 27) if n not in taken and n not in up)
+            table = Table(down, tuple((n, faces[n]) for n in up), Matching.RANK)
+            assert event.card == choose(table, known, CPU_SEED, folded), (folded, event)
+            faces[event.card] = event.face
+            up.append(event.card)
+            flips += 1
+        elif isinstance(event, ev.PairTaken):
+            taken.update(event.cards)
+            up.clear()
+        elif isinstance(event, ev.CardsTurnedDown | ev.TimeRanOut):
+            up.clear()
+        for player in players:
+            seen[player] = dict(remember(seen[player], event, folded + 1))
+    assert flips >= 26 and taken == set(range(1, 27))

@@ -193,7 +193,8 @@ def test_without_a_limit_a_table_of_two_waits_two_minutes_a_flip() -> None:
 def test_a_solo_game_without_a_limit_waits_for_ever() -> None:
     g = Game.started(players=(ANN,))
     assert next_deadline(g.state) is None
-    g.flip(T, ANN, 1, 3)  # a miss: the turn comes back to the same player
+    assert g.flip(T, ANN, 1)[-1] == ev.SecondCardDue(T, ANN, None)  # the second card too
+    g.flip(T, ANN, 3)  # a miss: the turn comes back to the same player
     assert g.when(cmd.Tick(T + MISS_SHOW_MS))[-1] == ev.TurnBegan(T + MISS_SHOW_MS, ANN, None)
 
 
@@ -206,6 +207,7 @@ def test_a_solo_game_with_a_limit_times_only_the_second_card() -> None:
         ev.TimeRanOut(T + 30_010, ANN, 1, 1),
         ev.TurnBegan(T + 30_010, ANN, None),
     ]
+    assert g.flip(T + 30_020, ANN, 1, 2)[-1] == ev.TurnBegan(T + 30_020, ANN, None)  # a pair
 
 
 def test_a_late_tick_fires_each_deadline_at_the_instant_it_was_due() -> None:

@@ -7,8 +7,9 @@ from collections.abc import Callable
 
 from match.v1 import concentration_command_pb2, concentration_pb2, race_pb2
 from match_rules.concentration import commands as cmd
-from match_rules.concentration import decide, initial_state
+from match_rules.concentration import decide, evolve, initial_state
 from match_rules.concentration import events as ev
+from match_rules.concentration.decide import CPU_THINK_MS, MISS_SHOW_MS
 from match_rules.concentration.game import GAME
 from match_rules.deal import Strength
 from match_rules.errors import Code, RuleError
@@ -35,7 +36,29 @@ def test_refusals_and_errors_word_for_word() -> None:
     empty = GAME.initial_state(None)
     deal = concentration_pb2.ConcentrationDeal
     wrong = race_pb2.RaceSettings()
+    cpu_seat = Game.started(cpus=frozenset({ANN}))
+    missed = Game.started()
+    missed.flip(T + 10, ANN, 1, 3)
+    projection = initial_state()
+    for event in cpu_seat.log:
+        projection = evolve(projection, event)
     cases = [
+        (
+            lambda: decide(cpu_seat.state, cmd.FlipCard(T, ANN, 1)),
+            Code.SEAT_PLAYED_BY_CPU,
+            "the CPU plays this seat: it was a CPU seat from the start, or its player did not "
+            "come back in time",
+        ),
+        (
+            lambda: decide(missed.state, cmd.FlipCard(T + 300, BOB, 5)),
+            Code.PAUSED,
+            f"the missed pair is still showing for {MISS_SHOW_MS - 290} ms more",
+        ),
+        (
+            lambda: decide(projection, cmd.Tick(T + CPU_THINK_MS)),
+            ValueError,
+            "this state holds no deal: the CPU has no random source",
+        ),
         (
             lambda: decide(fresh, cmd.FlipCard(T, ANN, 1)),
             Code.GAME_NOT_STARTED,
