@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
 import pytest
 
@@ -24,7 +25,22 @@ class PlayerSeated:
     is_bot: bool
 
 
-CODEC = Codec(common_pb2.TableEvent, (TableExpired, PlayerSeated))
+class Visibility(Enum):
+    OPEN = 1
+    PRIVATE = 2
+
+
+@dataclass(frozen=True)
+class TableCreated:
+    seats: int
+    visibility: Visibility | None  # an enum that may be None: still read back as the enum
+
+
+CODEC = Codec(
+    common_pb2.TableEvent,
+    (TableExpired, PlayerSeated, TableCreated),
+    {Visibility: (common_pb2.Visibility, "VISIBILITY_")},
+)
 
 
 def test_every_game_is_found_by_its_kind_and_its_slug() -> None:
@@ -56,6 +72,15 @@ def test_an_event_with_no_field_still_selects_its_member() -> None:
 def test_fields_without_presence_read_back_as_their_zero_value() -> None:
     wire = CODEC.to_proto(PlayerSeated(2, None, "Ann", False))
     assert CODEC.from_proto(wire) == PlayerSeated(2, "", "Ann", False)
+
+
+def test_an_optional_enum_reads_back_as_its_member() -> None:
+    for visibility in Visibility:
+        wire = CODEC.to_proto(TableCreated(3, visibility))
+        assert wire.table_created.visibility == common_pb2.Visibility.Value(
+            "VISIBILITY_" + visibility.name
+        )
+        assert CODEC.from_proto(wire) == TableCreated(3, visibility)
 
 
 def test_a_message_with_nothing_set_or_of_another_class_is_refused() -> None:

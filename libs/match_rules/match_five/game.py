@@ -299,7 +299,7 @@ class MatchFive:
         for p in view.players:
             out.players.add(
                 player=p.player,
-                display_name=table.names.get(p.player, ""),
+                display_name=table.names.get(p.player, ""),  # pragma: no mutate (None is "")
                 links=p.links,
                 done=p.done,
                 total=p.total,

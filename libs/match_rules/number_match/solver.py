@@ -241,7 +241,7 @@ def _forced_dead(b: bytes) -> bool:
         if b.count(c) != 2:
             continue
         a = b.find(c)
-        d = b.find(c, a + 1)
+        d = b.find(c, a + 1)  # pragma: no mutate (two of c: rfind finds the same)
         ra, ca = divmod(a, WIDTH)
         rd, cd = divmod(d, WIDTH)
         inside = b[a + 1 : d]
@@ -253,7 +253,7 @@ def _forced_dead(b: bytes) -> bool:
             line = inside
         for v in _CLASSES:
             if v != c and v in line and inside.count(v) == 1:
-                x = a + 1 + inside.index(v)
+                x = a + 1 + inside.index(v)  # pragma: no mutate (one v inside: rindex same)
                 if not any(
                     k != x and not (_blocked(k, x, a, d) if k < x else _blocked(x, k, a, d))
                     for k in _cells(b, v)
@@ -344,8 +344,8 @@ class _Search:
         self.failed: dict[bytes, int] = {}
         self.root_repeated = False  # below a root pair, a repetition led back to the root
         self.run_number = 0
-        self.fails = 0  # positions proven to fail, over all runs
-        self.fail_limit = _UNLIMITED  # when the current run gives up
+        self.fails = 0  # proven failures, all runs  # pragma: no mutate (limits are relative)
+        self.fail_limit = _UNLIMITED  # when this run gives up  # pragma: no mutate (set per run)
 
     def _frame(self, b: bytes, adds: int, root: bool) -> _Frame:
         self.nodes += 1
@@ -378,7 +378,7 @@ class _Search:
             return None
         # Only unlimited additions can repeat a position: with a limit, every move lowers the
         # numbers or the additions left.
-        cycles = smart and adds >= _UNLIMITED
+        cycles = smart and adds >= _UNLIMITED  # pragma: no mutate (read only when smart)
         on_path: dict[bytes, int] = {root: 0}
         path: list[Move] = []
         stack = [self._frame(root, adds, root=True)]
@@ -394,7 +394,7 @@ class _Search:
                 depth = len(stack)
                 if cycles:
                     del on_path[b]
-                    if stack and frame.low < stack[-1].low:
+                    if stack and frame.low < stack[-1].low:  # pragma: no mutate (<=: the same low)
                         stack[-1].low = frame.low
                 if frame.low >= depth and failed.get(b, -1) < left:
                     failed[b] = left
@@ -404,7 +404,7 @@ class _Search:
                 continue
             frame.next = k + 1
             move = moves[k]
-            if move[0] < 0:
+            if move[0] < 0:  # pragma: no mutate (ADD is (-1, -1): move[1] says the same)
                 added = _added(b)
                 if added is None:
                     continue
@@ -415,7 +415,7 @@ class _Search:
                 path.append(move)
                 return path
             if smart:
-                if failed.get(child, -1) >= child_left:
+                if failed.get(child, -1) >= child_left:  # pragma: no mutate (child_left >= 0)
                     continue
                 # A pair keeps every count's parity and an addition makes all even: below the
                 # root only the forced-pair rule can newly apply.
@@ -480,7 +480,7 @@ def solve(board: Board, additions_left: int | None, budget: int = HINT_BUDGET) -
 def plain_solve(board: Board, additions_left: int | None, budget: int) -> Solution:
     """:func:`solve` without its table, move order and pruning: the plain depth-first search the
     benchmark measures it against (pairs by ``i`` then ``j``, then the addition)."""
-    return _solve(board, additions_left, budget, smart=False)[0]
+    return _solve(board, additions_left, budget, smart=False)[0]  # pragma: no mutate (None: falsy)
 
 
 def hint(board: Board, additions_left: int | None, budget: int = HINT_BUDGET) -> Hint:

@@ -143,6 +143,7 @@ def test_seeing_needs_two_numbers_on_the_board() -> None:
     assert not sees(board, 0, 1)
     assert not sees(board, 0, 0)
     assert not sees(board, 0, 3) and not sees(board, -1, 2)
+    assert not sees(board, 3, 0) and not touching(board, 3, 0)  # off the board, either one
     assert not touching(board, 0, 1)
 
 
@@ -294,7 +295,7 @@ def test_each_level_has_its_numbers_and_additions(
     assert (level.numbers, level.additions) == (numbers, additions)
 
 
-def test_a_clear_board_adds_nothing_and_says_why_it_cannot():
+def test_a_clear_board_adds_nothing_and_says_why_it_cannot() -> None:
     assert added_length(()) == 0
     with pytest.raises(ValueError) as caught:
         add_numbers(())

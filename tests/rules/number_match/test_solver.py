@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from match_rules.number_match import solver
 from match_rules.number_match.board import (
     MAX_CELLS,
+    WIDTH,
     Board,
     add_numbers,
     pair_moves,
@@ -140,6 +141,8 @@ def test_an_odd_class_without_additions_is_stuck_without_a_search() -> None:
         rows("1212"),  # the 1s meet only in reading order, so the 2 between must go first...
         rows("1", "2", "1", "2"),  # ...in their column likewise
         rows("2", "1", "2", "1"),  # a partner above the forced pair, in its column
+        rows("2", "1", "2", "1", "2", "2"),  # two more 2s: only the 1s are forced, the 2 above...
+        rows("2", "2", "1", "2", "1", "2"),  # ...or the 2 below waits on a forced 1
     ],
 )
 def test_a_forced_pair_that_waits_on_a_number_that_waits_on_it_is_stuck(board: Board) -> None:
@@ -155,13 +158,28 @@ def test_a_forced_pair_that_waits_on_a_number_that_waits_on_it_is_stuck(board: B
         rows("121", "..2"),  # ...a partner on a diagonal
         rows("1", ".2", "..1", "2"),  # the forced 1s may yet meet on a diagonal
         rows("12.", "..1", "2"),  # the 2 below may reach the one above on a diagonal later
+        rows("1212", "........2", "2"),  # the last 2 meets the first once the row between goes
+        rows("2", "1....2", "1"),  # a number above the forced pair in its column is not between
     ],
 )
 def test_a_forced_pair_with_a_way_out_is_searched(board: Board) -> None:
     assert solve(board, 0, EXHAUSTIVE).status is exhaustive(board, 0)
 
 
+def test_a_board_at_the_cap_tries_every_pair_before_it_is_stuck() -> None:
+    # two pairs, each leaving no pair and no room to add: both are tried, in Classic too
+    board = list(no_pairs(MAX_CELLS // 2 + 2))
+    board[-2] = 3
+    assert pair_moves(tuple(board)) == [(261, 270), (269, 270)]
+    stuck = Solution(Status.UNSOLVABLE, (), 3)
+    assert solve(tuple(board), 1, 50) == solve(tuple(board), None, 50) == stuck
+    assert plain_solve(tuple(board), 1, 50) == plain_solve(tuple(board), None, 50) == stuck
+
+
 def test_the_cap_is_the_last_addition() -> None:
+    fits = no_pairs(MAX_CELLS // 2)  # 540 cells after adding: the added board is searched
+    assert solve(fits, 1, 50) == Solution(Status.UNSOLVABLE, (), 2)
+    assert plain_solve(fits, 1, 50) == Solution(Status.UNSOLVABLE, (), 2)
     full = no_pairs(MAX_CELLS // 2 + 1)
     assert solve(full, 1).status is Status.UNSOLVABLE
     assert solve(full, None).status is Status.UNSOLVABLE
@@ -175,6 +193,16 @@ def test_the_budget_runs_out_into_unknown_never_a_guess() -> None:
     assert solve(HARD, 1, 10) == Solution(Status.UNKNOWN, (), 10)
     assert hint(HARD, 1, 10).kind is HintKind.UNKNOWN
     assert plain_solve(HARD, 1, 10).status is Status.UNKNOWN
+
+
+def test_the_budget_is_the_most_positions_expanded_and_exactly_enough_will_do() -> None:
+    board = rows("1234", "9876")
+    found = solve(board, 1)
+    assert found.status is Status.SOLVABLE and found.nodes > 1
+    assert solve(board, 1, found.nodes) == found
+    assert solve(board, 1, found.nodes - 1) == Solution(Status.UNKNOWN, (), found.nodes - 1)
+    assert plain_solve(rows("19.1"), 0, 3) == Solution(Status.UNSOLVABLE, (), 3)
+    assert plain_solve(rows("19.1"), 0, 2) == Solution(Status.UNKNOWN, (), 2)
 
 
 def test_a_hard_board_is_solved_after_restarts_and_the_answer_is_deterministic() -> None:
@@ -193,6 +221,19 @@ def test_the_answer_does_not_change_between_runs_or_machines() -> None:
 GOLDEN = (
     (38, 44), ADD, (55, 56), (32, 41), (37, 47), (36, 39), (35, 43), (34, 42), (10, 30),
     (19, 27), (9, 27), (14, 17), (0, 10), (4, 12),
+)  # fmt: skip
+
+# A board the search needs 15 runs for: the order of the later runs is fixed too.
+LONGER = rows("4", "6.....113", "........5", "........3", "92..51..4", ".47")
+
+
+def test_the_answer_after_many_restarts_does_not_change_either() -> None:
+    assert solve(LONGER, 1, 3_000) == Solution(Status.SOLVABLE, LONGER_GOLDEN, 598)
+
+
+LONGER_GOLDEN = (
+    (44, 46), ADD, (41, 51), (50, 58), (0, 9), (39, 40), (38, 43), (31, 44), (27, 37), (6, 7),
+    (28, 38), (26, 27), (17, 21), (8, 14),
 )  # fmt: skip
 
 
@@ -216,6 +257,11 @@ def test_add_after_a_repetition_below_a_root_pair_is_not_claimed(
     answer = Solution(Status.SOLVABLE, (ADD, (0, 1)), 7)
     monkeypatch.setattr(solver, "_solve", lambda *args, **kwargs: (answer, True))
     assert hint((1, 2), None) == solver.Hint(HintKind.UNKNOWN, None, (), 7)
+
+
+def test_the_search_says_whether_a_repetition_led_back_to_the_root() -> None:
+    assert solver._solve((1, 1), 0, 10, True) == (Solution(Status.SOLVABLE, ((0, 1),), 1), False)
+    assert solver._solve((1, 6, 3), None, 100, True)[1] is False  # repeats below ADD only
 
 
 def test_a_clear_board_is_solved_by_nothing() -> None:
@@ -248,6 +294,86 @@ def test_the_plain_search_finds_the_same_clearing_kind() -> None:
     assert plain_solve((1, 2), 1, 1_000).status is Status.UNSOLVABLE
 
 
+def test_the_plain_search_prunes_nothing_and_expands_every_position() -> None:
+    # three 1s: parity settles it without a search, the plain search expands the board and
+    # both boards its two pairs leave
+    board = rows("19.1")
+    assert solve(board, 0, 1) == Solution(Status.UNSOLVABLE, (), 0)
+    assert plain_solve(board, 0, 1_000) == Solution(Status.UNSOLVABLE, (), 3)
+
+
+# --- the pruning helpers on their own ---------------------------------------------------------
+
+
+def cell(row: int, column: int) -> int:
+    return row * WIDTH + column
+
+
+def test_a_column_pair_is_blocked_by_a_forced_cell_between_in_its_column() -> None:
+    top, bottom = cell(0, 0), cell(2, 0)
+    assert solver._blocked(top, bottom, cell(1, 0), cell(3, 3))  # a between
+    assert solver._blocked(top, bottom, cell(0, 3), cell(1, 0))  # d between
+    # between in reading order only: the column is still open
+    assert not solver._blocked(top, bottom, cell(0, 3), cell(1, 5))
+    # in the column but above or below the pair
+    assert not solver._blocked(cell(1, 0), cell(3, 0), cell(0, 0), cell(4, 0))
+
+
+def test_a_pair_that_never_meets_on_a_diagonal_is_blocked_by_a_forced_cell_read_between() -> None:
+    assert solver._blocked(cell(0, 1), cell(0, 5), cell(0, 3), cell(2, 2))  # a between
+    assert solver._blocked(cell(0, 1), cell(1, 8), cell(0, 0), cell(1, 2))  # d between
+    assert not solver._blocked(cell(0, 1), cell(0, 5), cell(0, 0), cell(0, 6))  # both outside
+    # a diagonal may still come: no cell between in reading order blocks for good
+    assert not solver._blocked(cell(0, 1), cell(1, 0), cell(0, 5), cell(0, 7))
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [(cell(1, 0), cell(3, 0)), (cell(0, 1), cell(0, 5))],  # a column pair, a reading-order pair
+)
+def test_only_a_cell_strictly_between_blocks_never_one_of_the_pair(first: int, second: int) -> None:
+    assert not solver._blocked(first, second, first, second)
+    assert not solver._blocked(first, second, second, first)
+
+
+def test_an_addition_copies_the_numbers_after_the_last_and_may_reach_the_cap_exactly() -> None:
+    assert solver._added(bytes((1, 0, 2, 0, 0))) == bytes((1, 0, 2, 1, 2))
+    assert solver._added(bytes((1,)) * (MAX_CELLS // 2)) == bytes((1,)) * MAX_CELLS
+    assert solver._added(bytes((1,)) * (MAX_CELLS // 2 + 1)) is None
+
+
+def test_run_0_tries_the_pairs_whose_numbers_have_the_fewest_other_pairs_first() -> None:
+    # the middle pair's numbers each have another pair, the outer pairs' one number does
+    assert solver._order([(0, 1), (1, 2), (2, 3)], 0) == [(0, 1), (2, 3), (1, 2)]
+    assert solver._order([(0, 1)], 3) == [(0, 1)]
+    assert solver._order([], 3) == []
+
+
+def test_later_runs_start_two_pairs_in_both_orders() -> None:
+    orders = {tuple(solver._order([(0, 1), (1, 2)], run)) for run in range(1, 6)}
+    assert orders == {((0, 1), (1, 2)), ((1, 2), (0, 1))}
+
+
+def test_odd_runs_offer_the_addition_first_below_the_root_on_at_most_20_numbers() -> None:
+    search = solver._Search(100, smart=True)
+    twenty = bytes((1, 0) * 20)  # 20 numbers, empty cells between them
+    search.run_number = 1
+    assert search._frame(twenty, 1, root=False).moves[0] == ADD
+    assert search._frame(twenty + bytes((1,)), 1, root=False).moves[-1] == ADD  # 21: last
+    assert search._frame(twenty, 1, root=True).moves[-1] == ADD  # the root: every pair first
+    assert ADD not in search._frame(twenty, 0, root=False).moves  # no addition left: none
+    search.run_number = 2
+    assert search._frame(twenty, 1, root=False).moves[-1] == ADD  # even runs: last
+    assert search.nodes == 5
+
+
+def test_the_cells_of_a_class_are_all_listed_in_order_adjacent_ones_too() -> None:
+    board = bytes((1, 1, 0, 2, 1, 1, 1))
+    assert solver._cells(board, 1) == [0, 1, 4, 5, 6]
+    assert solver._cells(board, 2) == [3]
+    assert solver._cells(board, 3) == []
+
+
 # --- the witness ------------------------------------------------------------------------------
 
 BOARD = rows("1234", "9876")
@@ -272,6 +398,7 @@ def test_replay_accepts_a_witness_and_counts_it() -> None:
         (rows("12"), 1, [ADD, ADD], "step 2 adds numbers, but the board allows only 1 addition "),
         (rows("1.1"), 0, [(0, 1)], "step 1 pairs cells 0 and 1, but cell 1 is empty"),
         (rows("1.1"), 0, [(0, 3)], "the board has cells 0..2"),
+        (rows("1.1"), 0, [(3, 0)], "the board has cells 0..2"),
         (rows("1.1"), 0, [(2, 2)], "two different cells"),
         (rows("1.1"), 0, [(0, 2, 3)], "step 1 is (0, 2, 3), neither a pair"),
         (rows("1.1"), 0, [(0, "2")], "neither a pair"),
@@ -300,7 +427,7 @@ def test_replay_takes_a_tampered_witness_step_by_step() -> None:
         replay(BOARD, 1, WITNESS[:-1])
 
 
-def test_a_stuck_or_undecided_hint_rests_on_no_moves_and_counts_its_positions():
+def test_a_stuck_or_undecided_hint_rests_on_no_moves_and_counts_its_positions() -> None:
     stuck = hint((1, 2), 0, 1_000)
     assert (stuck.kind, stuck.pair, stuck.moves) == (HintKind.STUCK, None, ())
     assert isinstance(stuck.nodes, int)
@@ -312,15 +439,21 @@ def test_a_stuck_or_undecided_hint_rests_on_no_moves_and_counts_its_positions():
     assert str(caught.value) == "the board is already clear: there is nothing to hint"
 
 
-def test_a_replay_counts_its_additions_and_adds_up_its_points():
+def test_a_replay_counts_its_additions_and_adds_up_its_points() -> None:
     done = replay((5,), 2, [ADD, ADD, (0, 1), (2, 3)])
     assert (done.pairs, done.additions, done.points) == (2, 2, 1 + (1 + 10 + 150))
 
 
-def test_a_replay_names_the_empty_cell_and_the_blocked_pair_in_these_words():
+def test_a_replay_names_the_empty_cell_and_the_blocked_pair_in_these_words() -> None:
     with pytest.raises(WitnessError) as caught:
         replay((1, 1, 2, 2), 0, [(0, 1), (0, 2)])
     assert str(caught.value) == "step 2 pairs cells 0 and 2, but cell 0 is empty"
+    with pytest.raises(WitnessError) as caught:
+        replay((1, 0, 1), 0, [(2, 2)])
+    assert str(caught.value) == (
+        "step 1 pairs cells 2 and 2, but the board has cells 0..2 and a pair needs two "
+        "different cells"
+    )
     with pytest.raises(WitnessError) as caught:
         replay((1, 2, 1), 0, [(0, 2)])
     assert str(caught.value) == (
@@ -329,6 +462,6 @@ def test_a_replay_names_the_empty_cell_and_the_blocked_pair_in_these_words():
     )
 
 
-def test_a_pair_or_add_hint_counts_its_positions_too():
+def test_a_pair_or_add_hint_counts_its_positions_too() -> None:
     assert isinstance(hint((1, 6, 3), None).nodes, int)  # ADD
     assert isinstance(hint((1, 1, 2, 8, 3, 3), 5).nodes, int)  # PAIR
