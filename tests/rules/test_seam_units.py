@@ -9,6 +9,8 @@ import pytest
 
 from match.v1 import common_pb2
 from match_rules import registry
+from match_rules.decider import in_time
+from match_rules.errors import Code, RuleError
 from match_rules.protocodec import Codec, snake
 
 
@@ -111,3 +113,18 @@ def test_only_number_match_has_proofs_beyond_the_rerun() -> None:
     something to prove (its witness); before its end it has nothing to prove either."""
     for game in registry.games():
         assert game.proofs(game.initial_state(None)) == (), game.slug
+
+
+def test_a_command_from_before_the_clock_is_refused_and_a_tick_from_before_it_is_nothing() -> None:
+    """decider.in_time: the referee's clock never runs backwards. A command stamped at or after
+    the state's clock is judged; a tick from before it has nothing left to do; any other
+    command from before it is refused with STALE_TIME, saying both instants."""
+    assert in_time(10, 10, tick=False) and in_time(11, 10, tick=True)
+    assert in_time(9, 10, tick=True) is False
+    with pytest.raises(RuleError) as caught:
+        in_time(9, 10, tick=False)
+    assert caught.value.code is Code.STALE_TIME
+    assert caught.value.message == (
+        "the command is stamped 9, before the game's latest event at 10; the referee's clock "
+        "must not run backwards"
+    )

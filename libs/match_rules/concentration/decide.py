@@ -67,12 +67,12 @@ def _due(state: ConcentrationState) -> tuple[int, int, int] | None:
         return None
     due = [(at, _TAKEOVER, state.seat(p)) for p, at in state.dropped.items()]
     if state.turn_down_at is not None:
-        due.append((state.turn_down_at, _TURN_DOWN, 0))
+        due.append((state.turn_down_at, _TURN_DOWN, 0))  # pragma: no mutate: one of its kind
     if state.deadline is not None:
-        due.append((state.deadline, _TIME_OUT, 0))
+        due.append((state.deadline, _TIME_OUT, 0))  # pragma: no mutate: one of its kind
     flip = cpu_flip_at(state)
     if flip is not None:
-        due.append((flip, _CPU_FLIP, 0))
+        due.append((flip, _CPU_FLIP, 0))  # pragma: no mutate: one of its kind
     return min(due, default=None)
 
 

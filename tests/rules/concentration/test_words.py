@@ -11,9 +11,13 @@ from match_rules.concentration import decide, evolve, initial_state
 from match_rules.concentration import events as ev
 from match_rules.concentration.decide import CPU_THINK_MS, MISS_SHOW_MS
 from match_rules.concentration.game import GAME
+from match_rules.concentration.settings import Matching, Settings
 from match_rules.deal import Strength
 from match_rules.errors import Code, RuleError
-from tests.rules.concentration.helpers import ANN, BOB, CARDS, CPU_SEED, PAIRS, Game, T
+from tests.rules.concentration.helpers import ANN, BOB, CARDS, CPU_SEED, PAIRS, SMALL, Game, T
+
+JOKERS = Settings(cards=24, jokers=True)
+BY_RANK = Settings(cards=24, matching=Matching.RANK)
 
 
 def _refused(call: Callable[[], object]) -> tuple[object, str]:
@@ -42,7 +46,33 @@ def test_refusals_and_errors_word_for_word() -> None:
     projection = initial_state()
     for event in cpu_seat.log:
         projection = evolve(projection, event)
+    started = Game.started()
     cases = [
+        (
+            lambda: decide(started.state, cmd.StartGame(T, (ANN,), frozenset(), SMALL, "v")),
+            Code.GAME_ALREADY_STARTED,
+            "this game has already started",
+        ),
+        (
+            lambda: decide(fresh, cmd.StartGame(T, (ANN, ANN), frozenset(), SMALL, "v")),
+            Code.INVALID_SETUP,
+            "every player needs a distinct, non-empty id",
+        ),
+        (
+            lambda: decide(fresh, cmd.StartGame(T, (ANN,), frozenset({BOB}), SMALL, "v")),
+            Code.INVALID_SETUP,
+            "every CPU player must hold a seat",
+        ),
+        (
+            lambda: decide(fresh, cmd.StartGame(T, (ANN,), frozenset(), JOKERS, "v")),
+            Code.INVALID_JOKERS,
+            "the emoji deck has no jokers: choose playing cards for them",
+        ),
+        (
+            lambda: decide(fresh, cmd.StartGame(T, (ANN,), frozenset(), BY_RANK, "v")),
+            Code.INVALID_MATCHING,
+            "emoji pair only with the identical picture: matching by rank needs playing cards",
+        ),
         (
             lambda: decide(cpu_seat.state, cmd.FlipCard(T, ANN, 1)),
             Code.SEAT_PLAYED_BY_CPU,
