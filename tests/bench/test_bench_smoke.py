@@ -17,10 +17,16 @@ LINE = re.compile(
 
 
 def test_a_tiny_bench_prints_its_summary_line(tmp_path: Path) -> None:
+    """Full speed's window is long enough to hold turns whatever the timing. Its 48 tables at
+    most all open in the first seconds (the feeder counts players queued for a slot, and a new
+    table's players queue only after Ready and the countdown); they play their first 18 turns at
+    once, then wait until 12.1 s after their first turn for the last pair. A 3 s window could
+    fall entirely in that wait; 14 s after a warm-up of at least 2 s always holds the last
+    pairs."""
     argv = [
         sys.executable, "-m", "match_bench", "--out", str(tmp_path),
         "--tables", "2", "--max-tables", "48", "--concurrency", "8", "--warmup", "2",
-        "--full-seconds", "3", "--bare-seconds", "1.5",
+        "--full-seconds", "14", "--bare-seconds", "1.5",
         "--human-tables", "2", "--human-max-tables", "3", "--human-seconds", "1.5",
         "--group-sync", "5ms", "--idle-tables", "4", "--idle-budget", "5", "--idle-per-game", "3",
         "--settle", "0.5",
