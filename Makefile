@@ -27,7 +27,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP) web ## Create .venv, install the pinned dependencies and build the browser client
 
 .PHONY: test
-test: $(STAMP) ## Run the whole test suite (installs first if needed)
+test: $(STAMP) prometheus ## Run the whole test suite (installs first if needed, Debian's prometheus too)
 	$(BIN)/coverage erase
 	$(BIN)/coverage run -m pytest --ignore=tests/web  # the browser's games: make test-web
 	$(BIN)/coverage report --fail-under=100 --include='libs/match_rules/*'
@@ -111,12 +111,8 @@ EMOJI_FONT := /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf
 
 .PHONY: test-web
 test-web: $(STAMP) web web-unit ## The web client: its unit tests (web-unit), then whole games in Chromium (Playwright) against a real stack: tests/web
-	if [ ! -x $(CHROMIUM) ] || [ ! -e $(EMOJI_FONT) ]; then
-		echo "installing Debian's chromium and fonts-noto-color-emoji (apt-get)"
-		export DEBIAN_FRONTEND=noninteractive
-		apt-get update -qq
-		apt-get install -y -qq --no-install-recommends chromium fonts-noto-color-emoji >/dev/null
-	fi
+	tools/need-debian $(CHROMIUM) chromium
+	tools/need-debian $(EMOJI_FONT) fonts-noto-color-emoji
 	$(BIN)/pytest tests/web
 
 .PHONY: web-unit
@@ -134,8 +130,15 @@ lint: $(STAMP) checkgenerate ## ruff, mypy strict on libs/, buf lint
 	$(BIN)/buf format --diff --exit-code
 
 # --- deployment ----------------------------------------------------------------------------------
+# promtool (make deploy-check) and prometheus (tests/deploy/test_prometheus_live.py): Debian's
+# package, installed when missing, with nothing left running (tools/need-debian).
+.PHONY: prometheus
+prometheus:
+	tools/need-debian promtool prometheus
+	tools/need-debian prometheus prometheus
+
 .PHONY: deploy-check
-deploy-check: $(STAMP) ## Check deploy/ offline: Kubernetes schemas, kustomize, promtool, the dashboard
+deploy-check: $(STAMP) prometheus ## Check deploy/ offline: Kubernetes schemas, kustomize, promtool, the dashboard
 	$(BIN)/python -m match_deploy.check
 
 # --- running the system --------------------------------------------------------------------------

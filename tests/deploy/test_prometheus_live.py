@@ -4,7 +4,8 @@ comes with) scrapes a real stack, as deploy/prometheus/prometheus-local.yml conf
 HTTP API: every target is up, every rule evaluates without error, every dashboard query and
 every alert expression evaluates without error, and the game's turns show up.
 
-Not skipped when the binary is missing: it fails, saying how to install it (.ci/run does)."""
+Not skipped when the binary is missing: it fails, saying how to install it (`make test` installs
+it first, through tools/need-debian)."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def prometheus_binary() -> str:
     if found is None:
         pytest.fail(
             "the prometheus binary is not installed: apt-get install -y prometheus "
-            "(Debian's package; .ci/run installs it)"
+            "(Debian's package; make test installs it when missing)"
         )
     return found
 
