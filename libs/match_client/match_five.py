@@ -209,8 +209,11 @@ class MatchFiveTracker(TableFollower):
             if p.display_name:
                 self.names[p.player] = p.display_name
             self.players.append(PlayerLine(p.player, p.links, p.done, p.total))
+        # The view's totals are the rounds scored; a round's closed combinations add to them
+        # only while it is not scored yet (at the end, round 2 is scored and they are in it).
+        scored = any(r.round == self.round for r in self.rounds)
         for closed in self.closed:
-            if closed.round == self.round:
+            if closed.round == self.round and not scored:
                 for s in closed.scores:
                     self.line(s.player).round_points += s.points
         self.seats = max(self.seats, len(self.players))

@@ -246,6 +246,47 @@ def test_a_snapshot_shows_the_open_combination_and_the_points_so_far() -> None:
     assert match_five.timer_line(t, 80_000) == "the vote on combination 1 closes in 0:10"
 
 
+def test_a_snapshot_at_the_end_counts_the_last_round_once() -> None:
+    """The view's totals hold every round scored; at the end round 2 is scored too, and its
+    closed combinations are already in them (issue 31: they were added again, 10 for 7)."""
+    t = match_five.MatchFiveTracker(player="bob")
+
+    def closed(round_: int, *scores: tuple[str, int]) -> E.CombinationClosed:
+        links = [E.LinkScore(player=p, points=n) for p, n in scores]
+        return E.CombinationClosed(round=round_, combination=1, scores=links)
+
+    def scored(round_: int, ann: tuple[int, int], bob: tuple[int, int]) -> E.RoundScored:
+        return E.RoundScored(
+            round=round_,
+            scores=[
+                E.PlayerScore(player="ann", points=ann[0], total=ann[1]),
+                E.PlayerScore(player="bob", points=bob[0], total=bob[1]),
+            ],
+        )
+
+    view = View(
+        table_id="t1",
+        event_number=120,
+        phase=View.PHASE_GAME_OVER,
+        you="bob",
+        round=2,
+        categories=CATEGORIES,
+        players=[
+            View.Player(player="ann", display_name="Ann", total=7),
+            View.Player(player="bob", display_name="Bob", total=6),
+        ],
+        closed=[closed(1, ("ann", 4), ("bob", 3)), closed(2, ("ann", 3), ("bob", 3))],
+        rounds=[scored(1, (4, 4), (3, 3)), scored(2, (3, 7), (3, 6))],
+        standings=[
+            E.Standing(player="ann", place=1, points=7),
+            E.Standing(player="bob", place=2, points=6),
+        ],
+    )
+    t.apply_snapshot(view)
+    assert [t.points("ann"), t.points("bob")] == [7, 6]
+    assert match_five.others_lines(t) == ["Ann: 7 points", "you: 6 points"]
+
+
 # --- through the real stack ------------------------------------------------------------------
 
 

@@ -157,4 +157,21 @@ describe("MatchFiveTracker", () => {
     expect(t.toVote()).toEqual([]);
     expect(timerText(t, 50_000)).toBe("The vote on combination 4: 0:10 left");
   });
+  it("counts the last round once in the snapshot at the end (its totals hold every round scored)", () => {
+    // Issue 31: the end's snapshot (sent to every live player, and on a reload) added round 2's
+    // closed combinations to totals that already held them: 10 and 9 for 7 and 6.
+    const t = new MatchFiveTracker(BOB, TABLE);
+    const closed = (round: number, ann: number, bob: number) => ({ round, combination: 1, scores: [{ ballot: 1, player: ANN, points: ann }, { ballot: 2, player: BOB, points: bob }] });
+    const scored = (round: number, ann: [number, number], bob: [number, number]) => ({ round, scores: [
+      { player: ANN, points: ann[0], total: ann[1] }, { player: BOB, points: bob[0], total: bob[1] }] });
+    t.applyWatch({ item: { case: "snapshot", value: create(MatchFiveViewSchema, {
+      tableId: TABLE, eventNumber: 120n, serverTimeMs: 90_000n, phase: MatchFiveView_Phase.GAME_OVER, you: BOB, round: 2, categories: CATS,
+      players: [{ player: ANN, displayName: "Ann", total: 7 }, { player: BOB, displayName: "Bob", total: 6 }],
+      closed: [closed(1, 4, 3), closed(2, 3, 3)],
+      rounds: [scored(1, [4, 4], [3, 3]), scored(2, [3, 7], [3, 6])],
+      standings: [{ player: ANN, place: 1, points: 7 }, { player: BOB, place: 2, points: 6 }],
+    }) } } as never);
+    expect([t.points(ANN), t.points(BOB)]).toEqual([7, 6]);
+    expect(t.standings.map((s) => t.points(s.player))).toEqual(t.standings.map((s) => s.points));
+  });
 });

@@ -243,8 +243,11 @@ export class MatchFiveTracker {
       this.players.push({ player: p.player, links: p.links, done: p.done, total: p.total, roundPoints: 0 });
     }
     if (!this.started) this.players.push(...seated); // seated before the snapshot knew them
+    // The view's totals are the rounds scored; a round's closed combinations add to them only
+    // while it is not scored yet (at the end, round 2 is scored and its combinations are in it).
+    const scored = this.rounds.some((r) => r.round === this.round);
     for (const closed of this.closed) {
-      if (closed.round === this.round) for (const s of closed.scores) this.line(s.player).roundPoints += s.points;
+      if (closed.round === this.round && !scored) for (const s of closed.scores) this.line(s.player).roundPoints += s.points;
     }
     this.seats = Math.max(this.seats, this.players.length);
     this.commitment = view.commitment || this.commitment;
