@@ -127,7 +127,7 @@ export const homePage: Page = (root, app) => {
         })));
       }
     } catch (err) {
-      if (!stopped) fill(openTables, h("p", { class: "error" }, `Could not list the tables: ${errorText(err)}`));
+      if (!stopped) fill(openTables, h("p", { class: "error" }, `Could not list the tables. ${errorText(err)}`));
     } finally {
       refreshing = false;
     }

@@ -9,6 +9,7 @@ import { createConnectTransport } from "@connectrpc/connect-web";
 import { LobbyService } from "./gen/match/v1/lobby_pb";
 import { MatchRaceService } from "./gen/match/v1/race_service_pb";
 import { randomId } from "./ids";
+import { sentence } from "./sentence";
 
 export interface Api {
   readonly transport: Transport;
@@ -41,16 +42,15 @@ export function retryAfterMs(err: unknown): number | null {
   return v !== null && /^\d+$/.test(v) ? Number(v) : null;
 }
 
-/** The server's sentence for an error, with the refusal's slug in brackets. */
+/** The server's words for an error as a sentence for a person, never the refusal's slug. */
 export function errorText(err: unknown): string {
   if (err instanceof ConnectError) {
-    const slug = refusalCode(err);
     if (err.code === Code.Unknown || err.code === Code.Unavailable) {
-      if (!err.rawMessage || /fetch|network|failed to/i.test(err.rawMessage)) return "The server is not answering; trying again";
+      if (!err.rawMessage || /fetch|network|failed to/i.test(err.rawMessage)) return "The server is not answering; trying again.";
     }
-    return err.rawMessage + (slug ? ` (${slug})` : "");
+    return sentence(err.rawMessage) || "The server refused that.";
   }
-  return err instanceof Error ? err.message : String(err);
+  return sentence(err instanceof Error ? err.message : String(err)) || "Something went wrong.";
 }
 
 /** An error whose command may not have reached the server: worth sending again, same id. */

@@ -10,7 +10,7 @@ describe("errors and retries", () => {
   it("reads a refusal's slug and the server's sentence", () => {
     const err = refusal(Code.FailedPrecondition, "paused", "your board is paused");
     expect(refusalCode(err)).toBe("paused");
-    expect(errorText(err)).toBe("your board is paused (paused)");
+    expect(errorText(err)).toBe("Your board is paused."); // a sentence, never the slug
     expect(retriable(err)).toBe(false);
     expect(refusalCode(new Error("x"))).toBeNull();
   });

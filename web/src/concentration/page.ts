@@ -20,7 +20,7 @@ import { ServerClock } from "../race/timing";
 import { bearer, command, errorText, refusalCode } from "../rpc";
 import type { KeptSeat } from "../store";
 import { cardShows, clockLine, describeEvent, describeSnapshot, resultText, scoreText, seatMarks, settingsText, standingLines, statusText } from "./describe";
-import { CardGrid, ensureCardStyles, follow, hex, seedBlock, SNAPSHOT_AFTER } from "./shared";
+import { capital, CardGrid, ensureCardStyles, follow, hex, seedBlock, SNAPSHOT_AFTER } from "./shared";
 import { columnsFor, ConcentrationTracker, Matching, Pictures } from "./tracker";
 
 const TICK_MS = 250;
@@ -48,7 +48,9 @@ function setupForm(root: HTMLElement, app: App): () => void {
   const cards = select("cards", [[52, "52 cards"], [36, "36 cards"], [24, "24 cards"]], 52);
   const matching = select("matching", [["identical", "Identical cards"], ["rank-colour", "Same rank and colour"], ["rank", "Same rank"]], "identical");
   const jokers = h("input", { id: "jokers", type: "checkbox" });
-  const limit = select("turn-limit", [[0, "None"], [30, "30 s"], [60, "60 s"]], 0);
+  // No timer of the host's still leaves the idle limit (IDLE_MS in the rules): 2 minutes a flip
+  // at a table of two or more, so that nobody holds it hostage; solo, none.
+  const limit = select("turn-limit", [[0, "2 minutes (solo: no limit)"], [30, "30 s"], [60, "60 s"]], 0);
   const cpu = h("input", { id: "cpu-fill", type: "checkbox", checked: true });
   const error = h("p", { id: "setup-error", class: "error", role: "alert" });
   const submit = h("button", { id: "create-game", type: "submit" }, "Make the table");
@@ -229,7 +231,7 @@ function mountTable(root: HTMLElement, app: App, tableId: string, seat: KeptSeat
     if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.tagName === "SELECT" || target.isContentEditable)) return;
     if (ev.key === "s" || ev.key === "S") {
       ev.preventDefault();
-      say([statusText(tracker), ...tracker.seats.map((s) => `${tracker.who(s.player)}: ${scoreText(s.pairs, s.tries)}`)]);
+      say([statusText(tracker), ...tracker.seats.map((s) => `${capital(tracker.who(s.player))}: ${scoreText(s.pairs, s.tries)}`)]);
     }
   };
   document.addEventListener("keydown", onKey);

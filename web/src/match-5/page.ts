@@ -98,7 +98,7 @@ function joinForm(app: App, name: HTMLInputElement, code: string, error: HTMLEle
     h("h2", {}, "Join with a code"),
     h("label", { for: "join-code" }, "Invite code"),
     codeInput,
-    h("p", { id: "join-help", class: "muted" }, "The code the table's host shares, e.g. K7QM4XRA."),
+    h("p", { id: "join-help", class: "muted" }, "The code the table's host shares, 12 letters and digits, e.g. K7QM4XRAP2HW."),
     submit);
 }
 

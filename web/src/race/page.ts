@@ -13,6 +13,7 @@ import { fill, h, setAttr, setText } from "../dom";
 import type { EventEnvelope } from "../gen/match/v1/common_pb";
 import type { RaceCounters } from "../gen/match/v1/views_pb";
 import { backoffMs, bearer, command, errorText, refusalCode, retryAfterMs, sleep } from "../rpc";
+import { capital } from "../sentence";
 import type { KeptSeat } from "../store";
 import { count, type Counts, describeEvent, describeSnapshot, OUTCOME_TEXT, phaseText, runningStandings, seconds, seedHex, tileLabel, tileState, who, type Line } from "./describe";
 import { move, moveForKey } from "./grid";
@@ -103,7 +104,7 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
   const log = h("ol", { id: "log", class: "log" });
   const errorEl = h("p", { id: "race-error", class: "error", role: "alert" });
   const connEl = h("p", { id: "connection", class: "muted" });
-  const boardNumber = h("span", { id: "board-number" }, "Board 0 of 3");
+  const boardNumber = h("span", { id: "board-number" }, "");
   const phaseEl = h("span", { id: "phase" });
 
   root.replaceChildren(h("section", { class: "race", "data-table-id": seat.tableId },
@@ -308,7 +309,7 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
 
   function draw(): void {
     const t = tracker;
-    setText(boardNumber, t.board ? `Board ${t.board} of ${BOARDS}` : `Board 0 of ${BOARDS}`);
+    setText(boardNumber, t.board ? `Board ${t.board} of ${BOARDS}` : `${BOARDS} boards to play`); // no "Board 0"
     setAttr(boardNumber, "data-board", String(t.board));
     setText(phaseEl, t.started ? phaseText(t) : "Connecting...");
     setText(connEl, connection);
@@ -390,6 +391,8 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
 
   function statusText(player: string): string {
     const s = tracker.statusOf(player);
+    // The view says DONE when no board is under way: before the game nobody is done yet.
+    if (tracker.phase === Phase.WAITING_FOR_PLAYERS && s !== Status.OUT) return "waiting for players";
     switch (s) {
       case Status.WAITING: return "not ready";
       case Status.READY: return "ready";
@@ -456,7 +459,7 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
             h("span", { "aria-hidden": "true" }, symbolEmoji(symbol)),
             h("small", { "aria-hidden": "true" }, `${i + 1} ${symbolName(symbol)}`)))),
         h("ul", {}, ...rb.results.map((r) => h("li", {},
-          `${who(tracker, r.player)}: ${OUTCOME_TEXT[r.outcome] ?? ""}, ${count(r.pairs, "pair")}` +
+          `${capital(who(tracker, r.player))}: ${OUTCOME_TEXT[r.outcome] ?? ""}, ${count(r.pairs, "pair")}` +
           (r.found !== r.pairs ? ` (found ${r.found})` : "") + `, ${count(r.turns, "turn")}, ${seconds(r.timeMs)}` +
           (r.hints ? `, ${count(r.hints, "hint")}` : "")))))));
   }
