@@ -169,6 +169,14 @@ export const homePage: Page = (root, app) => {
       nameInput,
       h("p", { id: "display-name-help", class: "muted" }, "What the others see: 1 to 32 characters. Empty: a neutral Guest name."),
       error),
+    // Every game first, all of them in view without scrolling (the race's own form follows).
+    h("section", { class: "panel", "aria-labelledby": "games-heading" },
+      h("h2", { id: "games-heading" }, "The games"),
+      h("ul", { id: "games", class: "games" }, ...GAMES.map((g) =>
+        h("li", {}, g.slug === "race"
+          ? h("a", { href: "#/", "data-game": g.slug, onclick: (ev: Event) => { ev.preventDefault(); form.scrollIntoView({ block: "nearest" }); seats.focus(); } }, g.title)
+          : h("a", { href: `#/play/${g.slug}/new`, "data-game": g.slug }, g.title),
+        h("span", { class: "muted" }, ` · ${g.summary}`))))),
     form,
     h("section", { class: "panel", "aria-labelledby": "open-heading" },
       h("h2", { id: "open-heading" }, "Open race tables"),
@@ -177,10 +185,6 @@ export const homePage: Page = (root, app) => {
     h("section", { class: "panel", "aria-labelledby": "seats-heading" },
       h("h2", { id: "seats-heading" }, "Your seats"),
       mySeats),
-    h("section", { class: "panel", "aria-labelledby": "games-heading" },
-      h("h2", { id: "games-heading" }, "Other games"),
-      h("ul", { class: "games" }, ...GAMES.filter((g) => g.slug !== "race").map((g) =>
-        h("li", {}, h("a", { href: `#/play/${g.slug}/new`, "data-game": g.slug }, g.title), h("span", { class: "muted" }, ` · ${g.summary}`))))),
   );
   byId(root, "display-name").focus();
   drawSeats();

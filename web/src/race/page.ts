@@ -19,7 +19,7 @@ import { count, type Counts, describeEvent, describeSnapshot, OUTCOME_TEXT, phas
 import { move, moveForKey } from "./grid";
 import { symbolEmoji, symbolName } from "./symbols";
 import { announcements, clockLine, deadline, fractionLeft, isOut, isReady, pausedMs, ServerClock } from "./timing";
-import { BOARDS, Phase, RaceTracker, Status, TILES } from "./tracker";
+import { BOARDS, Phase, RaceTracker, type Revealed, Status, TILES } from "./tracker";
 
 /** A Watch after this number gets a fresh snapshot (it is beyond any table's last event). */
 export const SNAPSHOT_AFTER = BigInt(Number.MAX_SAFE_INTEGER);
@@ -29,6 +29,18 @@ export const SNAPSHOT_AFTER = BigInt(Number.MAX_SAFE_INTEGER);
 const FRESH_SEAT_MS = 120_000;
 const TICK_MS = 100;
 const LOG_LINES = 200;
+
+/** The last board revealed (the game's last board once it is over), if any was. */
+function lastRevealed(t: RaceTracker): Revealed | undefined {
+  return t.revealed.reduce<Revealed | undefined>((a, r) => (a === undefined || r.board > a.board ? r : a), undefined);
+}
+
+/** Above the last board's layout: which board it is, and how the player did on it. */
+function revealedLine(t: RaceTracker, last: Revealed): string {
+  const mine = last.results.find((r) => r.player === t.player);
+  const how = mine ? `: you found ${count(mine.found, "pair")} in ${count(mine.turns, "turn")}` : "";
+  return `Board ${last.board}, revealed${how}`;
+}
 
 function fatalWatch(err: unknown): boolean {
   if (!(err instanceof ConnectError)) return false;
@@ -123,9 +135,9 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
         h("p", { id: "keys", class: "keys" },
           "Keys: arrow keys move over the tiles, Enter or Space turns the focused tile, r presses Ready, h asks a hint.")),
       h("aside", { class: "side" },
+        gameOver,
         h("h2", {}, "Players"), players,
         h("h2", { id: "standings-heading" }, "Standings"), standings)),
-    gameOver,
     revealed,
     h("details", { class: "log-wrap" }, h("summary", {}, "Everything that happened"), log),
     h("p", {}, h("a", { href: "#/" }, "Back to the games"))));
@@ -341,12 +353,34 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     setAttr(readyButton, "aria-disabled", canPress ? null : "true");
     setAttr(readyButton, "aria-describedby", "ready-warning");
 
-    // The board.
+    // The board. Once the game is over it shows the last board's layout, as its reveal gave
+    // it to everybody (never a face before that).
     const playing = t.phase === Phase.PLAYING && t.status === Status.PLAYING;
     const showing = t.showing;
     const hinted = t.lastHint !== null && showing.includes(t.lastHint.tile) ? t.lastHint.partner : 0;
+    const last = t.gameOver ? lastRevealed(t) : undefined;
+    setAttr(board, "aria-label", last
+      ? `The layout of board ${last.board}, revealed: tiles 1 to 20, four across and five down`
+      : "Your board: tiles 1 to 20, four across and five down");
+    board.classList.toggle("revealed", last !== undefined);
     for (const b of tiles) {
       const n = Number(b.dataset.tile);
+      const symbol = last?.layout[n - 1];
+      if (last !== undefined && symbol !== undefined) {
+        setAttr(b, "data-state", "revealed");
+        setAttr(b, "aria-label", `Tile ${n}, ${symbolName(symbol)}`);
+        setAttr(b, "data-hint", null);
+        setAttr(b, "aria-disabled", "true");
+        const shown = `revealed|${last.board}|${symbol}`;
+        if (b.dataset.content !== shown) {
+          b.dataset.content = shown;
+          fill(b,
+            h("span", { class: "num", "aria-hidden": "true" }, String(n)),
+            h("span", { class: "face", "aria-hidden": "true" }, symbolEmoji(symbol)),
+            h("span", { class: "name", "aria-hidden": "true" }, symbolName(symbol)));
+        }
+        continue;
+      }
       const tile = t.tiles.get(n)!;
       const state = tileState(tile);
       setAttr(b, "data-state", state);
@@ -374,9 +408,9 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     const parts = [count(t.pairs, "pair"), count(t.turns, "turn")];
     if (t.hasBot && (t.hintsPerBoard ?? 0) > 0) parts.push(`${count(t.hintsLeft, "hint")} left`);
     if (t.phase === Phase.PLAYING && t.outcome) parts.push(OUTCOME_TEXT[t.outcome] ?? "");
-    setText(myCounts, t.board && !t.boardEnded ? `You: ${parts.join(", ")}` : "");
+    setText(myCounts, t.board && !t.boardEnded ? `You: ${parts.join(", ")}` : last ? revealedLine(t, last) : "");
     const hintsHere = t.hasBot && (t.hintsPerBoard ?? 0) > 0;
-    hintButton.hidden = !hintsHere;
+    hintButton.hidden = !hintsHere || t.gameOver;
     setText(hintButton, `Hint (${t.hintsLeft} left)`);
     setAttr(hintButton, "aria-disabled", playing && showing.length === 1 && t.hintsLeft > 0 ? null : "true");
     setAttr(hintButton, "title", "The place of the partner of your one showing tile");
@@ -464,10 +498,15 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
           (r.hints ? `, ${count(r.hints, "hint")}` : "")))))));
   }
 
+  let overSeen: boolean | null = null; // whether the game was over at the last draw
   function drawGameOver(): void {
     const t = tracker;
     const over = t.gameOver;
     gameOver.hidden = !over;
+    // The game ends while the player looks at the board: bring the result into view (a page
+    // opened on a finished game starts at its top, where the result is).
+    if (over && overSeen === false) gameOver.scrollIntoView({ block: "nearest" });
+    if (t.started) overSeen = over;
     if (!over) return;
     store.markFinished(t.tableId);
     const mine = t.standings.find((s) => s.player === t.player);
