@@ -2,14 +2,18 @@
 table for two with short timers and shares its invite code; Bob (on a phone) joins with it.
 Each writes links (Enter saves), Bob reloads in the middle of round 2's writing, both press
 Done; then both vote through every ballot of both rounds (Bob contests one link) and the end
-shows the standings worked out by hand, the published seed and the link to check the game.
+shows the standings worked out by hand, the published seed and the link to check the game;
+every score on it is the one ``match-audit verify`` re-runs, live and after a reload.
 """
 
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
@@ -81,6 +85,41 @@ def vote_through(players: dict[str, Page], contest: set[str]) -> None:
             page.locator("#done").click()
         expect(m5).not_to_have_attribute("data-combination", comb or "")  # the next one opened
     raise AssertionError("the reading did not end within a minute")
+
+
+def audited_points(stack: Stack, game_id: str) -> dict[str, int]:
+    """Each player's points as ``match-audit verify`` re-runs the game from the ledger (its
+    rerun's standings: ``1. <player>: 6 points, 2 matching links; 2. ...``)."""
+    audit = Path(sys.executable).with_name("match-audit")
+    argv = [str(audit), "verify", game_id, "--addr", stack.ledger_addr]
+    argv += ["--key", str(stack.workdir / "ledger.vkey")]
+    deadline = time.monotonic() + 30
+    while True:  # the ledger publishes a game once it has its last record
+        run = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+        if run.returncode == 0 or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert run.returncode == 0, run.stdout + run.stderr
+    rerun = next(line for line in run.stdout.splitlines() if "rerun:" in line)
+    points = {p: int(n) for p, n in re.findall(r"\d+\. ([0-9a-z]+): (\d+) points?", rerun)}
+    assert len(points) == 2, rerun
+    return points
+
+
+def expect_points(page: Page, points: dict[str, int]) -> None:
+    """Every score on the end screen is the audit's: "Your points", the Players table, the
+    standings and the score boxes' totals (issue 31: the first two counted round 2 twice)."""
+    over = page.locator("#game-over")
+    expect(over).to_be_visible()
+    me = page.locator("#players tr.me").get_attribute("data-player") or ""
+    expect(page.locator("#my-points")).to_have_text(f"Your points: {points[me]}")
+    for player, n in points.items():
+        expect(page.locator(f'#players tr[data-player="{player}"] td.num')).to_have_text(str(n))
+        expect(over.locator(f'#standings li[data-player="{player}"]')).to_contain_text(
+            f": {n} points ("
+        )
+        total = page.locator(f'#score-boxes tr[data-player="{player}"] td.num').last
+        expect(total).to_have_text(str(n))
 
 
 def test_two_players_by_invite_code_through_both_rounds(
@@ -166,3 +205,15 @@ def test_two_players_by_invite_code_through_both_rounds(
     expect(bob.locator("#winner")).to_have_text("The winner: you")
     shots.take(ann, "over", full_page=True)
     shots.take(bob, "over-phone", full_page=True)
+
+    # The scores, against the audit's rerun of the game: live (the end's last snapshot has come
+    # by the time the ledger has the game), then after a reload (a snapshot of the end).
+    game_id = (ann.locator("#check-game").get_attribute("href") or "").rsplit("/", 1)[-1]
+    points = audited_points(stack, game_id)
+    assert sorted(points.values()) == [5, 6], points
+    for p in (ann, bob):
+        expect_points(p, points)
+    for p in (ann, bob):
+        p.reload()
+        expect(p.locator(".m5")).to_have_attribute("data-phase", "over")
+        expect_points(p, points)
