@@ -206,6 +206,12 @@ def test_two_players_by_invite_code_through_both_rounds(
     shots.take(ann, "over", full_page=True)
     shots.take(bob, "over-phone", full_page=True)
 
+    # Every line the pages said (the log, also read out) starts with a capital (issue 31).
+    for p in (ann, bob):
+        said = p.locator("#log li").evaluate_all("els => els.map(e => e.textContent)")
+        assert said, "nothing was said"
+        assert all(re.match(r"[A-Z0-9“]", line) for line in said), said
+
     # The scores, against the audit's rerun of the game: live (the end's last snapshot has come
     # by the time the ledger has the game), then after a reload (a snapshot of the end).
     game_id = (ann.locator("#check-game").get_attribute("href") or "").rsplit("/", 1)[-1]
