@@ -22,7 +22,7 @@ from textual.widgets import Input, RichLog, Static
 
 from match_client import symbols, text, timing
 from match_client.cli import Game
-from match_client.tracker import RaceView, Tile, ViewTracker
+from match_client.tracker import RaceView, Revealed, Tile, ViewTracker
 
 REDRAW_S = 0.2
 URGENT_MS = 10_000  # the clock turns red in the last ten seconds
@@ -53,6 +53,37 @@ def title_text(t: ViewTracker, name: str) -> str:
     return f"Match · table {t.table_id} · {board} · {PHASE.get(t.phase, '')} · you: {name}{out}"
 
 
+def last_revealed(t: ViewTracker) -> Revealed | None:
+    """Once the game is over, its last board as its reveal gave it to everybody (the view
+    holds no face of a board before its reveal)."""
+    if not t.game_over or not t.revealed:
+        return None
+    return max(t.revealed, key=lambda r: r.board)
+
+
+def revealed_tiles(last: Revealed) -> dict[int, Tile]:
+    """A revealed layout as tiles, every face up."""
+    return {
+        n: Tile(n, RaceView.TILE_STATE_FOUND, symbol) for n, symbol in enumerate(last.layout, 1)
+    }
+
+
+def end_text(t: ViewTracker, last: Revealed) -> str:
+    """Beside the last board's layout: the place, and how that board went for the player."""
+    lines = []
+    mine = next((s for s in t.standings if s.player == t.player), None)
+    if mine is not None:
+        lines.append(f"you placed {mine.place} of {len(t.standings)}")
+    board = f"board {last.board} revealed"
+    result = next((r for r in last.results if r.player == t.player), None)
+    if result is not None:
+        board += (
+            f": you found {text.count(result.found, 'pair')} in {text.count(result.turns, 'turn')}"
+        )
+    lines.append(board)
+    return "\n".join(lines)
+
+
 def scores_text(t: ViewTracker) -> str:
     lines = text.scores_lines(t)
     return "\n".join(lines)
@@ -81,6 +112,7 @@ class MatchApp(App[int]):
     .tile { height: 1; padding: 0 1; background: $panel; }
     .tile.showing { background: $warning 40%; text-style: bold; }
     .tile.found { background: $success 40%; }
+    .tile.revealed { background: $secondary 30%; }
     #scores { width: 1fr; height: 11; padding: 0 1; border-left: solid $secondary; }
     #log { height: 1fr; border: round $secondary; }
     #command { dock: bottom; }
@@ -149,12 +181,17 @@ class MatchApp(App[int]):
         clock.update(line or " ")
         d = timing.deadline(t)
         clock.set_class(d is not None and d.at_ms - now <= URGENT_MS, "urgent")
-        for n, tile in t.tiles.items():
+        # Once the game is over: the last board's layout and the result beside it.
+        last = last_revealed(t)
+        tiles = revealed_tiles(last) if last is not None else t.tiles
+        for n, tile in tiles.items():
             cell = self.query_one(f"#tile-{n}", TileCell)
             cell.update(tile_label(tile, self.emoji))
             cell.set_class(tile.state == RaceView.TILE_STATE_SHOWING, "showing")
-            cell.set_class(tile.state == RaceView.TILE_STATE_FOUND, "found")
-        summary = text.own_summary(t) if t.board else ""
+            cell.set_class(last is None and tile.state == RaceView.TILE_STATE_FOUND, "found")
+            cell.set_class(last is not None, "revealed")
+        own = text.own_summary(t) if t.board else ""
+        summary = end_text(t, last) if last is not None else own
         self.query_one("#scores", Static).update(
             "\n".join(x for x in (summary, scores_text(t)) if x)
         )
