@@ -6,6 +6,7 @@
  */
 
 import type { App } from "./app";
+import { mountBanner } from "./connection";
 import { h } from "./dom";
 import { gameBySlug } from "./games";
 import { homePage } from "./home";
@@ -19,6 +20,7 @@ function start(): void {
   const root = document.getElementById("app");
   const live = document.getElementById("live");
   if (root === null || live === null) throw new Error("index.html needs #app and #live");
+  mountBanner(root); // the connection-lost banner, above every page
   const store = new Store();
   const api = makeApi(location.origin, store.clientKey());
   const app: App = {

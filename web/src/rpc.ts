@@ -2,12 +2,15 @@
  * The lobby's Connect edge: one transport (base URL = this page's origin), a client per
  * service, and the metadata every call carries: `x-client-key` always, `authorization: Bearer
  * <token>` for a seat, `x-request-id` for a command (fresh per command, the same on a retry).
+ * Every call also tells `connection` (connection.ts) whether the server answered: that is what
+ * raises and clears the page's connection-lost banner.
  */
 
 import { Code, ConnectError, createClient, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { LobbyService } from "./gen/match/v1/lobby_pb";
 import { MatchRaceService } from "./gen/match/v1/race_service_pb";
+import { connection } from "./connection";
 import { randomId } from "./ids";
 import { sentence } from "./sentence";
 
@@ -22,8 +25,47 @@ export function makeApi(baseUrl: string, clientKey: string): Api {
     req.header.set("x-client-key", clientKey);
     return next(req);
   };
-  const transport = createConnectTransport({ baseUrl, interceptors: [withKey] });
+  const transport = createConnectTransport({ baseUrl, interceptors: [withKey, reachability] });
   return { transport, lobby: createClient(LobbyService, transport), race: createClient(MatchRaceService, transport) };
+}
+
+/** No answer came at all: the network failed (offline, a cut, a reset) or an attempt timed out. */
+export function noAnswer(err: unknown): boolean {
+  if (err instanceof NoAnswerInTime) return true;
+  if (!(err instanceof ConnectError)) return err instanceof TypeError;
+  if (refusalCode(err) !== null) return false;
+  if (err.code !== Code.Unknown && err.code !== Code.Unavailable) return false;
+  return err.cause instanceof TypeError || !err.rawMessage || /fetch|network|failed to|load failed/i.test(err.rawMessage);
+}
+
+/** Tells `connection` what every call got: an answer (the server is in reach) or none. */
+export const reachability: Interceptor = (next) => async (req) => {
+  try {
+    const res = await next(req);
+    connection.answered();
+    if (!res.stream) return res;
+    return { ...res, message: reachable(res.message) };
+  } catch (err) {
+    heard(err);
+    throw err;
+  }
+};
+
+async function* reachable<M>(messages: AsyncIterable<M>): AsyncIterable<M> {
+  try {
+    for await (const m of messages) {
+      connection.answered();
+      yield m;
+    }
+  } catch (err) {
+    heard(err);
+    throw err;
+  }
+}
+
+function heard(err: unknown): void {
+  if (noAnswer(err)) connection.noAnswer();
+  else if (err instanceof ConnectError && err.code !== Code.Canceled && err.code !== Code.DeadlineExceeded) connection.answered();
 }
 
 export function bearer(token: string): Record<string, string> {
@@ -44,6 +86,7 @@ export function retryAfterMs(err: unknown): number | null {
 
 /** The server's words for an error as a sentence for a person, never the refusal's slug. */
 export function errorText(err: unknown): string {
+  if (err instanceof NotMadeError) return err.message;
   if (err instanceof ConnectError) {
     if (err.code === Code.Unknown || err.code === Code.Unavailable) {
       if (!err.rawMessage || /fetch|network|failed to/i.test(err.rawMessage)) return "The server is not answering; trying again.";
@@ -55,6 +98,7 @@ export function errorText(err: unknown): string {
 
 /** An error whose command may not have reached the server: worth sending again, same id. */
 export function retriable(err: unknown): boolean {
+  if (err instanceof NotMadeError) return false;
   if (!(err instanceof ConnectError)) return true; // a network failure before any answer
   if (refusalCode(err) !== null) return false; // the rules answered
   if (err.code === Code.ResourceExhausted) return retryAfterMs(err) !== null; // a rate limit
@@ -69,23 +113,102 @@ export function backoffMs(n: number): number {
   return Math.round(base * (0.75 + Math.random() * 0.5));
 }
 
+/** How long a command is sent again, at most, when the game's clock does not end it sooner. */
+export const RETRY_LIMIT_MS = 30_000;
+/** How long one attempt may go without an answer before it is sent again (same id). The lobby
+ * answers within 15 s even when no referee holds the table (10 s wait, then 5 s). */
+export const ATTEMPT_MS = 16_000;
+/** The longest wait between two attempts while the server is out of reach. */
+const MAX_RETRY_GAP_MS = 2_000;
+
+/** An attempt got no answer within ATTEMPT_MS. */
+export class NoAnswerInTime extends Error {
+  constructor() {
+    super("The server did not answer in time");
+    this.name = "NoAnswerInTime";
+  }
+}
+
+/** A command given up on: nothing answered it in time, so it was not made. `cause`: the last error. */
+export class NotMadeError extends Error {
+  readonly lastError: unknown;
+  constructor(what: string, lost: boolean, lastError: unknown) {
+    super(lost
+      ? `${what} was NOT made: the connection to the server was lost and did not come back in time. Make it again once the connection is back.`
+      : `${what} was NOT made: the server did not answer in time (${errorText(lastError)}).`);
+    this.name = "NotMadeError";
+    this.lastError = lastError;
+  }
+}
+
+export interface CommandOptions {
+  /** The command in the player's words, for "... was NOT made" ("Your move" by default). */
+  what?: string;
+  /** How long the command can still matter by the game's own clock (ms; read before every
+   * retry; undefined: no clock bounds it). It is never sent again past RETRY_LIMIT_MS. */
+  msLeft?: () => number | undefined;
+  /** The page's: once aborted, nothing is sent again. */
+  signal?: AbortSignal;
+  /** How long one attempt may take (tests). */
+  attemptMs?: number;
+}
+
+function withinMs<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new NoAnswerInTime()), ms);
+    p.then(
+      (v) => { clearTimeout(timer); resolve(v); },
+      (e: unknown) => { clearTimeout(timer); reject(e); },
+    );
+  });
+}
+
+/** Wait `ms` before trying again, or less: until the connection is back. */
+export function retryWait(ms: number, signal?: AbortSignal): Promise<void> {
+  return connection.wait(ms, signal);
+}
+
 /**
  * Run a command with one request id, sending it again with the same id while its answer may
- * have been lost (network, UNAVAILABLE, a deadline) or a rate limit asks to wait: the referee
- * answers a request id it has seen with its first answer and applies nothing twice.
+ * have been lost (network, UNAVAILABLE, a deadline, no answer within ATTEMPT_MS) or a rate
+ * limit asks to wait: the referee answers a request id it has seen with its first answer and
+ * applies nothing twice. While the server is out of reach it tries every 2 s at most, and at
+ * once when the connection comes back; it gives up when the command can no longer matter (the
+ * game's clock, `msLeft`) or after RETRY_LIMIT_MS, whichever is first, with a NotMadeError that
+ * says plainly the move was not made. Meanwhile the banner says the move is waiting.
  */
 export async function command<T>(
   call: (headers: Record<string, string>) => Promise<T>,
   token?: string,
-  attempts = 4,
+  opts: CommandOptions = {},
 ): Promise<T> {
   const headers: Record<string, string> = { "x-request-id": randomId(), ...(token ? bearer(token) : {}) };
-  for (let n = 0; ; n++) {
-    try {
-      return await call(headers);
-    } catch (err) {
-      if (n + 1 >= attempts || !retriable(err)) throw err;
-      await sleep(retryAfterMs(err) ?? backoffMs(n));
+  const giveUpAt = Date.now() + RETRY_LIMIT_MS;
+  let waiting = false;
+  try {
+    for (let n = 0; ; n++) {
+      try {
+        return await withinMs(call(headers), opts.attemptMs ?? ATTEMPT_MS);
+      } catch (err) {
+        if (!retriable(err) || opts.signal?.aborted) throw err;
+        const lost = noAnswer(err);
+        if (lost) connection.noAnswer();
+        const left = Math.min(giveUpAt - Date.now(), opts.msLeft?.() ?? Infinity);
+        const limited = retryAfterMs(err);
+        if (left <= 0 || (limited !== null && limited > left)) {
+          if (lost || connection.lost) connection.moveNotMade();
+          throw new NotMadeError(opts.what ?? "Your move", lost || connection.lost, err);
+        }
+        if (!waiting) {
+          waiting = true;
+          connection.moveWaiting(1);
+        }
+        const wait = limited ?? (lost ? Math.min(backoffMs(n), MAX_RETRY_GAP_MS) : backoffMs(n));
+        await retryWait(Math.min(wait, left), opts.signal);
+        if (opts.signal?.aborted) throw err;
+      }
     }
+  } finally {
+    if (waiting) connection.moveWaiting(-1);
   }
 }

@@ -7,7 +7,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { fill, h, setAttr, setText } from "../dom";
 import type { EventEnvelope } from "../gen/match/v1/common_pb";
-import { backoffMs, errorText, refusalCode, retryAfterMs, sleep } from "../rpc";
+import { backoffMs, errorText, refusalCode, retryAfterMs, retryWait, sleep } from "../rpc";
 
 /** A Watch after this number gets a fresh snapshot (it is beyond any table's last event). */
 export const SNAPSHOT_AFTER = BigInt(Number.MAX_SAFE_INTEGER);
@@ -262,7 +262,7 @@ export async function follow<V>(f: Follow<V>): Promise<void> {
       if (fatalWatch(err)) { f.connection(""); f.fatal(err, refusalCode(err)); return; }
       const wait = retryAfterMs(err) ?? backoffMs(attempt++);
       f.connection(`Connection lost (${errorText(err)}); trying again in ${Math.ceil(wait / 1000)} s`);
-      await sleep(wait);
+      await retryWait(wait, f.signal); // at once when the connection is back
     }
   }
 }

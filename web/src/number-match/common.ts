@@ -5,7 +5,7 @@
  */
 
 import { Code, ConnectError } from "@connectrpc/connect";
-import { backoffMs, retryAfterMs, sleep } from "../rpc";
+import { backoffMs, retryAfterMs, retryWait, sleep } from "../rpc";
 
 /** A Watch after this number gets a fresh snapshot (it is beyond any table's last event). */
 export const SNAPSHOT_AFTER = BigInt(Number.MAX_SAFE_INTEGER);
@@ -105,7 +105,7 @@ export async function follow<T>(f: Follow<T>): Promise<void> {
       }
       const wait = retryAfterMs(err) ?? backoffMs(attempt++);
       f.connection(`Connection lost; trying again in ${Math.ceil(wait / 1000)} s`);
-      await sleep(wait);
+      await retryWait(wait, f.signal); // at once when the connection is back
     }
   }
 }

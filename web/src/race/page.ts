@@ -12,7 +12,7 @@ import type { App, Page } from "../app";
 import { fill, h, setAttr, setText } from "../dom";
 import type { EventEnvelope } from "../gen/match/v1/common_pb";
 import type { RaceCounters } from "../gen/match/v1/views_pb";
-import { backoffMs, bearer, command, errorText, refusalCode, retryAfterMs, sleep } from "../rpc";
+import { backoffMs, bearer, command, errorText, refusalCode, retryAfterMs, retryWait, sleep } from "../rpc";
 import { capital } from "../sentence";
 import type { KeptSeat } from "../store";
 import { count, type Counts, describeEvent, describeSnapshot, OUTCOME_TEXT, phaseText, runningStandings, seconds, seedHex, tileLabel, tileState, who, type Line } from "./describe";
@@ -183,7 +183,7 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
   ): Promise<void> {
     errorEl.textContent = "";
     try {
-      const res = await command(call, seat.token);
+      const res = await command(call, seat.token, { msLeft: timeLeftMs, signal: abort.signal });
       if (res.counters) clock.observe(Number(res.counters.serverTimeMs));
       applyEvents(res.events, true);
       tracker.applyCounters(res.counters);
@@ -192,6 +192,13 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
       showError(err);
       if (refusalCode(err) === "paused") redraw();
     }
+  }
+
+  /** How long a move can still matter: until the Ready deadline or the board's end, as the
+   * page's clock reads the referee's (a move is not sent again past it: see rpc.command). */
+  function timeLeftMs(): number | undefined {
+    const d = deadline(tracker);
+    return d && clock.synced ? d.atMs - clock.now() : undefined;
   }
 
   async function turn(tile: number): Promise<void> {
@@ -300,7 +307,7 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
         const wait = retryAfterMs(err) ?? backoffMs(attempt++);
         connection = `Connection lost; trying again in ${seconds(wait)}`;
         redraw();
-        await sleep(wait);
+        await retryWait(wait, abort.signal); // at once when the connection is back
       }
     }
   }
