@@ -163,6 +163,12 @@ function withinMs<T>(p: Promise<T>, ms: number): Promise<T> {
   });
 }
 
+/** A command's `msLeft` from a game's clock: the time until `atMs` (server ms; 0: no clock) by
+ * the page's reading of the server's clock, or undefined while it has none. */
+export function clockLeft(atMs: number, clock: { readonly synced: boolean; now(): number }): number | undefined {
+  return atMs > 0 && clock.synced ? atMs - clock.now() : undefined;
+}
+
 /** Wait `ms` before trying again, or less: until the connection is back. */
 export function retryWait(ms: number, signal?: AbortSignal): Promise<void> {
   return connection.wait(ms, signal);

@@ -4,7 +4,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Connection, connection } from "../src/connection";
-import { ATTEMPT_MS, command, errorText, NotMadeError, noAnswer, retriable, RETRY_LIMIT_MS } from "../src/rpc";
+import { ATTEMPT_MS, clockLeft, command, errorText, NotMadeError, noAnswer, retriable, RETRY_LIMIT_MS } from "../src/rpc";
 
 /** What connect-web throws when fetch fails (offline, a cut connection). */
 const offline = (): ConnectError => new ConnectError("Failed to fetch", Code.Unknown, undefined, undefined, new TypeError("Failed to fetch"));
@@ -90,6 +90,12 @@ describe("a move made while the connection is down", () => {
     expect(await caught).toBeInstanceOf(NotMadeError);
     // the last try went at the clock's end, not a backoff before it
     expect(server.seen.length).toBeGreaterThanOrEqual(4);
+  });
+
+  it("reads the time left from a game's clock, none when it has no clock or no time yet", () => {
+    expect(clockLeft(10_000, { synced: true, now: () => 4_000 })).toBe(6_000);
+    expect(clockLeft(0, { synced: true, now: () => 4_000 })).toBeUndefined(); // no timer at this table
+    expect(clockLeft(10_000, { synced: false, now: () => 0 })).toBeUndefined(); // no server time seen yet
   });
 
   it("is sent once when the game's clock has already run out", async () => {

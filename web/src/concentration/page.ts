@@ -17,7 +17,7 @@ import { GameKind, Visibility, type EventEnvelope } from "../gen/match/v1/common
 import { ConcentrationService } from "../gen/match/v1/concentration_service_pb";
 import { nameToUse } from "../home";
 import { ServerClock } from "../race/timing";
-import { bearer, command, errorText, refusalCode } from "../rpc";
+import { bearer, clockLeft, command, errorText, refusalCode } from "../rpc";
 import type { KeptSeat } from "../store";
 import { cardShows, clockLine, describeEvent, describeSnapshot, resultText, scoreText, seatMarks, settingsText, standingLines, statusText } from "./describe";
 import { capital, CardGrid, ensureCardStyles, follow, hex, seedBlock, SNAPSHOT_AFTER } from "./shared";
@@ -202,7 +202,8 @@ function mountTable(root: HTMLElement, app: App, tableId: string, seat: KeptSeat
     errorEl.textContent = "";
     inFlight += 1;
     try {
-      const res = await command((headers) => client.flipCard({ tableId, card }, { headers }), token);
+      // sent again while the connection is down, until the turn's timer (if any) ends it
+      const res = await command((headers) => client.flipCard({ tableId, card }, { headers }), token, { msLeft: () => clockLeft(tracker.deadlineMs, clock) });
       applyEvents(res.events);
     } catch (err) {
       showError(err);

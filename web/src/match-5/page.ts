@@ -14,7 +14,7 @@ import { fill, h, setAttr, setText } from "../dom";
 import type { EventEnvelope } from "../gen/match/v1/common_pb";
 import { GameKind, Visibility } from "../gen/match/v1/common_pb";
 import { MatchFiveService } from "../gen/match/v1/match_five_service_pb";
-import { bearer, command, errorText, refusalCode } from "../rpc";
+import { bearer, clockLeft, command, errorText, refusalCode } from "../rpc";
 import type { KeptSeat } from "../store";
 import { chooseName, clockText, count, ensureStyle, follow, hex, pageLink, seedMatches, ServerClock, SNAPSHOT_AFTER } from "../number-match/common";
 import { ballotText, categoriesText, closedLines, combinationText, eventLines, settingsText, timerText, voteText } from "./describe";
@@ -285,7 +285,8 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
   async function run(call: (headers: Record<string, string>) => Promise<{ events: EventEnvelope[] }>): Promise<boolean> {
     errorEl.textContent = "";
     try {
-      const reply = await command(call, seat.token);
+      // sent again while the connection is down, until the sand timer or the vote's time ends it
+      const reply = await command(call, seat.token, { msLeft: () => clockLeft(t.deadlineMs, clock) });
       for (const env of t.applyReply(reply.events)) took(env);
       return true;
     } catch (err) {

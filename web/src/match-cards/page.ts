@@ -18,7 +18,7 @@ import { GameKind, Visibility, type EventEnvelope } from "../gen/match/v1/common
 import { MatchCardsService } from "../gen/match/v1/match_cards_service_pb";
 import { nameToUse } from "../home";
 import { ServerClock } from "../race/timing";
-import { bearer, command, errorText } from "../rpc";
+import { bearer, clockLeft, command, errorText } from "../rpc";
 import type { KeptSeat } from "../store";
 import { CardGrid, clockText, ensureCardStyles, follow, hex, seedBlock, SNAPSHOT_AFTER } from "../concentration/shared";
 import { cardShows, countersText, describeEvent, describeSnapshot, noticeText, othersLines, resultText, settingsText, standingLines, statusText } from "./describe";
@@ -202,7 +202,8 @@ function mountTable(root: HTMLElement, app: App, seat: KeptSeat): () => void {
   async function run(call: (headers: Record<string, string>) => Promise<{ events: EventEnvelope[] }>): Promise<void> {
     errorEl.textContent = "";
     try {
-      const res = await command(call, seat.token);
+      // sent again while the connection is down, until the game's cap ends it
+      const res = await command(call, seat.token, { msLeft: () => clockLeft(tracker.endsAtMs, clock) });
       applyEvents(res.events);
     } catch (err) {
       showError(err);
