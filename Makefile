@@ -32,6 +32,10 @@ test: $(STAMP) prometheus ## Run the whole test suite (installs first if needed,
 	$(BIN)/coverage run -m pytest --ignore=tests/web  # the browser's games: make test-web
 	$(BIN)/coverage report --fail-under=100 --include='libs/match_rules/*'
 
+.PHONY: test-fast
+test-fast: $(STAMP) ## The pure and unit tests only: no nats-server, no stack (tests marked `stack` left out)
+	$(BIN)/pytest --ignore=tests/web -m 'not stack' -q
+
 # --- protobuf contract: proto/ -> libs/match/v1 (imported as `from match.v1 import race_pb2`) ---
 # and web/src/gen/match/v1/*_pb.ts (protobuf-es v2: messages and service descriptors) ---------
 PROTO_DIR := proto

@@ -68,3 +68,29 @@ async def nc(stack: Stack) -> AsyncIterator[Client]:
     client = await stack.connect_nats()
     yield client
     await client.close()
+
+
+# What starts servers: a fixture of these names (asked for directly or through another
+# fixture), or a module that uses the launchers (match_launch: nats-server and the services;
+# match_bench and match_chaos start whole stacks). Such a test is marked ``stack``, and
+# `make test-fast` leaves it out (-m "not stack").
+_SERVER_FIXTURES = frozenset({"nats_server", "stack"})
+_LAUNCHERS = ("match_launch", "match_bench", "match_chaos")
+
+
+def _uses_a_launcher(module: object) -> bool:
+    for value in vars(module).values():
+        name = getattr(value, "__module__", None) or getattr(value, "__name__", "")
+        if isinstance(name, str) and name.startswith(_LAUNCHERS):
+            return True
+    return False
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    launching: dict[object, bool] = {}
+    for item in items:
+        module = getattr(item, "module", None)
+        if module not in launching:
+            launching[module] = module is not None and _uses_a_launcher(module)
+        if launching[module] or _SERVER_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.stack)

@@ -9,6 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.stack  # python -m match_bench starts a whole stack
+
 LINE = re.compile(
     r"^bench: ratio=(?P<ratio>[0-9.]+) in_flight=(?P<in_flight>\d+) "
     r"p99_ms=(?P<p99>[0-9.]+|nan) max_tables_50ms=(?P<max_tables>\d+) "

@@ -8,6 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.stack  # python -m match_bench starts a whole stack
+
 ROOT = Path(__file__).resolve().parents[2]
 LINE = re.compile(
     r"^bench-reveal: tables=3 records=6 one_by_one_ms=[0-9.]+ batched_ms=[0-9.]+ "
