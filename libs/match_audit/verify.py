@@ -381,13 +381,19 @@ def _check_deal(
         for c in _table_events(r, "seed_committed")
     }
     version = versions.pop() if versions else ""
-    if version != game.deal_version:
+    # A game that keeps its older deal versions (deal_versions, deal_as) is re-dealt with the
+    # version its game was dealt with.
+    older = version in getattr(game, "deal_versions", ()) and version != game.deal_version
+    if version != game.deal_version and not older:
         raise _Fail(
             f"game {report.game}: dealt with {version!r}; this auditor deals {game.slug} with "
             f"{game.deal_version}"
         )
     try:
-        dealt = game.deal(seed, table.settings)
+        if older:
+            dealt: Message = game.deal_as(version, seed, table.settings)  # type: ignore[attr-defined]
+        else:
+            dealt = game.deal(seed, table.settings)
     except (RuleError, ValueError) as error:
         raise _Fail(
             f"{_at(table.record, entries)}: the table's settings cannot be dealt: {error}"
@@ -403,8 +409,7 @@ def _check_deal(
             bots = True
     bot = f", and the bots' strength {strength!r}" if bots else ""
     report.lines.append(
-        f"ok   deal: {game.deal_version} from the seed with the table's settings{bot}; the "
-        "rerun plays it"
+        f"ok   deal: {version} from the seed with the table's settings{bot}; the rerun plays it"
     )
     return dealt
 

@@ -15,10 +15,18 @@ Not a test: it measures, on one core, what the targets are about.
   finishes: a capped plain search is counted at the time it took to reach the cap, and the
   tables say how many were capped (``capped``) and on how many settled states both agreed.
 
+* *Difficulty* (issue 31): ``--difficulty`` boards per level (seeds of their own), each dealt
+  through :func:`generate`; ``clearable_first_moves`` is the share, over all their legal first
+  pairs, of those after which the solver clears the board within ``FIRST_MOVE_BUDGET``
+  positions (:func:`open_first_moves`), and ``greedy_clears`` the share of games that
+  ``--greedy`` random greedy players per board (``random.Random``, not the generator's own
+  players: take any legal pair, add numbers only when none is left) clear, with no hint.
+
 Prints a table per level and ends with exactly one line: ``solver: gen_p99_ms=<Expert dealing
 p99> hint_p99_ms=<Expert hint p99> solvable=<share over all levels> speedup=<plain time over
-ours, summed over all states of all levels>``. ``--quick`` is a small run. Writes the figures to
-``<out>/bench-solver.json``.
+ours, summed over all states of all levels> clearable_first_moves_<level>=<share> ...
+greedy_clears_<level>=<share> ...`` (levels Easy to Expert). ``--quick`` is a small run.
+Writes the figures to ``<out>/bench-solver.json``.
 """
 
 from __future__ import annotations
@@ -41,7 +49,7 @@ from match_rules.number_match.board import (
     pair_moves,
     remove_pair,
 )
-from match_rules.number_match.generate import DEAL_BUDGET, generate
+from match_rules.number_match.generate import DEAL_BUDGET, generate, open_first_moves
 from match_rules.number_match.solver import HINT_BUDGET, hint, plain_solve, replay
 
 LEVELS = (Level.EASY, Level.MEDIUM, Level.HARD, Level.EXPERT)
@@ -88,6 +96,54 @@ def play(
         else:
             break  # game over: no pair, no addition
     return [states[(len(states) - 1) * k // max(keep - 1, 1)] for k in range(keep)]
+
+
+def greedy(board: Board, additions: int, rng: random.Random) -> bool:
+    """Whether a random greedy player clears ``board``: any legal pair, add only when none."""
+    while board:
+        pairs = pair_moves(board)
+        if pairs:
+            board, _ = remove_pair(board, *rng.choice(pairs))
+        elif additions and can_add(board):
+            board = add_numbers(board)
+            additions -= 1
+        else:
+            return False
+    return True
+
+
+@dataclass
+class Difficulty:
+    """What one level's dealt boards measured: open and legal first pairs, greedy games won."""
+
+    opened: int = 0
+    legal: int = 0
+    cleared: int = 0
+    games: int = 0
+
+    @property
+    def open_share(self) -> float:
+        return self.opened / max(self.legal, 1)
+
+    @property
+    def greedy_share(self) -> float:
+        return self.cleared / max(self.games, 1)
+
+
+def difficulty(level: Level, boards: int, players: int) -> Difficulty:
+    d = Difficulty()
+    for n in range(boards):
+        seed = hashlib.sha256(f"bench-solver/difficulty/{level.value}/{n}".encode()).digest()
+        dealt = generate(seed, level)
+        additions = dealt.additions or 0
+        opened, legal = open_first_moves(dealt.board, additions)
+        d.opened += opened
+        d.legal += legal
+        for p in range(players):
+            rng = random.Random(f"bench-solver/greedy/{level.value}/{n}/{p}")
+            d.cleared += greedy(dealt.board, additions, rng)
+            d.games += 1
+    return d
 
 
 def measure(level: Level, args: argparse.Namespace) -> Figures:
@@ -139,11 +195,13 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--boards", type=int, default=40, help="boards dealt per level")
     p.add_argument("--states", type=int, default=10, help="play states hinted per board")
     p.add_argument("--cap", type=int, default=20_000, help="positions for the plain search")
+    p.add_argument("--difficulty", type=int, default=300, help="boards per level for difficulty")
+    p.add_argument("--greedy", type=int, default=8, help="random greedy players per board")
     p.add_argument("--quick", action="store_true", help="a small run: 8 boards, 3 states each")
     p.add_argument("--out", type=Path, default=Path("var"))
     args = p.parse_args(argv)
     if args.quick:
-        args.boards, args.states = 8, 3
+        args.boards, args.states, args.difficulty = 8, 3, 40
     print(
         f"budgets: deal {DEAL_BUDGET} positions per candidate, hint {HINT_BUDGET}, plain cap "
         f"{args.cap}; {args.boards} boards and {args.boards * args.states} play states per "
@@ -151,9 +209,17 @@ def main(argv: list[str] | None = None) -> None:
         flush=True,
     )
     results: dict[Level, Figures] = {}
+    hardness: dict[Level, Difficulty] = {}
     for level in LEVELS:
         results[level] = measure(level, args)
         print(row(level, results[level]), flush=True)
+    for level in LEVELS:
+        hardness[level] = d = difficulty(level, args.difficulty, args.greedy)
+        print(
+            f"{level.value:<7} difficulty: boards={args.difficulty} first pairs={d.legal}"
+            f" clearable={d.open_share:.3f} greedy games={d.games} cleared={d.greedy_share:.3f}",
+            flush=True,
+        )
     expert = results[Level.EXPERT]
     dealt = sum(len(f.gen_ms) for f in results.values())
     solvable = sum(f.checked for f in results.values()) / dealt
@@ -171,6 +237,8 @@ def main(argv: list[str] | None = None) -> None:
                     "plain_ms": f.plain_ms,
                     "kinds": dict(f.kinds),
                     "plain_capped": f.plain_capped,
+                    "clearable_first_moves": hardness[level].open_share,
+                    "greedy_clears": hardness[level].greedy_share,
                 }
                 for level, f in results.items()
             },
@@ -180,7 +248,12 @@ def main(argv: list[str] | None = None) -> None:
     print(
         f"solver: gen_p99_ms={percentile(expert.gen_ms, 99):.1f}"
         f" hint_p99_ms={percentile(expert.ours_ms, 99):.1f} solvable={solvable:.3f}"
-        f" speedup={speedup:.1f}",
+        f" speedup={speedup:.1f} "
+        + " ".join(
+            f"clearable_first_moves_{lv.value}={d.open_share:.3f}" for lv, d in hardness.items()
+        )
+        + " "
+        + " ".join(f"greedy_clears_{lv.value}={d.greedy_share:.3f}" for lv, d in hardness.items()),
         flush=True,
     )
 

@@ -56,6 +56,7 @@ WireEvent = number_match_pb2.NumberMatchEvent
 View = number_match_pb2.NumberMatchView
 Reply = number_match_command_pb2.NumberMatchCommandReply
 DEAL_VERSION = generate.DEAL_VERSION
+DEAL_VERSIONS = generate.DEAL_VERSIONS
 
 CODEC = Codec(
     WireEvent,
@@ -114,6 +115,7 @@ class NumberMatch:
     min_seats: int = 1
     max_seats: int = 1
     deal_version: str = DEAL_VERSION
+    deal_versions: tuple[str, ...] = DEAL_VERSIONS  # what deal_as deals: every version logged
     cpu_fills: bool = False
     public_watch: bool = False  # the board is the player's: Watch needs the seat's token
     watch_snapshots: bool = True
@@ -154,8 +156,15 @@ class NumberMatch:
     # --- the deal ----------------------------------------------------------------------------
 
     def deal(self, seed: bytes, settings: Message) -> number_match_pb2.NumberMatchDeal:
+        return self.deal_as(DEAL_VERSION, seed, settings)
+
+    def deal_as(
+        self, version: str, seed: bytes, settings: Message
+    ) -> number_match_pb2.NumberMatchDeal:
+        """The deal of an older version in :data:`DEAL_VERSIONS` too: the auditor re-deals a
+        game with the version it was dealt with."""
         chosen = to_settings(self.settings(settings))
-        dealt = dealing.deal(seed, chosen)
+        dealt = dealing.deal(seed, chosen, version)
         out = number_match_pb2.NumberMatchDeal(
             board=dealt.board,
             witness=_wire_steps(witnesses.to_steps(dealt.moves)),

@@ -314,7 +314,7 @@ def test_the_witness_check_numbers_its_steps_from_1_and_holds_them_to_the_additi
 def test_classic_is_dealt_as_classic_by_this_deal_version():
     dealt = generate.classic()
     assert (dealt.version, dealt.level, dealt.additions, dealt.attempt) == (
-        "number-match-deal-v1",
+        "number-match-deal-v2",
         Level.CLASSIC,
         None,
         0,
