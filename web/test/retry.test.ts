@@ -4,7 +4,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Connection, connection } from "../src/connection";
-import { ATTEMPT_MS, clockLeft, command, errorText, NotMadeError, noAnswer, retriable, RETRY_LIMIT_MS } from "../src/rpc";
+import { ATTEMPT_MS, clockLeft, command, errorText, NotMadeError, noAnswer, reachability, retriable, RETRY_LIMIT_MS } from "../src/rpc";
 
 /** What connect-web throws when fetch fails (offline, a cut connection). */
 const offline = (): ConnectError => new ConnectError("Failed to fetch", Code.Unknown, undefined, undefined, new TypeError("Failed to fetch"));
@@ -150,6 +150,28 @@ describe("the connection's state (the banner)", () => {
     expect(noAnswer(new ConnectError("the referee is not answering; try again", Code.Unavailable))).toBe(false);
     expect(noAnswer(new ConnectError("wait", Code.ResourceExhausted))).toBe(false);
     expect(noAnswer(new ConnectError("aborted", Code.Canceled))).toBe(false);
+  });
+
+  it("hears every call: none answered raises it, any answer (a refusal too) or a stream's message clears it", async () => {
+    type Next = Parameters<typeof reachability>[0];
+    const call = (next: (req: unknown) => Promise<unknown>): Promise<unknown> => reachability(next as Next)({} as never);
+    await expect(call(async () => { throw offline(); })).rejects.toThrow();
+    expect(connection.lost).toBe(true);
+    const refused = new ConnectError("that tile is up", Code.FailedPrecondition, new Headers({ "match-refusal-code": "tile_face_up" }));
+    await expect(call(async () => { throw refused; })).rejects.toBe(refused);
+    expect(connection.lost).toBe(false);
+    // a stream: its opening, then each message, is an answer; a drop midway is none
+    async function* dropped(): AsyncGenerator<number> {
+      yield 1;
+      throw new ConnectError("network error", Code.Unknown);
+    }
+    const res = (await call(async () => ({ stream: true, message: dropped() }))) as { message: AsyncIterable<number> };
+    const got: number[] = [];
+    await expect((async () => { for await (const m of res.message) got.push(m); })()).rejects.toThrow("network error");
+    expect(got).toEqual([1]);
+    expect(connection.lost).toBe(true);
+    await expect(call(async () => { throw new ConnectError("aborted", Code.Canceled); })).rejects.toThrow();
+    expect(connection.lost).toBe(true); // the page's own abort says nothing of the server
   });
 
   it("is lost while offline or unanswered, and back (banner empty) at the first answer", () => {
