@@ -5,7 +5,9 @@
     match-audit replay <game> [--addr A] | replay --offline EXPORT
     match-audit export <game> [-o FILE] [--addr A] [--since FILE]
 
-Wherever ``--addr`` goes, ``--ca FILE`` (default: $LEDGER_CA) or ``--tls`` (the system's trusted
+``--addr``, ``--ca`` and ``--tls`` go before the subcommand or after it, as with ``match``
+(``match-audit --addr A verify <game>`` is ``match-audit verify <game> --addr A``). Wherever
+``--addr`` goes, ``--ca FILE`` (default: $LEDGER_CA) or ``--tls`` (the system's trusted
 roots) reaches a ledger that serves TLS and verifies its certificate; without them the audit API
 is spoken in plain text.
 
@@ -164,37 +166,48 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _connection_options(p: argparse.ArgumentParser, suppress: bool = False) -> None:
+    """``--addr``, ``--ca`` and ``--tls``: before the subcommand with their defaults, after it
+    with SUPPRESS (so that one given before it stands)."""
+    p.add_argument(
+        "--addr",
+        default=argparse.SUPPRESS if suppress else default_address(),
+        help="the ledger's audit API (default: $LEDGER_ADDR, else 127.0.0.1:50052)",
+    )
+    p.add_argument(
+        "--ca",
+        metavar="FILE",
+        default=argparse.SUPPRESS if suppress else default_ca(),
+        help="speak TLS and verify the ledger with this CA certificate (PEM; default: $LEDGER_CA)",
+    )
+    p.add_argument(
+        "--tls",
+        action="store_true",
+        default=argparse.SUPPRESS if suppress else False,
+        help="speak TLS and verify the ledger with the system's trusted roots",
+    )
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="match-audit",
         description="Verify, replay and export finished games from the Match ledger.",
     )
+    _connection_options(top)
+    # The same options after the subcommand (as `match` takes them): SUPPRESS keeps one given
+    # before it.
+    connection = argparse.ArgumentParser(add_help=False)
+    _connection_options(connection, suppress=True)
     commands = top.add_subparsers(dest="command", required=True)
 
     def common(p: argparse.ArgumentParser, offline: bool = True) -> None:
         p.add_argument("game", nargs="?", help="the game (table) id")
-        p.add_argument(
-            "--addr",
-            default=default_address(),
-            help="the ledger's audit API (default: $LEDGER_ADDR, else 127.0.0.1:50052)",
-        )
-        p.add_argument(
-            "--ca",
-            metavar="FILE",
-            default=default_ca(),
-            help="speak TLS and verify the ledger with this CA certificate (PEM; default: "
-            "$LEDGER_CA)",
-        )
-        p.add_argument(
-            "--tls",
-            action="store_true",
-            help="speak TLS and verify the ledger with the system's trusted roots",
-        )
         if offline:
             p.add_argument("--offline", metavar="EXPORT", help="read an export, not the ledger")
 
     v = commands.add_parser(
         "verify",
+        parents=[connection],
         help="check a finished game; exit 0 only if all holds against the key pinned with --key",
         epilog="exit status: 0 every check holds, with the key pinned by --key; 1 a check does "
         "not hold; 2 nothing could be checked; 3 every check holds, but the key was not pinned "
@@ -204,9 +217,13 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--key", help="the ledger's verifier key: a .vkey file or the key string")
     v.add_argument("--since", metavar="CHECKPOINT", help="a checkpoint kept from before")
     v.add_argument("--save", metavar="CHECKPOINT", help="keep this checkpoint for next time")
-    r = commands.add_parser("replay", help="a board-by-board timeline of a finished game")
+    r = commands.add_parser(
+        "replay", parents=[connection], help="a board-by-board timeline of a finished game"
+    )
     common(r)
-    e = commands.add_parser("export", help="JSON lines to keep and verify later with --offline")
+    e = commands.add_parser(
+        "export", parents=[connection], help="JSON lines to keep and verify later with --offline"
+    )
     common(e, offline=False)
     e.add_argument("-o", "--output", help="the file (default: standard output)")
     e.add_argument(

@@ -445,6 +445,12 @@ def number_match_problem(args: argparse.Namespace) -> str | None:
     return None
 
 
+def _match(client: object) -> str:
+    """``match`` with the options that reach ``client``'s lobby (MatchClient.command)."""
+    command = getattr(client, "command", None)
+    return str(command()) if command is not None else "match"
+
+
 def address(args: argparse.Namespace) -> str:
     return str(args.addr) if args.addr else default_address()
 
@@ -626,7 +632,7 @@ async def profile(
     await client.sign_in(key.private)
     lines = players.profile_lines(await client.my_profile(), own=True)
     lines += players.statistics_lines(await client.my_statistics())
-    lines += players.streak_lines(await client.my_streak())
+    lines += players.streak_lines(await client.my_streak(), _match(client))
     for line in lines:
         out(line)
     return 0
@@ -639,11 +645,12 @@ async def leaderboard(
     if args.page < 1:
         out("--page counts from 1")
         return 1
-    page = await client.leaderboard(players.KINDS[args.game], args.board, args.page)
+    board = "" if args.board == "main" else args.board  # "main" as the footer names it
+    page = await client.leaderboard(players.KINDS[args.game], board, args.page)
     me = None
     with contextlib.suppress(identity.KeyFileError, OSError):  # only to mark the caller's row
         me = identity.load(identity.key_path(settings.config_dir)).player_id
-    for line in players.leaderboard_lines(args.game, args.board, page, me):
+    for line in players.leaderboard_lines(args.game, board, page, me, _match(client)):
         out(line)
     return 0
 
@@ -855,7 +862,7 @@ async def play(client: MatchClient, args: argparse.Namespace, settings: Settings
         store.keep(seat, client.address, name)
         note(
             f"your seat is kept in {store.path}: if this terminal closes, "
-            "`match play --resume` takes you back to it"
+            f"`{client.command('play --resume')}` takes you back to it"
         )
     except OSError as error:
         note(f"could not keep your seat in {store.path} ({error.strerror}): --resume cannot")
@@ -975,7 +982,7 @@ async def play_match_cards(
 
     code = await MatchCardsApp(play, early).run_game()
     if play.ended:  # the screen is gone: keep the end on the terminal
-        for line in match_cards.end_lines(play.tracker, play.audit):
+        for line in match_cards.end_lines(play.tracker, play.audit, play.match):
             print(line, flush=True)
     return code
 
@@ -1008,7 +1015,7 @@ async def play_number_match(
 
     code = await NumberMatchApp(play, early).run_game()
     if play.ended:  # the screen is gone: keep the end on the terminal
-        for line in number_match.end_lines(play.tracker, play.audit):
+        for line in number_match.end_lines(play.tracker, play.audit, play.match):
             print(line, flush=True)
     return code
 
@@ -1043,7 +1050,7 @@ async def play_match_five(
         waiting = table.status == lobby_pb2.Table.STATUS_WAITING
         if not resumed and waiting and len(table.taken) < table.seats:
             how = f"--invite {seat.invite_code}" if seat.invite_code else f"--table {seat.table_id}"
-            note(f"the others join with: match play {how}")
+            note(f"the others join with: {client.command('play ' + how)}")
             note(match_five.waiting_line(play.tracker))
     return await play.run_lines()
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shlex
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -60,6 +61,28 @@ REQUEST_ID_HEADER = "x-request-id"
 # the same request id only to the caller with the same key (docs/api.md, "Request ids").
 CLIENT_KEY_HEADER = "x-client-key"
 DEFAULT_TIMEOUT_S = 10.0
+
+
+def match_command(
+    rest: str = "",
+    address: str | None = None,
+    ca_file: str | os.PathLike[str] | None = None,
+    tls: bool = False,
+) -> str:
+    """``match`` with the options that reach this lobby, then ``rest``: a command printed for the
+    player to copy works as printed, on any address (``--addr`` unless it is the default; the
+    CA or ``--tls`` a TLS lobby needs). Global options go before the subcommand, where both
+    ``match`` and ``match-audit`` take them."""
+    words = ["match"]
+    if address and address != DEFAULT_ADDRESS:
+        words += ["--addr", shlex.quote(address)]
+    if ca_file:
+        words += ["--ca", shlex.quote(str(ca_file))]
+    elif tls:
+        words.append("--tls")
+    return " ".join([*words, rest] if rest else words)
+
+
 # Sign in again when the session has less than this left (a create or join must not carry a
 # session that runs out on its way).
 RENEW_BEFORE_MS = 60_000
@@ -233,6 +256,8 @@ class MatchClient:
         client_key: str | None = None,
     ) -> None:
         self.address = address
+        self.ca_file = ca_file
+        self.tls = tls
         self.timeout = timeout
         # Who this client is to the lobby when it plays without a key (signed in, the key's
         # player is): keep it across reconnects, so a retried create or join still gets its
@@ -375,6 +400,10 @@ class MatchClient:
             match_five_service_pb2.MatchFiveServiceWatchRequest,
             match_five_service_pb2.MatchFiveServiceWatchResponse,
         ] = five.Watch
+
+    def command(self, rest: str = "") -> str:
+        """The ``match`` command line ``rest`` that reaches this client's lobby (match_command)."""
+        return match_command(rest, self.address, self.ca_file, self.tls)
 
     async def __aenter__(self) -> MatchClient:
         return self

@@ -250,10 +250,14 @@ async def sign_in(
     return True
 
 
-def players_lines(slug: str, rated: bool) -> list[str]:
-    """Where the signed-in player's game shows now."""
+def players_lines(slug: str, rated: bool, match: str = "match") -> list[str]:
+    """Where the signed-in player's game shows now; ``match`` is the command with the options
+    that reach the lobby (``MatchClient.command``), so that the commands work as printed."""
     what = "your rating" if rated else "the leaderboard"
-    return [f"see {what}: match leaderboard --game {slug}", "and your statistics: match profile"]
+    return [
+        f"see {what}: {match} leaderboard --game {slug}",
+        f"and your statistics: {match} profile",
+    ]
 
 
 def check_seed(t: ViewTracker) -> list[str]:
@@ -324,7 +328,7 @@ async def demo(
         if t.game_over:
             say(f"check this game against the ledger: {audit_command(seat.table_id)}")
             if signed:
-                for line in players_lines("race", True):
+                for line in players_lines("race", True, client.command()):
                     say(line)
         return 0 if t.game_over else 1
 
@@ -441,7 +445,7 @@ async def demo_concentration(
         if t.game_over:
             say(f"check this game against the ledger: {audit_command(seat.table_id)}")
             if signed:
-                for line in players_lines("concentration", seats > 1):
+                for line in players_lines("concentration", seats > 1, client.command()):
                     say(line)
         return 0 if t.game_over else 1
 
@@ -540,9 +544,10 @@ async def demo_match_cards(
             f"{done.time_ms / 1000:.1f} s, {done.failed} of {state['limit']} failed attempts"
         )
         out(f"game code: {ended.code}")
-        out(f"replay it: Settings(code={ended.code!r}) (same cards, same places; not ranked)")
+        replay = client.command(f"play --game match-cards --new --code {ended.code}")
+        out(f"replay it (same cards, same places; not ranked): {replay}")
         out(f"check this game against the ledger: {audit_command(seat.table_id)}")
-        for line in players_lines("match-cards", False) if signed else []:
+        for line in players_lines("match-cards", False, client.command()) if signed else []:
             out(line)
         return 0
 
@@ -683,7 +688,7 @@ async def demo_number_match(
         for line in number_match.witness_lines(t)[1:]:
             out(line)
         out(f"check this game against the ledger: {audit_command(seat.table_id)}")
-        for line in players_lines("number-match", False) if signed else []:
+        for line in players_lines("number-match", False, client.command()) if signed else []:
             out(line)
         return 0
 

@@ -344,16 +344,17 @@ def standings_lines(t: MatchCardsTracker) -> list[str]:
     return out
 
 
-def end_lines(t: MatchCardsTracker, audit: str = "") -> list[str]:
+def end_lines(t: MatchCardsTracker, audit: str = "", match: str = "match") -> list[str]:
     """The end: the result, the counters, the standings at a challenge table, the code and how
-    to check the game."""
+    to check the game. ``match`` is the command with the options that reach the lobby
+    (``MatchClient.command``), so that the replay command works as printed."""
     me = t.me
     out = [f"result: {'you won' if me.won else 'you lost'}"]
     out.append(f"counters: {counters_line(t, 0)}")
     out += standings_lines(t)
     if t.code:
         out.append(f"game code: {t.code}")
-        out.append(f"replay it: match play --game match-cards --new --code {t.code}")
+        out.append(f"replay it: {match} play --game match-cards --new --code {t.code}")
     if t.replay:
         out.append("this game replayed a code: it is not ranked")
     if t.seed is not None and t.commitment:
@@ -457,6 +458,8 @@ class MatchCardsPlay:
         self.clock = clock
         self.out = out
         self.audit = audit
+        # `match` and the options that reach this lobby, for the commands printed to be copied
+        self.match = client.command() if hasattr(client, "command") else "match"
         self.show_board = show_board
         self.resumed = resumed
         self.board_shown_at = -1  # the event number the board was last shown at
@@ -539,7 +542,7 @@ class MatchCardsPlay:
         if self.ended:
             return
         self.ended = True
-        self.show(end_lines(self.tracker, self.audit))
+        self.show(end_lines(self.tracker, self.audit, self.match))
         self.changed()
 
     async def call(self, send: Callable[[], Any]) -> None:

@@ -150,7 +150,7 @@ class MatchCardsApp(App[int]):
             cell.set_class(card.state == FOUND, "found")
         panel = others_lines(t)
         if self.play.ended:
-            panel = end_lines(t, self.play.audit)
+            panel = end_lines(t, self.play.audit, self.play.match)
         self.query_one("#others", Static).update("\n".join(panel))
 
     async def on_input_submitted(self, event: Input.Submitted) -> None:

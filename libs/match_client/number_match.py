@@ -378,26 +378,28 @@ def witness_lines(t: NumberMatchTracker) -> list[str]:
     ]
 
 
-def replay_line(t: NumberMatchTracker) -> str:
+def replay_line(t: NumberMatchTracker, match: str = "match") -> str:
+    """How to play the board again: ``match`` is the command with the options that reach the
+    lobby (``MatchClient.command``), so that it works as printed."""
     s = t.settings
     if s.daily_date:  # its board comes from the date (docs/rules-number-match.md), not the seed
         from match_rules.number_match.generate import daily_seed
 
         return (
-            f"play this daily puzzle again (not ranked): match play --game number-match --new "
+            f"play this daily puzzle again (not ranked): {match} play --game number-match --new "
             f"--level hard --replay-seed {daily_seed(s.daily_date).hex()}"
         )
     if level_name(s) == "classic":
-        return "play it again: match play --game number-match --new --level classic"
+        return f"play it again: {match} play --game number-match --new --level classic"
     if t.seed is None:
         return ""
     return (
-        "play this board again: match play --game number-match --new "
+        f"play this board again: {match} play --game number-match --new "
         f"--level {level_name(s)} --replay-seed {t.seed.hex()}"
     )
 
 
-def end_lines(t: NumberMatchTracker, audit: str = "") -> list[str]:
+def end_lines(t: NumberMatchTracker, audit: str = "", match: str = "match") -> list[str]:
     """The end: the outcome, the counters, the seed, how to play the board again and how to
     check the game."""
     outcome = OUTCOMES.get(t.outcome, "over")
@@ -415,7 +417,7 @@ def end_lines(t: NumberMatchTracker, audit: str = "") -> list[str]:
             ok = hashlib.sha256(t.seed).hexdigest() == t.commitment
             out.append(f"the published seed {'matches' if ok else 'DOES NOT match'} the commitment")
     out += witness_lines(t)
-    line = replay_line(t)
+    line = replay_line(t, match)
     if line:
         out.append(line)
     if audit:
@@ -502,6 +504,8 @@ class NumberMatchPlay:
         self.clock = clock
         self.out = out
         self.audit = audit
+        # `match` and the options that reach this lobby, for the commands printed to be copied
+        self.match = client.command() if hasattr(client, "command") else "match"
         self.show_board = show_board
         self.resumed = resumed
         self.selection: int | None = None  # the selected cell (1-based)
@@ -621,7 +625,7 @@ class NumberMatchPlay:
             return
         self.ended = True
         self.selection = None
-        self.show(end_lines(self.tracker, self.audit))
+        self.show(end_lines(self.tracker, self.audit, self.match))
         self.changed()
 
     async def call(self, send: Callable[[], Awaitable[Reply]]) -> bool:

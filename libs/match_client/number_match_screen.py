@@ -231,7 +231,9 @@ class NumberMatchApp(App[int]):
             board.update("the board is clear" if t.started else "")
         else:
             board.update(board_text(t, self.cursor, self.play.selection))
-        side = end_lines(t, self.play.audit) if self.play.ended else self.side_lines()
+        side = (
+            end_lines(t, self.play.audit, self.play.match) if self.play.ended else self.side_lines()
+        )
         self.query_one("#side", Static).update("\n".join(side))
 
     def notice(self) -> str:

@@ -74,11 +74,16 @@ def _name(text: str, width: int = NAME_WIDTH) -> str:
 
 
 def leaderboard_lines(
-    slug: str, board: str, page: players_pb2.GetLeaderboardResponse, me: str | None = None
+    slug: str,
+    board: str,
+    page: players_pb2.GetLeaderboardResponse,
+    me: str | None = None,
+    match: str = "match",
 ) -> list[str]:
     """A page of a leaderboard: a heading, a row per player (rank, name, value, games), and a
     footer: the page of how many, how to turn it, and the game's other boards. ``me``: the
-    caller's player id, whose row is marked."""
+    caller's player id, whose row is marked; ``match``: the command with the options that reach
+    the lobby (``MatchClient.command``), so that the commands shown work as printed."""
     kind = KINDS[slug]
     title = game_title(kind)
     which = f"board {board}" if board else "main board"
@@ -99,14 +104,14 @@ def leaderboard_lines(
             lines.append("? a provisional rating: it rests on too few games yet")
         total = f"{page.total} player{'' if page.total == 1 else 's'}"
         footer = f"page {page.page} of {page.pages} ({total})"
-        base = f"match leaderboard --game {slug}" + (f" --board {board}" if board else "")
+        base = f"{match} leaderboard --game {slug}" + (f" --board {board}" if board else "")
         if page.page < page.pages:
             footer += f"; the next: {base} --page {page.page + 1}"
         lines.append(footer)
     others = [b or "main" for b in page.boards if b != board]
     if others:
         lines.append(
-            f"other boards: {', '.join(others)} (match leaderboard --game {slug} --board NAME)"
+            f"other boards: {', '.join(others)} ({match} leaderboard --game {slug} --board NAME)"
         )
     return lines
 
@@ -158,10 +163,10 @@ def statistics_lines(games: Sequence[players_pb2.GameStatistics]) -> list[str]:
     return lines
 
 
-def streak_lines(streak: players_pb2.GetMyStreakResponse) -> list[str]:
-    """The daily puzzle streak."""
+def streak_lines(streak: players_pb2.GetMyStreakResponse, match: str = "match") -> list[str]:
+    """The daily puzzle streak (``match``: as in leaderboard_lines)."""
     if not streak.solved:
-        return ["daily puzzles: none solved yet (match play --game number-match --new --daily)"]
+        return [f"daily puzzles: none solved yet ({match} play --game number-match --new --daily)"]
     days = f"{streak.current} day{'' if streak.current == 1 else 's'}"
     return [
         f"daily puzzle streak: {days} (best {streak.best}), last solved {streak.last_date}, "

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import signal
 import sys
 import time
 from pathlib import Path
 
+from match_client.client import DEFAULT_ADDRESS, match_command
 from match_launch.natscluster import NatsCluster
 from match_launch.stack import SERVICES, Stack
 
@@ -34,6 +36,9 @@ METRICS = {
 }
 
 
+LEDGER_DEFAULT = "127.0.0.1:50052"  # match-audit's default (LEDGER_ADDR unset)
+
+
 def _ports(value: str) -> list[int]:
     return [int(p) for p in value.split(",") if p.strip()]
 
@@ -41,6 +46,28 @@ def _ports(value: str) -> list[int]:
 def _ca(env: dict[str, str]) -> Path | None:
     """MATCH_CA: the CA that signed the lobby's certificate, when LOBBY_TLS_CERT turns TLS on."""
     return Path(env["MATCH_CA"]) if env.get("MATCH_CA") else None
+
+
+def commands(stack: Stack, env: dict[str, str]) -> str:
+    """The commands the start message offers, each working as printed on this stack's
+    addresses: ``--addr`` (and ``--ca`` for a TLS lobby) wherever they are not the defaults,
+    and the demo with the environment that reaches them."""
+    tls = bool(env.get("LOBBY_TLS_CERT") or stack.env.get("LOBBY_TLS_CERT"))
+    ca = stack.ca_file if tls else None
+    play = ".venv/bin/" + match_command("play --new", stack.lobby_addr, ca)
+    demo = {
+        "MATCH_ADDR": stack.lobby_addr if stack.lobby_addr != DEFAULT_ADDRESS else "",
+        "MATCH_CA": str(ca) if ca is not None else "",
+        "LEDGER_ADDR": stack.ledger_addr if stack.ledger_addr != LEDGER_DEFAULT else "",
+        "MATCH_VAR": env.get("MATCH_VAR", "") if env.get("MATCH_VAR", "var") != "var" else "",
+    }
+    demo_env = " ".join(f"{k}={shlex.quote(v)}" for k, v in demo.items() if v)
+    ledger = "" if stack.ledger_addr == LEDGER_DEFAULT else f" --addr {stack.ledger_addr}"
+    audit = f".venv/bin/match-audit{ledger} verify <game> --key {stack.verifier_key_file}"
+    return (
+        f"Play: {play}      Demo: {(demo_env + ' ') if demo_env else ''}make demo\n"
+        f"Audit: {audit}      Stop: Ctrl-C"
+    )
 
 
 def single(env: dict[str, str]) -> Stack:
@@ -115,8 +142,7 @@ def main(argv: list[str] | None = None) -> int:
             f"processes: {' '.join(stack.processes)}"
             + ("" if stack.inherit_output else f"  logs: {stack.workdir / 'logs'}")
             + "\n"
-            f"Play: .venv/bin/match play --new      Demo: make demo      "
-            f"Audit key: {stack.verifier_key_file}      Stop: Ctrl-C\n",
+            f"{commands(stack, env)}\n",
             file=sys.stderr,
             flush=True,
         )

@@ -331,7 +331,11 @@ async def test_match_play_plain_plays_a_whole_game_from_its_lines(
         assert re.match(r"counters: 6 of 6 groups found, time \d+:\d\d, \d+ of 11 failed", counters)
         code = await until("game code: MM3-")
         replay = await next_line()
-        assert replay == f"replay it: match play --game match-cards --new --code {code[11:]}"
+        # It works as printed: the stack is not on the default address.
+        assert replay == (
+            f"replay it: match --addr {stack.lobby_addr} play --game match-cards --new "
+            f"--code {code[11:]}"
+        )
         audit = await until("check this game against the ledger: match-audit verify ")
         assert "--key " in audit
         proc.stdin.close()

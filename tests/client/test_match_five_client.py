@@ -384,7 +384,7 @@ async def test_two_players_play_a_whole_game_from_the_lines(stack: Stack, tmp_pa
     try:
         table = (await ann.until("table ")).split()[1].rstrip(",")
         assert await ann.until("the others join with: ") == (
-            f"the others join with: match play --table {table}"
+            f"the others join with: match --addr {stack.lobby_addr} play --table {table}"
         )
         assert await ann.until("waiting for players: ") == (
             "waiting for players: 1 of 2 seats taken; the game starts when every seat is taken"

@@ -440,8 +440,8 @@ async def test_match_play_plain_plays_from_its_lines_and_shows_every_refusal(
             "the board was solvable"
         )
         assert await out.next() == (
-            f"play this board again: match play --game number-match --new --level easy "
-            f"--replay-seed {seed}"
+            f"play this board again: match --addr {stack.lobby_addr} play --game number-match "
+            f"--new --level easy --replay-seed {seed}"
         )
         audit = await out.until("check this game against the ledger: match-audit verify ")
         assert "--key " in audit

@@ -198,9 +198,9 @@ async def test_the_demo_plays_as_the_key_and_its_rating_and_statistics_show(
     )
     out = capsys.readouterr().out
     assert code == 0, out
-    assert out.splitlines()[-2:] == [
-        "see your rating: match leaderboard --game race",
-        "and your statistics: match profile",
+    assert out.splitlines()[-2:] == [  # as printed, they reach this stack's lobby
+        f"see your rating: match --addr {stack.lobby_addr} leaderboard --game race",
+        f"and your statistics: match --addr {stack.lobby_addr} profile",
     ]
 
     async def match(*argv: str) -> str:

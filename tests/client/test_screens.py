@@ -206,7 +206,9 @@ async def test_a_closed_terminal_is_not_a_lost_seat(stack: Stack, tmp_path: Path
     first = await Command.start(env, "play", "--new", "--fill-now", "--name", "Ann")
     try:
         table = (await first.wait_for(r"^table (\w+), your seat 1, as Ann$"))[1]
-        await first.wait_for(r"^your seat is kept in .*seats\.json: .*match play --resume")
+        await first.wait_for(
+            r"^your seat is kept in .*seats\.json: .*match --addr \S+ play --resume"
+        )
         await first.wait_for(r"Type r when you are ready: whoever has not by then is out")
         first.type("r")
         await first.wait_for(r"^board 1: go!$")

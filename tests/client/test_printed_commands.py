@@ -1,0 +1,155 @@
+"""Every command printed for copying works as printed (issue 31, item 8): on a lobby or a ledger
+away from the default ports it carries ``--addr`` (and the TLS options), and both CLIs take
+their connection options before and after the subcommand."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from match.v1 import players_pb2
+from match_audit import cli as audit_cli
+from match_client import cli, demo, match_cards, players
+from match_client.client import MatchClient, match_command
+from match_launch.stack import Stack
+from services.stack.__main__ import commands
+
+
+def match_args(line: str) -> Any:
+    words = shlex.split(line)
+    assert words[0].endswith("match")
+    return cli.build_parser().parse_args(words[1:])
+
+
+def audit_args(line: str) -> Any:
+    words = shlex.split(line)
+    assert words[0].endswith("match-audit")
+    return audit_cli.parser().parse_args(words[1:])
+
+
+def test_the_match_command_names_the_lobby_unless_it_is_the_default() -> None:
+    assert match_command("play --new") == "match play --new"
+    assert match_command("play --new", "127.0.0.1:50051") == "match play --new"
+    assert (
+        match_command("play --new", "127.0.0.1:50151") == "match --addr 127.0.0.1:50151 play --new"
+    )
+    assert (
+        match_command("tables", "h:1", "/tmp/my ca.pem")
+        == "match --addr h:1 --ca '/tmp/my ca.pem' tables"
+    )
+    assert match_command("tables", "h:1", None, tls=True) == "match --addr h:1 --tls tables"
+    assert match_command(address="h:1") == "match --addr h:1"
+    a = match_args(match_command("play --resume", "h:1", "ca.pem"))
+    assert (a.addr, a.ca, a.command) == ("h:1", "ca.pem", "play")
+
+
+async def test_a_client_prints_commands_that_reach_its_own_lobby() -> None:
+    async with MatchClient("127.0.0.1:50151") as client:
+        assert client.command("profile") == "match --addr 127.0.0.1:50151 profile"
+        assert client.command() == "match --addr 127.0.0.1:50151"
+    async with MatchClient() as client:
+        assert client.command("profile") == "match profile"
+
+
+def test_match_cards_replay_command_carries_the_address() -> None:
+    t = match_cards.MatchCardsTracker(player="ann")
+    t.code = "MM3-PAEA-ABCDE"
+    lines = match_cards.end_lines(t, "", "match --addr 127.0.0.1:50151")
+    replay = next(line for line in lines if line.startswith("replay it: "))
+    assert replay == (
+        "replay it: match --addr 127.0.0.1:50151 play --game match-cards --new "
+        "--code MM3-PAEA-ABCDE"
+    )
+    a = match_args(replay.removeprefix("replay it: "))
+    assert (a.addr, a.game, a.new, a.code) == (
+        "127.0.0.1:50151",
+        "match-cards",
+        True,
+        "MM3-PAEA-ABCDE",
+    )
+
+
+def test_leaderboard_and_demo_lines_carry_the_address() -> None:
+    page = players_pb2.GetLeaderboardResponse(
+        page=1, pages=2, total=30, unit="ms", boards=["", "level-easy"],
+        rows=[players_pb2.LeaderboardRow(rank=1, player_id="k" + "0" * 23, value=1000, games=1)],
+    )  # fmt: skip
+    lines = players.leaderboard_lines("match-cards", "level-easy", page, None, "match --addr h:9")
+    assert (
+        "the next: match --addr h:9 leaderboard --game match-cards --board level-easy --page 2"
+        in lines[-2]
+    )
+    assert (
+        lines[-1]
+        == "other boards: main (match --addr h:9 leaderboard --game match-cards --board NAME)"
+    )
+    assert demo.players_lines("race", True, "match --addr h:9") == [
+        "see your rating: match --addr h:9 leaderboard --game race",
+        "and your statistics: match --addr h:9 profile",
+    ]
+
+
+def test_the_main_board_is_opened_by_the_name_the_footer_gives_it() -> None:
+    a = match_args("match leaderboard --game race --board main")
+    assert a.board == "main"  # cli.leaderboard asks for "" then
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--addr", "h:7", "verify", "abcdefgh1234"],
+        ["verify", "abcdefgh1234", "--addr", "h:7"],
+        ["--addr", "h:7", "replay", "abcdefgh1234"],
+        ["replay", "--addr", "h:7", "abcdefgh1234"],
+        ["--addr", "h:7", "export", "abcdefgh1234", "-o", "x"],
+        ["export", "abcdefgh1234", "--addr", "h:7"],
+    ],
+)
+def test_match_audit_takes_its_connection_options_before_or_after_the_subcommand(
+    argv: list[str],
+) -> None:
+    a = audit_cli.parser().parse_args(argv)
+    assert (a.addr, a.game) == ("h:7", "abcdefgh1234")
+
+
+def test_match_audit_options_keep_their_defaults_and_the_later_one_wins(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("LEDGER_ADDR", raising=False)
+    monkeypatch.delenv("LEDGER_CA", raising=False)
+    a = audit_cli.parser().parse_args(["verify", "abcdefgh1234"])
+    assert (a.addr, a.ca, a.tls) == ("127.0.0.1:50052", None, False)
+    b = audit_cli.parser().parse_args(["--tls", "--addr", "h:1", "verify", "g", "--addr", "h:2"])
+    assert (b.addr, b.tls) == ("h:2", True)
+    c = audit_cli.parser().parse_args(["--ca", "ca.pem", "replay", "g"])
+    assert c.ca == "ca.pem"
+    # and `match` the same way
+    d = cli.build_parser().parse_args(["--tls", "--addr", "h:1", "tables", "--addr", "h:2"])
+    assert (d.addr, d.tls) == ("h:2", True)
+
+
+def test_the_stacks_start_message_works_on_other_ports(tmp_path: Path) -> None:
+    stack = Stack(tmp_path, lobby_addr="127.0.0.1:50151", ledger_addr="127.0.0.1:50152")
+    text = commands(stack, {"MATCH_VAR": "/tmp/match-var"})
+    play = text.split("Play: ")[1].split("      ")[0]
+    assert play == ".venv/bin/match --addr 127.0.0.1:50151 play --new"
+    a = match_args(play)
+    assert (a.addr, a.command, a.new) == ("127.0.0.1:50151", "play", True)
+    demo_line = text.split("Demo: ")[1].split("\n")[0]
+    assert demo_line == (
+        "MATCH_ADDR=127.0.0.1:50151 LEDGER_ADDR=127.0.0.1:50152 MATCH_VAR=/tmp/match-var make demo"
+    )
+    audit = text.split("Audit: ")[1].split("      ")[0]
+    b = audit_args(audit.replace("<game>", "abcdefgh1234"))
+    assert (b.addr, b.command, b.key) == ("127.0.0.1:50152", "verify", str(stack.verifier_key_file))
+
+
+def test_the_stacks_start_message_on_the_default_ports_is_short(tmp_path: Path) -> None:
+    stack = Stack(tmp_path, lobby_addr="127.0.0.1:50051", ledger_addr="127.0.0.1:50052")
+    text = commands(stack, {})
+    assert "Play: .venv/bin/match play --new" in text
+    assert "Demo: make demo" in text
+    assert f"Audit: .venv/bin/match-audit verify <game> --key {stack.verifier_key_file}" in text
