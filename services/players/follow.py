@@ -45,13 +45,26 @@ class Stalled(Exception):
     """The stream holds records past ours, and the consumer delivers none."""
 
 
+class ShortRead(Exception):
+    """Reading a table's records stopped before the record that revealed its seed (a node
+    killed or a leader moving mid-read): nothing is wrong with the table; read it again."""
+
+
 async def table_records(
     js: JetStreamContext, table_id: str, upto: int
 ) -> list[referee_pb2.TableRecord]:
     """A table's records up to stream sequence ``upto`` (the one that revealed its seed),
-    checked against the table's numbering (BadRecord at the first that does not fit)."""
+    checked against the table's numbering (BadRecord at the first that does not fit).
+
+    A read that fails (NATS errors, time-outs) raises, and so does one that ends before
+    ``upto`` (ShortRead): neither says anything about the table, so the caller must not pass
+    its game over but read again."""
     stored = await consume_until(js, subjects.events(table_id), upto)
-    return read_table(table_id, [(r.sequence, r.data) for _, r in stored if r.sequence <= upto])
+    kept = [(r.sequence, r.data) for _, r in stored if r.sequence <= upto]
+    if not kept or kept[-1][0] != upto:
+        reached = kept[-1][0] if kept else 0
+        raise ShortRead(f"read {table_id} to stream sequence {reached}, not to {upto}")
+    return read_table(table_id, kept)
 
 
 class Follower:
@@ -139,9 +152,20 @@ class Follower:
         POSITION.set(sequence)
 
     async def _count(self, sequence: int, table_id: str) -> None:
+        # Reading may fail for reasons that say nothing about the table (a NATS node killed, a
+        # leader moving, a time-out): those raise out of here, the position stays before this
+        # record, and run() makes the consumer again from it, so the game is read again and
+        # counted. Only records that were read whole and do not fold pass the game over.
         try:
-            game = finished(await table_records(self._js, table_id, sequence))
-        except (NotAGame, BadRecord) as error:
+            records = await table_records(self._js, table_id, sequence)
+        except BadRecord as error:
+            PASSED.inc()
+            log.warning("a finished game not counted", table_id=table_id, why=str(error))
+            self._book.skip(sequence)
+            return
+        try:
+            game = finished(records)
+        except NotAGame as error:
             PASSED.inc()
             log.warning("a finished game not counted", table_id=table_id, why=str(error))
             self._book.skip(sequence)
