@@ -12,6 +12,7 @@ from google.protobuf.message import Message
 
 from match.v1 import common_pb2, lobby_pb2, players_pb2
 from match_bus.subjects import valid_table_id
+from match_players import boards
 from match_players.identity import PLAYER_ID_CHARS, is_keyed
 from match_rules.errors import RuleError
 from match_rules.game import Game
@@ -180,8 +181,7 @@ def page_token(cursor: PageCursor | None) -> str:
     return "" if cursor is None else f"{cursor[0]}.{cursor[1]}"
 
 
-MAX_BOARD_CHARS = 64
-_BOARD = re.compile(r"^[a-z0-9-]*$")
+MAX_BOARD_CHARS = boards.MAX_CHARS
 DEFAULT_LEADERBOARD_PAGE_SIZE = 20
 MAX_LEADERBOARD_PAGE_SIZE = 100
 
@@ -201,11 +201,9 @@ def keyed_player_id(value: str) -> str:
 def leaderboard(request: players_pb2.GetLeaderboardRequest) -> players_pb2.GetLeaderboardRequest:
     """The request with its defaults filled in (page 1, 20 rows); INVALID_ARGUMENT if wrong."""
     games.by_kind(request.game_kind)  # a game played here
-    if len(request.board) > MAX_BOARD_CHARS or not _BOARD.match(request.board):
-        raise invalid(
-            f"board is at most {MAX_BOARD_CHARS} lowercase letters, digits and dashes, as the "
-            "leaderboard's `boards` name them (empty for the game's main board)"
-        )
+    problem = boards.problem(request.board)
+    if problem is not None:
+        raise invalid(problem)
     if request.page_size > MAX_LEADERBOARD_PAGE_SIZE:
         raise invalid(
             f"page_size must be 1 to {MAX_LEADERBOARD_PAGE_SIZE} (0 for "
@@ -213,7 +211,7 @@ def leaderboard(request: players_pb2.GetLeaderboardRequest) -> players_pb2.GetLe
         )
     return players_pb2.GetLeaderboardRequest(
         game_kind=request.game_kind,
-        board=request.board,
+        board=boards.canonical(request.board),  # as the players service keeps it
         page=request.page or 1,
         page_size=request.page_size or DEFAULT_LEADERBOARD_PAGE_SIZE,
     )

@@ -25,6 +25,7 @@ from pathlib import Path
 from openskill.models import PlackettLuce
 
 from match.v1 import players_pb2
+from match_players import boards as board_names
 from match_rules.game import Keep
 from services.players.facts import Finished
 
@@ -140,6 +141,9 @@ class Book:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.executescript(SCHEMA)
+        # Boards are kept by their canonical (lower-case) name (match_players.boards); a book
+        # written before kept Match Cards' code boards in upper case.
+        self._db.execute("UPDATE boards SET board = lower(board) WHERE board != lower(board)")
         self._model = PlackettLuce()
         self._skipped = 0
 
@@ -264,7 +268,7 @@ class Book:
             "INSERT INTO boards (kind, board, player_id, value, unit, lower_is_better, games) "
             "VALUES (?, ?, ?, ?, ?, ?, 1) ON CONFLICT (kind, board, player_id) DO UPDATE SET "
             f"value = {best}, games = games + 1",
-            (kind, board, player, value, unit, int(lower)),
+            (kind, board_names.canonical(board), player, value, unit, int(lower)),
         )
 
     def _daily(self, player: str, day: str, at_ms: int) -> None:
@@ -392,7 +396,8 @@ class Book:
         )
 
     def boards(self, kind: int) -> list[str]:
-        """The game's boards that have rows: "" (the main board) first."""
+        """The game's boards that have rows, by their canonical names: "" (the main board)
+        first. Each opens by its name here (:meth:`leaderboard`)."""
         names = {
             row[0]
             for row in self._db.execute("SELECT DISTINCT board FROM boards WHERE kind = ?", (kind,))
@@ -402,7 +407,9 @@ class Book:
         return sorted(names)
 
     def leaderboard(self, kind: int, board: str, page: int, size: int) -> Page:
-        """One page; ``page`` past the last gives no rows (the caller says OUT_OF_RANGE)."""
+        """One page; ``page`` past the last gives no rows (the caller says OUT_OF_RANGE).
+        ``board`` in any case: its canonical name is looked up."""
+        board = board_names.canonical(board)
         page = page or 1
         size = size or DEFAULT_PAGE_SIZE
         offset = (page - 1) * size

@@ -13,14 +13,16 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from match.v1 import common_pb2, players_pb2, players_pb2_grpc
+from match.v1 import common_pb2, lobby_pb2, players_pb2, players_pb2_grpc
 from match_players.identity import player_id, sign_in_message
 from tests.e2e.cplayers import CPlayer, Settings, check_no_leaks
+from tests.e2e.mcplayers import MCPlayer
 
 SMALL = Settings(
     pictures=Settings.PICTURES_PLAYING_CARDS, cards=24, matching=Settings.MATCHING_RANK
 )
 CONCENTRATION = common_pb2.GAME_KIND_CONCENTRATION
+MATCH_CARDS = common_pb2.GAME_KIND_MATCH_CARDS
 
 
 async def sign_in(players: players_pb2_grpc.PlayerServiceStub) -> tuple[str, str]:
@@ -139,3 +141,47 @@ async def test_two_keyed_players_are_rated_counted_and_listed_after_their_game(
     again = await board_with(players, 2)
     assert [(r.player_id, r.value, r.games) for r in again.rows] == [
         (r.player_id, r.value, r.games) for r in board.rows]  # fmt: skip
+
+
+async def test_every_board_a_leaderboard_lists_opens_by_its_name(
+    stack: object, channel: grpc.aio.Channel
+) -> None:
+    """A ranked Match Cards win puts the player on the level's board and on the board of the
+    game's code (77 characters, upper case as the game shows it): every board the listing names
+    opens as named, and in the case the game code is shown in (issue 31, item 9)."""
+    players = players_pb2_grpc.PlayerServiceStub(channel)
+    ann_id, session = await sign_in(players)
+    ann = MCPlayer("Ann", channel)
+    request = lobby_pb2.CreateTableRequest(
+        game_kind=MATCH_CARDS, seats=1, visibility=common_pb2.VISIBILITY_OPEN, display_name="Ann"
+    )
+    ann._seat(await ann.lobby.CreateTable(request, metadata=bearer(session)))
+    assert ann.player_id == ann_id
+    ann.watch()
+    await ann.play_to_the_end()
+    ended = await ann.wait_for("game_ended")
+    assert ended.standings[0].won and not ended.replay
+    deadline = time.monotonic() + 60
+    while True:
+        main = await players.GetLeaderboard(
+            players_pb2.GetLeaderboardRequest(game_kind=MATCH_CARDS)
+        )
+        if len(main.boards) >= 2:
+            break
+        assert time.monotonic() < deadline, f"the boards are {list(main.boards)}"
+        await asyncio.sleep(0.3)
+    code_board = f"code-{ended.code}".lower()
+    assert code_board in main.boards and len(code_board) == 77
+    for name in [*main.boards, f"code-{ended.code}"]:
+        page = await players.GetLeaderboard(
+            players_pb2.GetLeaderboardRequest(game_kind=MATCH_CARDS, board=name)
+        )
+        assert [r.player_id for r in page.rows] == [ann_id], name
+        assert page.unit == "ms" and page.lower_is_better, name
+    # A name that is no board name is refused, saying what one is; nothing else changes.
+    with pytest.raises(grpc.aio.AioRpcError) as bad:
+        await players.GetLeaderboard(
+            players_pb2.GetLeaderboardRequest(game_kind=MATCH_CARDS, board="code " + ended.code)
+        )
+    assert bad.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "letters, digits and dashes" in (bad.value.details() or "")

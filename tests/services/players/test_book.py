@@ -260,3 +260,32 @@ def test_real_race_games_counted_in_order_give_the_same_rows_every_time(tmp_path
 
 def _stats(book: Book, player: str) -> list:  # type: ignore[type-arg]
     return list(book.statistics(player).games)
+
+
+CODE_BOARD = "code-MM3-PBMB-" + "-".join(["ABCDE"] * 10) + "-FGH"  # as Match Cards names it
+
+
+def test_every_listed_board_opens_by_its_name_in_either_case(book: Book) -> None:
+    """Match Cards names a board by its upper-case game code; the book keeps and lists it by its
+    canonical lower-case name, and opens it by that name or the game's (issue 31, item 9)."""
+    entry = (Entry(CODE_BOARD, A, 42_000, "ms", lower_is_better=True),)
+    book.count(1, game("g1", [(A, 1)], entries=entry))
+    book.count(2, game("g2", [(A, 1)], entries=(Entry(CODE_BOARD, A, 40_000, "ms", True),)))
+    assert book.boards(7) == [CODE_BOARD.lower()]
+    for name in [*book.boards(7), CODE_BOARD]:
+        rows = book.leaderboard(7, name, 1, 20).rows
+        assert [(r.player_id, r.value, r.games) for r in rows] == [(A, 40_000, 2)], name
+
+
+def test_a_book_written_before_keeps_its_code_boards_by_their_canonical_names(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "players.sqlite3"
+    old = Book(path)
+    old.count(1, game("g1", [(A, 1)], entries=(Entry("level-1", A, 9, "ms", True),)))
+    old._db.execute("UPDATE boards SET board = ?", (CODE_BOARD,))  # as it was written then
+    old.close()
+    book = Book(path)
+    assert book.boards(7) == [CODE_BOARD.lower()]
+    assert [r.value for r in book.leaderboard(7, CODE_BOARD, 1, 20).rows] == [9]
+    book.close()
