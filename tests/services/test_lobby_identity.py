@@ -540,9 +540,9 @@ async def test_a_leaderboard_request_is_checked_and_filled_in_before_it_is_asked
     await servicer.GetLeaderboard(Req(game_kind=MATCH_CARDS, board=code), Context())
     assert players.asked[-1].leaderboard.board == code.lower()
     await servicer.GetLeaderboard(Req(game_kind=RACE, board="a" * 80), Context())
-    for bad in ("a" * 81, "a b", "level_3", "level-3\n", "café", "İ"):
-        error = await _aborted(servicer.GetLeaderboard(Req(game_kind=RACE, board=bad), Context()))
-        assert error.code == Code.INVALID_ARGUMENT, bad
+    for wrong in ("a" * 81, "a b", "level_3", "level-3\n", "café", "İ"):
+        error = await _aborted(servicer.GetLeaderboard(Req(game_kind=RACE, board=wrong), Context()))
+        assert error.code == Code.INVALID_ARGUMENT, wrong
         assert "is not a board name: at most 80 letters, digits and dashes" in error.message
     for bad, says in (
         (Req(), "game_kind is required"),
