@@ -95,6 +95,7 @@ class Code(Enum):
     NO_LINK = ("no_link", Category.FAILED_PRECONDITION)
     NOT_READING = ("not_reading", Category.FAILED_PRECONDITION)
     BALLOT_NOT_OPEN = ("ballot_not_open", Category.FAILED_PRECONDITION)
+    BALLOT_OUT_OF_RANGE = ("ballot_out_of_range", Category.INVALID_ARGUMENT)
     ALREADY_VOTED = ("already_voted", Category.FAILED_PRECONDITION)
     OWN_CALL = ("own_call", Category.FAILED_PRECONDITION)
     OWN_LINK = ("own_link", Category.FAILED_PRECONDITION)

@@ -315,6 +315,12 @@ def _done(log: _Log, c: cmd.Done) -> None:
 
 
 def _open_ballot(state: MatchFiveState, number: int) -> Ballot:
+    if number < 1:  # no ballot ever has this number: not "closed", a wrong argument
+        raise RuleError(
+            Code.BALLOT_OUT_OF_RANGE,
+            f"there is no ballot {number}: ballots are numbered from 1, as the reading gives "
+            f"them (combination {state.combination}'s are in its BallotOpened events)",
+        )
     ballot = state.ballot(number)
     if ballot is None:
         # pragma: no mutate start (equivalent: one is always open)

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from match_rules.errors import Code, RuleError
+from match_rules.errors import Category, Code, RuleError
 from match_rules.match_five import commands as cmd
 from match_rules.match_five import events as ev
 from match_rules.match_five.content import TILES, category
@@ -350,13 +350,24 @@ def test_the_author_may_vote_on_their_own_link():
     assert table.vote(ANN, 1, True)
 
 
-@pytest.mark.parametrize(("ballot", "says"), [(0, "is closed"), (3, "is not read yet")])
-def test_a_vote_on_a_ballot_not_open_is_refused(ballot, says):
+def test_a_vote_on_a_ballot_not_open_is_refused():
     table = reading(ann="Shark", bob="Whale")
     with pytest.raises(RuleError) as caught:
-        table.vote(CY, ballot)
-    assert caught.value.code is Code.BALLOT_NOT_OPEN and says in caught.value.message
+        table.vote(CY, 3)
+    assert caught.value.code is Code.BALLOT_NOT_OPEN and "is not read yet" in caught.value.message
     assert "ballots are 1 to 2" in caught.value.message
+
+
+def test_ballot_0_never_exists_so_it_is_a_wrong_argument_not_a_closed_ballot():
+    """Issue 31, item 11: ballot 0 was answered "ballot 0 is closed"."""
+    table = reading(ann="Shark", bob="Whale")
+    for command in (cmd.Vote(table.now, CY, 0, True), cmd.CallMatch(table.now, ANN, 0)):
+        with pytest.raises(RuleError) as caught:
+            table.run(command)
+        assert caught.value.code is Code.BALLOT_OUT_OF_RANGE
+        assert caught.value.code.category is Category.INVALID_ARGUMENT
+        assert "there is no ballot 0: ballots are numbered from 1" in caught.value.message
+        assert "closed" not in caught.value.message
 
 
 def test_a_vote_on_a_closed_combinations_ballot_is_refused():
