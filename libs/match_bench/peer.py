@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from match_bench import run
+from match_launch.child import tied
 from match_launch.natsserver import free_port
 
 PEER_DIR = Path(__file__).resolve().parents[2] / "bench" / "peers" / "colyseus"
@@ -82,7 +83,7 @@ class ColyseusServer:
         self.url = f"ws://127.0.0.1:{self.port}"
         self._log = open(log, "ab")  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(
-            ["node", "server.mjs", str(self.port)],
+            tied(["node", "server.mjs", str(self.port)]),
             cwd=peer_dir,
             stdout=subprocess.PIPE,
             stderr=self._log,

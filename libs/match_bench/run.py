@@ -48,6 +48,7 @@ from match_bench.players import (
 )
 from match_bus import subjects
 from match_bus.service import DEFAULT_EVENT_LOOP, EVENT_LOOPS
+from match_launch.child import tied
 from match_launch.natsserver import NatsServer, free_port
 from match_launch.stack import ONE_ADDRESS_MANY_PLAYERS, Stack
 
@@ -306,7 +307,7 @@ class Bench:
         logs = self.stack.workdir / "logs"
         for argv in (["responder", self.stack.url], ["server", addr, self.stack.url]):
             proc = subprocess.Popen(
-                [sys.executable, "-m", "match_bench.bare", *argv],
+                tied([sys.executable, "-m", "match_bench.bare", *argv]),
                 env=env,
                 stdout=subprocess.PIPE,
                 stderr=open(logs / f"bare-{argv[0]}.log", "ab"),  # noqa: SIM115

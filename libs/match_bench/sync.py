@@ -25,6 +25,7 @@ import grpc  # type: ignore[import-untyped, unused-ignore]
 
 from match_bench.bare import METHOD
 from match_bench.players import Channels
+from match_launch.child import tied
 from match_launch.natsserver import NatsServer, free_port
 
 
@@ -41,7 +42,7 @@ async def chain(url: str, workdir: Path, concurrency: int, seconds: float) -> di
         for argv in (["responder", url], ["server", addr, url]):
             log = open(workdir / f"bare-{argv[0]}.log", "ab")  # noqa: SIM115
             proc = subprocess.Popen(
-                [sys.executable, "-m", "match_bench.bare", *argv],
+                tied([sys.executable, "-m", "match_bench.bare", *argv]),
                 env=dict(os.environ, PYTHONUNBUFFERED="1"),
                 stdout=subprocess.PIPE,
                 stderr=log,

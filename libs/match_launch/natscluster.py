@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from match_launch.child import tied
 from match_launch.natsserver import free_port, nats_server_binary
 
 CLUSTER_NAME = "match"
@@ -236,7 +237,7 @@ class NatsCluster:
         config = self._write_config(node)
         log = self._logs[index] = open(node.store_dir / "nats.log", "ab")  # noqa: SIM115
         self.processes[index] = subprocess.Popen(
-            [nats_server_binary(), "-c", str(config)],
+            tied([nats_server_binary(), "-c", str(config)]),
             stdout=log,
             stderr=log,
         )

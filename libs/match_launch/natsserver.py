@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from typing import IO
 
+from match_launch.child import tied
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -81,7 +83,9 @@ class NatsServer:
         before = path.stat().st_size if path.exists() else 0
         self._log = open(self.store_dir / "nats.log", "ab")  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(
-            [nats_server_binary(), "-c", str(self._config)], stdout=self._log, stderr=self._log
+            tied([nats_server_binary(), "-c", str(self._config)]),
+            stdout=self._log,
+            stderr=self._log,
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

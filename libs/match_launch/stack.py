@@ -30,6 +30,7 @@ from nats.aio.client import Client
 
 from match_bus.access import ADMIN, Identities
 from match_bus.secretfiles import read_secret, write_secret
+from match_launch.child import tied
 from match_launch.natscluster import NatsCluster
 from match_launch.natsserver import NatsServer, free_port
 
@@ -272,7 +273,7 @@ class Stack:
             self._close_log(name)
             out = self._logs[name] = open(self.workdir / "logs" / f"{name}.log", "ab")  # noqa: SIM115
         self.processes[name] = subprocess.Popen(
-            [sys.executable, "-m", f"services.{service}"],
+            tied([sys.executable, "-m", f"services.{service}"]),
             env=self.service_env(name),
             stdout=out,
             stderr=out,

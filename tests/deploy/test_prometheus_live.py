@@ -26,6 +26,7 @@ import yaml
 
 from match_bus.clock import Clock
 from match_deploy import check
+from match_launch.child import tied
 from match_launch.natsserver import free_port
 from match_launch.stack import SERVICES, Stack
 from tests.audit.game import play_short_game, stack_env
@@ -101,13 +102,15 @@ def prometheus(tmp_path: Path) -> Iterator[tuple[str, Stack]]:
     try:
         stack.start()
         server = subprocess.Popen(
-            [
-                binary,
-                f"--config.file={config}",
-                f"--storage.tsdb.path={tmp_path / 'tsdb'}",
-                f"--web.listen-address={address}",
-                "--log.level=warn",
-            ],
+            tied(
+                [
+                    binary,
+                    f"--config.file={config}",
+                    f"--storage.tsdb.path={tmp_path / 'tsdb'}",
+                    f"--web.listen-address={address}",
+                    "--log.level=warn",
+                ]
+            ),
             cwd=config.parent,
             stdout=log,
             stderr=log,

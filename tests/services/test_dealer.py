@@ -22,6 +22,7 @@ from match.v1 import common_pb2, dealer_pb2, race_pb2, referee_pb2
 from match_bus import subjects
 from match_bus.folds import TableFolds
 from match_bus.jetstream import ensure_stream
+from match_launch.child import tied
 from match_launch.natsserver import NatsServer
 from match_rules.deal import DEAL_VERSION, deal
 from services.dealer.dealer import Dealer
@@ -36,7 +37,11 @@ def start_dealer(url: str, log_path: Path) -> subprocess.Popen[bytes]:
     env = {**os.environ, "NATS_URL": url, "METRICS_PORT": "0", "LOG_FORMAT": "json"}
     with log_path.open("ab") as log:
         return subprocess.Popen(
-            [sys.executable, "-m", "services.dealer"], cwd=ROOT, env=env, stdout=log, stderr=log
+            tied([sys.executable, "-m", "services.dealer"]),
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=log,
         )
 
 

@@ -31,6 +31,7 @@ from match_audit import keys, merkle
 from match_audit.note import Signer, Verifier, open_checkpoint
 from match_bus import subjects
 from match_bus.jetstream import ensure_stream
+from match_launch.child import tied
 from match_launch.natsserver import NatsServer, free_port
 from services.ledger.audit import NOT_OVER
 from services.ledger.consumer import Ingest, OutOfOrder
@@ -62,7 +63,7 @@ class LedgerProcess:
     def start(self, batch: int = 256) -> LedgerProcess:
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "services.ledger"],
+                tied([sys.executable, "-m", "services.ledger"]),
                 cwd=ROOT,
                 env={**self._env, "LEDGER_BATCH": str(batch)},
                 stdout=log,

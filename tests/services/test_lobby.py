@@ -46,6 +46,7 @@ from match.v1 import (
 from match_bus import subjects
 from match_bus.jetstream import TableLog, ensure_stream
 from match_client.client import retry_after_ms
+from match_launch.child import tied
 from match_launch.natsserver import NatsServer, free_port
 from match_rules.race import commands as cmd
 from match_rules.race import events as ev
@@ -117,7 +118,11 @@ def lobby(nats_server: NatsServer, tmp_path: Path, lobby_env: dict[str, str]) ->
     env["LOBBY_ADDR"] = env["LOBBY_ADDR"].format(port=port)  # a test may bind elsewhere
     with open(log, "wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "services.lobby"], cwd=ROOT, env=env, stdout=out, stderr=out
+            tied([sys.executable, "-m", "services.lobby"]),
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=out,
         )
     try:
         _wait_serving(addr, process, log)
@@ -697,7 +702,8 @@ async def test_a_tile_outside_1_to_20_is_invalid_argument(
         turn = race_service_pb2.TurnTileRequest(table_id=made.table_id, tile=tile)
         error = await status_of(race.TurnTile(turn, metadata=bearer(made.player_token)))
         assert error.code() == StatusCode.INVALID_ARGUMENT
-        assert error.details() == "tiles are numbered 1 to 20"
+        assert error.details() == f"tiles are numbered 1 to 20, got {tile}"
+        assert trailer(error, "match-refusal-code") == "tile_out_of_range"  # as the referee says
     bad_id = race_service_pb2.TurnTileRequest(table_id="NOT.A>TABLE", tile=1)
     error = await status_of(race.TurnTile(bad_id, metadata=bearer(made.player_token)))
     assert error.code() == StatusCode.INVALID_ARGUMENT

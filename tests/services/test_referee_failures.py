@@ -29,6 +29,7 @@ from match_bus import subjects
 from match_bus.clock import Clock
 from match_bus.jetstream import TableLog, ensure_stream
 from match_bus.service import BaseConfig
+from match_launch.child import tied
 from match_launch.natsserver import NatsServer
 from match_rules import registry
 from match_rules.race import events as ev
@@ -76,7 +77,10 @@ def dealer(nats_server: NatsServer, tmp_path: Path) -> Iterator[subprocess.Popen
     env = dict(os.environ, NATS_URL=nats_server.url, METRICS_PORT="0", LOG_FORMAT="json")
     with open(tmp_path / "dealer.log", "wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "services.dealer"], env=env, stdout=out, stderr=out
+            tied([sys.executable, "-m", "services.dealer"]),
+            env=env,
+            stdout=out,
+            stderr=out,
         )
     try:
         yield process

@@ -22,6 +22,7 @@ from nats.js.errors import KeyNotFoundError
 from match.v1 import race_command_pb2, referee_pb2
 from match_bus import subjects
 from match_bus.jetstream import TableLog, ensure_stream
+from match_launch.child import tied
 from match_launch.natsserver import NatsServer
 from match_launch.stack import Stack
 from match_rules.race import events as ev
@@ -133,7 +134,10 @@ class Referees:
         env["MATCH_REPLICA_ID"] = replica
         log = open(self.stack.workdir / "logs" / f"referee-{replica}.log", "ab")  # noqa: SIM115
         self.procs[replica] = subprocess.Popen(
-            [sys.executable, "-m", "services.referee"], env=env, stdout=log, stderr=log
+            tied([sys.executable, "-m", "services.referee"]),
+            env=env,
+            stdout=log,
+            stderr=log,
         )
         log.close()
 
