@@ -13,13 +13,17 @@ every replica shares, so any replica can check what another gave::
 
 **Sign-in** (SignIn). The challenge must be this lobby's (its HMAC), for this key (its player
 id), not expired; the signature must be the key's Ed25519 signature of ``"match-sign-in-v1\\n"
-+ challenge``; and the challenge must not have signed anybody in before. That last check is
-memory: each replica remembers the nonces it let in until they expire (at most
-``MAX_USED_NONCES``; when that many are live, SignIn is refused for a moment rather than
-forget one). So a challenge can sign in once per lobby replica: a replay sent to another replica
-within the challenge's 60 s gets a second session **for the same key**, which is no more than
-the key's owner could get by asking again, and only somebody who saw the signed challenge in
-that minute can do it. Nothing of anybody else's is reachable that way.
++ challenge``, checked strictly (libsodium through PyNaCl: the key a canonical point of the
+prime-order group, never one of the eight small-order points such as the identity, for which a
+signature with R = identity and S = 0 verifies for any message under OpenSSL's rules; the
+signature's S below the group order, its R not of small order); and the challenge must not
+have signed anybody in before. That last check is memory: each replica remembers the nonces
+it let in until they expire (at most ``MAX_USED_NONCES``; when that many are live, SignIn is
+refused for a moment rather than forget one). So a challenge can sign in once per lobby
+replica: a replay sent to another replica within the challenge's 60 s gets a second session
+**for the same key**, which is no more than the key's owner could get by asking again, and
+only somebody who saw the signed challenge in that minute can do it. Nothing of anybody
+else's is reachable that way.
 
 **Session token**. Like a seat's player token (services/lobby/tokens.py) but of another kind::
 
@@ -46,8 +50,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import grpc  # type: ignore[import-untyped]
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from nacl.bindings import crypto_core_ed25519_is_valid_point
+from nacl.exceptions import BadSignatureError
+from nacl.signing import VerifyKey
 
 from match_players.identity import (
     PUBLIC_KEY_BYTES,
@@ -80,6 +85,10 @@ FORGED = (
     "the challenge with the private key of this public key (Ed25519)"
 )
 REPLAYED = f"the challenge was used already: each signs in once; {ASK_AGAIN}"
+WEAK_KEY = (
+    "public_key is not a key any private key has (a small-order or non-canonical Ed25519 "
+    "point): make a new key pair and send its raw 32-byte public key"
+)
 
 
 def _derive(secret: bytes, label: bytes) -> bytes:
@@ -91,12 +100,15 @@ def _unauthenticated(message: str) -> ApiError:
 
 
 def check_public_key(public_key: bytes) -> str:
-    """The key's player id; INVALID_ARGUMENT unless it is 32 bytes."""
+    """The key's player id; INVALID_ARGUMENT unless it is 32 bytes encoding a point some
+    private key has: canonical, in the prime-order group, not of small order."""
     if len(public_key) != PUBLIC_KEY_BYTES:
         raise invalid(
             f"public_key must be the raw Ed25519 public key, {PUBLIC_KEY_BYTES} bytes; got "
             f"{len(public_key)} bytes"
         )
+    if not crypto_core_ed25519_is_valid_point(public_key):
+        raise invalid(WEAK_KEY)
     return player_id(public_key)
 
 
@@ -167,10 +179,8 @@ class Challenges:
         if expires <= now:
             raise _unauthenticated(EXPIRED_CHALLENGE)
         try:
-            Ed25519PublicKey.from_public_bytes(public_key).verify(
-                signature, sign_in_message(challenge)
-            )
-        except (InvalidSignature, ValueError):
+            VerifyKey(public_key).verify(sign_in_message(challenge), signature)
+        except (BadSignatureError, ValueError):
             raise _unauthenticated(FORGED) from None
         self._forget_expired(now)
         if nonce in self._used:

@@ -47,6 +47,7 @@ from services.lobby.identity import (
     FORGED,
     OTHER_KEY,
     REPLAYED,
+    WEAK_KEY,
     Sessions,
 )
 from services.lobby.players_client import PLAYERS_DOWN
@@ -313,6 +314,29 @@ async def test_forged_replayed_expired_and_foreign_challenges_are_refused(client
         client.players.GetChallenge(players_pb2.GetChallengeRequest(public_key=b"short"))
     )
     assert short.code() == Code.INVALID_ARGUMENT and "32 bytes" in short.details()
+
+
+async def test_the_identity_point_as_a_key_is_refused_a_challenge_and_a_session(
+    client: Client,
+) -> None:
+    # Under OpenSSL's rules R = identity, S = 0 "signs" anything for this key: a session for a
+    # player id nobody holds a private key for (tests/security/test_weak_keys.py has the rest).
+    identity = bytes([1]) + bytes(31)
+    asked = await refused(
+        client.players.GetChallenge(players_pb2.GetChallengeRequest(public_key=identity))
+    )
+    assert (asked.code(), asked.details()) == (Code.INVALID_ARGUMENT, WEAK_KEY)
+    real = (
+        await client.players.GetChallenge(players_pb2.GetChallengeRequest(public_key=Key().public))
+    ).challenge
+    signed = await refused(
+        client.players.SignIn(
+            players_pb2.SignInRequest(
+                public_key=identity, challenge=real, signature=identity + bytes(32)
+            )
+        )
+    )
+    assert (signed.code(), signed.details()) == (Code.INVALID_ARGUMENT, WEAK_KEY)
 
 
 async def test_a_seat_token_is_no_session_and_a_session_acts_at_no_table(
