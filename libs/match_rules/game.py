@@ -28,6 +28,7 @@ from google.protobuf.message import Message
 
 from match.v1 import common_pb2
 from match_rules.deal import Strength
+from match_rules.errors import RuleError
 
 
 @dataclass(frozen=True, slots=True)
@@ -391,10 +392,13 @@ class Game(Protocol):
         what the game tells its player after it."""
         ...
 
-    def check_request(self, request: Message) -> str | None:
+    def check_request(self, request: Message) -> str | RuleError | None:
         """A cheap check of a client's request (its service's request message) that needs no
         state, made at the edge to spare the referee the round trip (the referee judges again):
-        what is wrong with it, in words a person can act on, or None."""
+        what is wrong with it, in words a person can act on, or None. A RuleError is answered
+        as the referee answers it, its slug in ``match-refusal-code``: return the rules' own
+        refusal where there is one (the same a client gets for the same mistake from the
+        referee); a bare sentence is INVALID_ARGUMENT without a slug."""
         ...
 
     def refused(self, refusal: common_pb2.Refusal) -> Message:

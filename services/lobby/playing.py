@@ -28,6 +28,7 @@ from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 from nats.js import JetStreamContext
 
+from match_rules.errors import RuleError
 from services.lobby import validation
 from services.lobby.directory import TableDirectory
 from services.lobby.edge import Auth, Context, address, metadata, streaming, unary
@@ -136,6 +137,10 @@ class GameServicer:
     ) -> Message:
         table_id, claims = seated_player(self.auth, self._directory, request.table_id, context)
         problem = self.game.check_request(request)
+        if isinstance(problem, RuleError):  # as the referee would refuse it: with its slug
+            raise ApiError(
+                grpc.StatusCode[problem.code.category.value], problem.message, problem.code.slug
+            )
         if problem is not None:
             raise invalid(problem)
         self._check_game(table_id)

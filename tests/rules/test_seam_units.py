@@ -101,7 +101,9 @@ def test_the_edge_check_refuses_only_what_cannot_be_right() -> None:
     race, concentration = registry.by_slug("race"), registry.by_slug("concentration")
     for tile in (0, 21):
         request = race_service_pb2.TurnTileRequest(table_id="t", tile=tile)
-        assert race.check_request(request) == "tiles are numbered 1 to 20"
+        problem = race.check_request(request)
+        assert isinstance(problem, RuleError) and problem.code is Code.TILE_OUT_OF_RANGE
+        assert problem.message == f"tiles are numbered 1 to 20, got {tile}"
     assert race.check_request(race_service_pb2.TurnTileRequest(tile=20)) is None
     assert race.check_request(race_service_pb2.PressReadyRequest()) is None
     flip = concentration_service_pb2.FlipCardRequest(card=99)  # the deck decides: the referee

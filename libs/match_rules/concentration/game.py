@@ -275,7 +275,7 @@ class Concentration:
             accepted=Reply.Accepted(events=events, view=self.snapshot(state, player, table))
         )
 
-    def check_request(self, request: Message) -> str | None:
+    def check_request(self, request: Message) -> str | RuleError | None:
         return None  # the card's range depends on the table's deck: the referee judges it
 
     def refused(self, refusal: common_pb2.Refusal) -> Reply:

@@ -341,11 +341,15 @@ class MatchCards:
             accepted=Reply.Accepted(events=events, view=self.snapshot(state, player, table))
         )
 
-    def check_request(self, request: Message) -> str | None:
+    def check_request(self, request: Message) -> str | RuleError | None:
         if isinstance(request, match_cards_service_pb2.TurnCardRequest) and not (
             1 <= request.card <= MAX_CARDS
         ):
-            return f"cards are numbered from 1 to the board's size (at most {MAX_CARDS})"
+            return RuleError(  # the referee's refusal for a card off the board
+                Code.CARD_OUT_OF_RANGE,
+                f"cards are numbered from 1 to the board's size (at most {MAX_CARDS}), "
+                f"got {request.card}",
+            )
         return None
 
     def refused(self, refusal: common_pb2.Refusal) -> Reply:

@@ -256,7 +256,7 @@ class MatchFive:
             accepted=Reply.Accepted(events=events, view=self.snapshot(state, player, table))
         )
 
-    def check_request(self, request: Message) -> str | None:
+    def check_request(self, request: Message) -> str | RuleError | None:
         """Only a text no link could ever be: everything else the referee judges, with the
         rules' own codes (combination_out_of_range, link_too_long, ballot_not_open...), which
         an edge refusal would not carry."""

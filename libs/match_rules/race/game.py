@@ -235,9 +235,11 @@ class RaceGame:
         )
         return reply
 
-    def check_request(self, request: Message) -> str | None:
+    def check_request(self, request: Message) -> str | RuleError | None:
         if isinstance(request, race_service_pb2.TurnTileRequest) and not 1 <= request.tile <= TILES:
-            return f"tiles are numbered 1 to {TILES}"
+            return RuleError(  # the referee's refusal for a tile off the board
+                Code.TILE_OUT_OF_RANGE, f"tiles are numbered 1 to {TILES}, got {request.tile}"
+            )
         return None
 
     def refused(self, refusal: common_pb2.Refusal) -> race_command_pb2.RaceCommandReply:

@@ -371,8 +371,11 @@ def test_setup_and_wire_refusals_word_for_word() -> None:
     assert initial_state().code == ""
     assert GAME.check_request(match_cards_service_pb2.TurnCardRequest(card=1)) is None
     assert GAME.check_request(match_cards_service_pb2.TurnCardRequest(card=60)) is None
-    assert GAME.check_request(match_cards_service_pb2.TurnCardRequest(card=61)) == (
-        "cards are numbered from 1 to the board's size (at most 60)"
+    problem = GAME.check_request(match_cards_service_pb2.TurnCardRequest(card=61))
+    assert isinstance(problem, RuleError)  # the referee's own refusal, slug and all
+    assert (problem.code, problem.message) == (
+        Code.CARD_OUT_OF_RANGE,
+        "cards are numbered from 1 to the board's size (at most 60), got 61",
     )
 
 

@@ -172,8 +172,11 @@ def test_wire_limits_and_refusals_word_for_word() -> None:
     assert GAME.settings(longest) == longest
     assert GAME.check_request(race_service_pb2.TurnTileRequest(tile=1)) is None
     assert GAME.check_request(race_service_pb2.TurnTileRequest(tile=20)) is None
-    assert GAME.check_request(race_service_pb2.TurnTileRequest(tile=0)) == (
-        "tiles are numbered 1 to 20"
+    problem = GAME.check_request(race_service_pb2.TurnTileRequest(tile=0))
+    assert isinstance(problem, RuleError)
+    assert (problem.code, problem.message) == (
+        Code.TILE_OUT_OF_RANGE,
+        "tiles are numbered 1 to 20, got 0",
     )
     assert _refused(lambda: GAME.command(race_command_pb2.RaceCommand(player_id=ANN), 5)) == (
         Code.MALFORMED_REQUEST,
