@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from match_rules.number_match.board import (
+    LEVEL_CELLS,
     Board,
     Level,
     add_numbers,
@@ -104,8 +105,8 @@ def greedy(board: Board, additions: int, rng: random.Random) -> bool:
         pairs = pair_moves(board)
         if pairs:
             board, _ = remove_pair(board, *rng.choice(pairs))
-        elif additions and can_add(board):
-            board = add_numbers(board)
+        elif additions and can_add(board, LEVEL_CELLS):  # the rules' cap for a level
+            board = add_numbers(board, LEVEL_CELLS)
             additions -= 1
         else:
             return False

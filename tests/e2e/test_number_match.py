@@ -304,3 +304,24 @@ async def test_a_witness_changed_in_the_log_fails_the_audit_even_from_a_ledger_t
     last = out.getvalue().strip().splitlines()[-1]
     assert code == 1 and last.startswith("FAIL "), out.getvalue()
     assert "witness revealed at the end is not the one committed" in last, last
+
+
+async def test_every_addition_the_counter_shows_is_made_and_the_audit_reruns_it(
+    stack: object, channel: grpc.aio.Channel
+) -> None:
+    # Issue 31, item 10: on Easy, adding straight away went 27 -> ... -> 432 cells and the fifth
+    # was refused (board_full) with one shown left. Now each one the view shows is made.
+    fay = NMPlayer("Fay", channel)
+    await fay.create(Settings(level=Settings.LEVEL_EASY))
+    fay.watch()
+    await fay.wait_for("game_started")
+    for left in (4, 3, 2, 1, 0):
+        reply = await fay.add()
+        assert reply.view.additions_left == left
+    assert fay.view is not None and len(fay.view.board) == 27 * 2**5 == 864
+    _, code, _ = await refused(fay.add())
+    assert code == "no_additions_left"
+    await fay.end()
+    await fay.wait_for("game_over")
+    assert "ok   witness: replayed" in await verified(stack, fay.table_id)
+    await fay.stop_watch()

@@ -89,7 +89,8 @@ class NumberMatchServiceServicer:
 
     def AddNumbers(self, request, context):
         """Copy every number on the board after the last one. Refused: no addition left
-        (no_additions_left), the board would pass 540 cells (board_full), after the game.
+        (no_additions_left), Classic's board would pass 540 cells (board_full; a level's additions
+        always fit), after the game.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -31,6 +31,7 @@ from __future__ import annotations
 from enum import Enum
 
 __all__ = [
+    "LEVEL_CELLS",
     "MAX_CELLS",
     "POINTS_APART",
     "POINTS_CLEAR",
@@ -57,7 +58,15 @@ __all__ = [
 Board = tuple[int, ...]
 
 WIDTH = 9
-MAX_CELLS = WIDTH * 60  # the server's cap: an addition that would pass it is not possible
+# Classic's cap (unlimited additions): an addition that would pass it is not possible. Also every
+# level's in games dealt with number-match-deal-v1 (issue 31, item 10: there it refused an Easy
+# player's fifth addition made straight away, 27 -> 54 -> ... -> 432 -> 864, with one shown left).
+MAX_CELLS = WIDTH * 60
+# The most cells a level's board can reach: an addition at most doubles the cells (the cells up
+# to the last number, plus one copy of each number), so a level's board never passes its numbers
+# doubled once per addition, at most Medium's 36 * 2**5 = 1152. With this as their cap every
+# addition a level shows as left can be made.
+LEVEL_CELLS = 36 * 2**5
 
 POINTS_TOUCHING = 1
 POINTS_APART = 4
@@ -71,7 +80,8 @@ _LINES = ((1, None), (WIDTH, 0), (WIDTH + 1, 1), (WIDTH - 1, -1))
 class Level(Enum):
     """A level: how many numbers the board starts with and how many additions it gives.
 
-    ``additions`` is ``None`` for Classic: no limit but :data:`MAX_CELLS`.
+    ``additions`` is ``None`` for Classic: no limit but :data:`MAX_CELLS`. A level's board is
+    capped at :data:`LEVEL_CELLS`, which its additions never reach.
     """
 
     EASY = "easy"
@@ -102,9 +112,9 @@ _LEVELS: dict[Level, tuple[int, int | None]] = {
 
 def check_board(board: Board) -> None:
     """Raise ValueError unless ``board`` is a well-formed board (see the module docstring) of
-    at most :data:`MAX_CELLS` cells."""
-    if len(board) > MAX_CELLS:
-        raise ValueError(f"a board holds at most {MAX_CELLS} cells, this one {len(board)}")
+    at most :data:`LEVEL_CELLS` cells (the largest any game can make)."""
+    if len(board) > LEVEL_CELLS:
+        raise ValueError(f"a board holds at most {LEVEL_CELLS} cells, this one {len(board)}")
     for index, cell in enumerate(board):
         if isinstance(cell, bool) or not isinstance(cell, int) or not 0 <= cell <= 9:
             raise ValueError(f"cell {index} must be an integer 0..9, got {cell!r}")
@@ -218,19 +228,20 @@ def added_length(board: Board) -> int:
     return last + 1 + sum(1 for v in board if v)
 
 
-def can_add(board: Board) -> bool:
+def can_add(board: Board, cap: int = MAX_CELLS) -> bool:
     """Whether an addition is possible at all (the level's count aside): the board holds a
-    number and the result stays within :data:`MAX_CELLS`."""
-    return is_clear(board) is False and added_length(board) <= MAX_CELLS
+    number and the result stays within ``cap`` cells (:data:`MAX_CELLS`, Classic's, or
+    :data:`LEVEL_CELLS`, which no level's additions reach)."""
+    return is_clear(board) is False and added_length(board) <= cap
 
 
-def add_numbers(board: Board) -> Board:
+def add_numbers(board: Board, cap: int = MAX_CELLS) -> Board:
     """Add numbers: drop the empty cells after the last number, then append a copy of every
     number on the board, in order. Raises ValueError when :func:`can_add` is false."""
-    if not can_add(board):
+    if not can_add(board, cap):
         raise ValueError(
             "no numbers can be added: the board is clear or would pass "
-            f"{MAX_CELLS} cells ({added_length(board)})"
+            f"{cap} cells ({added_length(board)})"
         )
     last = max(k for k, v in enumerate(board) if v)
     return board[: last + 1] + tuple(v for v in board if v)

@@ -7,7 +7,10 @@ is judged on that state. A refused command raises RuleError and yields no event.
   cells between them in a row, a column, a diagonal, or in reading order). Points: 1 touching,
   4 across empty cells, 10 per row it empties, 150 for the clear board.
 * An addition copies every number after the last one, within the level's additions (Classic:
-  no limit but the board's :data:`~match_rules.number_match.board.MAX_CELLS`).
+  no limit but the board's :data:`~match_rules.number_match.board.MAX_CELLS`). A level's board
+  is capped only at :data:`~match_rules.number_match.board.LEVEL_CELLS`, which its additions
+  never reach, so every addition the counter shows can be made (:func:`cap`; issue 31, item
+  10: games dealt with number-match-deal-v1 keep the 540 cells they were played with).
 * A hint is exact: a pair after which the board can still be cleared with the additions left
   (the witness's next step while the player follows it, else the solver's), "add numbers" when
   only an addition keeps it clearable, or "stuck". When the solver cannot decide within
@@ -27,7 +30,7 @@ from match_rules.errors import Code, RuleError
 from match_rules.number_match import board as boards
 from match_rules.number_match import commands as cmd
 from match_rules.number_match import events as ev
-from match_rules.number_match import solver
+from match_rules.number_match import generate, solver
 from match_rules.number_match import witness as witnesses
 from match_rules.number_match.settings import HINTS, check, today
 from match_rules.number_match.state import NumberMatchState, Phase, evolve
@@ -50,9 +53,18 @@ def is_terminal(state: NumberMatchState) -> bool:
     return state.phase is Phase.OVER
 
 
+def cap(state: NumberMatchState) -> int:
+    """The most cells an addition may make: Classic's :data:`~boards.MAX_CELLS`; a level's
+    :data:`~boards.LEVEL_CELLS`, which its additions never reach, except in a game dealt with
+    number-match-deal-v1, which was played (and is audited) with 540 cells for every level."""
+    if state.additions is None or state.deal_version == generate.V1:
+        return boards.MAX_CELLS
+    return boards.LEVEL_CELLS
+
+
 def can_add(state: NumberMatchState) -> bool:
     """An addition is allowed: one is left, and the copies fit on the board."""
-    return state.additions_left != 0 and boards.can_add(state.board)
+    return state.additions_left != 0 and boards.can_add(state.board, cap(state))
 
 
 def stuck_for_good(state: NumberMatchState) -> bool:
@@ -205,11 +217,10 @@ def _add(log: _Log, c: cmd.AddNumbers) -> None:
             f"no addition is left ({s.settings.level.name.lower()} gives {s.additions}): "
             "find a pair, undo, or ask for a hint",
         )
-    if not boards.can_add(s.board):
+    if not boards.can_add(s.board, cap(s)):
         raise RuleError(
             Code.BOARD_FULL,
-            f"the copies would not fit: a board holds at most {boards.MAX_CELLS} cells; "
-            "find a pair or undo",
+            f"the copies would not fit: a board holds at most {cap(s)} cells; find a pair or undo",
         )
     left = None if s.additions_left is None else s.additions_left - 1
     count = sum(1 for n in s.board if n)
@@ -236,7 +247,7 @@ def _hint(log: _Log, c: cmd.AskHint) -> None:
     if follow is not None and not follow.add:
         kind, first, second = ev.HintKind.PAIR, follow.first, follow.second
     else:
-        answer = solver.hint(s.board, s.additions_left, HINT_BUDGET)
+        answer = solver.hint(s.board, s.additions_left, HINT_BUDGET, cap(s))
         if answer.kind is solver.HintKind.UNKNOWN:
             raise RuleError(
                 Code.HINT_UNDECIDED,

@@ -44,7 +44,7 @@ from match_rules.number_match import describe as told
 from match_rules.number_match import events as ev
 from match_rules.number_match import generate
 from match_rules.number_match import witness as witnesses
-from match_rules.number_match.board import MAX_CELLS, WIDTH, Level
+from match_rules.number_match.board import LEVEL_CELLS, MAX_CELLS, WIDTH, Level
 from match_rules.number_match.decide import decide_steps, is_terminal, next_deadline
 from match_rules.number_match.settings import Settings, check
 from match_rules.number_match.solver import WitnessError
@@ -307,10 +307,10 @@ class NumberMatch:
         if isinstance(request, number_match_service_pb2.PairCellsRequest):
             for name in ("first", "second"):
                 cell = getattr(request, name)
-                if not 1 <= cell <= MAX_CELLS:
+                if not 1 <= cell <= LEVEL_CELLS:
                     return (
                         f"{name} is {cell}: cells are numbered from 1, row by row, on a board "
-                        f"of at most {MAX_CELLS} cells"
+                        f"of at most {LEVEL_CELLS} cells"
                     )
         return None
 

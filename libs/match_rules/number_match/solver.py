@@ -55,6 +55,7 @@ from enum import Enum
 from itertools import compress
 
 from match_rules.number_match.board import (
+    LEVEL_CELLS,
     MAX_CELLS,
     WIDTH,
     Board,
@@ -149,10 +150,10 @@ _SENTINEL = 0xFF  # a value no class has: the cell one past the board, for "noth
 
 # The key of the last number seen in each line through a cell: its column (0..8), its down-right
 # diagonal (row - column) and its down-left diagonal (row + column), all in one list.
-_ROWS = MAX_CELLS // WIDTH + 1
-_KEY_COLUMN = [k % WIDTH for k in range(MAX_CELLS + 1)]
-_KEY_DOWN_RIGHT = [WIDTH + 8 + k // WIDTH - k % WIDTH for k in range(MAX_CELLS + 1)]
-_KEY_DOWN_LEFT = [WIDTH + _ROWS + 16 + k // WIDTH + k % WIDTH for k in range(MAX_CELLS + 1)]
+_ROWS = LEVEL_CELLS // WIDTH + 1
+_KEY_COLUMN = [k % WIDTH for k in range(LEVEL_CELLS + 1)]
+_KEY_DOWN_RIGHT = [WIDTH + 8 + k // WIDTH - k % WIDTH for k in range(LEVEL_CELLS + 1)]
+_KEY_DOWN_LEFT = [WIDTH + _ROWS + 16 + k // WIDTH + k % WIDTH for k in range(LEVEL_CELLS + 1)]
 _KEYS = WIDTH + 2 * _ROWS + 32
 
 
@@ -215,11 +216,11 @@ def _remove(b: bytes, i: int, j: int) -> bytes:
     return nb
 
 
-def _added(b: bytes) -> bytes | None:
-    """``b`` after an addition, or None when it would pass :data:`MAX_CELLS`."""
+def _added(b: bytes, cap: int = MAX_CELLS) -> bytes | None:
+    """``b`` after an addition, or None when it would pass ``cap`` cells."""
     t = b.rstrip(_EMPTY)
     numbers = t.replace(_EMPTY, b"")
-    if len(t) + len(numbers) > MAX_CELLS:
+    if len(t) + len(numbers) > cap:
         return None
     return t + numbers
 
@@ -337,9 +338,10 @@ class _Search:
     :func:`plain_solve`: one run, no table, order, pruning or repetition check (a repeated
     position then only spends budget)."""
 
-    def __init__(self, budget: int, smart: bool) -> None:
+    def __init__(self, budget: int, smart: bool, cap: int = MAX_CELLS) -> None:
         self.budget = budget
         self.smart = smart
+        self.cap = cap
         self.nodes = 0
         self.failed: dict[bytes, int] = {}
         self.root_repeated = False  # below a root pair, a repetition led back to the root
@@ -405,7 +407,7 @@ class _Search:
             frame.next = k + 1
             move = moves[k]
             if move[0] < 0:  # pragma: no mutate (ADD is (-1, -1): move[1] says the same)
-                added = _added(b)
+                added = _added(b, self.cap)
                 if added is None:
                     continue
                 child, child_left = added, (left - 1 if left < _UNLIMITED else left)
@@ -450,12 +452,12 @@ def _classes(board: Board, additions_left: int | None, budget: int) -> tuple[byt
 
 
 def _solve(
-    board: Board, additions_left: int | None, budget: int, smart: bool
+    board: Board, additions_left: int | None, budget: int, smart: bool, cap: int = MAX_CELLS
 ) -> tuple[Solution, bool]:
     """The solution, and whether a repetition led back to the root (then a pair's failure below
     the root is not proven, see :func:`hint`)."""
     root, adds = _classes(board, additions_left, budget)
-    search = _Search(budget, smart)
+    search = _Search(budget, smart, cap)
     while True:
         if smart:
             search.fail_limit = search.fails + _RESTART_UNIT * _luby(search.run_number + 1)
@@ -471,10 +473,12 @@ def _solve(
         return Solution(Status.SOLVABLE, tuple(moves), search.nodes), search.root_repeated
 
 
-def solve(board: Board, additions_left: int | None, budget: int = HINT_BUDGET) -> Solution:
-    """Whether ``board`` can be cleared with ``additions_left`` additions (None: no limit but
-    :data:`MAX_CELLS`), expanding at most ``budget`` positions."""
-    return _solve(board, additions_left, budget, smart=True)[0]
+def solve(
+    board: Board, additions_left: int | None, budget: int = HINT_BUDGET, cap: int = MAX_CELLS
+) -> Solution:
+    """Whether ``board`` can be cleared with ``additions_left`` additions (None: no limit),
+    none of them passing ``cap`` cells, expanding at most ``budget`` positions."""
+    return _solve(board, additions_left, budget, True, cap)[0]
 
 
 def plain_solve(board: Board, additions_left: int | None, budget: int) -> Solution:
@@ -483,7 +487,9 @@ def plain_solve(board: Board, additions_left: int | None, budget: int) -> Soluti
     return _solve(board, additions_left, budget, smart=False)[0]  # pragma: no mutate (None: falsy)
 
 
-def hint(board: Board, additions_left: int | None, budget: int = HINT_BUDGET) -> Hint:
+def hint(
+    board: Board, additions_left: int | None, budget: int = HINT_BUDGET, cap: int = MAX_CELLS
+) -> Hint:
     """What to do on ``board``: a pair that keeps it clearable, else an addition, else STUCK;
     UNKNOWN when ``budget`` positions did not settle it.
 
@@ -491,11 +497,12 @@ def hint(board: Board, additions_left: int | None, budget: int = HINT_BUDGET) ->
     tries every pair before the addition, so ADD means every pair was proven to lead into a dead
     end. One exception is reported as UNKNOWN: in Classic a pair can lead back to this very
     board (add, then clear exactly the copies), and such a pair is then as good as the addition.
+    No addition may pass ``cap`` cells (the game's: :func:`match_rules.number_match.decide.cap`).
     Raises ValueError on a clear board (nothing is left to hint).
     """
     if is_clear(board):
         raise ValueError("the board is already clear: there is nothing to hint")
-    solution, root_repeated = _solve(board, additions_left, budget, smart=True)
+    solution, root_repeated = _solve(board, additions_left, budget, True, cap)
     if solution.status is Status.UNKNOWN:
         return Hint(HintKind.UNKNOWN, None, (), solution.nodes)
     if solution.status is Status.UNSOLVABLE:

@@ -121,7 +121,7 @@ def evolve(state: NumberMatchState, event: ev.Event) -> NumberMatchState:
                 state,
                 event.at,
                 ev.Step(True, 0, 0),
-                board=boards.add_numbers(state.board),
+                board=boards.add_numbers(state.board, boards.LEVEL_CELLS),  # decide checked
                 additions_left=event.additions_left,
             )
         case ev.HintGiven():

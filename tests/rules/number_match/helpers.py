@@ -8,6 +8,7 @@ from match_rules.number_match import commands as cmd
 from match_rules.number_match import events as ev
 from match_rules.number_match.board import Level
 from match_rules.number_match.decide import decide_steps
+from match_rules.number_match.generate import DEAL_VERSION
 from match_rules.number_match.settings import Settings
 from match_rules.number_match.state import NumberMatchState, initial_state
 
@@ -33,11 +34,13 @@ def started(
     level: Level = Level.EASY,
     at: int = T0,
     settings: Settings | None = None,
+    version: str = DEAL_VERSION,
 ) -> NumberMatchState:
-    """A game of ``board`` started at ``at``, with ``witness`` as its deal's."""
+    """A game of ``board`` started at ``at``, with ``witness`` as its deal's, dealt with
+    ``version`` (the current one unless said)."""
     chosen = settings or Settings(level)
     state = replace(initial_state(board, steps(witness)), dealt_additions=chosen.level.additions)
-    return run(state, cmd.StartGame(at, ME, chosen, "number-match-deal-v1"))
+    return run(state, cmd.StartGame(at, ME, chosen, version))
 
 
 def run(state: NumberMatchState, *commands: cmd.Command) -> NumberMatchState:

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from match_rules.number_match.board import (
+    LEVEL_CELLS,
     MAX_CELLS,
     WIDTH,
     Board,
@@ -246,6 +247,45 @@ def test_the_cap_allows_an_addition_up_to_max_cells_and_not_one_more() -> None:
         add_numbers(over)
 
 
+def test_a_larger_cap_allows_an_addition_up_to_it_and_not_one_more() -> None:
+    fits = no_pairs(LEVEL_CELLS // 2)  # 576 numbers: 1152 cells after adding
+    assert not can_add(fits) and can_add(fits, LEVEL_CELLS)
+    assert len(add_numbers(fits, LEVEL_CELLS)) == LEVEL_CELLS
+    over = no_pairs(LEVEL_CELLS // 2 + 1)
+    assert not can_add(over, LEVEL_CELLS)
+    with pytest.raises(ValueError, match=f"would pass {LEVEL_CELLS} cells"):
+        add_numbers(over, LEVEL_CELLS)
+
+
+@pytest.mark.parametrize("level", [Level.EASY, Level.MEDIUM, Level.HARD, Level.EXPERT])
+def test_no_level_can_add_past_level_cells(level: Level) -> None:
+    # an addition at most doubles the cells: a level's additions made straight away, the most
+    # it can make, end within LEVEL_CELLS; Medium's exactly at it
+    assert level.numbers * 2**level.additions <= LEVEL_CELLS  # type: ignore[operator]
+    assert max(lv.numbers * 2**lv.additions for lv in Level if lv.additions) == LEVEL_CELLS
+
+
+@given(st.lists(st.integers(0, 40), max_size=12), st.integers(0, 2**32))
+@settings(max_examples=60, deadline=None)
+def test_with_pairs_between_a_board_never_outgrows_its_numbers_doubled(
+    moves: list[int], seed: int
+) -> None:
+    # the bound the cap rests on: pairs removed between additions never make a board longer
+    # than its starting numbers doubled once per addition
+    board: Board = no_pairs(27)
+    additions = 0
+    for k, m in enumerate(moves):
+        pairs = pair_moves(board)
+        if pairs and (m + seed + k) % 3:
+            board = remove_pair(board, *pairs[(m * 7 + seed) % len(pairs)])[0]
+        elif any(board) and additions < 5:
+            board = add_numbers(board, LEVEL_CELLS)
+            additions += 1
+        if not any(board):
+            break
+        assert len(board) <= 27 * 2**additions
+
+
 def test_trailing_empty_cells_count_nothing_against_the_cap() -> None:
     board = (*no_pairs(268), 0, 0)  # the last row: 7 numbers and 2 empty cells
     check_board(board)
@@ -271,8 +311,9 @@ def test_a_board_holds_digits_and_no_empty_row_and_at_most_max_cells() -> None:
         check_board(rows("1........", ".........", "1"))
     with pytest.raises(ValueError, match="row 0"):
         check_board(rows("..."))
-    with pytest.raises(ValueError, match=f"at most {MAX_CELLS}"):
-        check_board(no_pairs(MAX_CELLS + 1))
+    check_board(no_pairs(LEVEL_CELLS))  # a level's board may pass Classic's 540 cells
+    with pytest.raises(ValueError, match=f"at most {LEVEL_CELLS}"):
+        check_board(no_pairs(LEVEL_CELLS + 1))
 
 
 def test_a_board_without_pairs_has_none() -> None:

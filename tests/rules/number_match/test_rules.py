@@ -383,7 +383,7 @@ def test_a_command_at_the_idle_limits_very_millisecond_finds_the_game_over():
 
 def test_each_event_moves_the_clock_records_the_path_and_forgets_the_hint():
     state = started(SIX, SIX_WITNESS)
-    assert state.deal_version == "number-match-deal-v1"
+    assert state.deal_version == "number-match-deal-v2"
     hinted = run(state, cmd.AskHint(T0 + 1_000, ME))
     assert (hinted.now, hinted.active_at) == (T0 + 1_000, T0 + 1_000) and hinted.hint is not None
     moved = run(

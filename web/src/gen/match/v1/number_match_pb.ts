@@ -810,7 +810,8 @@ export type NumberMatchView = Message<"match.v1.NumberMatchView"> & {
   board: number[];
 
   /**
-   * Additions left; unset: no limit (Classic).
+   * Additions left; unset: no limit (Classic). Every one shown can be made: a level's board
+   * holds up to 1152 cells, more than its additions can make.
    *
    * @generated from field: optional uint32 additions_left = 9;
    */

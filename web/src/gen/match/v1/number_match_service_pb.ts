@@ -364,7 +364,8 @@ export const NumberMatchService: GenService<{
   },
   /**
    * Copy every number on the board after the last one. Refused: no addition left
-   * (no_additions_left), the board would pass 540 cells (board_full), after the game.
+   * (no_additions_left), Classic's board would pass 540 cells (board_full; a level's additions
+   * always fit), after the game.
    *
    * @generated from rpc match.v1.NumberMatchService.AddNumbers
    */
