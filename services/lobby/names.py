@@ -1,10 +1,7 @@
 """Display names: what a person may be called at a table. Pure.
 
-An allow-list built on ``unicodedata`` (Python 3.11: Unicode 14), not a confusables library:
-the two on PyPI (``confusables`` 1.2.0, last released 2021; ``confusable-homoglyphs`` 3.3.1,
-2024, per-character script checks only, no skeleton) ship old copies of Unicode's
-confusables.txt, and what we must refuse is small and known: invisible and blank-looking
-characters, piles of combining marks, and names that read as a bot's. A name is
+An allow-list built on ``unicodedata`` (Python 3.11: Unicode 14) for what a name may hold, and
+Unicode's confusables data for what it may read as. A name is
 
 1. NFKC-normalised (fullwidth, mathematical and other compatibility forms become plain
    letters and digits), variation selectors VS15/VS16 dropped (emoji style), white space at
@@ -21,18 +18,32 @@ characters, piles of combining marks, and names that read as a bot's. A name is
 4. for a person, not a bot's name: its skeleton (below) is not ``bot`` followed by digits.
 
 The skeleton, for the reserved-name check only: NFKC, decomposed with the marks dropped
-(``Bȯt`` -> ``Bot``), every decimal digit of any script as its ASCII digit, the look-alikes of
-B, O, T, 0 and 1 that NFKC keeps (Greek, Cyrillic, Cherokee, Lisu, Coptic... from Unicode's
-confusables.txt) as those letters, lower case, and everything but letters and digits dropped;
-then ``0`` reads as ``o`` and ``1``, ``i``, ``|`` as ``l``. So "Bot 1", "BOT-1", the same in
-Cyrillic or Greek letters, "B0T l" and "Bot" all read ``bot`` + digits and are the bot's
-(tests/services/test_lobby_names.py has the look-alikes).
+(``Bȯt`` -> ``Bot``), every decimal digit of any script as its ASCII digit, then each other
+character that is not ASCII read as the letter it looks like:
+
+- from Unicode's confusables.txt (the copy ``confusable-homoglyphs`` 3.3.1 ships: the only
+  kept package with the data; we use its data, not its checks): the characters confusable with
+  B, O, T and l, I, 1, | in either case (Greek, Cyrillic, Cherokee, Lisu, Coptic, small
+  capitals, mathematical letters...), and those confusable with their other case (Cyrillic
+  ``в`` with ``ʙ``);
+- failing that, from the character's Unicode name: a Latin letter however it is dressed
+  (``Ƀ`` LATIN CAPITAL LETTER B WITH STROKE, ``ø``, ``🅱`` NEGATIVE SQUARED LATIN CAPITAL
+  LETTER B, ``ᴛ`` LATIN LETTER SMALL CAPITAL T) reads as that letter;
+
+lower case, and everything but letters and digits dropped; then ``0`` reads as ``o`` and
+``1``, ``i``, ``|`` as ``l``. So "Bot 1", "BOT-1", the same in Cyrillic or Greek letters,
+"B0T l", "ʙᴏᴛ 1", "Ƀot 1", "Bøt 1", "🅱🅾🆃 1" and "Bot" all read ``bot`` + digits and are the
+bot's (tests/services/test_lobby_names.py has the look-alikes). ASCII characters are never
+re-read (``y``, ``6`` stay themselves): a name in plain letters says what it says.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 import unicodedata
+from pathlib import Path
 
 MAX_NAME_CHARS = 32
 MAX_MARKS = 2  # combining marks in a row on one letter (Vietnamese and Thai need 2)
@@ -61,22 +72,60 @@ INVISIBLE = frozenset(
     + [chr(c) for c in range(0xE0100, 0xE01F0)]  # VARIATION SELECTOR-17..256
 )
 
-# Look-alikes that NFKC leaves alone, from Unicode's confusables.txt (as shipped in
-# confusable-homoglyphs 3.3.1), for the letters of the reserved name only.
-_LOOKALIKES = {
-    "b": "\ua7b4\u0392\u0412\u13f4\u15f7\ua4d0\U00010282\U000102a1\U00010301"  # B
-    "\u0184\u042c\u13cf\u1472\u15af\u0432\u03b2",  # b, and Cyrillic ve and Greek beta
-    "o": "\u09e6\u0b66\u3007\U000114d0\U000118e0\u039f\u2c9e\u041e\u0555\u2d54\u12d0\u0b20"
-    "\U000104c2\ua4f3\U000118b5\U00010292\U000102ab\U00010404\U00010516"  # O
-    "\u0c02\u0c82\u0d02\u0d82\u0966\u0a66\u0ae6\u0be6\u0c66\u0ce6\u0d66\u0e50\u0ed0\u1040"
-    "\u06f5\u1d0f\u1d11\uab3d\u03bf\u03c3\u2c9f\u043e\u10ff\u0585\u0d20\u101d\U000104ea"
-    "\U000118c8\U000118d7\U0001042c",  # o
-    "t": "\u22a4\u27d9\U0001f768\u03a4\u2ca6\u0422\u13a2\ua4d4\U00016f0a\U000118bc\U00010297"
-    "\U000102b1\U00010315\u03c4\u0442\u1d1b\u2ca7",  # T; tau, te, small T
-    "l": "\u2223\u23fd\uffe8\u06f1\U00010320\u0196\u01c0\u0399\u2c92\u0406\u04c0\u2d4f\u16c1"
-    "\ua4f2\U00016f28\U0001028a\U00010309\u0131\u0456\u03b9",  # l, I, 1; dotless i, iota
-}
-_SKELETON = {ord(c): letter for letter, chars in _LOOKALIKES.items() for c in chars}
+# The letters of the reserved name and what reads as them (the skeleton's targets).
+_RESERVED = {"b": "Bb", "o": "Oo0", "t": "Tt", "l": "lI1|"}
+_LATIN_NAME = re.compile(
+    r"LATIN (?:CAPITAL |SMALL )?LETTER (?:SMALL CAPITAL )?([A-Z])(?: WITH [A-Z -]+)?$"
+)
+
+
+def _confusables() -> dict[str, set[str]]:
+    """confusables.txt as groups: each character linked to those it is confusable with."""
+    import confusable_homoglyphs  # type: ignore[import-untyped]
+
+    path = Path(confusable_homoglyphs.__file__).with_name("confusables.json")
+    links: dict[str, set[str]] = {}
+    for char, homoglyphs in json.loads(path.read_text(encoding="utf-8")).items():
+        for other in (h["c"] for h in homoglyphs):
+            if len(char) == 1 and len(other) == 1 and char != other:
+                links.setdefault(char, set()).add(other)
+                links.setdefault(other, set()).add(char)
+    return links
+
+
+def _group(links: dict[str, set[str]], char: str) -> set[str]:
+    seen, todo = {char}, [char]
+    while todo:
+        for other in links.get(todo.pop(), ()):
+            if other not in seen:
+                seen.add(other)
+                todo.append(other)
+    return seen
+
+
+@functools.cache
+def _lookalikes() -> dict[int, str]:
+    """Every non-ASCII character confusable with a letter of the reserved name, or with its
+    other case, mapped to that letter."""
+    links = _confusables()
+    table: dict[int, str] = {}
+    for letter, seeds in _RESERVED.items():
+        first = set().union(*(_group(links, seed) for seed in seeds))
+        every = set(first)
+        for char in first:
+            for case in (char.lower(), char.upper()):
+                if len(case) == 1:
+                    every |= _group(links, case)
+        table.update({ord(c): letter for c in every if not c.isascii()})
+    return table
+
+
+def _latin_letter(char: str) -> str:
+    """The Latin letter a character is by its Unicode name (``Ƀ``: B), else itself."""
+    found = _LATIN_NAME.search(unicodedata.name(char, ""))
+    return found.group(1) if found else char
+
+
 _READ_AS = str.maketrans("01i|", "olll")  # what a digit or a stroke reads as
 _BOT = re.compile(r"bot[0-9lo]*")
 
@@ -134,7 +183,9 @@ def skeleton(name: str) -> str:
             continue
         if c.isdecimal():
             c = str(unicodedata.decimal(c))
-        out.append(_SKELETON.get(ord(c), c))
+        if not c.isascii():
+            c = _lookalikes().get(ord(c)) or _latin_letter(c)
+        out.append(c)
     folded = "".join(out).casefold()
     kept = "".join(c for c in folded if (c.isascii() and c.isalnum()) or c == "|")
     return kept.translate(_READ_AS)

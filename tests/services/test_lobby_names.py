@@ -96,6 +96,13 @@ def test_an_invisible_or_blank_name_is_refused(given: str, words: str) -> None:
         "Bot \u0661",  # Arabic-Indic one
         "Bot \u0967",  # Devanagari one
         "\u13f4ot 1",  # Cherokee B
+        # small capitals, a stroke, a slashed o, enclosed letters: issue 34's look-alikes
+        "\u0299\u1d0f\u1d1b 1",  # LATIN LETTER SMALL CAPITAL B, O, T
+        "\u0243ot 1",  # LATIN CAPITAL LETTER B WITH STROKE
+        "B\u00f8t 1",  # LATIN SMALL LETTER O WITH STROKE
+        "\U0001f171\U0001f17e\U0001f183 1",  # NEGATIVE SQUARED LATIN CAPITAL LETTER B, O, T
+        "\u24b7\u24de\u24e3",  # circled
+        "\u15f7OT 1",  # Canadian syllabics carrier sa, from confusables.txt
     ],
 )
 def test_a_person_may_not_take_a_name_that_reads_as_a_bots(given: str) -> None:
@@ -112,7 +119,8 @@ def test_the_bot_service_may_use_the_bots_names() -> None:
 
 
 def test_names_near_bot_are_a_persons() -> None:
-    for name in ("Robot", "Bott", "Bot Ann", "Abbot", "Boat 1", "Bo", "Tob 1"):
+    # plain ASCII letters are never re-read: "Boy" is not "Bot" however y looks in some script
+    for name in ("Robot", "Bott", "Bot Ann", "Abbot", "Boat 1", "Bo", "Tob 1", "Boy", "B6t", "Zoë"):
         assert not reads_as_bot(name), name
 
 
