@@ -9,8 +9,8 @@ against the real stack, at a desktop's size and a phone's: the browser goes offl
   30 s, for a game with no clock) is given up: the page says plainly it was NOT made, and it
   is not made when the connection comes back.
 
-The rpc layer is every game's, so one game shows it: Number Match, solo, whose moves need no
-other player (a pair from a hint).
+The rpc layer is every game's: Number Match shows both (solo, its moves need no other player: a
+pair from a hint), and the race a tile turned during an 8 s cut while the board's clock runs.
 """
 
 from __future__ import annotations
@@ -63,12 +63,12 @@ def ready_pair(page: Page, stack: Stack) -> tuple[tuple[str, str], tuple[str, st
     return first, second
 
 
-def pair_requests(page: Page) -> list[str]:
-    """The x-request-id of every PairCells the page sends (offline tries too)."""
+def request_ids(page: Page, method: str) -> list[str]:
+    """The x-request-id of every call of ``method`` the page sends from now (offline tries too)."""
     ids: list[str] = []
 
     def seen(req: Request) -> None:
-        if req.url.endswith("/PairCells"):
+        if req.url.endswith(f"/{method}"):
             ids.append(req.headers.get("x-request-id", ""))
 
     page.on("request", seen)
@@ -93,7 +93,7 @@ def test_a_move_made_offline_is_sent_when_the_connection_is_back(
     first, second = ready_pair(page, stack)
     score = page.locator("#score").get_attribute("data-score") or ""
     numbers = count(page.locator("#numbers-left"))
-    ids = pair_requests(page)
+    ids = request_ids(page, "PairCells")
     expect(page.locator("#connection-banner")).to_be_hidden()
 
     page.context.set_offline(True)
@@ -156,3 +156,39 @@ def test_a_move_the_connection_does_not_come_back_for_is_not_made(
     expect(page.locator("#numbers-left")).to_have_attribute("data-count", str(numbers))
     expect(cell(page, *first)).not_to_have_attribute("data-state", "empty")
     expect(cell(page, *second)).not_to_have_attribute("data-state", "empty")
+
+
+def test_a_turn_made_offline_in_a_race_is_made_when_the_connection_is_back(
+    stack: Stack, sized: Page, shots: Shots
+) -> None:
+    """The race, whose board's clock keeps running: a tile turned during an 8 s cut turns up
+    once the connection is back (the board's clock bounds the retry, and it has time left)."""
+    from tests.web.racer import Clicks, Player
+
+    page = sized
+    player = Player(page, Clicks(), shots)
+    player.create(stack.web_url, "Lin")
+    player.play_game(stop_after_pairs=(1, 1))
+    tiles = player.look()
+    if sum(t.state == "up" for t in tiles.values()) == 2:
+        player.wait_out_the_pause()
+        tiles = player.look()
+    tile = next(n for n, t in sorted(tiles.items()) if t.state == "down")
+    ids = request_ids(page, "TurnTile")
+
+    page.context.set_offline(True)
+    player.hands.turn(page, tile)
+    banner = page.locator("#connection-banner")
+    expect(banner).to_contain_text("Your move is waiting", timeout=5_000)
+    banner_on_screen(page)
+    shots.take(page, "race-offline")
+    time.sleep(8)
+    assert page.locator(f'.tile[data-tile="{tile}"]').get_attribute("data-state") == "down"
+
+    page.context.set_offline(False)
+    expect(
+        page.locator(f'.tile[data-tile="{tile}"]:is([data-state="up"], [data-state="found"])')
+    ).to_have_count(1)
+    expect(banner).to_be_hidden()
+    expect(page.locator("#race-error")).to_have_text("")
+    assert len(ids) >= 4 and len(set(ids)) == 1, ids
