@@ -52,6 +52,7 @@ from services.referee.table import (
     Seat,
     Table,
     TableRefusal,
+    accepted_reply,
     at_of,
     bot_strength,
     check_create,
@@ -431,7 +432,7 @@ class Referee:
                 return refused("unavailable", Category.UNAVAILABLE, str(error))
             COMMANDS.labels(which, "accepted").inc()
             self._after(table)
-            reply = game.accepted(seen, table.state, request.player_id, now, table.next_event - 1)
+            reply = accepted_reply(table, seen, request.player_id, now)
             data = reply.SerializeToString()
             table.remember(request.player_id, request.request_id, data)
             return data

@@ -326,16 +326,33 @@ def check_join(table: Table, player: str, cmd: referee_pb2.TableCommand.JoinTabl
     return min(n for n in range(1, table.seats + 1) if n not in taken)
 
 
+# What a player does instead of leaving a game under way, by game (its ``slug``): an action the
+# game offers. LeaveTable is for tables still waiting for their game.
+STAY_OR = {
+    "race": "Resign ends your game instead (your boards end now; the others play on)",
+    "concentration": "stop following the table instead (close the game or its Watch stream): "
+    "at a table of two or more a CPU player takes your seat 30 s later, and solo the board "
+    "waits as you left it",
+    "match_cards": "play your copy to its end (TurnCard), or stop turning cards: whoever has "
+    "not finished an hour after the start has lost, and the others play on",
+    "number_match": "EndGame ends it instead (you give up, with the score you have)",
+    "match_five": "say Done, or simply stop: the timers end the writing and every vote "
+    "without you (your links count as written, a vote you do not cast abstains)",
+}
+
+
 def check_leave(table: Table, player: str) -> Seat:
     check_open(table)
     seat = table.seat_of(player)
     if seat is None:
         raise TableRefusal("not_seated", Category.PERMISSION_DENIED, "you have no seat here")
     if table.started:
+        slug = table.game.slug if table.game is not None else ""
+        instead = STAY_OR.get(slug, "play on until the game ends")
         raise TableRefusal(
             "table_started",
             Category.FAILED_PRECONDITION,
-            "the game has started: resign instead of leaving",
+            f"the game has started, so the seat cannot be left: {instead}",
         )
     return seat
 
@@ -531,6 +548,25 @@ def rebuild(
     return table
 
 
+def accepted_reply(
+    table: Table, seen: list[common_pb2.EventEnvelope], player: str, now: int
+) -> Message:
+    """The game's reply to an applied command (``Game.accepted``), with the seed's commitment in
+    the view it carries, as every Watch snapshot carries it: public since the table was made,
+    and known to the table, not to the game's rules (which leave it empty)."""
+    assert table.game is not None
+    reply = table.game.accepted(seen, table.state, player, now, table.next_event - 1)
+    fields = reply.DESCRIPTOR.fields_by_name
+    if not table.commitment or "accepted" not in fields or not reply.HasField("accepted"):
+        return reply
+    accepted = cast(Any, reply).accepted
+    if "view" in accepted.DESCRIPTOR.fields_by_name and accepted.HasField("view"):
+        view = accepted.view
+        if "commitment" in view.DESCRIPTOR.fields_by_name and not view.commitment:
+            view.commitment = table.commitment
+    return reply
+
+
 def fold(
     table: Table, record: referee_pb2.TableRecord, sequence: int, remember: bool = True
 ) -> None:
@@ -559,9 +595,7 @@ def fold(
         else:
             seen = redacted_for(table, list(record.events), player)
             table.apply(record, sequence)
-            reply = game.accepted(
-                seen, table.state, player, command.received_at_ms, table.next_event - 1
-            )
+            reply = accepted_reply(table, seen, player, command.received_at_ms)
         table.remember(player, request_id, reply.SerializeToString())
 
 
