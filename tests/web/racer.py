@@ -171,7 +171,8 @@ class Player:
 
     def look(self) -> dict[int, TileView]:
         """Every tile as the page shows it; learns the faces that are up, and checks that no
-        face-down tile's label names a symbol."""
+        face-down tile's label names a symbol (and that the last board's faces, revealed,
+        show only once the game is over)."""
         rows = self.page.locator(".tile").evaluate_all(READ_TILES)
         tiles = {n: TileView(n, s, label, d) for n, s, label, d in rows}
         assert sorted(tiles) == list(range(1, TILES + 1)), sorted(tiles)
@@ -185,6 +186,10 @@ class Player:
             elif t.state == "found":
                 assert t.label == f"Tile {t.number}, found", t.label
                 self.found.add(t.number)
+            elif t.state == "revealed":  # the last board's layout, once the game is over
+                if self.phase() != "GAME_OVER":
+                    raise PageBroke(f"a face before the game's end: {t.label!r}")
+                assert UP_LABEL.match(t.label) and t.disabled, t
             else:
                 assert t.state == "up", t.state
                 symbol = t.symbol
@@ -308,14 +313,22 @@ class Player:
 
     def wait_out_the_pause(self) -> None:
         """Until the page has said this miss (the second tile may show before the miss is
-        known: the stream can bring the two events apart) and its pause is over."""
-        self.misses += 1
-        self.page.wait_for_function(
-            """n => (window.__live || []).filter(l => l.startsWith("No pair:")).length >= n
-                && !document.getElementById("board").classList.contains("paused")""",
-            arg=self.misses,
+        known: the stream can bring the two events apart) and its pause is over. Two tiles
+        up may also be a pair whose PairFound has not come yet: then they turn found, and
+        there is no pause to wait for."""
+        said = self.page.wait_for_function(
+            """n => {
+                const misses = (window.__live || []).filter(l => l.startsWith("No pair:"));
+                if (document.querySelectorAll('.tile[data-state="up"]').length < 2) {
+                    return { misses: misses.length };  // a pair after all
+                }
+                const paused = document.getElementById("board").classList.contains("paused");
+                return misses.length >= n && !paused ? { misses: misses.length } : false;
+            }""",
+            arg=self.misses + 1,
             timeout=5_000,
-        )
+        ).json_value()
+        self.misses = int(said["misses"])
 
     def reload(self) -> None:
         """Reload the page (the live region's record starts again)."""

@@ -10,6 +10,7 @@ from playwright.sync_api import Page, expect
 from match_launch.stack import Stack
 from tests.web.conftest import FinishedGame, Shots
 from tests.web.racer import Clicks, Keys, Player
+from tests.web.test_screens_fit import assert_board_whole
 
 # What the aria-live region must have said over a whole game, at least.
 ANNOUNCED = [
@@ -82,6 +83,7 @@ def test_a_board_at_phone_width(stack: Stack, phone: Page, shots: Shots) -> None
     player = Player(phone, Clicks(), shots)
     player.create(stack.web_url, "Hedy")
     player.play_game(stop_after_pairs=(1, 3))
+    assert_board_whole(phone)  # and its height: no scrolling during a timed board
     width = phone.evaluate("() => document.documentElement.scrollWidth")
     assert width <= 390, f"the page is {width} px wide at a 390 px viewport"
     for tile in (1, 4, 17, 20):

@@ -349,10 +349,11 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
 
     // Ready.
     const readyOpen = t.phase === Phase.READY && !isOut(t);
-    if (!readyOpen && !readyPanel.hidden && document.activeElement === readyButton) {
-      tiles[focused - 1]!.focus(); // Ready is gone: the keyboard goes on from the board
-    }
+    const refocus = !readyOpen && !readyPanel.hidden && document.activeElement === readyButton;
     readyPanel.hidden = !readyOpen;
+    // Ready is gone: the keyboard goes on from the board (once the panel is hidden, so that
+    // focusing a tile of the bottom row does not scroll the page as the board starts).
+    if (refocus) tiles[focused - 1]!.focus();
     // The button says whether Ready can be pressed now, shown or not (the countdown may come
     // with the press's own reply, and hide it at once).
     const canPress = readyOpen && !isReady(t);
