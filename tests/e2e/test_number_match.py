@@ -164,7 +164,8 @@ async def test_undo_hints_and_bad_input_each_refused_with_its_code_changing_noth
         if not boards.pairs_with(board[i], board[j])
     )
     for (first, second), want in [
-        ((0, 1), (grpc.StatusCode.INVALID_ARGUMENT, None)),  # the lobby's own check: no cell 0
+        # the lobby's own check (no cell 0) answers with the rules' slug, as the referee does
+        ((0, 1), (grpc.StatusCode.INVALID_ARGUMENT, "cell_out_of_range")),
         ((1, len(board) + 1), (grpc.StatusCode.INVALID_ARGUMENT, "cell_out_of_range")),
         ((2, 2), (grpc.StatusCode.INVALID_ARGUMENT, "same_cell")),
         (other, (grpc.StatusCode.FAILED_PRECONDITION, "not_a_pair")),

@@ -303,14 +303,15 @@ class NumberMatch:
             accepted=Reply.Accepted(events=events, view=self.snapshot(state, player, table))
         )
 
-    def check_request(self, request: Message) -> str | None:
+    def check_request(self, request: Message) -> str | RuleError | None:
         if isinstance(request, number_match_service_pb2.PairCellsRequest):
             for name in ("first", "second"):
                 cell = getattr(request, name)
                 if not 1 <= cell <= LEVEL_CELLS:
-                    return (
+                    return RuleError(  # the referee's refusal for a cell off the board
+                        Code.CELL_OUT_OF_RANGE,
                         f"{name} is {cell}: cells are numbered from 1, row by row, on a board "
-                        f"of at most {LEVEL_CELLS} cells"
+                        f"of at most {LEVEL_CELLS} cells",
                     )
         return None
 
