@@ -11,11 +11,20 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import random
 
 import pytest
 
 from match_rules.number_match import generate as gen
-from match_rules.number_match.board import Level, pair_moves, remove_pair
+from match_rules.number_match import solver as solvers
+from match_rules.number_match.board import (
+    Board,
+    Level,
+    add_numbers,
+    can_add,
+    pair_moves,
+    remove_pair,
+)
 from match_rules.number_match.generate import (
     FIRST_MOVE_BUDGET,
     GREEDY_PLAYERS,
@@ -27,7 +36,7 @@ from match_rules.number_match.generate import (
     keeps,
     open_first_moves,
 )
-from match_rules.number_match.solver import Status, replay, solve
+from match_rules.number_match.solver import Solution, Status, replay, solve
 
 LEVELS = [Level.EASY, Level.MEDIUM, Level.HARD, Level.EXPERT]
 SEEDS = [hashlib.sha256(f"difficulty/{n}".encode()).digest() for n in range(8)]
@@ -88,12 +97,44 @@ def test_a_greedy_player_pairs_by_its_own_rule_and_adds_only_when_no_pair_is_lef
     assert greedy_clears((5, 5, 3), 1, 2) and not greedy_clears((5, 5, 3), 0, 2)
 
 
-def test_open_first_moves_counts_first_pairs_and_stops_when_told() -> None:
+def test_open_first_moves_counts_the_first_pairs_that_keep_an_easy_clearing() -> None:
     board = (1, 1, 1, 1)  # pairs 0-1, 1-2, 2-3: each leaves two 1s that see each other
     assert open_first_moves(board, 0) == (3, 3)
-    assert open_first_moves(board, 0, stop=1) == (2, 3)
     assert open_first_moves((1, 2, 3), 0) == (0, 0)
     assert open_first_moves((1, 1, 2), 0) == (0, 1)  # the 2 is left alone
+
+
+def reference_greedy(board: Board, additions: int, player: int) -> bool:
+    """greedy_clears written with the board's own functions, as docs/dealing.md says it."""
+    state = player
+    while board:
+        moves = pair_moves(board)
+        if moves:
+            if player == 0:
+                move = moves[0]
+            elif player == 1:
+                move = moves[-1]
+            else:
+                state = (state * 1103515245 + 12345) & 0x7FFFFFFF
+                move = moves[(state >> 8) % len(moves)]
+            board = remove_pair(board, *move)[0]
+        elif additions and can_add(board):
+            board = add_numbers(board)
+            additions -= 1
+        else:
+            return False
+    return True
+
+
+def test_the_greedy_players_on_classes_play_as_the_board_functions_say() -> None:
+    rng = random.Random(31)
+    for _ in range(60):
+        level = rng.choice(LEVELS)
+        board = tuple(rng.randrange(1, 10) for _ in range(level.numbers))
+        additions = rng.choice((0, 1, 3, 5))
+        for player in range(GREEDY_PLAYERS):
+            expected = reference_greedy(board, additions, player)
+            assert greedy_clears(board, additions, player) is expected, (board, additions, player)
 
 
 def test_a_candidate_that_breaks_its_levels_promise_is_skipped(
@@ -129,15 +170,29 @@ def test_keeps_counts_the_greedy_players(
     assert keeps((1, 9), level) is expected
 
 
-@pytest.mark.parametrize(("opened", "expected"), [(8, True), (9, False)])
-def test_keeps_counts_the_open_first_pairs(
-    monkeypatch: pytest.MonkeyPatch, opened: int, expected: bool
+@pytest.mark.parametrize(
+    ("opened", "expected", "searched"),
+    [
+        (9, False, 9),  # Expert: at most 80 % of 10 first pairs open; the ninth settles it
+        (8, True, 10),
+        (0, True, 2),  # after two closed ones, eight left can be at most the 8 allowed
+    ],
+)
+def test_keeps_counts_the_open_first_pairs_until_the_answer_is_settled(
+    monkeypatch: pytest.MonkeyPatch, opened: int, expected: bool, searched: int
 ) -> None:
-    # Expert: at most 80 % of the first pairs open; 10 legal first pairs allow 8
+    calls: list[int] = []
+
+    def first_open(board: Board, additions: int | None, budget: int) -> Solution:
+        calls.append(budget)
+        return Solution(Status.SOLVABLE if len(calls) <= opened else Status.UNSOLVABLE, (), 1)
+
     monkeypatch.setattr(gen, "greedy_clears", lambda board, additions, player: False)
     monkeypatch.setattr(gen, "pair_moves", lambda board: [(0, 1)] * 10)
-    monkeypatch.setattr(gen, "open_first_moves", lambda board, additions, stop: (opened, 10))
+    monkeypatch.setattr(gen, "remove_pair", lambda board, i, j: (board, 0))
+    monkeypatch.setattr(solvers, "solve", first_open)
     assert keeps((1, 9), Level.EXPERT) is expected
+    assert calls == [FIRST_MOVE_BUDGET] * searched
 
 
 def test_an_unknown_deal_version_is_refused() -> None:
