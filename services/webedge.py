@@ -14,6 +14,16 @@ What the edge adds, and only here (docs/client.md, "The web edge"):
   runs: 403 with a sentence. An allowed origin gets CORS headers, and its preflight is
   answered. A request with no Origin (curl, a native client) is served: a browser always
   sends one on a cross-origin call.
+- **Host.** A request whose ``Host`` is a name the edge was not given (``allowed_hosts``:
+  ``localhost``, the names of ``<PREFIX>_WEB_HOSTS`` and of the listed origins, and the bind
+  address when it is a name) is refused before anything runs: 403 with a sentence. An IP
+  address is always answered. That stops DNS rebinding: a page of another site whose name has
+  been pointed at this edge's address sends that name as its Host, and its Origin then passes
+  as "the same host".
+- **The page's headers.** The web client's files carry a Content-Security-Policy that lets the
+  page load only its own files and call only this edge and the origins it is given
+  (``connect_to``: the ledger's audit URL), ``frame-ancestors 'none'`` and
+  ``X-Frame-Options: DENY`` so that no other site can frame it.
 - **Size.** A body over ``max_body`` bytes is refused (Connect ``resource_exhausted``) before it
   is read, as the gRPC server refuses a message over its limit.
 - **Content type.** Connect answers a content type it does not speak with 415 and the types it
@@ -29,8 +39,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import json
 import mimetypes
+import re
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -60,8 +72,8 @@ MAX_BODY = 64 * 1024  # what the gRPC server takes (grpc.max_receive_message_len
 
 REFUSED = Counter(
     "match_web_refused_total",
-    "Web edge requests refused before any handler ran, by reason: origin (another site's "
-    "page), size, content_type, method, not_found",
+    "Web edge requests refused before any handler ran, by reason: host (a name it was not "
+    "given), origin (another site's page), size, content_type, method, not_found",
     ["reason"],
 )
 
@@ -258,12 +270,17 @@ class ConnectEdge:
 
     services: Mapping[str, Mapping[str, Any]]
     allowed_origins: frozenset[str] = frozenset()
+    # Host names answered besides IP addresses (WebConfig.answered_hosts); None: any Host.
+    allowed_hosts: frozenset[str] | None = None
+    connect_to: tuple[str, ...] = ()  # origins the page may call besides this edge
     static_dir: Path | None = None
     config: Mapping[str, Any] = field(default_factory=dict)
     max_body: int = MAX_BODY
     _apps: dict[str, _ServiceApp] = field(init=False, default_factory=dict)
+    _page_headers: list[tuple[bytes, bytes]] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
+        self._page_headers = [*_PAGE, *_page_policy(self.connect_to)]
         for service, handlers in self.services.items():
             endpoints = {
                 f"/{service}/{name}": _endpoint(service, name, handler)
@@ -278,6 +295,18 @@ class ConnectEdge:
         if scope["type"] != "http":
             await _plain(send, 404, "this edge speaks HTTP only")
             return
+        host = _header(scope, b"host")
+        if self.allowed_hosts is not None and host is not None:
+            name = host_name(host)
+            if name is not None and name not in self.allowed_hosts:
+                REFUSED.labels("host").inc()
+                await _plain(
+                    send,
+                    403,
+                    f"this edge does not answer to the name {name!r}: open it by its address "
+                    "or by a name its operator lists (<SERVICE>_WEB_HOSTS or _WEB_ORIGINS)",
+                )
+                return
         origin = _header(scope, b"origin")
         cors: list[tuple[bytes, bytes]] = []
         if origin is not None and not _same_host(origin, scope):
@@ -361,13 +390,46 @@ class ConnectEdge:
             return
         kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
         body = b"" if scope["method"] == "HEAD" else target.read_bytes()
-        await _respond(send, 200, body, [(b"content-type", kind.encode()), *_NO_STORE, *_PAGE])
+        headers = [(b"content-type", kind.encode()), *_NO_STORE, *self._page_headers]
+        await _respond(send, 200, body, headers)
 
 
 _SPOKEN = ("application/proto", "application/json", "application/connect+", "application/grpc")
 _NO_STORE = [(b"cache-control", b"no-cache")]
 # The page loads only its own files and talks only to this edge and the audit URL it is given.
-_PAGE = [(b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer")]
+_PAGE = [
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),  # for browsers older than frame-ancestors
+]
+
+
+def _page_policy(connect_to: Iterable[str]) -> list[tuple[bytes, bytes]]:
+    """The page's Content-Security-Policy: its own files only (the favicon is a data: URL),
+    calls to this edge and to ``connect_to``, no framing, no plugins, no <base>."""
+    connect = " ".join(["'self'", *sorted(set(connect_to))])
+    policy = (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        f"connect-src {connect}; frame-ancestors 'none'; base-uri 'none'; "
+        "form-action 'self'; object-src 'none'"
+    )
+    return [(b"content-security-policy", policy.encode())]
+
+
+def host_name(host: str) -> str | None:
+    """The name in a Host header (lower case, no port, no trailing dot); None for an IP
+    address, which DNS rebinding cannot use (it needs a name of the attacker's)."""
+    if host.startswith("["):
+        return None  # an IPv6 literal
+    name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+    name = name.strip().rstrip(".").lower()
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return name
+    return None
+
+
 _PREFLIGHT = [
     (b"access-control-allow-methods", b"GET, POST"),
     (
@@ -505,12 +567,24 @@ class WebConfigError(ValueError):
 
 @dataclass(frozen=True)
 class WebConfig:
-    """``<PREFIX>_WEB_ADDR`` (host:port; unset or empty: no web edge) and
+    """``<PREFIX>_WEB_ADDR`` (host:port; unset or empty: no web edge),
     ``<PREFIX>_WEB_ORIGINS`` (comma-separated origins, ``https://play.example.org``, whose
-    pages may call this edge besides its own)."""
+    pages may call this edge besides its own) and ``<PREFIX>_WEB_HOSTS`` (comma-separated
+    names, ``play.example.org``, this edge answers to besides IP addresses, ``localhost`` and
+    the origins' names: the public names a proxy or an ingress forwards to it)."""
 
     addr: str = ""
     origins: frozenset[str] = frozenset()
+    hosts: frozenset[str] = frozenset()
+
+    def answered_hosts(self) -> frozenset[str]:
+        """Every name a request's Host may carry (IP addresses are always answered)."""
+        names = {"localhost", *self.hosts}
+        names |= {n for o in self.origins if (n := host_name(o.partition("://")[2]))}
+        bound = host_name(self.addr) if self.addr else None
+        if bound is not None:
+            names.add(bound)
+        return frozenset(names)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str], prefix: str) -> WebConfig:
@@ -531,4 +605,17 @@ class WebConfig:
                     f"{prefix}_WEB_ORIGINS: {origin!r} is not an origin "
                     "(scheme://host[:port], no path)"
                 )
-        return cls(addr, origins)
+        hosts = frozenset(
+            h.strip().rstrip(".").lower() for h in env.get(f"{prefix}_WEB_HOSTS", "").split(",")
+        ) - {""}
+        for host in hosts:
+            if not _HOST_NAME.fullmatch(host):
+                raise WebConfigError(
+                    f"{prefix}_WEB_HOSTS: {host!r} is not a host name (play.example.org: no "
+                    "scheme, port or path)"
+                )
+        return cls(addr, origins, hosts)
+
+
+_LABEL = r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?"
+_HOST_NAME = re.compile(rf"{_LABEL}(\.{_LABEL})*")

@@ -255,7 +255,9 @@ async def serve_audit(
     await server.start()
     stop_web = None
     if web is not None and web.addr:
-        edge = ConnectEdge(recorder.services, allowed_origins=web.origins)
+        edge = ConnectEdge(
+            recorder.services, allowed_origins=web.origins, allowed_hosts=web.answered_hosts()
+        )
         try:
             stop_web = await serve_web(edge, web.addr)
         except OSError:

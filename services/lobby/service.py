@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import sys
 from collections.abc import Awaitable, Callable
+from urllib.parse import urlsplit
 
 import grpc  # type: ignore[import-untyped]
 import structlog
@@ -151,9 +152,13 @@ async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]
     await grpc_server.start()
     stop_web = None
     if config.web.addr:
+        audit = urlsplit(config.web_audit_url)
         edge = ConnectEdge(
             web_services,
             allowed_origins=config.web.origins,
+            allowed_hosts=config.web.answered_hosts(),
+            # the auditor's page calls the ledger's edge: the audit URL's origin
+            connect_to=(f"{audit.scheme}://{audit.netloc}",) if audit.netloc else (),
             static_dir=config.web_root,
             config={"auditUrl": config.web_audit_url},
         )

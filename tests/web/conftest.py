@@ -105,6 +105,8 @@ class Console:
 
     def message(self, msg: ConsoleMessage) -> None:
         self.lines.append(f"[{msg.type}] {msg.text}")
+        if "Content Security Policy" in msg.text:  # the page's own policy blocked something
+            self.errors.append(msg.text)
 
     def error(self, exc: Exception) -> None:
         self.errors.append(str(exc))
