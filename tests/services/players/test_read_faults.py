@@ -86,16 +86,23 @@ def cut_short(stored: list[Any]) -> list[Any]:
     return stored[:-1]  # everything but the record that revealed the seed
 
 
-async def counted_all(nc: Client, book: Book, last: int) -> None:
-    follower = Follower(nc.jetstream(), book)
-    task = asyncio.create_task(follower.run())
+async def follow_to(nc: Client, path: Path, last: int) -> list[str]:
+    """Run a follower into a new book until it has taken the record at ``last``; the game ids
+    the book counted."""
+    book = Book(path)
     try:
-        async with asyncio.timeout(WAIT_S):
-            while follower.taken < last:
-                await asyncio.sleep(0.05)
+        follower = Follower(nc.jetstream(), book)
+        task = asyncio.create_task(follower.run())
+        try:
+            async with asyncio.timeout(WAIT_S):
+                while follower.taken < last:
+                    await asyncio.sleep(0.05)
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        return [row[0] for row in book._db.execute("SELECT game_id FROM games ORDER BY 1")]
     finally:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
+        book.close()
 
 
 @pytest.mark.parametrize("fault", [timed_out, disconnected, cut_short])
@@ -105,12 +112,7 @@ async def test_a_failed_read_of_a_finished_table_is_read_again_and_counted(
     tables, last = await publish(nc)
     seen = failing_once(monkeypatch, {tables[1]: fault, tables[4]: fault})
     passed_before = follow.PASSED._value.get()
-    book = Book(tmp_path / "players.sqlite3")
-    try:
-        await counted_all(nc, book, last)
-        games = [row[0] for row in book._db.execute("SELECT game_id FROM games ORDER BY 1")]
-    finally:
-        book.close()
+    games = await follow_to(nc, tmp_path / "players.sqlite3", last)
     assert games == sorted(tables), "every finished game counted, once"
     assert seen.count(tables[1]) == seen.count(tables[4]) == 2, seen
     assert follow.PASSED._value.get() == passed_before, "no game passed over"
@@ -128,12 +130,7 @@ async def test_a_table_whose_records_do_not_fit_is_still_passed_over(
 
     seen = failing_once(monkeypatch, {tables[2]: shuffled})
     passed_before = follow.PASSED._value.get()
-    book = Book(tmp_path / "players.sqlite3")
-    try:
-        await counted_all(nc, book, last)
-        games = [row[0] for row in book._db.execute("SELECT game_id FROM games ORDER BY 1")]
-    finally:
-        book.close()
+    games = await follow_to(nc, tmp_path / "players.sqlite3", last)
     assert games == sorted(t for t in tables if t != tables[2])
     assert seen.count(tables[2]) == 1
     assert follow.PASSED._value.get() == passed_before + 1
