@@ -114,7 +114,8 @@ class LobbyServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def LeaveTable(self, request, context):
-        """Give up the caller's seat before the game starts (afterwards, leaving means resigning).
+        """Give up the caller's seat before the game starts (afterwards it is refused, table_started,
+        naming what the game offers instead: the race's Resign, Number Match's EndGame, ...).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -108,8 +108,8 @@ class MatchFiveServiceServicer:
 
     def Vote(self, request, context):
         """Vote on a ballot of the open combination. Refused: a ballot not open (ballot_not_open: not
-        read yet, or closed), a second vote (already_voted), your own "Match!" (own_call), outside the
-        reading (not_reading).
+        read yet, or closed), ballot 0 (ballot_out_of_range), a second vote (already_voted), your own
+        "Match!" (own_call), outside the reading (not_reading).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -117,8 +117,9 @@ class MatchFiveServiceServicer:
 
     def CallMatch(self, request, context):
         """"Match!" on another player's link of the open combination. Refused: a ballot not open or not
-        a link (ballot_not_open), your own link (own_link), no link of yours in this combination
-        (no_link), already paired by the server or called before (already_matching).
+        a link (ballot_not_open), ballot 0 (ballot_out_of_range), your own link (own_link), no link
+        of yours in this combination (no_link), already paired by the server or called before
+        (already_matching).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

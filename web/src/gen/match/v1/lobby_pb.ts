@@ -708,7 +708,8 @@ export const LobbyService: GenService<{
     output: typeof JoinTableResponseSchema;
   },
   /**
-   * Give up the caller's seat before the game starts (afterwards, leaving means resigning).
+   * Give up the caller's seat before the game starts (afterwards it is refused, table_started,
+   * naming what the game offers instead: the race's Resign, Number Match's EndGame, ...).
    *
    * @generated from rpc match.v1.LobbyService.LeaveTable
    */

@@ -416,8 +416,8 @@ export const MatchFiveService: GenService<{
   },
   /**
    * Vote on a ballot of the open combination. Refused: a ballot not open (ballot_not_open: not
-   * read yet, or closed), a second vote (already_voted), your own "Match!" (own_call), outside the
-   * reading (not_reading).
+   * read yet, or closed), ballot 0 (ballot_out_of_range), a second vote (already_voted), your own
+   * "Match!" (own_call), outside the reading (not_reading).
    *
    * @generated from rpc match.v1.MatchFiveService.Vote
    */
@@ -428,8 +428,9 @@ export const MatchFiveService: GenService<{
   },
   /**
    * "Match!" on another player's link of the open combination. Refused: a ballot not open or not
-   * a link (ballot_not_open), your own link (own_link), no link of yours in this combination
-   * (no_link), already paired by the server or called before (already_matching).
+   * a link (ballot_not_open), ballot 0 (ballot_out_of_range), your own link (own_link), no link
+   * of yours in this combination (no_link), already paired by the server or called before
+   * (already_matching).
    *
    * @generated from rpc match.v1.MatchFiveService.CallMatch
    */

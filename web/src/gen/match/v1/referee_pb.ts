@@ -250,7 +250,8 @@ export const TableCommand_JoinTableSchema: GenMessage<TableCommand_JoinTable> = 
   messageDesc(file_match_v1_referee, 0, 1);
 
 /**
- * Give up a seat before the game starts (after it starts, resign instead).
+ * Give up a seat before the game starts (after it starts: table_started, naming what the game
+ * offers instead).
  *
  * @generated from message match.v1.TableCommand.LeaveTable
  */
