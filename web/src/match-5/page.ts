@@ -16,7 +16,7 @@ import { GameKind, Visibility } from "../gen/match/v1/common_pb";
 import { MatchFiveService } from "../gen/match/v1/match_five_service_pb";
 import { bearer, clockLeft, command, errorText, refusalCode } from "../rpc";
 import type { KeptSeat } from "../store";
-import { chooseName, clockText, count, ensureStyle, follow, hex, pageLink, seedMatches, ServerClock, SNAPSHOT_AFTER } from "../number-match/common";
+import { chooseName, clockText, count, follow, hex, pageLink, seedMatches, ServerClock, SNAPSHOT_AFTER } from "../number-match/common";
 import { ballotText, categoriesText, closedLines, combinationText, eventLines, settingsText, timerText, voteText } from "./describe";
 import { ACCEPT, COLOURS, CONTEST, isCall, MatchFiveTracker, MAX_LINK, Phase, ROUNDS } from "./tracker";
 
@@ -32,7 +32,6 @@ const VOTE_MARKS = [10];
 type Service = Client<typeof MatchFiveService>;
 
 export const matchFivePage: Page = (root, app, args) => {
-  ensureStyle();
   const first = args[0] ?? "";
   if (!first || first === "new") return mountSetup(root, app, "");
   if (first === "join") return mountSetup(root, app, args[1] ?? "");

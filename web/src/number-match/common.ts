@@ -1,7 +1,7 @@
 /**
  * What the Number Match and MATCH 5 pages share: the server's clock, the Watch loop that
- * reconnects with backoff, a few words, and the pages' own stylesheet (injected once, so that
- * the shared style.css stays the scaffold's).
+ * reconnects with backoff and a few words. Their styles are in style.css (nm-, m5-): the page's
+ * Content-Security-Policy takes styles only from the edge's files, never injected ones.
  */
 
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -122,63 +122,6 @@ export function localToday(now: Date = new Date()): { date: string; offsetMinute
 export function pageLink(hash: string): string {
   if (typeof location === "undefined") return hash;
   return `${location.origin}${location.pathname}${hash}`;
-}
-
-const STYLE = `
-.nm-status, .m5-status { display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; margin: 0.25rem 0 0.5rem; font-variant-numeric: tabular-nums; }
-.nm-status span, .m5-status span { white-space: nowrap; }
-.nm-board { display: grid; grid-template-columns: repeat(9, minmax(0, 1fr)); gap: 0.2rem; width: 100%; max-width: 30rem; }
-.nm-board .cell {
-  min-height: 0; aspect-ratio: 1 / 1; padding: 0; display: flex; align-items: center; justify-content: center;
-  font-size: clamp(1rem, 5vw, 1.5rem); font-weight: 700; font-variant-numeric: tabular-nums;
-  border: 2px solid var(--line); border-radius: 0.35rem; background: var(--panel); color: var(--fg);
-}
-.nm-board .cell[data-state="empty"] { background: transparent; border-style: dotted; color: transparent; }
-.nm-board .cell[data-state="selected"] { background: var(--accent); color: var(--accent-fg); border-color: var(--accent); }
-.nm-board .cell[data-hint="true"] { border: 3px dashed var(--hint); box-shadow: 0 0 0 2px var(--hint) inset; }
-.nm-board .cell[data-state="selected"][data-hint="true"] { border-style: solid; }
-.nm-board.over .cell { opacity: 0.6; }
-.nm-actions { display: flex; flex-wrap: wrap; gap: 0.4rem; margin: 0.5rem 0; }
-.nm-actions .badge, .m5-badge { display: inline-block; min-width: 1.4em; padding: 0 0.3em; margin-left: 0.3em; border-radius: 0.7em; background: var(--line); color: var(--fg); font-size: 0.85em; }
-.nm-hint-text { font-weight: 600; color: var(--hint); min-height: 1.4em; margin: 0.25rem 0; }
-.nm-witness { font-family: ui-monospace, monospace; font-size: 0.8rem; word-break: break-all; }
-.m5-invite { font-size: 1.4rem; font-weight: 700; letter-spacing: 0.12em; font-family: ui-monospace, monospace; }
-.m5-invite-link { word-break: break-all; }
-.m5-categories { display: grid; grid-template-columns: repeat(auto-fit, minmax(9rem, 1fr)); gap: 0.3rem; padding: 0; list-style: none; margin: 0.25rem 0 0.5rem; }
-.m5-categories li, .m5-colour { border-left: 0.5rem solid var(--line); padding: 0.15rem 0.4rem; }
-.m5-c-red { border-left-color: #c62828 !important; }
-.m5-c-yellow { border-left-color: #f2b705 !important; }
-.m5-c-green { border-left-color: #2e7d32 !important; }
-.m5-c-blue { border-left-color: #1565c0 !important; }
-.m5-c-purple { border-left-color: #6a1b9a !important; }
-.m5-sheet { list-style: none; padding: 0; margin: 0; display: grid; gap: 0.4rem; }
-.m5-sheet li { border: 1px solid var(--line); border-radius: 0.4rem; padding: 0.35rem 0.5rem; }
-.m5-sheet form { display: flex; flex-wrap: wrap; gap: 0.3rem; align-items: center; margin: 0.2rem 0 0; }
-.m5-sheet input.link { flex: 1 1 12rem; max-width: none; display: inline-block; width: auto; }
-.m5-sheet input.link[data-state="saved"] { border-color: var(--found-line); }
-.m5-sheet input.link[data-state="unsaved"] { border-color: var(--hint); }
-.m5-sheet button.write-link { background: var(--panel); color: var(--fg); border-color: var(--line); font-weight: 600; }
-.m5-sheet .saved { font-size: 0.85rem; color: var(--muted); flex-basis: 100%; }
-.m5-pair { font-weight: 600; }
-.m5-pair small { font-weight: 400; color: var(--muted); }
-.m5-ballots { list-style: none; padding: 0; margin: 0; display: grid; gap: 0.4rem; }
-.m5-ballots li { border: 1px solid var(--line); border-radius: 0.4rem; padding: 0.4rem 0.5rem; }
-.m5-ballots .votes { display: flex; flex-wrap: wrap; gap: 0.3rem; margin-top: 0.3rem; }
-.m5-ballots button[aria-pressed="true"] { background: var(--accent); color: var(--accent-fg); border-color: var(--accent); }
-.m5-ballots .text { font-weight: 700; }
-.m5-results { padding-left: 1.2rem; font-size: 0.95rem; }
-.m5-results ul { padding-left: 1rem; }
-.nm-setup fieldset, .m5-setup fieldset { border: none; padding: 0; margin: 0.5rem 0; }
-.nm-setup legend, .m5-setup legend { font-weight: 600; }
-.nm-setup label.radio { display: block; padding: 0.2rem 0; }
-`;
-
-export function ensureStyle(): void {
-  if (typeof document === "undefined" || document.getElementById("nm-m5-style")) return;
-  const el = document.createElement("style");
-  el.id = "nm-m5-style";
-  el.textContent = STYLE;
-  document.head.append(el);
 }
 
 /** The name to play under: the one typed (kept for next time), else a neutral `Guest 417`. */

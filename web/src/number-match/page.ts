@@ -17,7 +17,7 @@ import { NumberMatchService } from "../gen/match/v1/number_match_service_pb";
 import { bearer, command, errorText, refusalCode } from "../rpc";
 import type { KeptSeat } from "../store";
 import { cellLabel, moveFocus, numbersLeft, pairsWith, rowCol, rowCount, where } from "./board";
-import { chooseName, clockText, count, ensureStyle, follow, hex, localToday, seedMatches, ServerClock, SNAPSHOT_AFTER } from "./common";
+import { chooseName, clockText, count, follow, hex, localToday, seedMatches, ServerClock, SNAPSHOT_AFTER } from "./common";
 import { additionsText, eventText, hintText, settingsText, snapshotText, witnessText } from "./describe";
 import { HintKind, LEVELS, NumberMatchTracker, OUTCOMES } from "./tracker";
 
@@ -29,7 +29,6 @@ const TICK_MS = 500;
 type Service = Client<typeof NumberMatchService>;
 
 export const numberMatchPage: Page = (root, app, args) => {
-  ensureStyle();
   const tableId = args[0] ?? "";
   if (!tableId || tableId === "new") return mountSetup(root, app);
   const seat = app.store.seat(tableId);
