@@ -203,7 +203,7 @@ function mountTable(root: HTMLElement, app: App, tableId: string, seat: KeptSeat
     inFlight += 1;
     try {
       // sent again while the connection is down, until the turn's timer (if any) ends it
-      const res = await command((headers) => client.flipCard({ tableId, card }, { headers }), token, { msLeft: () => clockLeft(tracker.deadlineMs, clock) });
+      const res = await command((headers) => client.flipCard({ tableId, card }, { headers }), token, { msLeft: () => clockLeft(tracker.deadlineMs, clock), signal: abort.signal });
       applyEvents(res.events);
     } catch (err) {
       showError(err);

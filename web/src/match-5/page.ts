@@ -285,7 +285,7 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     errorEl.textContent = "";
     try {
       // sent again while the connection is down, until the sand timer or the vote's time ends it
-      const reply = await command(call, seat.token, { msLeft: () => clockLeft(t.deadlineMs, clock) });
+      const reply = await command(call, seat.token, { msLeft: () => clockLeft(t.deadlineMs, clock), signal: abort.signal });
       for (const env of t.applyReply(reply.events)) took(env);
       return true;
     } catch (err) {

@@ -203,7 +203,7 @@ function mountTable(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     errorEl.textContent = "";
     try {
       // sent again while the connection is down, until the game's cap ends it
-      const res = await command(call, seat.token, { msLeft: () => clockLeft(tracker.endsAtMs, clock) });
+      const res = await command(call, seat.token, { msLeft: () => clockLeft(tracker.endsAtMs, clock), signal: abort.signal });
       applyEvents(res.events);
     } catch (err) {
       showError(err);
