@@ -98,6 +98,16 @@ class DailySolve:
 
 
 @dataclass(frozen=True, slots=True)
+class Moves:
+    """How much one player played (``Results.moves``): the game's own moves, counted the way its
+    rules page says (the race's tile turns, Concentration's tries, MATCH 5's links written);
+    never what is not a move (pressing Ready, a hint, resigning)."""
+
+    player: str
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
 class Results:
     standings: tuple[Standing, ...]  # best first
     draw: bool  # two or more players, all tied: a rating counts it halfway
@@ -110,6 +120,11 @@ class Results:
     figures: tuple[Figure, ...] = ()  # what each player's statistics add
     entries: tuple[Entry, ...] = ()  # what each player puts on the game's leaderboards
     daily: tuple[DailySolve, ...] = ()  # daily puzzles solved (Number Match)
+    # Each player's moves, and the fewest moves each player must have made for a game of two or
+    # more to count for a rating (docs/players.md, "Ratings that resist farming"). A player the
+    # game does not list made none: a game of two or more must list its players to be rated.
+    moves: tuple[Moves, ...] = ()
+    rated_moves: int = 1
 
 
 @dataclass(frozen=True, slots=True)

@@ -169,6 +169,11 @@ def test_refolding_the_encoded_events_gives_the_same_state(
         assert results is not None
         assert sorted(s.player for s in results.standings) == sorted(run.players)
         assert [s.place for s in results.standings] == sorted(s.place for s in results.standings)
+        if len(results.standings) >= 2:
+            # A game of two or more says how much each player played (the players service rates
+            # it only when each made the game's rated_moves: docs/players.md).
+            assert sorted(m.player for m in results.moves) == sorted(run.players)
+            assert all(m.count >= 0 for m in results.moves) and results.rated_moves >= 1
 
 
 # --- what a player may see ------------------------------------------------------------------------

@@ -39,6 +39,7 @@ from match_rules.game import (
     Figure,
     Game,
     Keep,
+    Moves,
     Place,
     Results,
     SeatInfo,
@@ -53,6 +54,10 @@ from match_rules.words import count
 WireSettings = concentration_pb2.ConcentrationSettings
 View = concentration_pb2.ConcentrationView
 Reply = concentration_command_pb2.ConcentrationCommandReply
+
+# A table of two or more counts for a rating only when each player made at least this many
+# tries (two cards flipped) of their own (docs/rules-concentration.md).
+RATED_TRIES = 3
 
 CODEC = Codec(
     concentration_pb2.ConcentrationEvent,
@@ -351,6 +356,8 @@ class Concentration:
             winners=frozenset() if state.draw else frozenset(state.winners),
             figures=tuple(figures),
             entries=entries,
+            moves=tuple(Moves(s.player, s.tries) for s in state.standings),
+            rated_moves=RATED_TRIES,
         )
 
     def proofs(self, state: object) -> tuple[str, ...]:

@@ -25,6 +25,7 @@ from match_rules.game import (
     Figure,
     Game,
     Keep,
+    Moves,
     Place,
     Results,
     SeatInfo,
@@ -59,6 +60,10 @@ WireSettings = match_cards_pb2.MatchCardsSettings
 View = match_cards_pb2.MatchCardsView
 Reply = match_cards_command_pb2.MatchCardsCommandReply
 MAX_CARDS = max(max(s) for s in SIZES.values())
+
+# A game of two or more counts for a rating only when each player made at least this many
+# attempts (groups found and failed attempts) on their copy (docs/rules-match-cards.md).
+RATED_ATTEMPTS = 3
 
 CODEC = Codec(
     match_cards_pb2.MatchCardsEvent,
@@ -426,6 +431,8 @@ class MatchCards:
             winners=_winners(state, draw),
             figures=figures,
             entries=entries,
+            moves=tuple(Moves(s.player, s.groups + s.failed) for s in state.standings),
+            rated_moves=RATED_ATTEMPTS,
         )
 
     def proofs(self, state: object) -> tuple[str, ...]:

@@ -25,6 +25,7 @@ from match_rules.game import (
     Figure,
     Game,
     Keep,
+    Moves,
     Place,
     Results,
     SeatInfo,
@@ -57,6 +58,9 @@ View = match_five_pb2.MatchFiveView
 Command = match_five_command_pb2.MatchFiveCommand
 Reply = match_five_command_pb2.MatchFiveCommandReply
 DEAL_VERSION = dealing.DEAL_VERSION
+# A game counts for a rating only when each player wrote at least this many links over its two
+# rounds (docs/rules-match-5.md): a sheet left blank is not a game played.
+RATED_LINKS = 3
 _DEFAULTS = Settings()
 
 CODEC = Codec(WireEvent, (*typing.get_args(ev.Event), ev.WritingProgress))
@@ -342,7 +346,10 @@ class MatchFive:
             )
         )
         # no entries: the main board is the rating, and the seed keeps no high score
-        return Results(standings, draw, winners=winners, figures=figures)
+        moves = tuple(Moves(s.player, len(state.sheets.get(s.player, {}))) for s in standings)
+        return Results(
+            standings, draw, winners=winners, figures=figures, moves=moves, rated_moves=RATED_LINKS
+        )
 
     def proofs(self, state: MatchFiveState) -> tuple[str, ...]:
         return ()  # the rerun from the revealed seed re-rolls the dice and re-counts every vote

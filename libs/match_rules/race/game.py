@@ -20,6 +20,7 @@ from match_rules.game import (
     Bot,
     Figure,
     Keep,
+    Moves,
     Place,
     Results,
     SeatInfo,
@@ -62,6 +63,10 @@ def _boards(deal: Message) -> tuple[tuple[int, ...], ...]:
 # Outcomes of a player away from a board: out of the game before it began, or resigned (before
 # it began, or during it). With no tile turned on it, the player did not play it.
 _AWAY = frozenset({ev.Outcome.OUT, ev.Outcome.RESIGNED, ev.Outcome.NOT_PLAYED})
+
+# A race counts for a rating only when each player turned at least this many tiles over the
+# game (docs/rules-match.md): half a board, so resigning at once rates nobody.
+RATED_TURNS = 10
 
 
 def _figures(state: RaceState) -> tuple[Figure, ...]:
@@ -259,7 +264,15 @@ class RaceGame:
         draw = len(standings) >= 2 and all(s.place == 1 for s in standings)
         winners = frozenset() if draw else frozenset(s.player for s in standings if s.place == 1)
         # no entries: the race's main board is its rating, and it has no other
-        return Results(standings, draw, winners=winners, figures=_figures(state))
+        moves = tuple(Moves(s.player, s.turns) for s in state.standings)
+        return Results(
+            standings,
+            draw,
+            winners=winners,
+            figures=_figures(state),
+            moves=moves,
+            rated_moves=RATED_TURNS,
+        )
 
     def proofs(self, state: object) -> tuple[str, ...]:
         return ()  # the rerun from the revealed seed proves everything there is
