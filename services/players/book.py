@@ -34,6 +34,21 @@ from services.players.facts import Finished
 RATING_BASE = 1000.0
 RATING_SCALE = 40.0
 PROVISIONAL_GAMES = 5  # a rating rests on at least this many rated games before it is firm
+DAY_MS = 24 * 3600 * 1000
+# Ratings that resist farming (docs/players.md, "Ratings that resist farming"). All of it is
+# counted in the games' own time (their ended_at_ms), never the wall clock, so a rebuild agrees.
+REPEAT_WINDOW_MS = DAY_MS  # a rolling 24 h of game time
+REPEAT_LIMIT = 3  # rated games two keys may play together within REPEAT_WINDOW_MS
+NEW_KEY_MS = 30 * DAY_MS  # a key is new in a game for 30 days after its first rated game in it
+DAILY_GAIN_CAP = 150.0  # the most a new key's shown rating may rise in one UTC day
+PROVISIONAL_BOARD = "provisional"  # a rated game's board of provisional ratings
+# Why a game of two or more did or did not count for a rating (games.rating).
+RATED = "rated"
+NOT_PLAYED = "not-played"  # a player made fewer than the game's rated_moves
+REPEATED = "repeated"  # two of its keys had played REPEAT_LIMIT rated games within 24 h
+# The rules the rows were counted by: a book counted under other rules is emptied when opened
+# and counted again from the log's first record (its position goes back to 0).
+SCHEMA_VERSION = 2
 STREAK_GAP_MS = 48 * 3600 * 1000  # the most two consecutive daily solves may be apart
 MAX_PAGE_SIZE = 100
 DEFAULT_PAGE_SIZE = 20
@@ -47,7 +62,8 @@ CREATE TABLE IF NOT EXISTS games (
     game_id TEXT PRIMARY KEY,
     kind INTEGER NOT NULL,
     stream_seq INTEGER NOT NULL,
-    ended_at_ms INTEGER NOT NULL
+    ended_at_ms INTEGER NOT NULL,
+    rating TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS players (
     player_id TEXT PRIMARY KEY,
@@ -62,7 +78,18 @@ CREATE TABLE IF NOT EXISTS ratings (
     sigma REAL NOT NULL,
     rating REAL NOT NULL,
     games INTEGER NOT NULL,
+    first_at_ms INTEGER NOT NULL,
+    day INTEGER NOT NULL,
+    day_base REAL NOT NULL,
     PRIMARY KEY (player_id, kind)
+);
+CREATE TABLE IF NOT EXISTS meetings (
+    kind INTEGER NOT NULL,
+    player_a TEXT NOT NULL,
+    player_b TEXT NOT NULL,
+    game_id TEXT NOT NULL,
+    ended_at_ms INTEGER NOT NULL,
+    PRIMARY KEY (kind, player_a, player_b, game_id)
 );
 CREATE INDEX IF NOT EXISTS ratings_board ON ratings (kind, rating);
 CREATE TABLE IF NOT EXISTS stats (
@@ -107,6 +134,7 @@ TABLES = (
     ("games", "game_id"),
     ("players", "player_id"),
     ("ratings", "player_id, kind"),
+    ("meetings", "kind, player_a, player_b, game_id"),
     ("stats", "player_id, kind"),
     ("figures", "player_id, kind, name"),
     ("boards", "kind, board, player_id"),
@@ -140,6 +168,11 @@ class Book:
         self._db = sqlite3.connect(str(path), isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
+        if self._db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+            # Counted under other rules (or new): empty, so the log is followed from its start.
+            for table, _ in TABLES:
+                self._db.execute(f"DROP TABLE IF EXISTS {table}")
+            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         self._db.executescript(SCHEMA)
         # Boards are kept by their canonical (lower-case) name (match_players.boards); a book
         # written before kept Match Cards' code boards in upper case.
@@ -185,11 +218,12 @@ class Book:
             ).fetchone():
                 self._move(sequence)
                 return False
+            rating = self._count(game)
             self._db.execute(
-                "INSERT INTO games (game_id, kind, stream_seq, ended_at_ms) VALUES (?, ?, ?, ?)",
-                (game.game_id, game.game.kind, sequence, game.ended_at_ms),
+                "INSERT INTO games (game_id, kind, stream_seq, ended_at_ms, rating) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (game.game_id, game.game.kind, sequence, game.ended_at_ms, rating),
             )
-            self._count(game)
             self._move(sequence)
         return True
 
@@ -205,7 +239,8 @@ class Book:
 
     # --- counting one game -----------------------------------------------------------------
 
-    def _count(self, game: Finished) -> None:
+    def _count(self, game: Finished) -> str:
+        """Count the game; what it did for a rating (RATED, NOT_PLAYED, REPEATED, "": none)."""
         kind = game.game.kind
         results = game.results
         keyed = [s for s in game.seats if s.keyed]
@@ -244,7 +279,8 @@ class Book:
                 if solve.player in mine:
                     self._daily(solve.player, solve.date, game.ended_at_ms)
             if len(results.standings) >= 2 and mine:
-                self._rate(kind, game)
+                return self._rate(kind, game)
+        return ""
 
     def _figure(self, player: str, kind: int, name: str, value: int, keep: Keep) -> None:
         merge = {
@@ -301,44 +337,100 @@ class Book:
             (player, current, best, day, at_ms, solved),
         )
 
-    def _rate(self, kind: int, game: Finished) -> None:
+    def _rate(self, kind: int, game: Finished) -> str:
         """Rate a game of two or more: each standing a team of one, its place its rank (tied
-        places a draw, which openskill counts halfway between a win and a loss)."""
-        kept: dict[str, int] = {}  # the keyed players' rated games so far
-        teams = []
-        for standing in game.results.standings:
+        places a draw, which openskill counts halfway between a win and a loss). Unless it was
+        not played (a player other than a bot made fewer than the game's ``rated_moves``) or two
+        of its keys have played REPEAT_LIMIT rated games together in the 24 h of game time
+        before it; a new key's shown rating rises at most DAILY_GAIN_CAP in a UTC day."""
+        results = game.results
+        moves = {m.player: m.count for m in results.moves}
+        for standing in results.standings:
             seat = game.seat(standing.player)
-            known = None
-            if seat is not None and seat.keyed:
-                known = self._db.execute(
-                    "SELECT mu, sigma, games FROM ratings WHERE player_id = ? AND kind = ?",
+            bot = seat is not None and seat.is_bot
+            if not bot and moves.get(standing.player, 0) < results.rated_moves:
+                return NOT_PLAYED
+        keys = sorted(
+            {s.player for s in game.seats if s.keyed} & {s.player for s in results.standings}
+        )
+        pairs = [(a, b) for i, a in enumerate(keys) for b in keys[i + 1 :]]
+        since = game.ended_at_ms - REPEAT_WINDOW_MS
+        for a, b in pairs:
+            (met,) = self._db.execute(
+                "SELECT COUNT(*) FROM meetings WHERE kind = ? AND player_a = ? AND player_b = ? "
+                "AND ended_at_ms > ?",
+                (kind, a, b, since),
+            ).fetchone()
+            if met >= REPEAT_LIMIT:
+                return REPEATED
+        known: dict[str, tuple[float, float, int, int, int, float]] = {}
+        teams = []
+        for standing in results.standings:
+            row = None
+            if standing.player in keys:
+                row = self._db.execute(
+                    "SELECT mu, sigma, games, first_at_ms, day, day_base FROM ratings "
+                    "WHERE player_id = ? AND kind = ?",
                     (standing.player, kind),
                 ).fetchone()
-                kept[standing.player] = int(known[2]) if known else 0
-            if known:
-                teams.append([self._model.rating(mu=known[0], sigma=known[1])])
+                fresh = self._model.rating()
+                known[standing.player] = row or (
+                    fresh.mu,
+                    fresh.sigma,
+                    0,
+                    game.ended_at_ms,
+                    -1,
+                    0.0,
+                )
+            if row:
+                teams.append([self._model.rating(mu=row[0], sigma=row[1])])
             else:
                 teams.append([self._model.rating()])
-        rated = self._model.rate(teams, ranks=[s.place for s in game.results.standings])
-        for standing, team in zip(game.results.standings, rated, strict=True):
-            if standing.player not in kept:
+        rated = self._model.rate(teams, ranks=[s.place for s in results.standings])
+        day = game.ended_at_ms // DAY_MS  # the game's UTC day
+        for standing, team in zip(results.standings, rated, strict=True):
+            if standing.player not in known:
                 continue  # a bot, a CPU player or an anonymous seat keeps nothing
-            after = team[0]
-            games = kept[standing.player] + 1
+            mu_before, sigma_before, games, first_at, last_day, base = known[standing.player]
+            if last_day != day:  # the day's first rated game: gains count from here
+                base = shown_rating(mu_before, sigma_before)
+            mu, sigma = team[0].mu, team[0].sigma
+            new = game.ended_at_ms - first_at < NEW_KEY_MS
+            if new and shown_rating(mu, sigma) > base + DAILY_GAIN_CAP:
+                # The gain past the cap is not credited: mu comes down to where the shown
+                # rating is the day's base plus the cap (sigma, the certainty, stays).
+                mu = (base + DAILY_GAIN_CAP - RATING_BASE) / RATING_SCALE + 3 * sigma
             self._db.execute(
-                "INSERT INTO ratings (player_id, kind, mu, sigma, rating, games) "
-                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (player_id, kind) DO UPDATE SET "
-                "mu = excluded.mu, sigma = excluded.sigma, rating = excluded.rating, "
-                "games = excluded.games",
+                "INSERT INTO ratings (player_id, kind, mu, sigma, rating, games, first_at_ms, "
+                "day, day_base) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (player_id, kind) DO UPDATE SET mu = excluded.mu, "
+                "sigma = excluded.sigma, rating = excluded.rating, games = excluded.games, "
+                "day = excluded.day, day_base = excluded.day_base",
                 (
                     standing.player,
                     kind,
-                    after.mu,
-                    after.sigma,
-                    shown_rating(after.mu, after.sigma),
-                    games,
+                    mu,
+                    sigma,
+                    shown_rating(mu, sigma),
+                    games + 1,
+                    first_at,
+                    day,
+                    base,
                 ),
             )
+        for a, b in pairs:
+            self._db.execute(
+                "INSERT INTO meetings (kind, player_a, player_b, game_id, ended_at_ms) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (kind, a, b, game.game_id, game.ended_at_ms),
+            )
+        # Meetings older than two windows can no longer matter (games arrive roughly in time
+        # order; what is kept depends only on the games, so a rebuild keeps the same rows).
+        self._db.execute(
+            "DELETE FROM meetings WHERE kind = ? AND ended_at_ms <= ?",
+            (kind, game.ended_at_ms - 2 * REPEAT_WINDOW_MS),
+        )
+        return RATED
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -404,6 +496,10 @@ class Book:
         }
         if self._db.execute("SELECT 1 FROM ratings WHERE kind = ? LIMIT 1", (kind,)).fetchone():
             names.add("")
+        if self._db.execute(
+            "SELECT 1 FROM ratings WHERE kind = ? AND games < ? LIMIT 1", (kind, PROVISIONAL_GAMES)
+        ).fetchone():
+            names.add(PROVISIONAL_BOARD)
         return sorted(names)
 
     def leaderboard(self, kind: int, board: str, page: int, size: int) -> Page:
@@ -414,17 +510,23 @@ class Book:
         size = size or DEFAULT_PAGE_SIZE
         offset = (page - 1) * size
         rated = (
-            board == ""
+            board in ("", PROVISIONAL_BOARD)
             and self._db.execute("SELECT 1 FROM ratings WHERE kind = ? LIMIT 1", (kind,)).fetchone()
         )
         if rated:
+            # The main board ranks established ratings only; the provisional ones have a board
+            # of their own, so a flock of new keys cannot crowd it (docs/players.md).
+            which = "games < ?" if board else "games >= ?"
             total = self._db.execute(
-                "SELECT COUNT(*) FROM ratings WHERE kind = ?", (kind,)
+                f"SELECT COUNT(*) FROM ratings WHERE kind = ? AND {which}",
+                (kind, PROVISIONAL_GAMES),
             ).fetchone()[0]
             query = (
                 "SELECT r.player_id, p.display_name, r.rating, r.games, "
-                "(SELECT COUNT(*) FROM ratings b WHERE b.kind = r.kind AND b.rating > r.rating) "
-                "FROM ratings r JOIN players p ON p.player_id = r.player_id WHERE r.kind = ? "
+                "(SELECT COUNT(*) FROM ratings b WHERE b.kind = r.kind AND b.rating > r.rating "
+                f"AND b.{which}) "
+                "FROM ratings r JOIN players p ON p.player_id = r.player_id "
+                f"WHERE r.kind = ? AND r.{which} "
                 "ORDER BY r.rating DESC, r.player_id LIMIT ? OFFSET ?"
             )
             rows = [
@@ -436,7 +538,9 @@ class Book:
                     games=games,
                     provisional=games < PROVISIONAL_GAMES,
                 )
-                for pid, name, value, games, better in self._db.execute(query, (kind, size, offset))
+                for pid, name, value, games, better in self._db.execute(
+                    query, (PROVISIONAL_GAMES, kind, PROVISIONAL_GAMES, size, offset)
+                )
             ]
             return Page(rows, page, math.ceil(total / size), total, "rating", False)
         head = self._db.execute(

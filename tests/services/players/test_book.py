@@ -9,9 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from match_rules.game import DailySolve, Entry, Figure, Keep, Results, Standing
+from match_rules.game import DailySolve, Entry, Figure, Keep, Moves, Results, Standing
 from services.players.book import (
+    DAILY_GAIN_CAP,
+    NEW_KEY_MS,
+    NOT_PLAYED,
+    PROVISIONAL_BOARD,
     PROVISIONAL_GAMES,
+    RATED,
+    RATING_BASE,
+    REPEAT_LIMIT,
+    REPEAT_WINDOW_MS,
+    REPEATED,
     STREAK_GAP_MS,
     Book,
     Unknown,
@@ -44,8 +53,11 @@ def game(
     ranked: bool = True,
     at: int = T0,
     kind: int = 7,
+    moves: dict[str, int] | None = None,  # default: everybody made 10
+    rated_moves: int = 1,
 ) -> Finished:
     seats = tuple(Seated(p, f"name-{p[-1]}", p in bots) for p, _ in standings)
+    made = {p: 10 for p, _ in standings} if moves is None else moves
     results = Results(
         tuple(Standing(p, place, 0, "") for p, place in standings),
         draw,
@@ -54,6 +66,8 @@ def game(
         figures,
         entries,
         daily,
+        tuple(Moves(p, n) for p, n in made.items()),
+        rated_moves,
     )
     return Finished(game_id, FakeGame(kind=kind), at, seats, results)  # type: ignore[arg-type]
 
@@ -162,14 +176,16 @@ def test_an_unranked_game_puts_nothing_on_a_board_nor_in_a_streak(book: Book) ->
 def test_the_rating_board_is_the_main_board_of_a_rated_game(book: Book) -> None:
     book.count(1, game("g1", [(A, 1), (B, 2)], winners=(A,)))
     book.count(2, game("g2", [(C, 1), (B, 2)], winners=(C,)))
-    page = book.leaderboard(7, "", 1, 20)
+    # Nobody is established yet: the main board is empty, the provisional board lists them.
+    assert book.leaderboard(7, "", 1, 20).rows == []
+    assert book.boards(7) == ["", PROVISIONAL_BOARD]
+    page = book.leaderboard(7, PROVISIONAL_BOARD, 1, 20)
     assert [r.player_id for r in page.rows][-1] == B
     assert page.rows[0].rank == 1 and page.rows[0].provisional
     assert page.unit == "rating" and not page.lower_is_better
     assert page.rows[0].value == pytest.approx(
         book.profile(page.rows[0].player_id).ratings[0].rating
     )
-    assert book.boards(7) == [""]
 
 
 def solve(book: Book, seq: int, day: str, at: int) -> None:
@@ -289,3 +305,131 @@ def test_a_book_written_before_keeps_its_code_boards_by_their_canonical_names(
     assert book.boards(7) == [CODE_BOARD.lower()]
     assert [r.value for r in book.leaderboard(7, CODE_BOARD, 1, 20).rows] == [9]
     book.close()
+
+
+# --- ratings that resist farming (docs/players.md) -------------------------------------------
+
+
+def rated(book: Book, game_id: str) -> str:
+    row = book._db.execute("SELECT rating FROM games WHERE game_id = ?", (game_id,)).fetchone()
+    return str(row[0])
+
+
+def test_a_game_counts_for_a_rating_only_when_every_player_made_the_games_moves(
+    book: Book,
+) -> None:
+    bot, anonymous = "botseat01", "0123456789abcdef"
+    book.count(1, game("short", [(A, 1), (B, 2)], moves={A: 10, B: 9}, rated_moves=10))
+    book.count(2, game("unlisted", [(A, 1), (B, 2)], moves={A: 10}, rated_moves=1))
+    book.count(3, game("anon", [(A, 1), (anonymous, 2)], moves={A: 10, anonymous: 0}))
+    assert [rated(book, g) for g in ("short", "unlisted", "anon")] == [NOT_PLAYED] * 3
+    assert book.profile(A).ratings == [] and book.profile(B).ratings == []
+    assert book.statistics(A).games[0].games == 3  # statistics count every game
+    # Exactly the minimum is enough; a bot need not move (it cannot be told to resign).
+    book.count(4, game("enough", [(A, 1), (B, 2)], moves={A: 10, B: 10}, rated_moves=10))
+    book.count(5, game("bot", [(A, 1), (bot, 2)], bots=(bot,), moves={A: 1}))
+    assert rated(book, "enough") == rated(book, "bot") == RATED
+    assert book.profile(A).ratings[0].games == 2
+
+
+def test_two_keys_count_for_a_rating_at_most_three_times_in_24_hours_of_game_time(
+    book: Book,
+) -> None:
+    for n in range(REPEAT_LIMIT):
+        book.count(n + 1, game(f"g{n}", [(A, 1), (B, 2)], at=T0 + n))
+    book.count(10, game("fourth", [(A, 1), (B, 2)], at=T0 + REPEAT_WINDOW_MS - 1))
+    book.count(11, game("other", [(A, 1), (C, 2)], at=T0 + REPEAT_WINDOW_MS - 1))
+    assert rated(book, "fourth") == REPEATED and rated(book, "other") == RATED
+    assert book.profile(B).ratings[0].games == REPEAT_LIMIT
+    # In a game of three, one repeated pair is enough: the game is not rated.
+    book.count(12, game("three", [(C, 1), (A, 2), (B, 3)], at=T0 + REPEAT_WINDOW_MS - 1))
+    assert rated(book, "three") == REPEATED
+    # 24 h after the first, it has left the window: one more may count.
+    book.count(13, game("later", [(A, 1), (B, 2)], at=T0 + REPEAT_WINDOW_MS))
+    assert rated(book, "later") == RATED
+    book.count(14, game("again", [(B, 1), (A, 2)], at=T0 + REPEAT_WINDOW_MS))
+    assert rated(book, "again") == REPEATED
+    # A game not rated is no meeting; meetings two windows old are let go.
+    book.count(15, game("much-later", [(A, 1), (B, 2)], at=T0 + 3 * REPEAT_WINDOW_MS))
+    assert book._db.execute("SELECT COUNT(*) FROM meetings").fetchone()[0] == 1
+
+
+def test_a_new_key_gains_at_most_the_daily_cap_in_a_utc_day(book: Book) -> None:
+    midnight = (T0 // DAY + 1) * DAY
+    seq = 0
+
+    def win(at: int) -> float:
+        nonlocal seq
+        seq += 1
+        book.count(seq, game(f"w{seq}", [(A, 1), (keyed(100 + seq), 2)], at=at))
+        return book.profile(A).ratings[0].rating
+
+    assert win(midnight - 3) < RATING_BASE + DAILY_GAIN_CAP  # one win: below the cap
+    assert win(midnight - 2) == pytest.approx(RATING_BASE + DAILY_GAIN_CAP)  # capped
+    assert win(midnight - 1) == pytest.approx(RATING_BASE + DAILY_GAIN_CAP)
+    mine = book.profile(A).ratings[0]
+    assert mine.rating == pytest.approx(shown_rating(mine.mu, mine.sigma))
+    # The next UTC day, it may rise again, by the cap at most from where that day began.
+    start = book.profile(A).ratings[0].rating
+    for n in range(6):
+        last = win(midnight + n)
+    assert last == pytest.approx(start + DAILY_GAIN_CAP)
+    # A loss is never held back.
+    book.count(100, game("loss", [(keyed(99), 1), (A, 2)], at=midnight + 10))
+    assert book.profile(A).ratings[0].rating < last
+    # NEW_KEY_MS after its first rated game the key is new no more: no cap.
+    first = midnight - 3
+    before = book.profile(A).ratings[0].rating
+    for n in range(6):
+        book.count(
+            200 + n, game(f"old{n}", [(A, 1), (keyed(300 + n), 2)], at=first + NEW_KEY_MS + n)
+        )
+    assert book.profile(A).ratings[0].rating > before + DAILY_GAIN_CAP
+
+
+def test_the_cap_does_not_hold_an_established_key_back_at_its_boundary(book: Book) -> None:
+    book.count(1, game("first", [(A, 1), (keyed(50), 2)], at=T0))
+    book.count(2, game("new", [(A, 1), (keyed(51), 2)], at=T0 + NEW_KEY_MS - 1))
+    day_start = book.profile(A).ratings[0].rating
+    book.count(3, game("new2", [(A, 1), (keyed(52), 2)], at=T0 + NEW_KEY_MS - 1))
+    book.count(4, game("new3", [(A, 1), (keyed(53), 2)], at=T0 + NEW_KEY_MS - 1))
+    capped = book.profile(A).ratings[0].rating
+    assert capped <= day_start + DAILY_GAIN_CAP + 1e-9
+    book.count(5, game("old", [(A, 1), (keyed(54), 2)], at=T0 + NEW_KEY_MS))
+    assert book.profile(A).ratings[0].rating > capped
+
+
+def test_the_main_board_ranks_established_ratings_and_provisional_ones_have_their_own(
+    book: Book,
+) -> None:
+    seq = 0
+    for n in range(PROVISIONAL_GAMES):  # A: established; B: one game short
+        for who in (A, B)[: 1 if n == PROVISIONAL_GAMES - 1 else 2]:
+            seq += 1
+            book.count(seq, game(f"g{seq}", [(who, 1), (keyed(500 + seq), 2)], at=T0 + seq))
+    assert book.profile(A).ratings[0].games == PROVISIONAL_GAMES
+    assert book.profile(B).ratings[0].games == PROVISIONAL_GAMES - 1
+    main = book.leaderboard(7, "", 1, 20)
+    assert [(r.rank, r.player_id, r.provisional) for r in main.rows] == [(1, A, False)]
+    assert main.total == 1 and main.pages == 1
+    side = book.leaderboard(7, PROVISIONAL_BOARD.upper(), 1, 20)
+    assert side.rows[0].provisional and side.rows[0].rank == 1
+    assert A not in {r.player_id for r in side.rows} and B in {r.player_id for r in side.rows}
+    assert side.total == len(side.rows) == 1 + 2 * (PROVISIONAL_GAMES - 1) + 1
+    assert [r.rank for r in side.rows] == sorted(r.rank for r in side.rows)
+    assert book.boards(7) == ["", PROVISIONAL_BOARD]
+
+
+def test_a_book_counted_under_other_rules_starts_again_from_the_log(tmp_path: Path) -> None:
+    path = tmp_path / "players.sqlite3"
+    old = Book(path)
+    old.count(5, game("g1", [(A, 1), (B, 2)]))
+    old._db.execute("PRAGMA user_version = 1")  # as the rules before counted it
+    old.close()
+    book = Book(path)
+    assert book.position == 0 and "(" not in book.dump().replace("-- ", "")
+    assert book.count(5, game("g1", [(A, 1), (B, 2)]))
+    book.close()
+    again = Book(path)  # the same rules: kept
+    assert again.position == 5
+    again.close()

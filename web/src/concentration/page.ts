@@ -20,7 +20,7 @@ import { ServerClock } from "../race/timing";
 import { bearer, clockLeft, command, errorText, refusalCode } from "../rpc";
 import type { KeptSeat } from "../store";
 import { cardShows, clockLine, describeEvent, describeSnapshot, resultText, scoreText, seatMarks, settingsText, standingLines, statusText } from "./describe";
-import { capital, CardGrid, ensureCardStyles, follow, hex, seedBlock, SNAPSHOT_AFTER } from "./shared";
+import { capital, CardGrid, follow, hex, seedBlock, SNAPSHOT_AFTER } from "./shared";
 import { columnsFor, ConcentrationTracker, Matching, Pictures } from "./tracker";
 
 const TICK_MS = 250;
@@ -28,7 +28,6 @@ const LOG_LINES = 300;
 const SLUG = "concentration";
 
 export const concentrationPage: Page = (root, app, args) => {
-  ensureCardStyles();
   const tableId = args[0] ?? "";
   if (!tableId || tableId === "new") return setupForm(root, app);
   return mountTable(root, app, tableId, app.store.seat(tableId));

@@ -20,7 +20,7 @@ import { nameToUse } from "../home";
 import { ServerClock } from "../race/timing";
 import { bearer, clockLeft, command, errorText } from "../rpc";
 import type { KeptSeat } from "../store";
-import { CardGrid, clockText, ensureCardStyles, follow, hex, seedBlock, SNAPSHOT_AFTER } from "../concentration/shared";
+import { CardGrid, clockText, follow, hex, seedBlock, SNAPSHOT_AFTER } from "../concentration/shared";
 import { cardShows, countersText, describeEvent, describeSnapshot, noticeText, othersLines, resultText, settingsText, standingLines, statusText } from "./describe";
 import { COLUMNS, Difficulty, LIMITS, MatchCardsTracker, Mode, SIZES } from "./tracker";
 
@@ -29,7 +29,6 @@ const LOG_LINES = 300;
 const SLUG = "match-cards";
 
 export const matchCardsPage: Page = (root, app, args) => {
-  ensureCardStyles();
   const tableId = args[0] ?? "";
   if (!tableId || tableId === "new") return setupForm(root, app, args[1] ?? "");
   const seat = app.store.seat(tableId);
