@@ -286,36 +286,3 @@ export function put(el: Element | null, text: string): void {
   if (el) setText(el, text);
 }
 
-let styled = false;
-
-/** The card grid's styles, once per document. */
-export function ensureCardStyles(): void {
-  if (styled || typeof document === "undefined") return;
-  styled = true;
-  document.head.append(h("style", { id: "card-game-styles" }, `
-.cards { display: grid; grid-template-columns: repeat(var(--cols, 4), minmax(0, 1fr)); gap: 5px; width: 100%; max-width: min(100%, calc(var(--cols, 4) * 5.5rem)); margin: 0.25rem 0; }
-.card {
-  min-height: 2.75rem; aspect-ratio: 3 / 4; padding: 0.1rem; display: flex; flex-direction: column;
-  align-items: center; justify-content: center; border-radius: 0.4rem; border: 2px solid transparent;
-  background: var(--down); color: var(--down-fg); font-weight: 700; font-size: clamp(0.7rem, 2.6vw, 1rem); overflow: hidden;
-}
-.card .num { font-size: 0.8em; }
-.card .face { font-size: 1.6em; line-height: 1.1; }
-.card .name { font-size: 0.65em; font-weight: 500; text-align: center; line-height: 1.1; word-break: break-word; }
-.card[data-state="up"] { background: var(--up); color: var(--fg); border-color: var(--hint); }
-.card[data-state="found"] { background: var(--found); color: var(--fg); border-color: var(--found-line); }
-.card[data-gap="true"] { opacity: 0.45; border-style: dashed; }
-.card[data-red="true"] .face { color: #c0222b; }
-.card[data-state="up"] .num, .card[data-state="found"] .num { font-size: 0.65em; align-self: flex-start; }
-.card[aria-disabled="true"] { cursor: default; opacity: 1; }
-.cards.inactive .card[data-state="down"] { opacity: 0.75; }
-.card[data-gap="true"] { opacity: 0.45; }
-.game-status { font-weight: 600; font-size: 1.05rem; margin: 0.25rem 0; }
-.counters { font-variant-numeric: tabular-nums; font-weight: 600; margin: 0.25rem 0; }
-.notice { padding: 0.5rem 0.75rem; border: 2px solid var(--hint); border-radius: 0.5rem; margin: 0.4rem 0; }
-.notice[hidden], #waiting-panel[hidden], #game-over[hidden] { display: none; }
-.setup .fields label { display: flex; flex-direction: column; gap: 0.2rem; }
-.setup input[type="text"] { max-width: 100%; }
-#connection:empty, #clock:empty { display: none; }
-`));
-}
