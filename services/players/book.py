@@ -41,7 +41,6 @@ REPEAT_WINDOW_MS = DAY_MS  # a rolling 24 h of game time
 REPEAT_LIMIT = 3  # rated games two keys may play together within REPEAT_WINDOW_MS
 NEW_KEY_MS = 30 * DAY_MS  # a key is new in a game for 30 days after its first rated game in it
 DAILY_GAIN_CAP = 150.0  # the most a new key's shown rating may rise in one UTC day
-PROVISIONAL_BOARD = "provisional"  # a rated game's board of provisional ratings
 # Why a game of two or more did or did not count for a rating (games.rating).
 RATED = "rated"
 NOT_PLAYED = "not-played"  # a player made fewer than the game's rated_moves
@@ -496,10 +495,6 @@ class Book:
         }
         if self._db.execute("SELECT 1 FROM ratings WHERE kind = ? LIMIT 1", (kind,)).fetchone():
             names.add("")
-        if self._db.execute(
-            "SELECT 1 FROM ratings WHERE kind = ? AND games < ? LIMIT 1", (kind, PROVISIONAL_GAMES)
-        ).fetchone():
-            names.add(PROVISIONAL_BOARD)
         return sorted(names)
 
     def leaderboard(self, kind: int, board: str, page: int, size: int) -> Page:
@@ -510,25 +505,27 @@ class Book:
         size = size or DEFAULT_PAGE_SIZE
         offset = (page - 1) * size
         rated = (
-            board in ("", PROVISIONAL_BOARD)
+            board == ""
             and self._db.execute("SELECT 1 FROM ratings WHERE kind = ? LIMIT 1", (kind,)).fetchone()
         )
         if rated:
-            # The main board ranks established ratings only; the provisional ones have a board
-            # of their own, so a flock of new keys cannot crowd it (docs/players.md).
-            which = "games < ?" if board else "games >= ?"
+            # Established ratings are ranked first, among themselves; provisional ones come
+            # after every established one, ranked among themselves from there on, so a flock of
+            # new keys cannot crowd the top of the board (docs/players.md).
             total = self._db.execute(
-                f"SELECT COUNT(*) FROM ratings WHERE kind = ? AND {which}",
-                (kind, PROVISIONAL_GAMES),
+                "SELECT COUNT(*) FROM ratings WHERE kind = ?", (kind,)
             ).fetchone()[0]
             query = (
                 "SELECT r.player_id, p.display_name, r.rating, r.games, "
                 "(SELECT COUNT(*) FROM ratings b WHERE b.kind = r.kind AND b.rating > r.rating "
-                f"AND b.{which}) "
+                "AND (b.games >= :firm) = (r.games >= :firm)) + CASE WHEN r.games >= :firm "
+                "THEN 0 ELSE (SELECT COUNT(*) FROM ratings e WHERE e.kind = r.kind "
+                "AND e.games >= :firm) END "
                 "FROM ratings r JOIN players p ON p.player_id = r.player_id "
-                f"WHERE r.kind = ? AND r.{which} "
-                "ORDER BY r.rating DESC, r.player_id LIMIT ? OFFSET ?"
+                "WHERE r.kind = :kind "
+                "ORDER BY r.games < :firm, r.rating DESC, r.player_id LIMIT :size OFFSET :offset"
             )
+            args = {"firm": PROVISIONAL_GAMES, "kind": kind, "size": size, "offset": offset}
             rows = [
                 players_pb2.LeaderboardRow(
                     rank=better + 1,
@@ -538,9 +535,7 @@ class Book:
                     games=games,
                     provisional=games < PROVISIONAL_GAMES,
                 )
-                for pid, name, value, games, better in self._db.execute(
-                    query, (PROVISIONAL_GAMES, kind, PROVISIONAL_GAMES, size, offset)
-                )
+                for pid, name, value, games, better in self._db.execute(query, args)
             ]
             return Page(rows, page, math.ceil(total / size), total, "rating", False)
         head = self._db.execute(

@@ -14,7 +14,6 @@ from services.players.book import (
     DAILY_GAIN_CAP,
     NEW_KEY_MS,
     NOT_PLAYED,
-    PROVISIONAL_BOARD,
     PROVISIONAL_GAMES,
     RATED,
     RATING_BASE,
@@ -176,16 +175,14 @@ def test_an_unranked_game_puts_nothing_on_a_board_nor_in_a_streak(book: Book) ->
 def test_the_rating_board_is_the_main_board_of_a_rated_game(book: Book) -> None:
     book.count(1, game("g1", [(A, 1), (B, 2)], winners=(A,)))
     book.count(2, game("g2", [(C, 1), (B, 2)], winners=(C,)))
-    # Nobody is established yet: the main board is empty, the provisional board lists them.
-    assert book.leaderboard(7, "", 1, 20).rows == []
-    assert book.boards(7) == ["", PROVISIONAL_BOARD]
-    page = book.leaderboard(7, PROVISIONAL_BOARD, 1, 20)
+    page = book.leaderboard(7, "", 1, 20)
     assert [r.player_id for r in page.rows][-1] == B
     assert page.rows[0].rank == 1 and page.rows[0].provisional
     assert page.unit == "rating" and not page.lower_is_better
     assert page.rows[0].value == pytest.approx(
         book.profile(page.rows[0].player_id).ratings[0].rating
     )
+    assert book.boards(7) == [""]
 
 
 def solve(book: Book, seq: int, day: str, at: int) -> None:
@@ -399,25 +396,31 @@ def test_the_cap_does_not_hold_an_established_key_back_at_its_boundary(book: Boo
     assert book.profile(A).ratings[0].rating > capped
 
 
-def test_the_main_board_ranks_established_ratings_and_provisional_ones_have_their_own(
+def test_the_main_board_ranks_established_ratings_first_and_provisional_ones_after_them(
     book: Book,
 ) -> None:
     seq = 0
-    for n in range(PROVISIONAL_GAMES):  # A: established; B: one game short
-        for who in (A, B)[: 1 if n == PROVISIONAL_GAMES - 1 else 2]:
+    for n in range(PROVISIONAL_GAMES):  # A: established, losing half; B: one game short, winning
+        seq += 1
+        place = 1 + n % 2
+        book.count(
+            seq, game(f"a{seq}", [(A, place), (keyed(500 + seq), 3 - place)], at=T0 + seq * DAY)
+        )
+        if n < PROVISIONAL_GAMES - 1:
             seq += 1
-            book.count(seq, game(f"g{seq}", [(who, 1), (keyed(500 + seq), 2)], at=T0 + seq))
+            book.count(seq, game(f"b{seq}", [(B, 1), (keyed(500 + seq), 2)], at=T0 + seq * DAY))
     assert book.profile(A).ratings[0].games == PROVISIONAL_GAMES
     assert book.profile(B).ratings[0].games == PROVISIONAL_GAMES - 1
-    main = book.leaderboard(7, "", 1, 20)
-    assert [(r.rank, r.player_id, r.provisional) for r in main.rows] == [(1, A, False)]
-    assert main.total == 1 and main.pages == 1
-    side = book.leaderboard(7, PROVISIONAL_BOARD.upper(), 1, 20)
-    assert side.rows[0].provisional and side.rows[0].rank == 1
-    assert A not in {r.player_id for r in side.rows} and B in {r.player_id for r in side.rows}
-    assert side.total == len(side.rows) == 1 + 2 * (PROVISIONAL_GAMES - 1) + 1
-    assert [r.rank for r in side.rows] == sorted(r.rank for r in side.rows)
-    assert book.boards(7) == ["", PROVISIONAL_BOARD]
+    assert book.profile(B).ratings[0].rating > book.profile(A).ratings[0].rating
+    rows = book.leaderboard(7, "", 1, 20).rows
+    # A first, though B's rating is higher; the provisional ones after, ranked from 2 on.
+    assert (rows[0].rank, rows[0].player_id, rows[0].provisional) == (1, A, False)
+    assert (rows[1].rank, rows[1].player_id, rows[1].provisional) == (2, B, True)
+    assert all(r.provisional for r in rows[1:]) and len(rows) == 2 + seq  # A, B, their opponents
+    assert [r.rank for r in rows] == sorted(r.rank for r in rows)
+    assert [r.value for r in rows[1:]] == sorted((r.value for r in rows[1:]), reverse=True)
+    second = book.leaderboard(7, "", 2, 2).rows  # ranks hold across pages
+    assert [r.rank for r in second] == [r.rank for r in rows[2:4]]
 
 
 def test_a_book_counted_under_other_rules_starts_again_from_the_log(tmp_path: Path) -> None:
