@@ -101,7 +101,10 @@ def leaderboard_lines(
                 f"{value_text(row.value, unit, row.provisional):>10}  {row.games:>5}{mark}"
             )
         if unit == "rating" and any(row.provisional for row in page.rows):
-            lines.append("? a provisional rating: it rests on too few games yet")
+            lines.append(
+                "? a provisional rating: it rests on too few games yet, and is ranked after "
+                "every established one"
+            )
         total = f"{page.total} player{'' if page.total == 1 else 's'}"
         footer = f"page {page.page} of {page.pages} ({total})"
         base = f"{match} leaderboard --game {slug}" + (f" --board {board}" if board else "")

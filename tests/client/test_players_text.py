@@ -57,7 +57,7 @@ def test_a_rating_leaderboard_page() -> None:
         rows=[
             row(1, "Ann", 31.25, 40),
             row(2, "Bob", 24.0, 12),
-            row(2, "Demo", 24.0, 3, provisional=True, pid="kme"),
+            row(3, "Demo", 24.0, 3, provisional=True, pid="kme"),
         ],
         page=1,
         pages=3,
@@ -70,8 +70,9 @@ def test_a_rating_leaderboard_page() -> None:
         "rank  player                        rating  games",
         "   1  Ann                             31.2     40",
         "   2  Bob                             24.0     12",
-        "   2  Demo                          24.0 ?      3  (you)",
-        "? a provisional rating: it rests on too few games yet",
+        "   3  Demo                          24.0 ?      3  (you)",
+        "? a provisional rating: it rests on too few games yet, and is ranked after every "
+        "established one",
         "page 1 of 3 (47 players); the next: match leaderboard --game race --page 2",
         "other boards: weekly (match leaderboard --game race --board NAME)",
     ]
