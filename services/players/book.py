@@ -90,6 +90,7 @@ CREATE TABLE IF NOT EXISTS meetings (
     ended_at_ms INTEGER NOT NULL,
     PRIMARY KEY (kind, player_a, player_b, game_id)
 );
+CREATE INDEX IF NOT EXISTS meetings_time ON meetings (kind, ended_at_ms);
 CREATE INDEX IF NOT EXISTS ratings_board ON ratings (kind, rating);
 CREATE TABLE IF NOT EXISTS stats (
     player_id TEXT NOT NULL,
@@ -518,14 +519,23 @@ class Book:
             query = (
                 "SELECT r.player_id, p.display_name, r.rating, r.games, "
                 "(SELECT COUNT(*) FROM ratings b WHERE b.kind = r.kind AND b.rating > r.rating "
-                "AND (b.games >= :firm) = (r.games >= :firm)) + CASE WHEN r.games >= :firm "
-                "THEN 0 ELSE (SELECT COUNT(*) FROM ratings e WHERE e.kind = r.kind "
-                "AND e.games >= :firm) END "
+                "AND (b.games >= :firm) = (r.games >= :firm)) "
+                "+ CASE WHEN r.games >= :firm THEN 0 ELSE :established END "
                 "FROM ratings r JOIN players p ON p.player_id = r.player_id "
                 "WHERE r.kind = :kind "
                 "ORDER BY r.games < :firm, r.rating DESC, r.player_id LIMIT :size OFFSET :offset"
             )
-            args = {"firm": PROVISIONAL_GAMES, "kind": kind, "size": size, "offset": offset}
+            established = self._db.execute(
+                "SELECT COUNT(*) FROM ratings WHERE kind = ? AND games >= ?",
+                (kind, PROVISIONAL_GAMES),
+            ).fetchone()[0]
+            args = {
+                "firm": PROVISIONAL_GAMES,
+                "established": established,
+                "kind": kind,
+                "size": size,
+                "offset": offset,
+            }
             rows = [
                 players_pb2.LeaderboardRow(
                     rank=better + 1,
