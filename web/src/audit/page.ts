@@ -111,16 +111,16 @@ export async function mountAudit(root: HTMLElement, gameId: string | null): Prom
     verdict.className = answer.ok ? "audit-verdict ok" : "audit-verdict failed";
     fill(checks, ...answer.checks.map((check) =>
       h("li", { class: `audit-check ${checkStatus(check)}`, "data-check": check.name, "data-status": checkStatus(check) },
-        h("code", { style: "white-space: pre-wrap" }, checkLine(check)))));
+        h("code", { class: "audit-check-line" }, checkLine(check)))));
     game.textContent = gameText(answer);
-    fill(seed, answer.seed ? h("code", { style: "overflow-wrap: anywhere" }, seedText(answer.seed)) : seedText(""));
+    fill(seed, answer.seed ? h("code", {}, seedText(answer.seed)) : seedText(""));
     results.textContent = resultsText(answer.results);
 
     if (exportUrl !== null) URL.revokeObjectURL(exportUrl);
     exportUrl = answer.export ? URL.createObjectURL(new Blob([answer.export], { type: "application/jsonl" })) : null;
     const [online, offline] = selfCheckCommands(id);
     fill(evidence,
-      h("p", {}, "The ledger checked against its own key: ", h("code", { style: "overflow-wrap: anywhere" }, answer.verifierKey || "(none)"),
+      h("p", {}, "The ledger checked against its own key: ", h("code", {}, answer.verifierKey || "(none)"),
         ". Compare it with a copy of the ledger's key you got another way, then run:"),
       h("pre", {}, `${online}\n${offline}`),
       exportUrl !== null
@@ -134,7 +134,7 @@ export async function mountAudit(root: HTMLElement, gameId: string | null): Prom
         const titleId = `audit-board-${i}`;
         return h("section", { class: "audit-board", "data-board": board.number, "aria-labelledby": titleId },
           h("h3", { id: titleId }, board.title),
-          h("ol", { class: "audit-lines", style: "list-style: none; padding-left: 0; font-family: monospace; white-space: pre-wrap" },
+          h("ol", { class: "audit-lines" },
             ...board.lines.map((line) => h("li", {}, line))));
       }));
     answerPart.hidden = false;
