@@ -313,6 +313,9 @@ class Game(Protocol):
     # True: Watch sends a snapshot once the game has started and a last one once it is over
     # (with the standings and the seed) before the stream ends; the race sends only the first.
     watch_snapshots: bool
+    # What a player does instead of leaving once the game is under way (LeaveTable is for
+    # tables still waiting): an action the game offers, in words the refusal ends with.
+    leave_instead: str
     command_message: type[Message]  # what the lobby sends the referee: RaceCommand, ...
 
     @property

@@ -326,29 +326,13 @@ def check_join(table: Table, player: str, cmd: referee_pb2.TableCommand.JoinTabl
     return min(n for n in range(1, table.seats + 1) if n not in taken)
 
 
-# What a player does instead of leaving a game under way, by game (its ``slug``): an action the
-# game offers. LeaveTable is for tables still waiting for their game.
-STAY_OR = {
-    "race": "Resign ends your game instead (your boards end now; the others play on)",
-    "concentration": "stop following the table instead (close the game or its Watch stream): "
-    "at a table of two or more a CPU player takes your seat 30 s later, and solo the board "
-    "waits as you left it",
-    "match_cards": "play your copy to its end (TurnCard), or stop turning cards: whoever has "
-    "not finished an hour after the start has lost, and the others play on",
-    "number_match": "EndGame ends it instead (you give up, with the score you have)",
-    "match_five": "say Done, or simply stop: the timers end the writing and every vote "
-    "without you (your links count as written, a vote you do not cast abstains)",
-}
-
-
 def check_leave(table: Table, player: str) -> Seat:
     check_open(table)
     seat = table.seat_of(player)
     if seat is None:
         raise TableRefusal("not_seated", Category.PERMISSION_DENIED, "you have no seat here")
     if table.started:
-        slug = table.game.slug if table.game is not None else ""
-        instead = STAY_OR.get(slug, "play on until the game ends")
+        instead = table.game.leave_instead if table.game is not None else "play on"
         raise TableRefusal(
             "table_started",
             Category.FAILED_PRECONDITION,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import importlib
 import json
 import os
 import pickle
@@ -75,6 +76,21 @@ def test_every_registered_game_has_a_harness_a_slug_and_a_kind_of_its_own() -> N
         assert registry.by_slug(game.slug) is game and registry.by_kind(game.kind) is game
         assert (game.min_seats, game.max_seats) == SEATS[game.slug], game.slug
         assert common_pb2.GameKind.Name(game.kind) != "GAME_KIND_UNSPECIFIED"
+
+
+@each_game
+def test_a_player_who_may_not_leave_is_told_what_to_do_instead(game: Game) -> None:
+    # The referee's refusal of LeaveTable once the game is under way ends with these words:
+    # an action the game offers (issue 31: MATCH 5 and Number Match were told to "resign").
+    assert game.leave_instead, game.slug
+    assert not game.leave_instead.endswith("."), "the refusal's sentence goes on after it"
+    messages = importlib.import_module(f"match.v1.{game.slug}_service_pb2")
+    (service,) = messages.DESCRIPTOR.services_by_name.values()
+    for rpc in ("Resign", "EndGame", "TurnCard", "Done"):
+        if rpc in game.leave_instead.replace("say Done", "Done"):
+            assert rpc in service.methods_by_name, f"{game.slug} names {rpc}, which it lacks"
+    if "resign" in game.leave_instead.lower():
+        assert "Resign" in service.methods_by_name, "only a game with Resign may name it"
 
 
 @each_game

@@ -111,6 +111,11 @@ class Concentration:
     max_seats: int = MAX_PLAYERS
     deal_version: str = DEAL_VERSION
     cpu_fills: bool = True
+    leave_instead: str = (
+        "stop following the table instead (close the game or its Watch stream): at a table of "
+        "two or more a CPU player takes your seat 30 s later, and solo the board waits as you "
+        "left it"
+    )
     public_watch: bool = True  # every flip is seen by everyone at the table
     watch_snapshots: bool = True
     command_message: type[Message] = concentration_command_pb2.ConcentrationCommand

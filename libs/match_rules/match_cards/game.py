@@ -172,6 +172,10 @@ class MatchCards:
     max_seats: int = MAX_PLAYERS
     deal_version: str = DEAL_VERSION
     cpu_fills: bool = False  # no CPU: a challenge table starts when its last seat is taken
+    leave_instead: str = (
+        "play your copy to its end (TurnCard), or stop turning cards: whoever has not finished "
+        "an hour after the start has lost, and the others play on"
+    )
     public_watch: bool = False  # each player's copy is private: Watch needs a seat's token
     watch_snapshots: bool = True
     command_message: type[Message] = match_cards_command_pb2.MatchCardsCommand

@@ -104,6 +104,10 @@ class MatchFive:
     max_seats: int = MAX_PLAYERS
     deal_version: str = DEAL_VERSION
     cpu_fills: bool = False  # no CPU and no bot: the game starts when the last seat is taken
+    leave_instead: str = (
+        "say Done, or simply stop: the timers end the writing and every vote without you "
+        "(your links count as written, a vote you do not cast abstains)"
+    )
     public_watch: bool = False  # the links are their authors' until read: Watch needs a token
     watch_snapshots: bool = True
     command_message: type[Message] = Command

@@ -117,6 +117,7 @@ class NumberMatch:
     deal_version: str = DEAL_VERSION
     deal_versions: tuple[str, ...] = DEAL_VERSIONS  # what deal_as deals: every version logged
     cpu_fills: bool = False
+    leave_instead: str = "EndGame ends it instead (you give up, with the score you have)"
     public_watch: bool = False  # the board is the player's: Watch needs the seat's token
     watch_snapshots: bool = True
     command_message: type[Message] = number_match_command_pb2.NumberMatchCommand

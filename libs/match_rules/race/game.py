@@ -99,6 +99,7 @@ class RaceGame:
     max_seats = MAX_PLAYERS
     deal_version = dealing.DEAL_VERSION
     cpu_fills = False  # the bot service fills a race's empty seats
+    leave_instead = "Resign ends your game instead (your boards end now; the others play on)"
     public_watch = False  # a player's own board is private: Watch needs a seat's token
     watch_snapshots = False
     command_message: type[Message] = race_command_pb2.RaceCommand
