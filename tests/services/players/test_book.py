@@ -384,16 +384,15 @@ def test_a_new_key_gains_at_most_the_daily_cap_in_a_utc_day(book: Book) -> None:
     assert book.profile(A).ratings[0].rating > before + DAILY_GAIN_CAP
 
 
-def test_the_cap_does_not_hold_an_established_key_back_at_its_boundary(book: Book) -> None:
+def test_the_cap_holds_a_key_until_new_key_ms_after_its_first_rated_game(book: Book) -> None:
     book.count(1, game("first", [(A, 1), (keyed(50), 2)], at=T0))
-    book.count(2, game("new", [(A, 1), (keyed(51), 2)], at=T0 + NEW_KEY_MS - 1))
+    end = T0 + NEW_KEY_MS  # the same UTC day as end - 1
     day_start = book.profile(A).ratings[0].rating
-    book.count(3, game("new2", [(A, 1), (keyed(52), 2)], at=T0 + NEW_KEY_MS - 1))
-    book.count(4, game("new3", [(A, 1), (keyed(53), 2)], at=T0 + NEW_KEY_MS - 1))
-    capped = book.profile(A).ratings[0].rating
-    assert capped <= day_start + DAILY_GAIN_CAP + 1e-9
-    book.count(5, game("old", [(A, 1), (keyed(54), 2)], at=T0 + NEW_KEY_MS))
-    assert book.profile(A).ratings[0].rating > capped
+    for n in range(4):  # still new: held at the day's start plus the cap
+        book.count(2 + n, game(f"new{n}", [(A, 1), (keyed(51 + n), 2)], at=end - 1))
+    assert book.profile(A).ratings[0].rating == pytest.approx(day_start + DAILY_GAIN_CAP)
+    book.count(9, game("old", [(A, 1), (keyed(60), 2)], at=end))  # new no more
+    assert book.profile(A).ratings[0].rating > day_start + DAILY_GAIN_CAP + 1
 
 
 def test_the_main_board_ranks_established_ratings_first_and_provisional_ones_after_them(
