@@ -206,6 +206,7 @@ class Stack:
             LEDGER_ADDR=self.ledger_addr,
             LOBBY_WEB_ADDR=self.web_addr,
             LOBBY_WEB_AUDIT_URL=self.ledger_web_url,
+            LOBBY_AUDIT_ADDR=self.ledger_addr,
             LEDGER_WEB_ADDR=self.ledger_web_addr,
             # the auditor's page is served by the lobby's edge and calls the ledger's
             LEDGER_WEB_ORIGINS=self.web_url,

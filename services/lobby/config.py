@@ -87,6 +87,9 @@ class LobbyConfig:
     web: WebConfig = field(default_factory=WebConfig)  # LOBBY_WEB_ADDR, LOBBY_WEB_ORIGINS
     web_root: Path = DEFAULT_WEB_ROOT  # LOBBY_WEB_ROOT: the web client's built files
     web_audit_url: str = ""  # LOBBY_WEB_AUDIT_URL: the ledger's web edge, for the auditor's page
+    # LOBBY_AUDIT_ADDR: the ledger's gRPC address as an auditor dials it (host:port), for the
+    # `match-audit --addr ... verify` the auditor's page prints; empty: match-audit's default
+    audit_addr: str = ""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> LobbyConfig:
@@ -139,6 +142,13 @@ class LobbyConfig:
         audit_url = env.get("LOBBY_WEB_AUDIT_URL", "").strip().rstrip("/")
         if audit_url and not audit_url.startswith(("http://", "https://")):
             raise ConfigError(f"LOBBY_WEB_AUDIT_URL must be an http(s) URL, not {audit_url!r}")
+        audit_addr = env.get("LOBBY_AUDIT_ADDR", "").strip()
+        host, _, port = audit_addr.rpartition(":")
+        if audit_addr and (not host or not port.isdigit() or " " in audit_addr):
+            raise ConfigError(
+                f"LOBBY_AUDIT_ADDR must be host:port (the ledger's gRPC address, e.g. "
+                f"audit.example.org:443), not {audit_addr!r}"
+            )
         return cls(
             base=BaseConfig.from_env(default_metrics_port=9101),
             addr=env.get("LOBBY_ADDR", DEFAULT_ADDR),
@@ -171,6 +181,7 @@ class LobbyConfig:
             web=web,
             web_root=Path(env.get("LOBBY_WEB_ROOT", "").strip() or DEFAULT_WEB_ROOT),
             web_audit_url=audit_url,
+            audit_addr=audit_addr,
         )
 
 

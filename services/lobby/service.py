@@ -160,7 +160,7 @@ async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]
             # the auditor's page calls the ledger's edge: the audit URL's origin
             connect_to=(f"{audit.scheme}://{audit.netloc}",) if audit.netloc else (),
             static_dir=config.web_root,
-            config={"auditUrl": config.web_audit_url},
+            config={"auditUrl": config.web_audit_url, "auditAddr": config.audit_addr},
         )
         stop_web = await serve_web(edge, config.web.addr)
         if not (config.web_root / "index.html").is_file():

@@ -334,7 +334,7 @@ async def test_watch_streams_the_same_snapshot_as_grpc(
 
 def test_the_page_and_its_settings_are_served(stack: Stack) -> None:
     config = httpx.get(f"{stack.web_url}/config.json")
-    assert config.json() == {"auditUrl": stack.ledger_web_url}
+    assert config.json() == {"auditUrl": stack.ledger_web_url, "auditAddr": stack.ledger_addr}
     page = httpx.get(f"{stack.web_url}/")
     if page.status_code == 404:  # a checkout whose bundle is not built says how to build it
         assert "make install" in page.text

@@ -4,13 +4,20 @@
 from __future__ import annotations
 
 import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
 
 from playwright.sync_api import expect
 
+from match_launch.stack import Stack
 from tests.web.conftest import FinishedGame, Shots
 
 
-def test_the_auditors_page_verifies_the_game(game_by_clicks: FinishedGame, shots: Shots) -> None:
+def test_the_auditors_page_verifies_the_game(
+    game_by_clicks: FinishedGame, shots: Shots, stack: Stack, tmp_path: Path
+) -> None:
     game = game_by_clicks
     page = game.page
     shots.watch(page, game.console)
@@ -45,6 +52,18 @@ def test_the_auditors_page_verifies_the_game(game_by_clicks: FinishedGame, shots
     boards = [(n, lines) for n, title, lines in titled if title.lower().startswith("board ")]
     assert [n for n, _ in boards] == ["1", "2", "3"], titled
     assert all(lines >= 20 for _, lines in boards), titled  # at least every pair found
+    # The command the page prints for checking on one's own machine works as printed: the
+    # ledger's address is given when it is not match-audit's default (this stack's is not).
+    evidence = page.locator("#audit-evidence")
+    key = evidence.locator("code").first.text_content() or ""
+    online = (evidence.locator("pre").text_content() or "").splitlines()[0]
+    assert f"match-audit --addr {stack.ledger_addr} verify {game.table_id}" in online, online
+    (tmp_path / "ledger.vkey").write_text(key + "\n")
+    argv = shlex.split(online)
+    argv[0] = str(Path(sys.executable).with_name("match-audit"))
+    done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip().splitlines()[-1].startswith("PASS"), done.stdout
     page.locator("#audit-verdict").scroll_into_view_if_needed()
     shots.take(page, "audit")
     shots.take(page, "audit-whole", full_page=True)

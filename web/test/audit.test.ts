@@ -57,6 +57,14 @@ describe("the auditor's page's words", () => {
     ]);
   });
 
+  it("gives match-audit the ledger's address when it is not match-audit's default", () => {
+    expect(selfCheckCommands("abcd1234", "127.0.0.1:50052")[0]).toBe("match-audit verify abcd1234 --key ledger.vkey");
+    expect(selfCheckCommands("abcd1234", "127.0.0.1:41234")).toEqual([
+      "match-audit --addr 127.0.0.1:41234 verify abcd1234 --key ledger.vkey",
+      "match-audit verify --offline match-audit-abcd1234.jsonl --key ledger.vkey",
+    ]);
+  });
+
   it("says an error in one sentence, and reads how long a rate limit asks to wait", () => {
     expect(errorSentence(new ConnectError("the ledger has no game abcd1234", Code.NotFound), "abcd1234"))
       .toBe("The ledger has no game abcd1234: check the id (it is the table's id).");

@@ -85,10 +85,15 @@ export function exportFileName(gameId: string): string {
   return `match-audit-${gameId}.jsonl`;
 }
 
-/** The commands an independent auditor runs on their own machine. */
-export function selfCheckCommands(gameId: string): string[] {
+/** Where match-audit dials the ledger when given no `--addr`. */
+export const DEFAULT_AUDIT_ADDR = "127.0.0.1:50052";
+
+/** The commands an independent auditor runs on their own machine, as printed: `--addr` when
+ * the ledger's gRPC address (the server's `auditAddr`) is not match-audit's default. */
+export function selfCheckCommands(gameId: string, auditAddr = ""): string[] {
+  const addr = auditAddr !== "" && auditAddr !== DEFAULT_AUDIT_ADDR ? ` --addr ${auditAddr}` : "";
   return [
-    `match-audit verify ${gameId} --key ledger.vkey`,
+    `match-audit${addr} verify ${gameId} --key ledger.vkey`,
     `match-audit verify --offline ${exportFileName(gameId)} --key ledger.vkey`,
   ];
 }

@@ -29,13 +29,16 @@ const VERIFY_TIMEOUT_MS = 60_000;
 const MAX_WAIT_MS = 10_000; // a rate-limited check is sent again once, after the wait asked
 
 let ledger: Promise<Client<typeof LedgerAuditService>> | null = null;
+/** The ledger's gRPC address for match-audit (`auditAddr` in /config.json; "": its default). */
+let auditAddr = "";
 
 /** The ledger's audit client, at the `auditUrl` the page's server gives in /config.json. */
 function ledgerClient(): Promise<Client<typeof LedgerAuditService>> {
   ledger ??= (async () => {
     const answer = await fetch("/config.json", { cache: "no-cache" });
     if (!answer.ok) throw new Error(`The server did not say where the ledger is (/config.json: HTTP ${answer.status}).`);
-    const config = (await answer.json()) as { auditUrl?: unknown };
+    const config = (await answer.json()) as { auditUrl?: unknown; auditAddr?: unknown };
+    auditAddr = typeof config.auditAddr === "string" ? config.auditAddr : "";
     // No auditUrl: the page's own host routes the audit API to the ledger (docs/operations.md).
     const baseUrl = typeof config.auditUrl === "string" && config.auditUrl !== "" ? config.auditUrl : location.origin;
     return createClient(LedgerAuditService, createConnectTransport({ baseUrl }));
@@ -118,7 +121,7 @@ export async function mountAudit(root: HTMLElement, gameId: string | null): Prom
 
     if (exportUrl !== null) URL.revokeObjectURL(exportUrl);
     exportUrl = answer.export ? URL.createObjectURL(new Blob([answer.export], { type: "application/jsonl" })) : null;
-    const [online, offline] = selfCheckCommands(id);
+    const [online, offline] = selfCheckCommands(id, auditAddr);
     fill(evidence,
       h("p", {}, "The ledger checked against its own key: ", h("code", {}, answer.verifierKey || "(none)"),
         ". Compare it with a copy of the ledger's key you got another way, then run:"),
