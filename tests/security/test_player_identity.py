@@ -534,9 +534,12 @@ async def test_the_read_models_are_asked_of_the_players_service(
     )
     assert past.code() == Code.OUT_OF_RANGE and "there are only 2 pages" in past.details()
     wrong = await refused(
-        client.players.GetLeaderboard(players_pb2.GetLeaderboardRequest(game_kind=RACE, board="A"))
+        client.players.GetLeaderboard(
+            players_pb2.GetLeaderboardRequest(game_kind=RACE, board="level hard!")
+        )
     )
-    assert wrong.code() == Code.INVALID_ARGUMENT
+    # any case names a board (the listing's lower case is canonical); spaces and "!" never do
+    assert wrong.code() == Code.INVALID_ARGUMENT and "is not a board name" in wrong.details()
     assert len(players_service.asked) == asked + 2  # nothing malformed was asked
 
     anonymous = await refused(client.players.GetMyProfile(players_pb2.GetMyProfileRequest()))
