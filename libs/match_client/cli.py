@@ -445,12 +445,6 @@ def number_match_problem(args: argparse.Namespace) -> str | None:
     return None
 
 
-def _match(client: object) -> str:
-    """``match`` with the options that reach ``client``'s lobby (MatchClient.command)."""
-    command = getattr(client, "command", None)
-    return str(command()) if command is not None else "match"
-
-
 def address(args: argparse.Namespace) -> str:
     return str(args.addr) if args.addr else default_address()
 
@@ -632,7 +626,7 @@ async def profile(
     await client.sign_in(key.private)
     lines = players.profile_lines(await client.my_profile(), own=True)
     lines += players.statistics_lines(await client.my_statistics())
-    lines += players.streak_lines(await client.my_streak(), _match(client))
+    lines += players.streak_lines(await client.my_streak(), client.command())
     for line in lines:
         out(line)
     return 0
@@ -650,7 +644,7 @@ async def leaderboard(
     me = None
     with contextlib.suppress(identity.KeyFileError, OSError):  # only to mark the caller's row
         me = identity.load(identity.key_path(settings.config_dir)).player_id
-    for line in players.leaderboard_lines(args.game, board, page, me, _match(client)):
+    for line in players.leaderboard_lines(args.game, board, page, me, client.command()):
         out(line)
     return 0
 

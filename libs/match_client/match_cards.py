@@ -459,7 +459,7 @@ class MatchCardsPlay:
         self.out = out
         self.audit = audit
         # `match` and the options that reach this lobby, for the commands printed to be copied
-        self.match = client.command() if hasattr(client, "command") else "match"
+        self.match = client.command()
         self.show_board = show_board
         self.resumed = resumed
         self.board_shown_at = -1  # the event number the board was last shown at

@@ -505,7 +505,7 @@ class NumberMatchPlay:
         self.out = out
         self.audit = audit
         # `match` and the options that reach this lobby, for the commands printed to be copied
-        self.match = client.command() if hasattr(client, "command") else "match"
+        self.match = client.command()
         self.show_board = show_board
         self.resumed = resumed
         self.selection: int | None = None  # the selected cell (1-based)

@@ -12,6 +12,7 @@ import pytest
 
 from match.v1 import common_pb2, players_pb2
 from match_client import cli, identity, players
+from match_client.client import match_command
 
 RACE = common_pb2.GAME_KIND_MATCH_RACE
 NUMBER_MATCH = common_pb2.GAME_KIND_NUMBER_MATCH
@@ -202,6 +203,9 @@ class FakeClient:
 
     async def my_streak(self) -> players_pb2.GetMyStreakResponse:
         return players_pb2.GetMyStreakResponse()
+
+    def command(self, rest: str = "") -> str:  # a client of the default lobby
+        return match_command(rest)
 
     async def profile(self, player_id: str) -> players_pb2.Profile:
         self.asked.append(("profile", player_id))
