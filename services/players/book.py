@@ -366,26 +366,23 @@ class Book:
         known: dict[str, tuple[float, float, int, int, int, float]] = {}
         teams = []
         for standing in results.standings:
-            row = None
-            if standing.player in keys:
-                row = self._db.execute(
-                    "SELECT mu, sigma, games, first_at_ms, day, day_base FROM ratings "
-                    "WHERE player_id = ? AND kind = ?",
-                    (standing.player, kind),
-                ).fetchone()
-                fresh = self._model.rating()
-                known[standing.player] = row or (
-                    fresh.mu,
-                    fresh.sigma,
-                    0,
-                    game.ended_at_ms,
-                    -1,
-                    0.0,
-                )
-            if row:
-                teams.append([self._model.rating(mu=row[0], sigma=row[1])])
-            else:
-                teams.append([self._model.rating()])
+            if standing.player not in keys:
+                teams.append([self._model.rating()])  # a newcomer of average skill
+                continue
+            row = self._db.execute(
+                "SELECT mu, sigma, games, first_at_ms, day, day_base FROM ratings "
+                "WHERE player_id = ? AND kind = ?",
+                (standing.player, kind),
+            ).fetchone()
+            mine = known[standing.player] = row or (
+                self._model.mu,
+                self._model.sigma,
+                0,
+                game.ended_at_ms,
+                -1,
+                0.0,
+            )
+            teams.append([self._model.rating(mu=mine[0], sigma=mine[1])])
         rated = self._model.rate(teams, ranks=[s.place for s in results.standings])
         day = game.ended_at_ms // DAY_MS  # the game's UTC day
         for standing, team in zip(results.standings, rated, strict=True):
