@@ -405,9 +405,12 @@ class Game(Protocol):
         player: str,
         now: int,
         event_number: int,
+        commitment: str = "",
     ) -> Message:
         """The ``reply_message`` for an applied command: the events as ``player`` sees them and
-        what the game tells its player after it."""
+        what the game tells its player after it. ``commitment``: the table's seed commitment,
+        which the rules do not know and the referee passes, for a view that carries it as the
+        Watch snapshots do (TableContext)."""
         ...
 
     def check_request(self, request: Message) -> str | RuleError | None:

@@ -535,20 +535,13 @@ def rebuild(
 def accepted_reply(
     table: Table, seen: list[common_pb2.EventEnvelope], player: str, now: int
 ) -> Message:
-    """The game's reply to an applied command (``Game.accepted``), with the seed's commitment in
-    the view it carries, as every Watch snapshot carries it: public since the table was made,
-    and known to the table, not to the game's rules (which leave it empty)."""
+    """The game's reply to an applied command (``Game.accepted``), with the table's seed
+    commitment, which the rules do not know, for a view that carries it as every Watch
+    snapshot does."""
     assert table.game is not None
-    reply = table.game.accepted(seen, table.state, player, now, table.next_event - 1)
-    fields = reply.DESCRIPTOR.fields_by_name
-    if not table.commitment or "accepted" not in fields or not reply.HasField("accepted"):
-        return reply
-    accepted = cast(Any, reply).accepted
-    if "view" in accepted.DESCRIPTOR.fields_by_name and accepted.HasField("view"):
-        view = accepted.view
-        if "commitment" in view.DESCRIPTOR.fields_by_name and not view.commitment:
-            view.commitment = table.commitment
-    return reply
+    return table.game.accepted(
+        seen, table.state, player, now, table.next_event - 1, commitment=table.commitment
+    )
 
 
 def fold(

@@ -272,13 +272,14 @@ class Concentration:
         player: str,
         now: int,
         event_number: int,
+        commitment: str = "",
     ) -> Reply:
         table = TableContext(
             table_id=events[0].table_id if events else "",
             event_number=event_number,
             server_time_ms=now,
             names={},
-            commitment="",  # pragma: no mutate (equivalent: None leaves the field "")
+            commitment=commitment,
             seed=None,
         )
         return Reply(

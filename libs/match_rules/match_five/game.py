@@ -251,13 +251,14 @@ class MatchFive:
         player: str,
         now: int,
         event_number: int,
+        commitment: str = "",
     ) -> Reply:
         table = TableContext(
             table_id=events[0].table_id if events else "",
             event_number=event_number,
             server_time_ms=now,
             names={},
-            commitment="",  # pragma: no mutate (equivalent for None: an unset string reads "")
+            commitment=commitment,
             seed=None,
         )
         return Reply(

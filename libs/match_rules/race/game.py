@@ -233,6 +233,7 @@ class RaceGame:
         player: str,
         now: int,
         event_number: int,
+        commitment: str = "",  # the race's reply carries counters, not a view
     ) -> race_command_pb2.RaceCommandReply:
         reply = race_command_pb2.RaceCommandReply()
         reply.accepted.events.extend(events)
