@@ -20,6 +20,7 @@ import sys
 import time
 from pathlib import Path
 
+from match_audit.client import DEFAULT_ADDR as LEDGER_DEFAULT  # match-audit's, LEDGER_ADDR unset
 from match_client.client import DEFAULT_ADDRESS, match_command
 from match_launch.natscluster import NatsCluster
 from match_launch.stack import SERVICES, Stack
@@ -34,9 +35,6 @@ METRICS = {
     "BOT": 9105,
     "PLAYERS": 9106,
 }
-
-
-LEDGER_DEFAULT = "127.0.0.1:50052"  # match-audit's default (LEDGER_ADDR unset)
 
 
 def _ports(value: str) -> list[int]:
