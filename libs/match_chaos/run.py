@@ -570,6 +570,11 @@ async def run(opts: Options) -> int:
         "nats_refusals": refusals,
         "faults": [asdict(w) for w in faults.windows],
         "unavailable": [kind.as_dict() for kind in unavailable],
+        "outages": [
+            {**asdict(o), "kind": kind.kind, "seconds": round(o.seconds, 2)}
+            for kind in unavailable
+            for o in kind.outages
+        ],
         "games": [
             {
                 "index": r.index,

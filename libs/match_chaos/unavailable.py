@@ -13,7 +13,9 @@ was failing (match_chaos.player records them):
 A *fault window* is one fault the chaos made (match_chaos.faults): a service replica killed, or
 a NATS node stopped, from the kill to its start again. An outage belongs to the latest window
 that began before it (or just after: the kill is noted after the signal) and had not ended more
-than ``grace_s`` before it: a survivor may take a moment to take over. Outages that belong to
+than ``grace_s`` (10 s) before it: a survivor may take a moment to take over, and a replica
+started again takes its share back (the referee's partitions move to it: "this table's referee
+is changing"). Outages that belong to
 no window are reported as ``no fault`` (a rate limit, or a slow machine): that is the baseline.
 
 Pure: no clock, no I/O.
@@ -75,7 +77,7 @@ class KindReport:
     def line(self) -> str:
         head = f"{self.kind}: "
         if self.kind != NO_FAULT:
-            head += f"{self.faults} faults, {self.down_s:.1f} s down in all; "
+            head += f"{counted(self.faults, 'fault')}, {self.down_s:.1f} s down in all; "
         if not self.outages:
             return head + "no player saw a failure"
         gaps = self.gaps
@@ -85,9 +87,9 @@ class KindReport:
         saw = ", ".join(f"{what} x{n}" for what, n in self.seen().most_common()) or "nothing"
         example = next((o.example for o in self.outages if o.example), "")
         return (
-            head + f"{self.tables} tables, {calls} calls and {streams} streams waited: gap p50 "
-            f"{percentile(gaps, 50):.1f} s, p99 {percentile(gaps, 99):.1f} s, max "
-            f"{gaps[-1]:.1f} s"
+            head + f"{counted(self.tables, 'table')}: {counted(calls, 'call')} and "
+            f"{counted(streams, 'stream')} waited, gap p50 {percentile(gaps, 50):.1f} s, p99 "
+            f"{percentile(gaps, 99):.1f} s, max {gaps[-1]:.1f} s"
             + (f", {gave_up} given up" if gave_up else "")
             + f"; saw {saw}"
             + (f' ("{example}")' if example else "")
@@ -107,6 +109,10 @@ class KindReport:
             "seen": dict(self.seen().most_common()),
             "by_call": dict(Counter(o.call for o in self.outages).most_common()),
         }
+
+
+def counted(n: int, thing: str) -> str:
+    return f"{n} {thing}" if n == 1 else f"{n} {thing}s"
 
 
 def percentile(values: Sequence[float], p: float) -> float:
@@ -130,7 +136,7 @@ def owner(outage: Outage, windows: Sequence[Window], grace_s: float, lead_s: flo
 def by_fault(
     outages: Iterable[Outage],
     windows: Sequence[Window],
-    grace_s: float = 5.0,
+    grace_s: float = 10.0,
     lead_s: float = 0.5,
 ) -> list[KindReport]:
     """One report per fault kind the run made (in the order of their first fault), even one no

@@ -56,12 +56,16 @@ def test_each_fault_kind_gets_its_gaps_and_what_the_players_saw() -> None:
     assert lobby.as_dict()["p50_s"] == 0.6 and lobby.as_dict()["p99_s"] == 2.0
     assert lobby.as_dict()["by_call"] == {"TurnTile": 2, WATCH: 1}
     line = lobby.line()
-    assert line.startswith("kill lobby: 2 faults, 3.0 s down in all; 2 tables, 2 calls and 1")
+    assert line.startswith(
+        "kill lobby: 2 faults, 3.0 s down in all; 2 tables: 2 calls and 1 stream"
+    )
     assert "gap p50 0.6 s, p99 2.0 s, max 2.0 s" in line and "UNAVAILABLE x3, CANCELLED x1" in line
     assert referee.seen() == {"DEADLINE_EXCEEDED": 1, "UNAVAILABLE (unavailable)": 1}
-    assert nats.line() == "NATS node: 1 faults, 8.0 s down in all; no player saw a failure"
+    assert nats.line() == "NATS node: 1 fault, 8.0 s down in all; no player saw a failure"
     assert nats.as_dict()["p50_s"] is None
-    assert none.faults == 0 and none.line().startswith("no fault: 1 tables, 1 calls and 0 streams")
+    assert none.faults == 0 and none.line().startswith(
+        "no fault: 1 table: 1 call and 0 streams waited"
+    )
 
 
 def test_a_call_given_up_is_said() -> None:
