@@ -155,7 +155,7 @@ run-cluster: $(STAMP) ## Three local NATS nodes (streams at R3) and two replicas
 	exec $(BIN)/python -m services.stack --cluster
 
 .PHONY: chaos
-chaos: $(STAMP) ## Race and Concentration games on a fresh local cluster while replicas are killed; checks and audits them (not a test)
+chaos: $(STAMP) ## All five games on a fresh local cluster while replicas are killed; checks, audits them and the players projection, and reports the gaps players saw (not a test)
 	$(BIN)/python -m match_chaos --out var
 
 .PHONY: demo
