@@ -158,6 +158,11 @@ run-cluster: $(STAMP) ## Three local NATS nodes (streams at R3) and two replicas
 chaos: $(STAMP) ## Race and Concentration games on a fresh local cluster while replicas are killed; checks and audits them (not a test)
 	$(BIN)/python -m match_chaos --out var
 
+.PHONY: chaos-partition
+chaos-partition: $(STAMP) ## Race and Concentration games while the NATS nodes' links are cut, flapped and slowed (root: network namespaces); checks and audits them (not a test)
+	tools/need-debian nft nftables
+	$(BIN)/python -m match_chaos.partition --out var
+
 .PHONY: demo
 GAME ?= race
 demo: $(STAMP) ## Play a whole game against the running stack (make run first); GAME=concentration, GAME=match-cards, GAME=number-match or GAME=match-5
