@@ -62,7 +62,7 @@ from match_chaos.run import (
     say,
     stack_env,
 )
-from match_client.client import is_rpc_error, status_name
+from match_client.client import is_rpc_error, refusal_code, status_name
 from match_launch import netns
 from match_launch.natscluster import NatsCluster, NodeSpec
 from match_launch.natsserver import nats_server_binary
@@ -315,7 +315,12 @@ class GameTimes:
 
 
 def _status(err: BaseException) -> str:
-    return status_name(err) if is_rpc_error(err) else type(err).__name__
+    """``UNAVAILABLE``, ``FAILED_PRECONDITION not_your_turn`` (with the refusal's code), or the
+    exception's type."""
+    if not is_rpc_error(err):
+        return type(err).__name__
+    code = refusal_code(err)
+    return f"{status_name(err)} {code}" if code else status_name(err)
 
 
 class Timed:
@@ -563,6 +568,7 @@ class Chaos:
 
     async def scenario(self, sc: Scenario) -> None:
         leader = await stream_leader(self.stack, self.cluster, subjects.EVENTS_STREAM)
+        probe_leader = await stream_leader(self.stack, self.cluster, PROBE_STREAM)
         others = [i for i in range(self.cluster.size) if i != leader]
         name = self.cluster.nodes
         window = Window(sc.kind)
@@ -601,6 +607,7 @@ class Chaos:
             await asyncio.sleep(sc.fault_s)
             self.lab.unslow(leader)
         window.healed = time.monotonic()
+        window.detail += f" (the probe stream led by {name[probe_leader].name})"
         self.note(f"{sc.kind}: healed; {sc.heal_s:.0f} s to recover")
         await asyncio.sleep(sc.heal_s)
         window.end = time.monotonic()
