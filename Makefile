@@ -161,7 +161,10 @@ chaos: $(STAMP) ## Race and Concentration games on a fresh local cluster while r
 .PHONY: chaos-partition
 chaos-partition: $(STAMP) ## Race and Concentration games while the NATS nodes' links are cut, flapped and slowed (root: network namespaces); checks and audits them (not a test)
 	tools/need-debian nft nftables
-	$(BIN)/python -m match_chaos.partition --out var
+	@# The run removes its namespaces itself (and earlier runs' that are gone, first); this sweep
+	@# is for a run that was SIGKILLed (the OOM killer): it removes only those whose owner is gone.
+	$(BIN)/python -m match_chaos.partition --out var; status=$$?; \
+	$(BIN)/python -c 'from match_launch.netns import sweep; sweep()'; exit $$status
 
 .PHONY: demo
 GAME ?= race

@@ -92,7 +92,10 @@ def stale(names: Sequence[str], alive: set[int] | None = None) -> list[str]:
 
 
 def sweep() -> list[str]:
-    """Delete the bridges, veths and namespaces of runs that are gone; return their names."""
+    """Delete the bridges, veths and namespaces of runs that are gone; return their names
+    (none where no NetLab could be made: not root, no ``ip``)."""
+    if missing_tools():
+        return []
     removed = []
     for name in stale(_links()):
         _quiet(["ip", "link", "del", name])
