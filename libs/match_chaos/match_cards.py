@@ -6,10 +6,11 @@ knows, else cards it has not seen (taking a known partner of a picture it just t
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from match.v1 import match_cards_pb2
 from match_bus.clock import Clock
-from match_chaos.player import TrackedSeat
+from match_chaos.player import Rpc, TrackedSeat
 from match_client.client import Seat
 from match_client.match_cards import FOUND, MatchCardsTracker
 
@@ -44,10 +45,12 @@ class MatchCardsChaosPlayer(TrackedSeat):
         the player's copy to its end and follow the table until its seed is out."""
         await self.sign_in()
         seat = await self.retried(
-            lambda rid: self.client.create_match_cards_table(
-                seats=seats, display_name=self.name, settings=table_settings, request_id=rid
-            ),
-            "CreateTable",
+            Rpc(
+                "CreateTable",
+                lambda rid: self.client.create_match_cards_table(
+                    seats=seats, display_name=self.name, settings=table_settings, request_id=rid
+                ),
+            )
         )
         self.tracker = MatchCardsTracker(player=seat.player_id, table_id=seat.table_id)
         self.session = self.client.match_cards(seat)
@@ -56,8 +59,10 @@ class MatchCardsChaosPlayer(TrackedSeat):
     async def _start_and_play(self, seat: Seat, seats: int) -> None:
         if seats > 1:  # a challenge table: the bots take the other seats
             table = await self.retried(
-                lambda rid: self.client.start_table(seat.table_id, seat.token, request_id=rid),
-                "StartTable",
+                Rpc(
+                    "StartTable",
+                    lambda rid: self.client.start_table(seat.table_id, seat.token, request_id=rid),
+                )
             )
             self.tracker.note_table(table)
         t = self.tracker
@@ -86,6 +91,9 @@ class MatchCardsChaosPlayer(TrackedSeat):
         ]
         return self.rng.choice(choices) if choices else None
 
+    def turning(self, card: int) -> Rpc[Any]:
+        return Rpc("TurnCard", lambda rid: self.session.turn(card, request_id=rid))
+
     async def attempt(self) -> None:
         """One attempt: a whole group it knows, else card by card; then wait for its outcome
         (the table compares the cards a moment after the last)."""
@@ -98,10 +106,7 @@ class MatchCardsChaosPlayer(TrackedSeat):
                 await self.wait_change(0.5)
                 return
             await self.think(300, 1200)
-            reply = await self.answered(
-                lambda rid, c=card: self.session.turn(c, request_id=rid),  # type: ignore[misc]
-                "TurnCard",
-            )
+            reply = await self.answered(self.turning(card))
             if reply is None:  # refused (or given up): look again after the stream's news
                 await self.wait_change(0.5)
                 return

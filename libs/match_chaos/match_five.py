@@ -16,7 +16,7 @@ from typing import Any
 
 from match.v1 import common_pb2, match_five_pb2
 from match_bus.clock import Clock
-from match_chaos.player import TrackedSeat
+from match_chaos.player import Rpc, TrackedSeat
 from match_client.client import Seat
 from match_client.match_five import READING, WRITING, MatchFiveTracker
 
@@ -69,10 +69,12 @@ class MatchFiveChaosPlayer(TrackedSeat):
     async def host(self, table_settings: Settings) -> Seat:
         await self.sign_in()
         seat = await self.retried(
-            lambda rid: self.client.create_match_five_table(
-                seats=PLAYERS, display_name=self.name, settings=table_settings, request_id=rid
-            ),
-            "CreateTable",
+            Rpc(
+                "CreateTable",
+                lambda rid: self.client.create_match_five_table(
+                    seats=PLAYERS, display_name=self.name, settings=table_settings, request_id=rid
+                ),
+            )
         )
         self.seated(seat)
         return seat
@@ -80,10 +82,12 @@ class MatchFiveChaosPlayer(TrackedSeat):
     async def join(self, table_id: str) -> Seat:
         await self.sign_in()
         seat = await self.retried(
-            lambda rid: self.client.join_table(
-                table_id=table_id, display_name=self.name, request_id=rid
-            ),
-            "JoinTable",
+            Rpc(
+                "JoinTable",
+                lambda rid: self.client.join_table(
+                    table_id=table_id, display_name=self.name, request_id=rid
+                ),
+            )
         )
         self.seated(seat)
         return seat
@@ -93,7 +97,7 @@ class MatchFiveChaosPlayer(TrackedSeat):
 
     async def command(self, name: str, send: Any) -> bool:
         await self.think(300, 1200)
-        reply = await self.answered(send, name)
+        reply = await self.answered(Rpc(name, send))
         if reply is None:
             return False
         envelopes: list[common_pb2.EventEnvelope] = list(reply.events)

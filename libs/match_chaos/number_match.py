@@ -10,7 +10,7 @@ from typing import Any
 
 from match.v1 import number_match_pb2
 from match_bus.clock import Clock
-from match_chaos.player import TrackedSeat
+from match_chaos.player import Rpc, TrackedSeat
 from match_client.number_match import ADD, PAIR, NumberMatchTracker
 from match_rules.number_match import board as boards
 from match_rules.number_match import solver
@@ -45,10 +45,12 @@ class NumberMatchChaosPlayer(TrackedSeat):
     async def play_game(self, table_settings: Settings | None = None) -> None:
         await self.sign_in()
         seat = await self.retried(
-            lambda rid: self.client.create_number_match_table(
-                display_name=self.name, settings=table_settings, request_id=rid
-            ),
-            "CreateTable",
+            Rpc(
+                "CreateTable",
+                lambda rid: self.client.create_number_match_table(
+                    display_name=self.name, settings=table_settings, request_id=rid
+                ),
+            )
         )
         self.tracker = NumberMatchTracker(player=seat.player_id, table_id=seat.table_id)
         self.session = self.client.number_match(seat)
@@ -58,7 +60,7 @@ class NumberMatchChaosPlayer(TrackedSeat):
         """One command; its events recorded and folded, its view taken unless the stream is
         ahead. False if refused (or given up)."""
         await self.think(500, 1500)
-        reply = await self.answered(send, name)
+        reply = await self.answered(Rpc(name, send))
         if reply is None:
             await self.wait_change(0.5)
             return False

@@ -54,6 +54,7 @@ from match_bus.clock import Clock
 from match_chaos.player import ChaosPlayer, ChaosSeat, ConcentrationChaosPlayer
 from match_chaos.run import (
     CONCENTRATION,
+    RACE,
     GameResult,
     Options,
     check_all,
@@ -799,6 +800,7 @@ def main(argv: list[str] | None = None) -> int:
     options = Options(
         out=args.out,
         games=args.games,
+        kinds=(RACE, CONCENTRATION),  # the two games this run's players play, in turn
         concurrency=args.concurrency,
         rate=args.rate,
         replicas=args.replicas,

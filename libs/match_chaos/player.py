@@ -24,7 +24,7 @@ import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -56,6 +56,17 @@ RETRYABLE = frozenset({"UNAVAILABLE", "CANCELLED", "DEADLINE_EXCEEDED", "RESOURC
 # A call that ends with these and no refusal code comes from the transport (a lobby killed
 # mid-call, a connection reset), not from the server's judgement: it is asked again too.
 TRANSPORT = frozenset({"UNKNOWN", "INTERNAL"})
+
+
+@dataclass(frozen=True, slots=True)
+class Rpc(Generic[T]):
+    """A call a player makes, ``call(request_id)``, named for the outages it may suffer."""
+
+    name: str
+    call: Callable[[str], Awaitable[T]]
+
+    def __call__(self, request_id: str) -> Awaitable[T]:
+        return self.call(request_id)
 
 
 class GaveUp(Exception):
@@ -178,7 +189,7 @@ class ChaosSeat:
         """Sign in with ``key`` (if any), retried through the faults like every call."""
         key = self.key
         if key is not None:
-            await self.retried(lambda _rid: self.client.sign_in(key), "SignIn")
+            await self.retried(Rpc("SignIn", lambda _rid: self.client.sign_in(key)))
 
     # --- what a game's player gives ------------------------------------------------------------
 
@@ -216,10 +227,11 @@ class ChaosSeat:
 
     # --- calls ---------------------------------------------------------------------------------
 
-    async def retried(self, call: Callable[[str], Awaitable[T]], name: str = "call") -> T:
+    async def retried(self, call: Callable[[str], Awaitable[T]]) -> T:
         """``call(request_id)`` until it answers; the same request id while it may have been
         applied. Raises the refusal (an AioRpcError with a refusal code), or GaveUp. A call
-        that failed before it was answered is noted as an outage (``name``: the rpc)."""
+        that failed before it was answered is noted as an outage (named by its Rpc, if any)."""
+        name = call.name if isinstance(call, Rpc) else "call"
         loop = asyncio.get_running_loop()
         give_up = loop.time() + self.retry_for_s
         request_id = new_request_id()
@@ -278,10 +290,10 @@ class ChaosSeat:
         except (AssertionError, AttributeError, NotImplementedError):
             return ""
 
-    async def answered(self, call: Callable[[str], Awaitable[T]], name: str = "call") -> T | None:
+    async def answered(self, call: Callable[[str], Awaitable[T]]) -> T | None:
         """``retried``, with a refusal (or giving up) counted and None."""
         try:
-            return await self.retried(call, name)
+            return await self.retried(call)
         except GaveUp:
             return None
         except Exception as err:
@@ -411,9 +423,9 @@ class ChaosPlayer(ChaosSeat):
     def apply_snapshot(self, view: Any) -> None:
         self.tracker.apply_snapshot(view)
 
-    async def command(self, call: Callable[[str], Awaitable[CommandReply]], name: str) -> None:
+    async def command(self, call: Callable[[str], Awaitable[CommandReply]]) -> None:
         """A race command: its events are recorded and applied; a refusal is only counted."""
-        reply = await self.answered(call, name)
+        reply = await self.answered(call)
         if reply is None:
             return
         self.take(list(reply.events))
@@ -437,8 +449,10 @@ class ChaosPlayer(ChaosSeat):
         """Create an open table, start it, play until the game is over and the seed is out."""
         await self.sign_in()
         seat = await self.retried(
-            lambda rid: self.client.create_table_as(rid, seats, self.name, ready_window_ms),
-            "CreateTable",
+            Rpc(
+                "CreateTable",
+                lambda rid: self.client.create_table_as(rid, seats, self.name, ready_window_ms),
+            )
         )
         self.tracker = ViewTracker(player=seat.player_id, table_id=seat.table_id)
         self.session = PlayerSession(self.client, seat.table_id, seat.token)
@@ -448,7 +462,9 @@ class ChaosPlayer(ChaosSeat):
 
     async def _start_and_play(self, seat: Seat) -> None:
         table = await self.retried(
-            lambda rid: self.client.start_table_as(rid, seat.table_id, seat.token), "StartTable"
+            Rpc(
+                "StartTable", lambda rid: self.client.start_table_as(rid, seat.table_id, seat.token)
+            )
         )
         self.tracker.note_table(table)
         await self.play()
@@ -463,7 +479,9 @@ class ChaosPlayer(ChaosSeat):
             ):
                 board = t.board
                 await asyncio.sleep(self.clock.local_delay_s(self.clock.now() + 500))
-                await self.command(lambda rid: self.seat.press_ready(request_id=rid), "PressReady")
+                await self.command(
+                    Rpc("PressReady", lambda rid: self.seat.press_ready(request_id=rid))
+                )
                 self.readied.add(board)
                 continue
             if t.phase == RaceView.PHASE_PLAYING and t.status == RaceView.STATUS_PLAYING:
@@ -511,7 +529,7 @@ class ChaosPlayer(ChaosSeat):
             return
         if t.status != RaceView.STATUS_PLAYING:
             return
-        await self.command(lambda rid: self.seat.turn(tile, request_id=rid), "TurnTile")
+        await self.command(Rpc("TurnTile", lambda rid: self.seat.turn(tile, request_id=rid)))
 
 
 class ConcentrationChaosPlayer(ChaosSeat):
@@ -578,10 +596,12 @@ class ConcentrationChaosPlayer(ChaosSeat):
         """Create an open table, start it, play until the game is over and the seed is out."""
         await self.sign_in()
         seat = await self.retried(
-            lambda rid: self.client.create_concentration_table(
-                seats=seats, display_name=self.name, settings=settings, request_id=rid
-            ),
-            "CreateTable",
+            Rpc(
+                "CreateTable",
+                lambda rid: self.client.create_concentration_table(
+                    seats=seats, display_name=self.name, settings=settings, request_id=rid
+                ),
+            )
         )
         self.tracker = ConcentrationTracker(player=seat.player_id, table_id=seat.table_id)
         self.session = self.client.concentration(seat)
@@ -591,8 +611,10 @@ class ConcentrationChaosPlayer(ChaosSeat):
 
     async def _start_and_play(self, seat: Seat) -> None:
         table = await self.retried(
-            lambda rid: self.client.start_table(seat.table_id, seat.token, request_id=rid),
-            "StartTable",
+            Rpc(
+                "StartTable",
+                lambda rid: self.client.start_table(seat.table_id, seat.token, request_id=rid),
+            )
         )
         self.tracker.note_table(table)
         await self.play()
@@ -630,7 +652,9 @@ class ConcentrationChaosPlayer(ChaosSeat):
         await asyncio.sleep(max(self.clock.local_delay_s(at), 0.02))
         if t.event_number != before or not t.my_turn or t.i_am_cpu:
             return  # something happened meanwhile (a timer, a drop): look again
-        reply = await self.answered(lambda rid: self.seat.flip(card, request_id=rid), "FlipCard")
+        reply = await self.answered(
+            Rpc("FlipCard", lambda rid: self.seat.flip(card, request_id=rid))
+        )
         if reply is not None:
             self.take(list(reply.events))
         elif t.event_number == before:

@@ -89,19 +89,22 @@ class GameResult:
     index: int
     game: str = RACE
     table_id: str = ""
+    player_id: str = ""  # the host's (the one scripted player at most tables)
     finished: bool = False
     error: str = ""
     seconds: float = 0.0
+    received: Received = field(default_factory=Received)  # the host's
+    tally: Tally = field(default_factory=Tally)  # the host's
     table: str = ""  # what kind of table: "solo", "3 seats"
-    seats: list[SeatResult] = field(default_factory=list)  # the scripted players, host first
+    seats: list[SeatResult] = field(default_factory=list)  # every scripted player, host first
 
-    @property
-    def player_id(self) -> str:
-        return self.seats[0].player_id if self.seats else ""
+    def every_seat(self) -> list[SeatResult]:
+        """Every scripted player at the table (a result made with the host's fields alone: the
+        host)."""
+        return self.seats or [SeatResult(self.player_id, self.received, self.tally)]
 
-    @property
-    def tally(self) -> Tally:
-        return add_tallies(s.tally for s in self.seats)
+    def total(self) -> Tally:
+        return add_tallies(s.tally for s in self.every_seat())
 
 
 def add_tallies(tallies: Iterable[Tally]) -> Tally:
@@ -250,7 +253,9 @@ async def play_one(
     finally:
         for player in players:
             await player.close()
-    result.table_id = players[0].table_id_or_none()
+    host = players[0]
+    result.table_id, result.player_id = host.table_id_or_none(), host.player_id
+    result.received, result.tally = host.received, host.tally
     result.seats = [SeatResult(p.player_id, p.received, p.tally, p.outages) for p in players]
     result.seconds = time.monotonic() - started
     return result
@@ -438,7 +443,7 @@ async def check_all(
             check_game(
                 result.table_id, records, s.player_id, s.received.events, s.received.snapshots
             )
-            for s in result.seats
+            for s in result.every_seat()
         ]
         check = seat_checks[0]
         checks.extend(seat_checks)
@@ -448,7 +453,7 @@ async def check_all(
         summary.duplicated += check.duplicated
         summary.mismatched += sum(c.mismatched for c in seat_checks)
         summary.verified += ok
-        tally = result.tally
+        tally = result.total()
         received = "/".join(str(c.received) for c in seat_checks)
         out(
             f"  game {result.index} ({result.game}, {result.table}) {result.table_id}: "
@@ -510,7 +515,7 @@ async def check_all(
 
 
 def unavailability(results: list[GameResult], faults: Faults) -> list[KindReport]:
-    outages = [o for r in results for s in r.seats for o in s.outages]
+    outages = [o for r in results for s in r.every_seat() for o in s.outages]
     return by_fault(outages, faults.windows)
 
 
@@ -543,7 +548,7 @@ async def run(opts: Options) -> int:
         await asyncio.to_thread(stack.stop)
     for line in lines:
         print(line)
-    tally = add_tallies(r.tally for r in results)
+    tally = add_tallies(r.total() for r in results)
     print(
         f"  players: {tally.calls} calls, {tally.retries} asked again with the same request id, "
         f"{tally.fresh} anew after an UNAVAILABLE refusal, {tally.refused} refused, "
@@ -584,7 +589,7 @@ async def run(opts: Options) -> int:
                 "finished": r.finished,
                 "error": r.error,
                 "seconds": round(r.seconds, 1),
-                "tally": asdict(r.tally),
+                "tally": asdict(r.total()),
             }
             for r in results
         ],
