@@ -238,6 +238,7 @@ class ChaosSeat:
         pause = 0.2
         self.tally.calls += 1
         failing: float | None = None  # when the first attempt that failed was sent
+        noticed = 0.0  # and when its failure came back
         seen: list[str] = []
         example = ""
 
@@ -246,7 +247,7 @@ class ChaosSeat:
                 self.outages.append(
                     Outage(
                         failing, time.monotonic(), name, tuple(seen), self.game,
-                        self.table_id_or_none(), gave_up, example,
+                        self.table_id_or_none(), gave_up, example, noticed,
                     )
                 )  # fmt: skip
 
@@ -265,7 +266,7 @@ class ChaosSeat:
                     outage()
                     raise
                 if failing is None:
-                    failing = sent
+                    failing, noticed = sent, time.monotonic()
                 seen.append(f"{status} ({code})" if code else status)
                 example = example or _message(err)
                 if loop.time() > give_up:

@@ -12,11 +12,12 @@ was failing (match_chaos.player records them):
 
 A *fault window* is one fault the chaos made (match_chaos.faults): a service replica killed, or
 a NATS node stopped, from the kill to its start again. An outage belongs to the latest window
-that began before it (or just after: the kill is noted after the signal) and had not ended more
-than ``grace_s`` (10 s) before it: a survivor may take a moment to take over, and a replica
-started again takes its share back (the referee's partitions move to it: "this table's referee
-is changing"). Outages that belong to
-no window are reported as ``no fault`` (a rate limit, or a slow machine): that is the baseline.
+that began before the player noticed it (its first failure came back: a call in flight when a
+fault began fails only at its deadline) or just after (the kill is noted after the signal), and
+had not ended more than ``grace_s`` (10 s) before: a survivor may take a moment to take over,
+and a replica started again takes its share back (the referee's partitions move to it: "this
+table's referee is changing"). Outages that belong to no window are reported as ``no fault``
+(a rate limit, or a slow machine): that is the baseline.
 
 Pure: no clock, no I/O.
 """
@@ -42,6 +43,13 @@ class Outage:
     table_id: str = ""
     gave_up: bool = False
     example: str = ""  # one failed attempt's message, as the player got it
+    failed_at: float | None = None  # when the first failure came back (None: at ``start``)
+
+    @property
+    def noticed(self) -> float:
+        """When the player learnt something failed: what the outage is given to a fault by (a
+        call sent just before a fault fails only when its deadline passes, 8 s later)."""
+        return self.start if self.failed_at is None else self.failed_at
 
     @property
     def seconds(self) -> float:
@@ -127,7 +135,7 @@ def owner(outage: Outage, windows: Sequence[Window], grace_s: float, lead_s: flo
     """The kind of the fault an outage belongs to, or NO_FAULT."""
     found: Window | None = None
     for w in windows:
-        during = w.start - lead_s <= outage.start <= w.end + grace_s
+        during = w.start - lead_s <= outage.noticed <= w.end + grace_s
         if during and (found is None or w.start > found.start):
             found = w
     return found.kind if found is not None else NO_FAULT

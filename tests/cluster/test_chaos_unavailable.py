@@ -3,6 +3,8 @@ and its summary line (match_chaos.run.Summary), on outages and faults made by ha
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from match_chaos.run import Summary
@@ -87,3 +89,13 @@ def test_the_summary_line_names_every_kind_and_takes_more_fields_after_the_kills
         "kills=12 partitions=3 lost=0 duplicated=0 verified=10 projections=WRONG"
     )
     assert not summary.ok  # and the projections are one thing the exit status rests on
+
+
+def test_a_call_in_flight_when_a_fault_began_is_that_faults_not_the_one_before() -> None:
+    """Sent during the lobby kill's grace, 1 s before the NATS node went down, it failed at its
+    8 s deadline: the NATS node's (a full run gave it to the kill before)."""
+    windows = [Window("kill dealer", "dealer.2", 10.0, 12.0), Window("NATS node", "n2", 20.0, 28.0)]
+    in_flight = Outage(19.0, 29.5, "TurnTile", ("UNAVAILABLE",), "race", "t", failed_at=27.0)
+    assert owner(in_flight, windows, 10.0, 0.5) == "NATS node"
+    assert owner(replace(in_flight, failed_at=None), windows, 10.0, 0.5) == "kill dealer"
+    assert in_flight.seconds == 10.5  # the wait is still from its sending
