@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from match.v1 import common_pb2, lobby_pb2, race_pb2, views_pb2
-from match_client import cli, text
+from match_client import cli
+from match_client.race import text
 from match_client.client import refusal_code
-from match_client.tracker import Tile, ViewTracker
+from match_client.race.tracker import Tile, ViewTracker
 
 RV = views_pb2.RaceView
 RE = race_pb2.RaceEvent

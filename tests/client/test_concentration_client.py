@@ -13,7 +13,7 @@ import pytest
 from match.v1 import common_pb2, concentration_pb2
 from match_client import cli, concentration, demo
 from match_client.concentration import DOWN, TAKEN, UP, Card
-from match_client.concentration_screen import card_label
+from match_client.concentration.screen import card_label
 from match_launch.stack import Stack
 from tests.conftest import running
 

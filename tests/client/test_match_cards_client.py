@@ -18,7 +18,7 @@ from textual.widgets import Static
 from match.v1 import common_pb2, match_cards_pb2
 from match_client import cli, match_cards
 from match_client.client import MatchClient
-from match_client.match_cards_screen import CardCell, MatchCardsApp
+from match_client.match_cards.screen import CardCell, MatchCardsApp
 from match_launch.stack import Stack
 from tests.conftest import running
 

@@ -22,7 +22,7 @@ from textual.widgets import Static
 from match.v1 import common_pb2, number_match_pb2
 from match_client import cli, demo, number_match
 from match_client.client import MatchClient, refusal_code
-from match_client.number_match_screen import (
+from match_client.number_match.screen import (
     CELL,
     LABEL,
     Board,

@@ -8,9 +8,10 @@ import getpass
 import pytest
 
 from match.v1 import common_pb2, race_pb2
-from match_client import cli, demo, symbols, text
+from match_client import cli, demo, symbols
+from match_client.race import text
 from match_client.client import Seat
-from match_client.tracker import ViewTracker
+from match_client.race.tracker import ViewTracker
 
 RE = race_pb2.RaceEvent
 

@@ -19,8 +19,8 @@ from textual.widgets import Static
 
 from match.v1 import common_pb2
 from match_client import symbols
-from match_client.screen import MatchApp
-from match_client.tracker import ViewTracker
+from match_client.race.screen import MatchApp
+from match_client.race.tracker import ViewTracker
 from match_rules.game import TableContext
 from match_rules.race import commands as cmd
 from match_rules.race import decide, evolve, initial_state, redact

@@ -29,7 +29,7 @@ from textual.widgets import Static
 from match.v1 import common_pb2
 from match_client import cli
 from match_client.client import MatchClient
-from match_client.screen import MatchApp
+from match_client.race.screen import MatchApp
 from match_launch.stack import Stack
 
 RATE = 10.0
