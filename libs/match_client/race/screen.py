@@ -4,7 +4,8 @@ standings and the event log (Textual).
 It is only a view over ``match_client.race.play.Game``: the game follows the stream and sends
 commands exactly as in the line mode; this app draws ``game.tracker`` a few times a second and
 whenever something changed, writes every line the game tells into the log, and hands what is
-typed at the prompt (or a click on a tile) to ``game.handle``. ``--plain`` keeps the line mode for screen readers.
+typed at the prompt (or a click on a tile) to ``game.handle``. ``--plain`` keeps the line mode
+for screen readers.
 """
 
 from __future__ import annotations
