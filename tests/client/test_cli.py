@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from match.v1 import common_pb2, lobby_pb2, race_pb2, views_pb2
-from match_client import cli
+from match_client import cli, terminal
 from match_client.client import refusal_code
 from match_client.race import play as race_play
 from match_client.race import text
@@ -242,11 +242,11 @@ def test_table_line() -> None:
         game_kind=common_pb2.GAME_KIND_CONCENTRATION,
     )
     table.taken.add(seat=1, player_id="p", display_name="Ann")
-    line = text.table_line(table)
+    line = terminal.table_line(table)
     assert line.startswith("0123456789abcdef  concentration  1/3 seats  created ")
     assert line.endswith("players: Ann")
     table.game_kind = 99  # a kind from a newer contract
-    assert "  kind 99  " in text.table_line(table)
+    assert "  kind 99  " in terminal.table_line(table)
 
 
 class FakeError(Exception):

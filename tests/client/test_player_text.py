@@ -8,7 +8,7 @@ import getpass
 import pytest
 
 from match.v1 import common_pb2, race_pb2
-from match_client import cli, scripted, symbols
+from match_client import cli, scripted, symbols, terminal
 from match_client.client import Seat
 from match_client.race import play as race_play
 from match_client.race import text
@@ -149,12 +149,12 @@ def test_plain_lines_when_not_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_the_audit_command_is_printed_whole() -> None:
-    assert text.audit_command("abc", "var/ledger.vkey") == (
+    assert terminal.audit_command("abc", "var/ledger.vkey") == (
         "match-audit verify abc --key var/ledger.vkey"
     )
     settings = cli.Settings.from_env({"MATCH_VAR": "/srv/m", "LEDGER_ADDR": "h:1"})
     assert (settings.ledger_key, settings.ledger_addr) == ("/srv/m/ledger.vkey", "h:1")
-    assert text.audit_command("abc", settings.ledger_key, settings.ledger_addr) == (
+    assert terminal.audit_command("abc", settings.ledger_key, settings.ledger_addr) == (
         "match-audit verify abc --key /srv/m/ledger.vkey --addr h:1"
     )
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
-from match.v1 import common_pb2
+from match.v1 import common_pb2, race_pb2
 from match_client import cli
 from match_client.client import MatchClient
 from match_client.race import play as race_play
@@ -85,11 +85,10 @@ async def test_the_full_screen_view_counts_down_warns_and_shows_the_standings(
     assert settings.clock.rate == RATE
     async with MatchClient(stack.lobby_addr) as client:
         seat = await client.create_table(
+            race_pb2.RaceSettings(ready_window_ms=30_000, hints_per_board=3),
             seats=2,
             visibility=common_pb2.VISIBILITY_OPEN,
             display_name="Ann",
-            ready_window_ms=30_000,
-            hints_per_board=3,
         )
         game = race_play.Game(client, seat, print, settings=settings, show_boards=False)
         game.tracker.note_table(await client.start_table(seat.table_id, seat.token))
