@@ -23,9 +23,11 @@ use and kept in the config directory; nothing to sign up for), so the seat is th
 
 Every subcommand takes ``--addr HOST:PORT`` (default: $MATCH_ADDR, else 127.0.0.1:50051) and,
 for a lobby that serves TLS, ``--ca FILE`` (default: $MATCH_CA) or ``--tls`` (the system's
-trusted roots). ``play`` shows a full-screen view (``match_client.race.screen``) on a terminal, and
-lines (``--plain``, and whenever input or output is not a terminal) that read well with a
-screen reader: tiles are numbers, symbols are words; see docs/client.md.
+trusted roots). ``play`` shows a full-screen view (the game's ``match_client.<slug>.screen``) on
+a terminal, and lines (``--plain``, and whenever input or output is not a terminal) that read
+well with a screen reader: tiles are numbers, symbols are words; see docs/client.md.
+
+Each game's options, checks, new table and play are its ``CLIENT`` (match_client.registry).
 """
 
 from __future__ import annotations
@@ -54,16 +56,12 @@ from match_client.seats import KeyedSeats, SeatStore, resume_finders
 from match_client.terminal import (
     Out,
     Settings,
-    audit_line,
     clock_time,
     describe_error,
     say,
-    start_stdin_reader,
     table_line,
 )
 from match_rules import registry as rules
-
-__all__ = ["Settings", "audit_line", "describe_error", "main", "start_stdin_reader"]
 
 GAMES = registry.names()
 

@@ -133,11 +133,11 @@ async def line_mode(
     ready: asyncio.Event | None = None,
     ticks: Callable[[], Coroutine[Any, Any, None]] | None = None,
     settled: Callable[[], None] | None = None,
-) -> bool:
+) -> int:
     """The line mode of one seat: stdin in a thread, each line to ``handle`` (once ``ready``
     is set, when given), the table's stream (``watch``) and the clock's ``ticks`` in tasks,
     until the stream or the input ends; ``settled`` is called then, before the tasks are
-    stopped. True when the input ended ("input closed; bye")."""
+    stopped. The exit code: 0, whichever ended first (what went wrong was told as a line)."""
     queue: asyncio.Queue[str | None] = asyncio.Queue()
     start_stdin_reader(queue)
 
@@ -163,4 +163,4 @@ async def line_mode(
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-    return reader.done() and not reader.cancelled()
+    return 0

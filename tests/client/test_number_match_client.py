@@ -20,7 +20,7 @@ import pytest
 from textual.widgets import Static
 
 from match.v1 import common_pb2, number_match_pb2
-from match_client import cli, number_match
+from match_client import cli, number_match, terminal
 from match_client.client import MatchClient, refusal_code
 from match_client.number_match import demo as number_match_demo
 from match_client.number_match.screen import (
@@ -526,7 +526,7 @@ async def test_the_full_screen_view_plays_with_the_keys(stack: Stack, tmp_path: 
     settings = cli.Settings.from_env(env_vars)
     async with MatchClient(stack.lobby_addr) as client:
         seat = await client.create_table(number_match_pb2.NumberMatchSettings(), display_name="Ann")
-        audit = cli.audit_line(seat.table_id, settings)
+        audit = terminal.audit_line(seat.table_id, settings)
         play = number_match.NumberMatchPlay(
             client, seat, print, settings.server_clock(), audit=audit
         )

@@ -482,8 +482,7 @@ class ConcentrationPlay:
     async def run_lines(self) -> int:
         """The line mode: stdin in a thread, the stream in a task."""
         self.out(HELP)
-        done = await line_mode(self.watch, self.handle, self.out)
-        return 0 if self.tracker.game_over or done else 1
+        return await line_mode(self.watch, self.handle, self.out)
 
 
 def settings_from(

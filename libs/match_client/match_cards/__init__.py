@@ -587,8 +587,7 @@ class MatchCardsPlay:
     async def run_lines(self) -> int:
         """The line mode: stdin in a thread, the stream in a task."""
         self.out(HELP)
-        done = await line_mode(self.watch, self.handle, self.out, ready=self.ready)
-        return 0 if self.tracker.game_over or done else 1
+        return await line_mode(self.watch, self.handle, self.out, ready=self.ready)
 
 
 def settings_from(

@@ -869,7 +869,7 @@ class MatchFivePlay:
     async def run_lines(self) -> int:
         """The line mode: stdin in a thread, the stream and the timer's ticks in tasks."""
         self.out(HELP)
-        done = await line_mode(
+        return await line_mode(
             self.watch,
             self.handle,
             self.out,
@@ -877,7 +877,6 @@ class MatchFivePlay:
             ticks=self.ticks,
             settled=self.settle,
         )
-        return 0 if self.tracker.game_over or done else 1
 
     def settle(self) -> None:
         """The stream or the input ended: a game over is told before the tasks stop."""

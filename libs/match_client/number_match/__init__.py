@@ -728,8 +728,7 @@ class NumberMatchPlay:
     async def run_lines(self) -> int:
         """The line mode: stdin in a thread, the stream in a task."""
         self.out(HELP)
-        done = await line_mode(self.watch, self.handle, self.out, ready=self.ready)
-        return 0 if self.tracker.game_over or done else 1
+        return await line_mode(self.watch, self.handle, self.out, ready=self.ready)
 
 
 def local_today(now: dt.datetime | None = None) -> tuple[str, int]:

@@ -138,15 +138,12 @@ class Game:
 
     async def run(self) -> int:
         """The line mode: stdin in a thread, the stream, and the clock's milestones."""
-        done = await line_mode(
+        return await line_mode(
             self.watch,
             lambda line: self.handle(text.parse_command(line)),
             self.out,
             ticks=self.ticks,
         )
-        if self.tracker.game_over:
-            return 0
-        return 0 if done else 1
 
     async def ticks(self) -> None:
         while True:
