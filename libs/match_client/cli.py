@@ -547,7 +547,7 @@ async def play(client: MatchClient, args: argparse.Namespace, settings: Settings
         visibility = common_pb2.VISIBILITY_PRIVATE if args.private else common_pb2.VISIBILITY_OPEN
         seat = await client.create_table(
             registry.by_name(args.game).new_settings(args),
-            seats=args.seats,
+            seats=args.seats or None,  # 0 or unset: the game's fewest
             visibility=visibility,
             display_name=name,
         )
