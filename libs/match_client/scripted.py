@@ -11,12 +11,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from match_client.client import MatchClient, is_rpc_error, status_name
 from match_client.terminal import audit_command as ledger_command
+from match_client.terminal import say
+
+__all__ = ["GAME_TIMEOUT_S", "audit_command", "players_lines", "say", "sign_in"]
 
 GAME_TIMEOUT_S = 15 * 60
-
-
-def say(line: str) -> None:
-    print(line, flush=True)
 
 
 async def sign_in(
