@@ -236,11 +236,17 @@ def play_problem(args: argparse.Namespace) -> str | None:
         if used:
             games = " or ".join(f"--game {g}" for g in shared.get(used[0], (game,)))
             return f"{', '.join(used)} only go with {games}"
+    taken_too = {  # another game's options this game takes as well
+        flag: on
+        for flags in game_only.values()
+        for flag, on in flags.items()
+        if args.game in shared.get(flag, ())
+    }
     new_only = {
         "--seats": args.seats is not None,
         "--private": args.private,
         "--fill-now": args.fill_now,
-        "--cards": args.cards is not None,
+        **taken_too,
         **game_only[args.game],
     }
     if not args.new:
