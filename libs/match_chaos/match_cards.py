@@ -13,6 +13,7 @@ from match_bus.clock import Clock
 from match_chaos.player import Rpc, TrackedSeat
 from match_client.client import Seat
 from match_client.match_cards import FOUND, MatchCardsTracker
+from match_client.session import GameSession
 
 Settings = match_cards_pb2.MatchCardsSettings
 
@@ -47,13 +48,16 @@ class MatchCardsChaosPlayer(TrackedSeat):
         seat = await self.retried(
             Rpc(
                 "CreateTable",
-                lambda rid: self.client.create_match_cards_table(
-                    seats=seats, display_name=self.name, settings=table_settings, request_id=rid
+                lambda rid: self.client.create_table(
+                    table_settings or Settings(),
+                    seats=seats,
+                    display_name=self.name,
+                    request_id=rid,
                 ),
             )
         )
         self.tracker = MatchCardsTracker(player=seat.player_id, table_id=seat.table_id)
-        self.session = self.client.match_cards(seat)
+        self.session = GameSession.of(self.client, "match_cards", seat)
         await self.follow_and_play(lambda: self._start_and_play(seat, seats))
 
     async def _start_and_play(self, seat: Seat, seats: int) -> None:
@@ -92,7 +96,7 @@ class MatchCardsChaosPlayer(TrackedSeat):
         return self.rng.choice(choices) if choices else None
 
     def turning(self, card: int) -> Rpc[Any]:
-        return Rpc("TurnCard", lambda rid: self.session.turn(card, request_id=rid))
+        return Rpc("TurnCard", lambda rid: self.session.send("TurnCard", request_id=rid, card=card))
 
     async def attempt(self) -> None:
         """One attempt: a whole group it knows, else card by card; then wait for its outcome

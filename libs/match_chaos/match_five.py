@@ -19,6 +19,7 @@ from match_bus.clock import Clock
 from match_chaos.player import Rpc, TrackedSeat
 from match_client.client import Seat
 from match_client.match_five import READING, WRITING, MatchFiveTracker
+from match_client.session import GameSession
 
 Settings = match_five_pb2.MatchFiveSettings
 PLAYERS = 3
@@ -64,15 +65,15 @@ class MatchFiveChaosPlayer(TrackedSeat):
 
     def seated(self, seat: Seat) -> None:
         self.tracker = MatchFiveTracker(player=seat.player_id, table_id=seat.table_id)
-        self.session = self.client.match_five(seat)
+        self.session = GameSession.of(self.client, "match_five", seat)
 
     async def host(self, table_settings: Settings) -> Seat:
         await self.sign_in()
         seat = await self.retried(
             Rpc(
                 "CreateTable",
-                lambda rid: self.client.create_match_five_table(
-                    seats=PLAYERS, display_name=self.name, settings=table_settings, request_id=rid
+                lambda rid: self.client.create_table(
+                    table_settings, seats=PLAYERS, display_name=self.name, request_id=rid
                 ),
             )
         )
@@ -130,10 +131,12 @@ class MatchFiveChaosPlayer(TrackedSeat):
             text = word(round_, combination, self.rng.randrange(2))
             await self.command(
                 "WriteLink",
-                lambda rid, c=combination, w=text: self.session.write(c, w, request_id=rid),
+                lambda rid, c=combination, w=text: self.session.send(
+                    "WriteLink", request_id=rid, combination=c, text=w
+                ),
             )
         if t.phase == WRITING and t.round == round_:
-            await self.command("Done", lambda rid: self.session.done(request_id=rid))
+            await self.command("Done", lambda rid: self.session.send("Done", request_id=rid))
 
     async def read(self, round_: int, combination: int) -> None:
         t = self.tracker
@@ -149,10 +152,12 @@ class MatchFiveChaosPlayer(TrackedSeat):
             accept = mine or self.rng.random() >= CONTEST
             await self.command(
                 "Vote",
-                lambda rid, n=ballot, a=accept: self.session.vote(n, a, request_id=rid),
+                lambda rid, n=ballot, a=accept: self.session.send(
+                    "Vote", request_id=rid, ballot=n, accept=a
+                ),
             )
         if open_():
-            await self.command("Done", lambda rid: self.session.done(request_id=rid))
+            await self.command("Done", lambda rid: self.session.send("Done", request_id=rid))
 
 
 async def seat_three(players: list[MatchFiveChaosPlayer], table_settings: Settings) -> None:

@@ -12,6 +12,7 @@ from match.v1 import number_match_pb2
 from match_bus.clock import Clock
 from match_chaos.player import Rpc, TrackedSeat
 from match_client.number_match import ADD, PAIR, NumberMatchTracker
+from match_client.session import GameSession
 from match_rules.number_match import board as boards
 from match_rules.number_match import solver
 
@@ -47,13 +48,13 @@ class NumberMatchChaosPlayer(TrackedSeat):
         seat = await self.retried(
             Rpc(
                 "CreateTable",
-                lambda rid: self.client.create_number_match_table(
-                    display_name=self.name, settings=table_settings, request_id=rid
+                lambda rid: self.client.create_table(
+                    table_settings or Settings(), display_name=self.name, request_id=rid
                 ),
             )
         )
         self.tracker = NumberMatchTracker(player=seat.player_id, table_id=seat.table_id)
-        self.session = self.client.number_match(seat)
+        self.session = GameSession.of(self.client, "number_match", seat)
         await self.follow_and_play(self.play)
 
     async def command(self, name: str, send: Any) -> bool:
@@ -71,7 +72,9 @@ class NumberMatchChaosPlayer(TrackedSeat):
     async def hint(self) -> bool:
         t = self.tracker
         before = t.hints_left
-        if not await self.command("AskHint", lambda rid: self.session.hint(request_id=rid)):
+        if not await self.command(
+            "AskHint", lambda rid: self.session.send("AskHint", request_id=rid)
+        ):
             return False
         if t.hints_left == before or t.hint is None:
             return False
@@ -84,11 +87,14 @@ class NumberMatchChaosPlayer(TrackedSeat):
 
     async def pair(self, first: int, second: int) -> bool:
         return await self.command(
-            "PairCells", lambda rid: self.session.pair(first, second, request_id=rid)
+            "PairCells",
+            lambda rid: self.session.send("PairCells", request_id=rid, first=first, second=second),
         )
 
     async def add(self) -> bool:
-        return await self.command("AddNumbers", lambda rid: self.session.add(request_id=rid))
+        return await self.command(
+            "AddNumbers", lambda rid: self.session.send("AddNumbers", request_id=rid)
+        )
 
     def next_move(self) -> solver.Move | None:
         t = self.tracker
@@ -121,7 +127,9 @@ class NumberMatchChaosPlayer(TrackedSeat):
                 continue
             move = self.next_move()
             if move is None:
-                await self.command("EndGame", lambda rid: self.session.end(request_id=rid))
+                await self.command(
+                    "EndGame", lambda rid: self.session.send("EndGame", request_id=rid)
+                )
                 continue
             ok = await (self.add() if move == solver.ADD else self.pair(move[0] + 1, move[1] + 1))
             if ok:

@@ -33,10 +33,7 @@ from match.v1 import common_pb2, concentration_pb2, lobby_pb2, race_pb2
 from match_bus.clock import Clock
 from match_chaos.unavailable import WATCH, Outage
 from match_client.client import (
-    CommandReply,
-    ConcentrationSession,
     MatchClient,
-    PlayerSession,
     Seat,
     is_rpc_error,
     new_request_id,
@@ -46,7 +43,8 @@ from match_client.client import (
 )
 from match_client.clock import ServerClock
 from match_client.concentration import ConcentrationTracker
-from match_client.tracker import RaceView, ViewTracker
+from match_client.race.tracker import RaceView, ViewTracker
+from match_client.session import GameSession
 
 T = TypeVar("T")
 
@@ -392,7 +390,7 @@ class ChaosPlayer(ChaosSeat):
     ) -> None:
         super().__init__(addr, name, clock, rng, retry_for_s, call_timeout_s)
         self.tracker = ViewTracker()
-        self.session: PlayerSession | None = None
+        self.session: GameSession | None = None
         self.memory: dict[int, int] = {}
         self.memory_board = 0
         self.readied: set[int] = set()
@@ -414,7 +412,7 @@ class ChaosPlayer(ChaosSeat):
         return self.tracker.game_over and self.tracker.seed is not None
 
     @property
-    def seat(self) -> PlayerSession:
+    def seat(self) -> GameSession:
         assert self.session is not None, "no seat yet"
         return self.session
 
@@ -424,7 +422,7 @@ class ChaosPlayer(ChaosSeat):
     def apply_snapshot(self, view: Any) -> None:
         self.tracker.apply_snapshot(view)
 
-    async def command(self, call: Callable[[str], Awaitable[CommandReply]]) -> None:
+    async def command(self, call: Callable[[str], Awaitable[Any]]) -> None:
         """A race command: its events are recorded and applied; a refusal is only counted."""
         reply = await self.answered(call)
         if reply is None:
@@ -456,7 +454,7 @@ class ChaosPlayer(ChaosSeat):
             )
         )
         self.tracker = ViewTracker(player=seat.player_id, table_id=seat.table_id)
-        self.session = PlayerSession(self.client, seat.table_id, seat.token)
+        self.session = GameSession.of(self.client, "race", seat)
         async with asyncio.TaskGroup() as group:  # either failing ends both
             group.create_task(self.watch())
             group.create_task(self._start_and_play(seat))
@@ -481,7 +479,7 @@ class ChaosPlayer(ChaosSeat):
                 board = t.board
                 await asyncio.sleep(self.clock.local_delay_s(self.clock.now() + 500))
                 await self.command(
-                    Rpc("PressReady", lambda rid: self.seat.press_ready(request_id=rid))
+                    Rpc("PressReady", lambda rid: self.seat.send("PressReady", request_id=rid))
                 )
                 self.readied.add(board)
                 continue
@@ -530,7 +528,9 @@ class ChaosPlayer(ChaosSeat):
             return
         if t.status != RaceView.STATUS_PLAYING:
             return
-        await self.command(Rpc("TurnTile", lambda rid: self.seat.turn(tile, request_id=rid)))
+        await self.command(
+            Rpc("TurnTile", lambda rid: self.seat.send("TurnTile", request_id=rid, tile=tile))
+        )
 
 
 class ConcentrationChaosPlayer(ChaosSeat):
@@ -549,7 +549,7 @@ class ConcentrationChaosPlayer(ChaosSeat):
     ) -> None:
         super().__init__(addr, name, clock, rng, retry_for_s, call_timeout_s)
         self.tracker = ConcentrationTracker()
-        self.session: ConcentrationSession | None = None
+        self.session: GameSession | None = None
 
     @property
     def table_id(self) -> str:
@@ -568,7 +568,7 @@ class ConcentrationChaosPlayer(ChaosSeat):
         return self.tracker.game_over and self.tracker.seed is not None
 
     @property
-    def seat(self) -> ConcentrationSession:
+    def seat(self) -> GameSession:
         assert self.session is not None, "no seat yet"
         return self.session
 
@@ -599,13 +599,16 @@ class ConcentrationChaosPlayer(ChaosSeat):
         seat = await self.retried(
             Rpc(
                 "CreateTable",
-                lambda rid: self.client.create_concentration_table(
-                    seats=seats, display_name=self.name, settings=settings, request_id=rid
+                lambda rid: self.client.create_table(
+                    settings or concentration_pb2.ConcentrationSettings(),
+                    seats=seats,
+                    display_name=self.name,
+                    request_id=rid,
                 ),
             )
         )
         self.tracker = ConcentrationTracker(player=seat.player_id, table_id=seat.table_id)
-        self.session = self.client.concentration(seat)
+        self.session = GameSession.of(self.client, "concentration", seat)
         async with asyncio.TaskGroup() as group:  # either failing ends both
             group.create_task(self.watch())
             group.create_task(self._start_and_play(seat))
@@ -654,7 +657,7 @@ class ConcentrationChaosPlayer(ChaosSeat):
         if t.event_number != before or not t.my_turn or t.i_am_cpu:
             return  # something happened meanwhile (a timer, a drop): look again
         reply = await self.answered(
-            Rpc("FlipCard", lambda rid: self.seat.flip(card, request_id=rid))
+            Rpc("FlipCard", lambda rid: self.seat.send("FlipCard", request_id=rid, card=card))
         )
         if reply is not None:
             self.take(list(reply.events))
