@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { ServerClock } from "../src/play/clock";
 import { lostText } from "../src/play/follow";
 import { chooseName, guestName, NAME_MAX_CHARS, tidyName } from "../src/play/name";
+import { FormProblem, submitting } from "../src/play/setup";
 import { clockText, count, hex, listText } from "../src/play/words";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { MemoryStorage, Store } from "../src/store";
 
 const T0 = 1_000_000;
@@ -22,6 +24,9 @@ describe("the name a player sits under", () => {
     const emoji = "🐟".repeat(20);
     expect(tidyName(emoji)).toBe(emoji);
     expect(NAME_MAX_CHARS).toBe(32); // services/lobby/names.py MAX_NAME_CHARS
+    const store = new Store(new MemoryStorage());
+    expect(chooseName(store, ` ${"a".repeat(33)} `)).toBe("a".repeat(33)); // Number Match's page cut it to 32
+    expect(chooseName(store, emoji)).toBe(emoji);
   });
 
   it("is a neutral Guest name when none was typed, kept for next time", () => {
@@ -64,5 +69,41 @@ describe("small words", () => {
     expect([hex(null), hex(new Uint8Array([0, 15, 255]))]).toEqual(["", "000fff"]);
     expect([lostText(1), lostText(1_300), lostText(2_000)]).toEqual([
       "Connection lost; trying again in 1 s", "Connection lost; trying again in 2 s", "Connection lost; trying again in 2 s"]);
+  });
+});
+
+describe("a setup form's submit", () => {
+  async function submit(act: () => Promise<void>): Promise<{ error: string; said: string[]; during: boolean[]; after: boolean[]; prevented: boolean }> {
+    const said: string[] = [];
+    const error = { textContent: "An old refusal." } as HTMLElement;
+    const buttons = [{ disabled: false }, { disabled: false }] as HTMLButtonElement[];
+    let during: boolean[] = [];
+    let prevented = false;
+    let done!: () => void;
+    const finished = new Promise<void>((resolve) => { done = resolve; });
+    const handler = submitting({ announce: (t) => said.push(t) }, error, () => buttons, async () => {
+      during = buttons.map((b) => b.disabled);
+      try { await act(); } finally { setTimeout(done, 0); }
+    });
+    handler({ preventDefault: () => { prevented = true; } } as Event);
+    await finished;
+    return { error: error.textContent ?? "", said, during, after: buttons.map((b) => b.disabled), prevented };
+  }
+
+  it("holds the buttons while it runs and empties the old refusal", async () => {
+    const r = await submit(async () => {});
+    expect(r).toEqual({ error: "", said: [], during: [true, true], after: [false, false], prevented: true });
+  });
+
+  it("shows the server's refusal as a sentence and says it", async () => {
+    const r = await submit(async () => { throw new ConnectError("that name reads as a bot's name; choose another name", Code.InvalidArgument); });
+    expect(r.error).toBe("That name reads as a bot's name; choose another name.");
+    expect(r.said).toEqual([r.error]);
+    expect(r.after).toEqual([false, false]);
+  });
+
+  it("says a problem found before asking the server as it is", async () => {
+    const r = await submit(async () => { throw new FormProblem("Type the invite code a friend gave you"); });
+    expect([r.error, r.said]).toEqual(["Type the invite code a friend gave you", ["Type the invite code a friend gave you"]]);
   });
 });

@@ -19,7 +19,7 @@ import { batched } from "../play/draw";
 import { follow, SNAPSHOT_AFTER } from "../play/follow";
 import { GameLog } from "../play/log";
 import { chooseName, nameField } from "../play/name";
-import { keepSeat, pageLink } from "../play/seat";
+import { keepSeat, pageLink, seatsGoing } from "../play/seat";
 import { seedBlock } from "../play/seed";
 import { backLinks, FormProblem, options, submitting } from "../play/setup";
 import { clockText, count } from "../play/words";
@@ -106,7 +106,6 @@ function mountSetup(root: HTMLElement, app: App, code: string): () => void {
     app.navigate(`#/play/${SLUG}/${made.tableId}`);
   });
 
-  const going = app.store.seats().filter((s) => s.game === SLUG && !s.finished);
   fill(root,
     h("section", { class: "panel" },
       h("h1", {}, TITLE),
@@ -125,13 +124,7 @@ function mountSetup(root: HTMLElement, app: App, code: string): () => void {
       h("label", { class: "check" }, priv, " Private: friends join with the invite code (otherwise the table is listed)"),
       submit),
     joinForm(app, name, code, error),
-    going.length
-      ? h("section", { class: "panel", "aria-labelledby": "going-heading" },
-        h("h2", { id: "going-heading" }, "Your tables"),
-        h("ul", {}, ...going.map((s) => h("li", {},
-          h("a", { href: `#/play/${SLUG}/${s.tableId}` }, `Table ${s.tableId}`),
-          h("span", { class: "muted" }, ` · as ${s.displayName}, seat ${s.seat}`)))))
-      : null,
+    seatsGoing(app.store, SLUG, "Your tables", (s) => `as ${s.displayName}, seat ${s.seat}`),
     backLinks());
   name.focus();
   return () => {};

@@ -20,7 +20,7 @@ import { follow, SNAPSHOT_AFTER } from "../play/follow";
 import { pageKeys } from "../play/keys";
 import { GameLog } from "../play/log";
 import { chooseName, nameField } from "../play/name";
-import { keepSeat, noSeat } from "../play/seat";
+import { keepSeat, noSeat, seatsGoing } from "../play/seat";
 import { seedBlock } from "../play/seed";
 import { backLinks, submitting } from "../play/setup";
 import { clockText, count } from "../play/words";
@@ -101,7 +101,6 @@ function mountSetup(root: HTMLElement, app: App): () => void {
     app.navigate(`#/play/${SLUG}/${tableId}`);
   });
 
-  const going = store.seats().filter((s) => s.game === SLUG && !s.finished);
   fill(root,
     h("form", { id: "new-game", class: "panel nm-setup", onsubmit: start },
       h("h1", {}, TITLE),
@@ -114,13 +113,7 @@ function mountSetup(root: HTMLElement, app: App): () => void {
         "The daily puzzle is one hard board a day, the same for everybody; it changes at your midnight."),
       error,
       submit),
-    going.length
-      ? h("section", { class: "panel", "aria-labelledby": "going-heading" },
-        h("h2", { id: "going-heading" }, "Your games in progress"),
-        h("ul", {}, ...going.map((s) => h("li", {},
-          h("a", { href: `#/play/${SLUG}/${s.tableId}` }, `Table ${s.tableId}`),
-          h("span", { class: "muted" }, ` · ${new Date(s.savedAtMs).toLocaleString()}`)))))
-      : null,
+    seatsGoing(store, SLUG, "Your games in progress", (s) => new Date(s.savedAtMs).toLocaleString()),
     backLinks());
   name.focus();
   return () => {};

@@ -34,6 +34,17 @@ export function noSeat(root: HTMLElement, title: string, why: string, newGame?: 
   return () => {};
 }
 
+/** The seats this browser keeps at unfinished tables of `game`, to go back to (null: none). */
+export function seatsGoing(store: Pick<Store, "seats">, game: string, heading: string, detail: (s: KeptSeat) => string): HTMLElement | null {
+  const going = store.seats().filter((s) => s.game === game && !s.finished);
+  if (!going.length) return null;
+  return h("section", { class: "panel", "aria-labelledby": "going-heading" },
+    h("h2", { id: "going-heading" }, heading),
+    h("ul", {}, ...going.map((s) => h("li", {},
+      h("a", { href: `#/play/${game}/${s.tableId}` }, `Table ${s.tableId}`),
+      h("span", { class: "muted" }, ` · ${detail(s)}`)))));
+}
+
 /** A link to this very page at another hash (for friends: the table's or the invite's). */
 export function pageLink(hash: string): string {
   if (typeof location === "undefined") return hash;
