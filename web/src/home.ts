@@ -8,34 +8,17 @@ import { byId, fill, h } from "./dom";
 import { GameKind, Visibility } from "./gen/match/v1/common_pb";
 import type { Table } from "./gen/match/v1/lobby_pb";
 import { GAMES, gameBySlug } from "./games";
+import { chooseName, nameField, NAME_MAX_CHARS } from "./play/name";
+import { keepSeat } from "./play/seat";
+import { options, submitting } from "./play/setup";
 import { command, errorText } from "./rpc";
-import type { Store } from "./store";
 
 const REFRESH_MS = 5_000;
-
-/** The name to play under: the one typed, else a neutral `Guest 417` kept for next time. */
-export function nameToUse(store: Store, typed: string): string {
-  const name = typed.trim().replace(/\s+/g, " ");
-  if (name) {
-    store.setDisplayName(name);
-    return name;
-  }
-  const guest = `Guest ${100 + Math.floor(Math.random() * 900)}`;
-  store.setDisplayName(guest);
-  return guest;
-}
-
-function options(values: number[], selected: number, label: (v: number) => string): HTMLOptionElement[] {
-  return values.map((v) => h("option", { value: v, selected: v === selected }, label(v)));
-}
 
 export const homePage: Page = (root, app) => {
   const { api, store } = app;
   let stopped = false;
-  const nameInput = h("input", {
-    id: "display-name", name: "display-name", type: "text", maxlength: 32, autocomplete: "nickname",
-    value: store.displayName(), placeholder: "Guest", "aria-describedby": "display-name-help",
-  });
+  const nameInput = nameField(store, "display-name-help");
   const error = h("p", { id: "home-error", class: "error", role: "alert" });
   const seats = h("select", { id: "seats", name: "seats" }, ...options([2, 3, 4], 2, (v) => `${v} players`));
   const readyWindow = h("select", { id: "ready-window", name: "ready-window" },
@@ -46,60 +29,33 @@ export const homePage: Page = (root, app) => {
   const openTables = h("div", { id: "open-tables", "aria-live": "off" }, h("p", {}, "Looking for open tables..."));
   const mySeats = h("div", { id: "my-seats" });
 
-  const busy = (on: boolean): void => {
-    for (const b of root.querySelectorAll<HTMLButtonElement>("button")) b.disabled = on;
-  };
+  const buttons = (): HTMLButtonElement[] => [...root.querySelectorAll<HTMLButtonElement>("button")];
 
-  async function create(ev: Event): Promise<void> {
-    ev.preventDefault();
-    error.textContent = "";
-    busy(true);
-    try {
-      const displayName = nameToUse(store, nameInput.value);
-      nameInput.value = displayName;
-      const made = await command((headers) => api.lobby.createTable({
-        gameKind: GameKind.MATCH_RACE,
-        seats: Number(seats.value),
-        visibility: Visibility.OPEN,
-        displayName,
-        settings: { case: "race", value: { readyWindowMs: BigInt(Number(readyWindow.value) * 1000), hintsPerBoard: Number(hints.value) } },
-      }, { headers }));
-      store.saveSeat({
-        tableId: made.tableId, game: "race", playerId: made.playerId, token: made.playerToken,
-        seat: made.seat, displayName, savedAtMs: Date.now(),
-      });
-      if (fillNow.checked) {
-        await command((headers) => api.lobby.startTable({ tableId: made.tableId }, { headers }), made.playerToken);
-      }
-      app.navigate(`#/play/race/${made.tableId}`);
-    } catch (err) {
-      error.textContent = errorText(err);
-      app.announce(error.textContent);
-    } finally {
-      busy(false);
+  const create = submitting(app, error, buttons, async () => {
+    const displayName = chooseName(store, nameInput.value);
+    nameInput.value = displayName;
+    const made = await command((headers) => api.lobby.createTable({
+      gameKind: GameKind.MATCH_RACE,
+      seats: Number(seats.value),
+      visibility: Visibility.OPEN,
+      displayName,
+      settings: { case: "race", value: { readyWindowMs: BigInt(Number(readyWindow.value) * 1000), hintsPerBoard: Number(hints.value) } },
+    }, { headers }));
+    keepSeat(store, "race", made, displayName);
+    if (fillNow.checked) {
+      await command((headers) => api.lobby.startTable({ tableId: made.tableId }, { headers }), made.playerToken);
     }
-  }
+    app.navigate(`#/play/race/${made.tableId}`);
+  });
 
-  async function join(table: Table): Promise<void> {
-    error.textContent = "";
-    busy(true);
-    try {
-      const displayName = nameToUse(store, nameInput.value);
-      nameInput.value = displayName;
-      const seat = await command((headers) => api.lobby.joinTable({ target: { case: "tableId", value: table.tableId }, displayName }, { headers }));
-      const game = GAMES.find((g) => g.kind === table.gameKind)?.slug ?? "race";
-      store.saveSeat({
-        tableId: seat.tableId, game, playerId: seat.playerId, token: seat.playerToken,
-        seat: seat.seat, displayName, savedAtMs: Date.now(),
-      });
-      app.navigate(`#/play/${game}/${seat.tableId}`);
-    } catch (err) {
-      error.textContent = errorText(err);
-      app.announce(error.textContent);
-    } finally {
-      busy(false);
-    }
-  }
+  const join = (table: Table): ((ev: Event) => void) => submitting(app, error, buttons, async () => {
+    const displayName = chooseName(store, nameInput.value);
+    nameInput.value = displayName;
+    const seat = await command((headers) => api.lobby.joinTable({ target: { case: "tableId", value: table.tableId }, displayName }, { headers }));
+    const game = GAMES.find((g) => g.kind === table.gameKind)?.slug ?? "race";
+    keepSeat(store, game, seat, displayName);
+    app.navigate(`#/play/${game}/${seat.tableId}`);
+  });
 
   let refreshing = false;
   async function refresh(): Promise<void> {
@@ -122,7 +78,7 @@ export const homePage: Page = (root, app) => {
           return h("li", { class: "table-row", "data-table-id": t.tableId },
             h("span", {}, h("strong", {}, names || "nobody yet"), ` · ${t.taken.length} of ${t.seats} seats`,
               details ? h("span", { class: "muted" }, ` · ${details}`) : null),
-            h("button", { class: "join-table", type: "button", "data-table-id": t.tableId, onclick: () => void join(t),
+            h("button", { class: "join-table", type: "button", "data-table-id": t.tableId, onclick: join(t),
               "aria-label": `Join the table of ${names || "nobody yet"}` }, "Join"));
         })));
       }
@@ -151,7 +107,7 @@ export const homePage: Page = (root, app) => {
     })));
   }
 
-  const form = h("form", { id: "new-race", class: "panel", onsubmit: (ev: Event) => void create(ev) },
+  const form = h("form", { id: "new-race", class: "panel", onsubmit: create },
     h("h2", {}, "A new race"),
     h("p", {}, "Three boards of 20 tiles; everybody turns tiles on a copy of the same board, at the same time. ",
       "The first to find all ten pairs takes the board."),
@@ -167,7 +123,7 @@ export const homePage: Page = (root, app) => {
       h("h1", {}, "Match"),
       h("label", { for: "display-name" }, "Your name at the table"),
       nameInput,
-      h("p", { id: "display-name-help", class: "muted" }, "What the others see: 1 to 32 characters. Empty: a neutral Guest name."),
+      h("p", { id: "display-name-help", class: "muted" }, `What the others see: 1 to ${NAME_MAX_CHARS} characters. Empty: a neutral Guest name.`),
       error),
     // Every game first, all of them in view without scrolling (the race's own form follows).
     h("section", { class: "panel", "aria-labelledby": "games-heading" },

@@ -10,7 +10,9 @@ import {
 } from "../src/gen/match/v1/concentration_pb";
 import { cardLabel, cardShows, clockLine, describeEvent, faceGlyph, faceName, resultText, statusText } from "../src/concentration/describe";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { fitColumns, follow, InOrder, moveFocus, SNAPSHOT_AFTER, type WatchItem } from "../src/concentration/shared";
+import type { ConcentrationView } from "../src/gen/match/v1/concentration_pb";
+import { fitColumns, moveFocus } from "../src/play/card-grid";
+import { follow, InOrder, SNAPSHOT_AFTER } from "../src/play/follow";
 import { columnsFor, ConcentrationTracker, deckSize } from "../src/concentration/tracker";
 
 const ME = "ann";
@@ -199,7 +201,8 @@ describe("follow: the Watch loop", () => {
     const asked: bigint[] = [];
     const states: string[] = [];
     let calls = 0;
-    async function* stream(after: bigint): AsyncIterable<{ item: WatchItem<never> }> {
+    type Item = { item: { case: "snapshot"; value: ConcentrationView } | { case: "event"; value: EventEnvelope } };
+    async function* stream(after: bigint): AsyncIterable<Item> {
       asked.push(after);
       calls += 1;
       if (calls === 1) {
@@ -209,13 +212,11 @@ describe("follow: the Watch loop", () => {
       yield { item: { case: "event", value: env(2, { case: "gameEnded", value: { at } }) } };
       yield { item: { case: "event", value: tableEnv(3, { case: "seedRevealed", value: { seed: new Uint8Array(32) } }) } };
     }
-    await follow<never>({
+    await follow<Item>({
       signal: new AbortController().signal,
-      open: (after) => stream(after),
-      after: () => (t.started ? BigInt(t.eventNumber) : SNAPSHOT_AFTER),
-      snapshot: () => {},
-      event: (e) => t.applyEvents([e]),
-      done: () => t.gameOver && t.seed !== null,
+      open: () => stream(t.started ? BigInt(t.eventNumber) : SNAPSHOT_AFTER),
+      item: ({ item }) => { if (item.case === "event") t.applyEvents([item.value]); },
+      finished: () => t.gameOver && t.seed !== null,
       connection: (text) => states.push(text),
       fatal: () => { throw new Error("not fatal"); },
     });
@@ -226,17 +227,16 @@ describe("follow: the Watch loop", () => {
   });
 
   it("gives up on an error no retry mends", async () => {
-    const fatal: (string | null)[] = [];
+    const fatal: unknown[] = [];
+    const err = new ConnectError("no such table", Code.NotFound);
     await follow<never>({
       signal: new AbortController().signal,
-      open: async function* () { throw new ConnectError("no such table", Code.NotFound); },
-      after: () => 0n,
-      snapshot: () => {},
-      event: () => {},
-      done: () => false,
+      open: async function* () { throw err; },
+      item: () => {},
+      finished: () => false,
       connection: () => {},
-      fatal: (_err, slug) => fatal.push(slug),
+      fatal: (e) => fatal.push(e),
     });
-    expect(fatal).toEqual([null]);
+    expect(fatal).toEqual([err]);
   });
 });

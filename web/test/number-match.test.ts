@@ -11,7 +11,7 @@ import {
   NumberMatchEventSchema,
 } from "../src/gen/match/v1/number_match_pb";
 import { addNumbers, cellLabel, moveFocus, pairsWith, removePair, sees } from "../src/number-match/board";
-import { clockText, count } from "../src/number-match/common";
+import { clockText, count } from "../src/play/words";
 import { eventText, hintText, settingsText, witnessText } from "../src/number-match/describe";
 import { levelName, NumberMatchTracker } from "../src/number-match/tracker";
 

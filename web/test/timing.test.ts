@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { announcements, clockLine, deadline, fractionLeft, leftText, pausedMs, ServerClock } from "../src/race/timing";
+import { announcements, clockLine, deadline, fractionLeft, leftText, pausedMs } from "../src/race/timing";
 import { RaceTracker } from "../src/race/tracker";
 import { BOB, env, ME, T0, trackerFromSnapshot } from "./helpers";
 
@@ -11,27 +11,6 @@ function readyTracker(): RaceTracker {
   ]);
   return t;
 }
-
-describe("ServerClock", () => {
-  it("is the latest server time plus the local time elapsed since it arrived, never ahead", () => {
-    let local = 500;
-    const clock = new ServerClock(() => local);
-    expect(clock.synced).toBe(false);
-    expect(clock.now()).toBe(0);
-    clock.observe(T0); // arrived at local 500
-    expect(clock.synced).toBe(true);
-    local = 1_700;
-    expect(clock.now()).toBe(T0 + 1_200);
-    // An older time that arrives late (a replayed event, a slow message) never pulls it back...
-    clock.observe(T0 + 100);
-    expect(clock.now()).toBe(T0 + 1_200);
-    // ...and a newer one that shows we were behind moves it forward.
-    clock.observe(T0 + 1_500);
-    expect(clock.now()).toBe(T0 + 1_500);
-    clock.observe(0);
-    expect(clock.now()).toBe(T0 + 1_500);
-  });
-});
 
 describe("the clock's maths", () => {
   it("words time left as the terminal client does", () => {

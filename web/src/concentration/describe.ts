@@ -5,7 +5,9 @@
  */
 
 import type { EventEnvelope } from "../gen/match/v1/common_pb";
-import { capital, clockText, count, listText, type CardShow } from "./shared";
+import type { CardShow } from "../play/card-grid";
+import { clockText, count, listText } from "../play/words";
+import { capital } from "../sentence";
 import { Matching, Pictures, type Card, type ConcentrationTracker } from "./tracker";
 
 /** The emoji palette (libs/match_rules/concentration/settings.py PALETTE): name -> emoji. */

@@ -15,12 +15,20 @@ import type { App, Page } from "../app";
 import { fill, h, setAttr, setText } from "../dom";
 import { GameKind, Visibility, type EventEnvelope } from "../gen/match/v1/common_pb";
 import { ConcentrationService } from "../gen/match/v1/concentration_service_pb";
-import { nameToUse } from "../home";
-import { ServerClock } from "../race/timing";
-import { bearer, clockLeft, command, errorText, refusalCode } from "../rpc";
+import { CardGrid } from "../play/card-grid";
+import { ServerClock } from "../play/clock";
+import { batched } from "../play/draw";
+import { follow, SNAPSHOT_AFTER } from "../play/follow";
+import { pageKeys } from "../play/keys";
+import { GameLog } from "../play/log";
+import { chooseName, nameField } from "../play/name";
+import { keepSeat } from "../play/seat";
+import { seedBlock } from "../play/seed";
+import { backLinks, select, submitting } from "../play/setup";
+import { bearer, clockLeft, command, refusalCode } from "../rpc";
+import { capital } from "../sentence";
 import type { KeptSeat } from "../store";
 import { cardShows, clockLine, describeEvent, describeSnapshot, resultText, scoreText, seatMarks, settingsText, standingLines, statusText } from "./describe";
-import { capital, CardGrid, follow, hex, seedBlock, SNAPSHOT_AFTER } from "./shared";
 import { columnsFor, ConcentrationTracker, Matching, Pictures } from "./tracker";
 
 const TICK_MS = 250;
@@ -33,15 +41,11 @@ export const concentrationPage: Page = (root, app, args) => {
   return mountTable(root, app, tableId, app.store.seat(tableId));
 };
 
-function select(id: string, values: [string | number, string][], selected: string | number): HTMLSelectElement {
-  return h("select", { id, name: id }, ...values.map(([v, label]) => h("option", { value: v, selected: String(v) === String(selected) }, label)));
-}
-
 // --- a new table ---------------------------------------------------------------------------------
 
 function setupForm(root: HTMLElement, app: App): () => void {
   const { api, store } = app;
-  const name = h("input", { id: "display-name", name: "display-name", type: "text", maxlength: 32, autocomplete: "nickname", value: store.displayName(), placeholder: "Guest" });
+  const name = nameField(store);
   const players = select("players", [[1, "1 (solo)"], [2, "2"], [3, "3"], [4, "4"], [5, "5"], [6, "6"]], 2);
   const pictures = select("pictures", [["emoji", "Emoji"], ["cards", "Playing cards"]], "emoji");
   const cards = select("cards", [[52, "52 cards"], [36, "36 cards"], [24, "24 cards"]], 52);
@@ -64,48 +68,38 @@ function setupForm(root: HTMLElement, app: App): () => void {
   };
   for (const el of [pictures, players, cpu]) el.addEventListener("change", sync);
 
-  async function create(ev: Event): Promise<void> {
-    ev.preventDefault();
-    error.textContent = "";
-    submit.disabled = true;
-    try {
-      const displayName = nameToUse(store, name.value);
-      name.value = displayName;
-      const seats = Number(players.value);
-      const playing = pictures.value === "cards";
-      const made = await command((headers) => api.lobby.createTable({
-        gameKind: GameKind.CONCENTRATION,
-        seats,
-        visibility: Visibility.OPEN,
-        displayName,
-        settings: {
-          case: "concentration",
-          value: {
-            pictures: playing ? Pictures.PLAYING_CARDS : Pictures.EMOJI,
-            cards: Number(cards.value),
-            jokers: playing && jokers.checked,
-            matching: !playing ? Matching.IDENTICAL
-              : matching.value === "rank" ? Matching.RANK
-                : matching.value === "rank-colour" ? Matching.RANK_AND_COLOUR : Matching.IDENTICAL,
-            turnLimitMs: BigInt(Number(limit.value) * 1000),
-          },
+  const create = submitting(app, error, () => [submit], async () => {
+    const displayName = chooseName(store, name.value);
+    name.value = displayName;
+    const seats = Number(players.value);
+    const playing = pictures.value === "cards";
+    const made = await command((headers) => api.lobby.createTable({
+      gameKind: GameKind.CONCENTRATION,
+      seats,
+      visibility: Visibility.OPEN,
+      displayName,
+      settings: {
+        case: "concentration",
+        value: {
+          pictures: playing ? Pictures.PLAYING_CARDS : Pictures.EMOJI,
+          cards: Number(cards.value),
+          jokers: playing && jokers.checked,
+          matching: !playing ? Matching.IDENTICAL
+            : matching.value === "rank" ? Matching.RANK
+              : matching.value === "rank-colour" ? Matching.RANK_AND_COLOUR : Matching.IDENTICAL,
+          turnLimitMs: BigInt(Number(limit.value) * 1000),
         },
-      }, { headers }));
-      store.saveSeat({ tableId: made.tableId, game: SLUG, playerId: made.playerId, token: made.playerToken, seat: made.seat, displayName, savedAtMs: Date.now() });
-      if (seats > 1 && cpu.checked) {
-        await command((headers) => api.lobby.startTable({ tableId: made.tableId }, { headers }), made.playerToken);
-      }
-      app.navigate(`#/play/${SLUG}/${made.tableId}`);
-    } catch (err) {
-      error.textContent = errorText(err);
-      app.announce(error.textContent);
-    } finally {
-      submit.disabled = false;
+      },
+    }, { headers }));
+    keepSeat(store, SLUG, made, displayName);
+    if (seats > 1 && cpu.checked) {
+      await command((headers) => api.lobby.startTable({ tableId: made.tableId }, { headers }), made.playerToken);
     }
-  }
+    app.navigate(`#/play/${SLUG}/${made.tableId}`);
+  });
 
   root.replaceChildren(
-    h("form", { id: "new-game", class: "panel setup", onsubmit: (ev: Event) => void create(ev) },
+    h("form", { id: "new-game", class: "panel setup", onsubmit: create },
       h("h1", {}, "Concentration"),
       h("p", {}, "Take turns flipping two face-down cards: a pair is yours and you flip again; a miss turns back down ",
         "after 1.5 s and play passes. Whoever holds the most pairs when every card is taken wins. Solo, the record is your tries."),
@@ -120,7 +114,7 @@ function setupForm(root: HTMLElement, app: App): () => void {
       h("label", { class: "check" }, cpu, " The CPU takes the empty seats now (otherwise the table waits for them)"),
       error,
       submit),
-    h("p", {}, h("a", { href: "#/" }, "Back to the games")));
+    backLinks());
   sync();
   name.focus();
   return () => {};
@@ -134,9 +128,9 @@ function mountTable(root: HTMLElement, app: App, tableId: string, seat: KeptSeat
   const token = seat?.token;
   const tracker = new ConcentrationTracker(seat?.playerId ?? "", tableId);
   const abort = new AbortController();
+  const redraw = batched(() => draw());
   const clock = new ServerClock();
   let inFlight = 0;
-  let drawQueued = false;
   let connection = "Connecting...";
 
   const grid = new CardGrid("The cards, numbered from the top left, row by row", "keys", (n) => void flip(n));
@@ -148,7 +142,7 @@ function mountTable(root: HTMLElement, app: App, tableId: string, seat: KeptSeat
   const waiting = h("section", { id: "waiting-panel", class: "panel", hidden: true });
   const seats = h("div", { id: "seats" });
   const gameOver = h("section", { id: "game-over", class: "panel", hidden: true });
-  const log = h("ol", { id: "log", class: "log" });
+  const log = new GameLog(app, LOG_LINES, errorEl);
   const startNow = h("button", { id: "start-now", type: "button", onclick: () => void startTable() }, "Let the CPU take the empty seats now");
 
   root.replaceChildren(h("section", { class: "concentration", "data-table-id": tableId },
@@ -164,23 +158,16 @@ function mountTable(root: HTMLElement, app: App, tableId: string, seat: KeptSeat
           seat ? "Keys: arrow keys move over the cards (Home and End: a row's ends), Enter or Space flips the focused card; s says whose turn it is and the scores."
             : "You are watching: this browser holds no seat at this table. Arrow keys move over the cards; s says whose turn it is.")),
       h("aside", { class: "side" }, h("h2", {}, "Players"), seats)),
-    h("details", { class: "log-wrap" }, h("summary", {}, "Everything that happened"), log),
-    h("p", {}, h("a", { href: "#/" }, "Back to the games"))));
+    log.details(),
+    backLinks()));
 
   // --- saying things ---------------------------------------------------------------------------
   function say(lines: string[]): void {
-    for (const text of lines) {
-      if (!text) continue;
-      log.append(h("li", {}, text));
-      app.announce(text);
-    }
-    while (log.childElementCount > LOG_LINES) log.firstElementChild?.remove();
+    log.sayAll(lines);
   }
 
   function showError(err: unknown): void {
-    const text = errorText(err);
-    errorEl.textContent = text;
-    say([text]);
+    log.error(err);
   }
 
   function applyEvents(envs: EventEnvelope[]): void {
@@ -225,16 +212,12 @@ function mountTable(root: HTMLElement, app: App, tableId: string, seat: KeptSeat
     }
   }
 
-  const onKey = (ev: KeyboardEvent): void => {
-    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
-    const target = ev.target as HTMLElement | null;
-    if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.tagName === "SELECT" || target.isContentEditable)) return;
+  const stopKeys = pageKeys((ev) => {
     if (ev.key === "s" || ev.key === "S") {
       ev.preventDefault();
       say([statusText(tracker), ...tracker.seats.map((s) => `${capital(tracker.who(s.player))}: ${scoreText(s.pairs, s.tries)}`)]);
     }
-  };
-  document.addEventListener("keydown", onKey);
+  });
 
   // --- the stream ----------------------------------------------------------------------------------
   async function watch(): Promise<void> {
@@ -246,20 +229,24 @@ function mountTable(root: HTMLElement, app: App, tableId: string, seat: KeptSeat
     }
     await follow({
       signal: abort.signal,
-      open: (after, signal) => client.watch({ tableId, afterEventNumber: after }, { headers: token ? bearer(token) : {}, signal }),
-      after: () => (tracker.started ? BigInt(tracker.eventNumber) : SNAPSHOT_AFTER),
-      snapshot: (view) => {
-        const first = !tracker.started;
-        clock.observe(Number(view.serverTimeMs));
-        tracker.applySnapshot(view);
-        if (first) say(describeSnapshot(tracker));
-        redraw();
+      open: (signal) => client.watch(
+        { tableId, afterEventNumber: tracker.started ? BigInt(tracker.eventNumber) : SNAPSHOT_AFTER },
+        { headers: token ? bearer(token) : {}, signal }),
+      item: ({ item }) => {
+        if (item.case === "snapshot") {
+          const first = !tracker.started;
+          clock.observe(Number(item.value.serverTimeMs));
+          tracker.applySnapshot(item.value);
+          if (first) say(describeSnapshot(tracker));
+          redraw();
+        } else if (item.case === "event") {
+          applyEvents([item.value]);
+        }
       },
-      event: (env) => applyEvents([env]),
-      done: () => (tracker.gameOver && tracker.seed !== null) || tracker.expired,
+      finished: () => (tracker.gameOver && tracker.seed !== null) || tracker.expired,
       connection: (text) => { connection = text; redraw(); },
-      fatal: (err, slug) => {
-        if (slug === "table_expired") tracker.expired = true;
+      fatal: (err) => {
+        if (refusalCode(err) === "table_expired") tracker.expired = true;
         showError(err);
         redraw();
       },
@@ -267,12 +254,6 @@ function mountTable(root: HTMLElement, app: App, tableId: string, seat: KeptSeat
   }
 
   // --- drawing -------------------------------------------------------------------------------------
-  function redraw(): void {
-    if (drawQueued) return;
-    drawQueued = true;
-    queueMicrotask(() => { drawQueued = false; draw(); });
-  }
-
   function draw(): void {
     const t = tracker;
     setText(statusEl, statusText(t));
@@ -325,16 +306,15 @@ function mountTable(root: HTMLElement, app: App, tableId: string, seat: KeptSeat
     gameOver.hidden = !t.gameOver;
     if (!t.gameOver) return;
     if (seat) store.markFinished(tableId);
-    const seedHex = hex(t.seed);
     const gameId = t.gameId || tableId;
-    const content = `${seedHex}|${t.standings.length}|${gameId}|${t.commitment}`;
+    const content = `${t.seed?.length ?? 0}|${t.standings.length}|${gameId}|${t.commitment}`;
     if (gameOver.dataset.content === content) return;
     gameOver.dataset.content = content;
     fill(gameOver,
       h("h2", {}, "The game is over"),
       h("p", { id: "result" }, resultText(t)),
       h("ol", { class: "standings", id: "standings" }, ...standingLines(t).map((line) => h("li", {}, line))),
-      ...seedBlock(seedHex, t.commitment, gameId),
+      ...seedBlock({ seed: t.seed, commitment: t.commitment, gameId, again: "deal the cards again from the seed and check that none moved" }),
       h("p", {}, h("a", { href: `#/play/${SLUG}/new` }, "Play again")));
   }
 
@@ -351,6 +331,6 @@ function mountTable(root: HTMLElement, app: App, tableId: string, seat: KeptSeat
     abort.abort();
     clearInterval(timer);
     grid.stop();
-    document.removeEventListener("keydown", onKey);
+    stopKeys();
   };
 }

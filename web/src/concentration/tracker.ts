@@ -20,7 +20,7 @@ import {
   type ConcentrationView,
 } from "../gen/match/v1/concentration_pb";
 import type { Table } from "../gen/match/v1/lobby_pb";
-import { InOrder } from "./shared";
+import { InOrder } from "../play/follow";
 
 export { Matching, Pictures };
 

@@ -6,7 +6,7 @@
 
 import type { EventEnvelope } from "../gen/match/v1/common_pb";
 import type { MatchFiveEvent_CombinationClosed } from "../gen/match/v1/match_five_pb";
-import { clockText, count } from "../number-match/common";
+import { clockText, count } from "../play/words";
 import { ACCEPT, COLOURS, isCall, Phase, ROUNDS, type Ballot, type MatchFiveTracker } from "./tracker";
 
 export function quoted(text: string): string {

@@ -14,9 +14,17 @@ import { fill, h, setAttr, setText } from "../dom";
 import type { EventEnvelope } from "../gen/match/v1/common_pb";
 import { GameKind, Visibility } from "../gen/match/v1/common_pb";
 import { MatchFiveService } from "../gen/match/v1/match_five_service_pb";
-import { bearer, clockLeft, command, errorText, refusalCode } from "../rpc";
+import { ServerClock } from "../play/clock";
+import { batched } from "../play/draw";
+import { follow, SNAPSHOT_AFTER } from "../play/follow";
+import { GameLog } from "../play/log";
+import { chooseName, nameField } from "../play/name";
+import { keepSeat, pageLink, seatsGoing } from "../play/seat";
+import { seedBlock } from "../play/seed";
+import { backLinks, FormProblem, options, submitting } from "../play/setup";
+import { clockText, count } from "../play/words";
+import { bearer, clockLeft, command, refusalCode } from "../rpc";
 import type { KeptSeat } from "../store";
-import { chooseName, clockText, count, follow, hex, pageLink, seedMatches, ServerClock, SNAPSHOT_AFTER } from "../number-match/common";
 import { ballotText, categoriesText, closedLines, combinationText, eventLines, settingsText, timerText, voteText } from "./describe";
 import { ACCEPT, COLOURS, CONTEST, isCall, MatchFiveTracker, MAX_LINK, Phase, ROUNDS } from "./tracker";
 
@@ -40,28 +48,13 @@ export const matchFivePage: Page = (root, app, args) => {
   return mountGame(root, app, seat);
 };
 
-function options(values: number[], selected: number, label: (v: number) => string): HTMLOptionElement[] {
-  return values.map((v) => h("option", { value: v, selected: v === selected }, label(v)));
-}
-
 function seconds(s: number): string {
   return s >= 60 && s % 60 === 0 ? `${s / 60} min` : `${s} s`;
 }
 
-function nameField(app: App): HTMLInputElement {
-  return h("input", {
-    id: "display-name", name: "display-name", type: "text", maxlength: 32, autocomplete: "nickname",
-    value: app.store.displayName(), placeholder: "Guest",
-  });
-}
-
 async function join(app: App, displayName: string, target: { case: "tableId" | "inviteCode"; value: string }): Promise<string> {
   const seat = await command((headers) => app.api.lobby.joinTable({ target, displayName }, { headers }));
-  app.store.saveSeat({
-    tableId: seat.tableId, game: SLUG, playerId: seat.playerId, token: seat.playerToken,
-    seat: seat.seat, displayName, savedAtMs: Date.now(),
-    ...(target.case === "inviteCode" ? { inviteCode: target.value } : {}),
-  });
+  keepSeat(app.store, SLUG, seat, displayName, target.case === "inviteCode" ? target.value : "");
   return seat.tableId;
 }
 
@@ -71,29 +64,17 @@ function joinForm(app: App, name: HTMLInputElement, code: string, error: HTMLEle
     spellcheck: "false", value: code, maxlength: 64, "aria-describedby": "join-help",
   });
   const submit = h("button", { id: "join-game", type: "submit" }, "Join the table");
-  async function go(ev: Event): Promise<void> {
-    ev.preventDefault();
-    error.textContent = "";
+  const go = submitting(app, error, () => [submit], async () => {
     const typed = codeInput.value.trim();
     if (!typed) {
-      error.textContent = "Type the invite code a friend gave you";
-      app.announce(error.textContent);
       codeInput.focus();
-      return;
+      throw new FormProblem("Type the invite code a friend gave you");
     }
-    submit.disabled = true;
-    try {
-      const displayName = chooseName(app.store, name.value);
-      const tableId = await join(app, displayName, { case: "inviteCode", value: typed.toUpperCase() });
-      app.navigate(`#/play/${SLUG}/${tableId}`);
-    } catch (err) {
-      error.textContent = errorText(err);
-      app.announce(error.textContent);
-    } finally {
-      submit.disabled = false;
-    }
-  }
-  return h("form", { id: "join-form", class: "panel m5-setup", onsubmit: (ev: Event) => void go(ev) },
+    const displayName = chooseName(app.store, name.value);
+    const tableId = await join(app, displayName, { case: "inviteCode", value: typed.toUpperCase() });
+    app.navigate(`#/play/${SLUG}/${tableId}`);
+  });
+  return h("form", { id: "join-form", class: "panel m5-setup", onsubmit: go },
     h("h2", {}, "Join with a code"),
     h("label", { for: "join-code" }, "Invite code"),
     codeInput,
@@ -104,7 +85,7 @@ function joinForm(app: App, name: HTMLInputElement, code: string, error: HTMLEle
 // --- the setup ---------------------------------------------------------------------------------
 
 function mountSetup(root: HTMLElement, app: App, code: string): () => void {
-  const name = nameField(app);
+  const name = nameField(app.store);
   const error = h("p", { id: "setup-error", class: "error", role: "alert" });
   const seats = h("select", { id: "seats", name: "seats" }, ...options([2, 3, 4, 5, 6, 7, 8], 3, (v) => `${v} players`));
   const writing = h("select", { id: "writing-seconds", name: "writing-seconds" }, ...options(WRITING_CHOICES, 180, seconds));
@@ -112,33 +93,19 @@ function mountSetup(root: HTMLElement, app: App, code: string): () => void {
   const priv = h("input", { id: "private", type: "checkbox", checked: true });
   const submit = h("button", { id: "create-game", type: "submit", class: "primary" }, "Make the table");
 
-  async function create(ev: Event): Promise<void> {
-    ev.preventDefault();
-    error.textContent = "";
-    submit.disabled = true;
-    try {
-      const displayName = chooseName(app.store, name.value);
-      const made = await command((headers) => app.api.lobby.createTable({
-        gameKind: GameKind.MATCH_FIVE,
-        seats: Number(seats.value),
-        visibility: priv.checked ? Visibility.PRIVATE : Visibility.OPEN,
-        displayName,
-        settings: { case: "matchFive", value: { writingSeconds: Number(writing.value), voteSeconds: Number(vote.value) } },
-      }, { headers }));
-      app.store.saveSeat({
-        tableId: made.tableId, game: SLUG, playerId: made.playerId, token: made.playerToken,
-        seat: made.seat, displayName, savedAtMs: Date.now(), ...(made.inviteCode ? { inviteCode: made.inviteCode } : {}),
-      });
-      app.navigate(`#/play/${SLUG}/${made.tableId}`);
-    } catch (err) {
-      error.textContent = errorText(err);
-      app.announce(error.textContent);
-    } finally {
-      submit.disabled = false;
-    }
-  }
+  const create = submitting(app, error, () => [submit], async () => {
+    const displayName = chooseName(app.store, name.value);
+    const made = await command((headers) => app.api.lobby.createTable({
+      gameKind: GameKind.MATCH_FIVE,
+      seats: Number(seats.value),
+      visibility: priv.checked ? Visibility.PRIVATE : Visibility.OPEN,
+      displayName,
+      settings: { case: "matchFive", value: { writingSeconds: Number(writing.value), voteSeconds: Number(vote.value) } },
+    }, { headers }));
+    keepSeat(app.store, SLUG, made, displayName, made.inviteCode);
+    app.navigate(`#/play/${SLUG}/${made.tableId}`);
+  });
 
-  const going = app.store.seats().filter((s) => s.game === SLUG && !s.finished);
   fill(root,
     h("section", { class: "panel" },
       h("h1", {}, TITLE),
@@ -148,7 +115,7 @@ function mountSetup(root: HTMLElement, app: App, code: string): () => void {
       h("label", { for: "display-name" }, "Your name at the table"),
       name,
       error),
-    h("form", { id: "new-table", class: "panel m5-setup", onsubmit: (ev: Event) => void create(ev) },
+    h("form", { id: "new-table", class: "panel m5-setup", onsubmit: create },
       h("h2", {}, "A new table"),
       h("div", { class: "fields" },
         h("label", {}, "Players ", seats),
@@ -157,40 +124,24 @@ function mountSetup(root: HTMLElement, app: App, code: string): () => void {
       h("label", { class: "check" }, priv, " Private: friends join with the invite code (otherwise the table is listed)"),
       submit),
     joinForm(app, name, code, error),
-    going.length
-      ? h("section", { class: "panel", "aria-labelledby": "going-heading" },
-        h("h2", { id: "going-heading" }, "Your tables"),
-        h("ul", {}, ...going.map((s) => h("li", {},
-          h("a", { href: `#/play/${SLUG}/${s.tableId}` }, `Table ${s.tableId}`),
-          h("span", { class: "muted" }, ` · as ${s.displayName}, seat ${s.seat}`)))))
-      : null,
-    h("p", {}, h("a", { href: "#/" }, "Back to the games")));
+    seatsGoing(app.store, SLUG, "Your tables", (s) => `as ${s.displayName}, seat ${s.seat}`),
+    backLinks());
   name.focus();
   return () => {};
 }
 
 /** A table this browser holds no seat at: join it (an open table by its id, a private one by code). */
 function mountJoin(root: HTMLElement, app: App, tableId: string): () => void {
-  const name = nameField(app);
+  const name = nameField(app.store);
   const error = h("p", { id: "setup-error", class: "error", role: "alert" });
   const submit = h("button", { id: "join-table", type: "submit", class: "primary" }, "Take a seat at this table");
-  async function go(ev: Event): Promise<void> {
-    ev.preventDefault();
-    error.textContent = "";
-    submit.disabled = true;
-    try {
-      const displayName = chooseName(app.store, name.value);
-      await join(app, displayName, { case: "tableId", value: tableId });
-      app.navigate(`#/play/${SLUG}/${tableId}`);
-    } catch (err) {
-      error.textContent = errorText(err);
-      app.announce(error.textContent);
-    } finally {
-      submit.disabled = false;
-    }
-  }
+  const go = submitting(app, error, () => [submit], async () => {
+    const displayName = chooseName(app.store, name.value);
+    await join(app, displayName, { case: "tableId", value: tableId });
+    app.navigate(`#/play/${SLUG}/${tableId}`);
+  });
   fill(root,
-    h("form", { id: "join-by-id", class: "panel m5-setup", onsubmit: (ev: Event) => void go(ev) },
+    h("form", { id: "join-by-id", class: "panel m5-setup", onsubmit: go },
       h("h1", {}, TITLE),
       h("p", {}, `This browser holds no seat at table ${tableId} yet. Take one (an open table), or join with its invite code below.`),
       h("label", { for: "display-name" }, "Your name at the table"),
@@ -198,7 +149,7 @@ function mountJoin(root: HTMLElement, app: App, tableId: string): () => void {
       error,
       submit),
     joinForm(app, name, "", error),
-    h("p", {}, h("a", { href: `#/play/${SLUG}` }, "A new table"), " · ", h("a", { href: "#/" }, "Back to the games")));
+    backLinks(h("a", { href: `#/play/${SLUG}` }, "A new table")));
   name.focus();
   return () => {};
 }
@@ -211,10 +162,10 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
   if (seat.inviteCode) t.inviteCode = seat.inviteCode;
   const clock = new ServerClock();
   const abort = new AbortController();
+  const redraw = batched(() => draw());
   const said = new Set<string>();
   const pending = new Map<number, string>(); // combination -> the text being sent
   let connection = "Connecting...";
-  let drawQueued = false;
   let finishedSaid = false;
 
   const settingsEl = h("p", { id: "m5-settings", class: "muted" });
@@ -240,7 +191,7 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
   const results = h("div", { id: "results" });
   const scores = h("div", { id: "scores" });
   const gameOver = h("section", { id: "game-over", class: "panel", hidden: true, tabindex: -1, "aria-labelledby": "game-over-heading" });
-  const log = h("ol", { id: "log", class: "log" });
+  const log = new GameLog(app, LOG_LINES, errorEl);
 
   root.replaceChildren(h("section", { class: "m5", "data-table-id": seat.tableId },
     h("header", {}, h("h1", {}, TITLE), settingsEl, connEl),
@@ -257,21 +208,16 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     h("section", { class: "panel", "aria-labelledby": "players-heading" }, h("h2", { id: "players-heading" }, "Players"), players),
     scores,
     results,
-    h("details", { class: "log-wrap" }, h("summary", {}, "Everything that happened"), log),
-    h("p", {}, h("a", { href: `#/play/${SLUG}` }, "A new table"), " · ", h("a", { href: "#/" }, "Back to the games"))));
+    log.details(),
+    backLinks(h("a", { href: `#/play/${SLUG}` }, "A new table"))));
 
   // --- saying things ---------------------------------------------------------------------------
   function say(text: string, quiet = false): void {
-    if (!text) return;
-    log.append(h("li", { class: quiet ? "quiet" : "" }, text));
-    while (log.childElementCount > LOG_LINES) log.firstElementChild?.remove();
-    if (!quiet) app.announce(text);
+    log.say(text, quiet);
   }
 
   function showError(err: unknown): void {
-    const text = errorText(err);
-    errorEl.textContent = text;
-    say(text);
+    log.error(err);
   }
 
   function took(env: EventEnvelope): void {
@@ -398,15 +344,6 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
   }
 
   // --- drawing ---------------------------------------------------------------------------------
-  function redraw(): void {
-    if (drawQueued) return;
-    drawQueued = true;
-    queueMicrotask(() => {
-      drawQueued = false;
-      draw();
-    });
-  }
-
   function phaseName(): string {
     if (!t.received) return "connecting";
     if (t.expired) return "expired";
@@ -653,15 +590,13 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
       }))));
   }
 
-  let seedChecked = "";
   function drawGameOver(): void {
     const over = t.gameOver;
     gameOver.hidden = !over;
     if (!over) return;
     app.store.markFinished(t.tableId);
-    const seed = t.seed ? hex(t.seed) : "";
     const gameId = t.gameId || t.tableId;
-    const key = `${seed}|${gameId}|${t.standings.length}`;
+    const key = `${t.seed?.length ?? 0}|${gameId}|${t.standings.length}`;
     if (gameOver.dataset.content === key) return;
     gameOver.dataset.content = key;
     const winners = t.winners().map((p) => t.name(p));
@@ -676,20 +611,11 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
       })),
       winners.length === 1 ? h("p", { id: "winner" }, `The winner: ${winners[0]}`)
         : winners.length ? h("p", { id: "winner" }, `Sharing the victory: ${winners.join(", ")}`) : null,
-      seed
-        ? h("p", {}, "The game's seed, published now: ", h("code", { id: "seed" }, seed), " ", h("span", { id: "seed-check" }))
-        : h("p", {}, h("span", { id: "seed" }, ""), "The seed is being published..."),
-      t.commitment ? h("p", { class: "muted" }, "Its commitment, public from the start: ", h("code", {}, t.commitment)) : null,
-      h("p", {}, "Anybody can roll the dice again from the seed and re-run every vote: ",
-        h("a", { id: "check-game", href: `#/audit/${encodeURIComponent(gameId)}` }, "check this game")),
+      ...seedBlock({
+        seed: t.seed, commitment: t.commitment, gameId, named: "The game's seed", verify: true,
+        again: "roll the dice again from the seed and re-run every vote",
+      }),
       h("p", {}, h("a", { href: `#/play/${SLUG}` }, "Play again")));
-    if (seed && t.commitment && seedChecked !== seed) {
-      seedChecked = seed;
-      void seedMatches(t.seed!, t.commitment).then((ok) => {
-        const v = root.querySelector("#seed-check");
-        if (v && ok !== null) v.textContent = ok ? "(it matches its commitment)" : "(it does NOT match its commitment!)";
-      });
-    }
     if (!finishedSaid) {
       finishedSaid = true;
       const focusedInside = document.activeElement && root.contains(document.activeElement) && (document.activeElement as HTMLElement).offsetParent === null;

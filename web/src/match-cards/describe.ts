@@ -5,7 +5,9 @@
  */
 
 import type { EventEnvelope } from "../gen/match/v1/common_pb";
-import { capital, clockText, count, listText, type CardShow } from "../concentration/shared";
+import type { CardShow } from "../play/card-grid";
+import { clockText, count, listText } from "../play/words";
+import { capital } from "../sentence";
 import { Difficulty, Mode, type Card, type MatchCardsTracker } from "./tracker";
 
 /** An emoji beside a picture's name (look-alikes share their subject's: the name tells them apart). */

@@ -16,11 +16,19 @@ import type { App, Page } from "../app";
 import { fill, h, setAttr, setText } from "../dom";
 import { GameKind, Visibility, type EventEnvelope } from "../gen/match/v1/common_pb";
 import { MatchCardsService } from "../gen/match/v1/match_cards_service_pb";
-import { nameToUse } from "../home";
-import { ServerClock } from "../race/timing";
-import { bearer, clockLeft, command, errorText } from "../rpc";
+import { CardGrid } from "../play/card-grid";
+import { ServerClock } from "../play/clock";
+import { batched } from "../play/draw";
+import { follow, SNAPSHOT_AFTER } from "../play/follow";
+import { pageKeys } from "../play/keys";
+import { GameLog } from "../play/log";
+import { chooseName, nameField } from "../play/name";
+import { keepSeat, noSeat } from "../play/seat";
+import { seedBlock } from "../play/seed";
+import { backLinks, select, submitting } from "../play/setup";
+import { clockText } from "../play/words";
+import { bearer, clockLeft, command, refusalCode } from "../rpc";
 import type { KeptSeat } from "../store";
-import { CardGrid, clockText, follow, hex, seedBlock, SNAPSHOT_AFTER } from "../concentration/shared";
 import { cardShows, countersText, describeEvent, describeSnapshot, noticeText, othersLines, resultText, settingsText, standingLines, statusText } from "./describe";
 import { COLUMNS, Difficulty, LIMITS, MatchCardsTracker, Mode, SIZES } from "./tracker";
 
@@ -33,24 +41,17 @@ export const matchCardsPage: Page = (root, app, args) => {
   if (!tableId || tableId === "new") return setupForm(root, app, args[1] ?? "");
   const seat = app.store.seat(tableId);
   if (seat === undefined) {
-    root.replaceChildren(h("section", { class: "panel" },
-      h("h1", {}, "Match Cards"),
-      h("p", {}, `This browser holds no seat at table ${tableId}: each player's copy is private.`),
-      h("p", {}, h("a", { href: `#/play/${SLUG}/new` }, "Start a new game"), " · ", h("a", { href: "#/" }, "Back to the games"))));
-    return () => {};
+    return noSeat(root, "Match Cards", `This browser holds no seat at table ${tableId}: each player's copy is private.`,
+      { href: `#/play/${SLUG}/new`, text: "Start a new game" });
   }
   return mountTable(root, app, seat);
 };
-
-function select(id: string, values: [string | number, string][], selected: string | number): HTMLSelectElement {
-  return h("select", { id, name: id }, ...values.map(([v, label]) => h("option", { value: v, selected: String(v) === String(selected) }, label)));
-}
 
 // --- a new game ----------------------------------------------------------------------------------
 
 function setupForm(root: HTMLElement, app: App, code: string): () => void {
   const { api, store } = app;
-  const name = h("input", { id: "display-name", name: "display-name", type: "text", maxlength: 32, autocomplete: "nickname", value: store.displayName(), placeholder: "Guest" });
+  const name = nameField(store);
   const players = select("players", [[1, "Solo"], [2, "2 (a challenge)"], [3, "3 (a challenge)"], [4, "4 (a challenge)"]], 1);
   const mode = select("mode", [["pairs", "Pairs"], ["triples", "Triples (3 cards)"]], "pairs");
   const cards = h("select", { id: "cards", name: "cards" });
@@ -78,42 +79,32 @@ function setupForm(root: HTMLElement, app: App, code: string): () => void {
   for (const el of [mode, cards, players, bot]) el.addEventListener("change", sync);
   codeInput.addEventListener("input", sync);
 
-  async function create(ev: Event): Promise<void> {
-    ev.preventDefault();
-    error.textContent = "";
-    submit.disabled = true;
-    try {
-      const displayName = nameToUse(store, name.value);
-      name.value = displayName;
-      const seats = Number(players.value);
-      const typed = codeInput.value.trim();
-      const settings = typed
-        ? { code: typed }
-        : {
-          mode: mode.value === "triples" ? Mode.TRIPLES : Mode.PAIRS,
-          cards: Number(cards.value),
-          difficulty: difficulty.value === "hard" ? Difficulty.HARD : difficulty.value === "medium" ? Difficulty.MEDIUM : Difficulty.EASY,
-          pictures: pictures.value,
-        };
-      const made = await command((headers) => api.lobby.createTable({
-        gameKind: GameKind.MATCH_CARDS, seats, visibility: Visibility.OPEN, displayName,
-        settings: { case: "matchCards", value: settings },
-      }, { headers }));
-      store.saveSeat({ tableId: made.tableId, game: SLUG, playerId: made.playerId, token: made.playerToken, seat: made.seat, displayName, savedAtMs: Date.now() });
-      if (seats > 1 && bot.checked) {
-        await command((headers) => api.lobby.startTable({ tableId: made.tableId }, { headers }), made.playerToken);
-      }
-      app.navigate(`#/play/${SLUG}/${made.tableId}`);
-    } catch (err) {
-      error.textContent = errorText(err);
-      app.announce(error.textContent);
-    } finally {
-      submit.disabled = false;
+  const create = submitting(app, error, () => [submit], async () => {
+    const displayName = chooseName(store, name.value);
+    name.value = displayName;
+    const seats = Number(players.value);
+    const typed = codeInput.value.trim();
+    const settings = typed
+      ? { code: typed }
+      : {
+        mode: mode.value === "triples" ? Mode.TRIPLES : Mode.PAIRS,
+        cards: Number(cards.value),
+        difficulty: difficulty.value === "hard" ? Difficulty.HARD : difficulty.value === "medium" ? Difficulty.MEDIUM : Difficulty.EASY,
+        pictures: pictures.value,
+      };
+    const made = await command((headers) => api.lobby.createTable({
+      gameKind: GameKind.MATCH_CARDS, seats, visibility: Visibility.OPEN, displayName,
+      settings: { case: "matchCards", value: settings },
+    }, { headers }));
+    keepSeat(store, SLUG, made, displayName);
+    if (seats > 1 && bot.checked) {
+      await command((headers) => api.lobby.startTable({ tableId: made.tableId }, { headers }), made.playerToken);
     }
-  }
+    app.navigate(`#/play/${SLUG}/${made.tableId}`);
+  });
 
   root.replaceChildren(
-    h("form", { id: "new-game", class: "panel setup", onsubmit: (ev: Event) => void create(ev) },
+    h("form", { id: "new-game", class: "panel setup", onsubmit: create },
       h("h1", {}, "Match Cards"),
       h("p", {}, "Turn two cards (three for triples) each attempt: the same picture and they stay up; otherwise they turn back ",
         "down after 1.5 s and the attempt counts as failed. Find every group before the failed attempts reach the limit."),
@@ -129,7 +120,7 @@ function setupForm(root: HTMLElement, app: App, code: string): () => void {
       h("p", { id: "code-help", class: "muted" }, "A code from the end of a game deals the very same cards again, with its own settings. A replay is never ranked."),
       error,
       submit),
-    h("p", {}, h("a", { href: "#/" }, "Back to the games")));
+    backLinks());
   sync();
   name.focus();
   return () => {};
@@ -144,8 +135,8 @@ function mountTable(root: HTMLElement, app: App, seat: KeptSeat): () => void {
   const tracker = new MatchCardsTracker(seat.playerId, tableId);
   const clock = new ServerClock();
   const abort = new AbortController();
+  const redraw = batched(() => draw());
   let inFlight = 0;
-  let drawQueued = false;
   let connection = "Connecting...";
   let noticeClosed = ""; // the notice the player closed with Continue
 
@@ -160,7 +151,7 @@ function mountTable(root: HTMLElement, app: App, seat: KeptSeat): () => void {
   const others = h("div", { id: "others" });
   const othersWrap = h("aside", { class: "side", hidden: true }, h("h2", {}, "The others"), others);
   const gameOver = h("section", { id: "game-over", class: "panel", hidden: true });
-  const log = h("ol", { id: "log", class: "log" });
+  const log = new GameLog(app, LOG_LINES, errorEl);
   const startNow = h("button", { id: "start-now", type: "button", onclick: () => void startTable() }, "Let the bot take the empty seats now");
 
   root.replaceChildren(h("section", { class: "match-cards", "data-table-id": tableId },
@@ -174,22 +165,15 @@ function mountTable(root: HTMLElement, app: App, seat: KeptSeat): () => void {
         h("p", { id: "keys", class: "keys" },
           "Keys: arrow keys move over the cards (Home and End: a row's ends), Enter or Space turns the focused card; c says the counters.")),
       othersWrap),
-    h("details", { class: "log-wrap" }, h("summary", {}, "Everything that happened"), log),
-    h("p", {}, h("a", { href: "#/" }, "Back to the games"))));
+    log.details(),
+    backLinks()));
 
   function say(lines: string[]): void {
-    for (const text of lines) {
-      if (!text) continue;
-      log.append(h("li", {}, text));
-      app.announce(text);
-    }
-    while (log.childElementCount > LOG_LINES) log.firstElementChild?.remove();
+    log.sayAll(lines);
   }
 
   function showError(err: unknown): void {
-    const text = errorText(err);
-    errorEl.textContent = text;
-    say([text]);
+    log.error(err);
   }
 
   function applyEvents(envs: EventEnvelope[]): void {
@@ -241,16 +225,12 @@ function mountTable(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     }
   }
 
-  const onKey = (ev: KeyboardEvent): void => {
-    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
-    const target = ev.target as HTMLElement | null;
-    if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.tagName === "SELECT" || target.isContentEditable)) return;
+  const stopKeys = pageKeys((ev) => {
     if (ev.key === "c" || ev.key === "C") {
       ev.preventDefault();
       say([countersText(tracker, clock.now()), ...othersLines(tracker)]);
     }
-  };
-  document.addEventListener("keydown", onKey);
+  });
 
   async function watch(): Promise<void> {
     try {
@@ -261,30 +241,28 @@ function mountTable(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     }
     await follow({
       signal: abort.signal,
-      open: (after, signal) => client.watch({ tableId, afterEventNumber: after }, { headers: bearer(seat.token), signal }),
-      after: () => (tracker.started ? BigInt(tracker.eventNumber) : SNAPSHOT_AFTER),
-      snapshot: (view) => {
-        const first = !tracker.started;
-        clock.observe(Number(view.serverTimeMs));
-        tracker.applySnapshot(view);
-        if (first) say(describeSnapshot(tracker, clock.now()));
-        redraw();
+      open: (signal) => client.watch(
+        { tableId, afterEventNumber: tracker.started ? BigInt(tracker.eventNumber) : SNAPSHOT_AFTER },
+        { headers: bearer(seat.token), signal }),
+      item: ({ item }) => {
+        if (item.case === "snapshot") {
+          const first = !tracker.started;
+          clock.observe(Number(item.value.serverTimeMs));
+          tracker.applySnapshot(item.value);
+          if (first) say(describeSnapshot(tracker, clock.now()));
+          redraw();
+        } else if (item.case === "event") {
+          applyEvents([item.value]);
+        }
       },
-      event: (env) => applyEvents([env]),
-      done: () => (tracker.gameOver && tracker.seed !== null) || tracker.expired,
+      finished: () => (tracker.gameOver && tracker.seed !== null) || tracker.expired,
       connection: (text) => { connection = text; redraw(); },
-      fatal: (err, slug) => {
-        if (slug === "table_expired") tracker.expired = true;
+      fatal: (err) => {
+        if (refusalCode(err) === "table_expired") tracker.expired = true;
         showError(err);
         redraw();
       },
     });
-  }
-
-  function redraw(): void {
-    if (drawQueued) return;
-    drawQueued = true;
-    queueMicrotask(() => { drawQueued = false; draw(); });
   }
 
   function draw(): void {
@@ -337,9 +315,8 @@ function mountTable(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     gameOver.hidden = !t.gameOver;
     if (!t.gameOver) return;
     store.markFinished(tableId);
-    const seedHex = hex(t.seed);
     const gameId = t.gameId || tableId;
-    const content = `${seedHex}|${t.code}|${t.standings.length}|${t.commitment}`;
+    const content = `${t.seed?.length ?? 0}|${t.code}|${t.standings.length}|${t.commitment}`;
     if (gameOver.dataset.content === content) return;
     gameOver.dataset.content = content;
     fill(gameOver,
@@ -351,7 +328,7 @@ function mountTable(root: HTMLElement, app: App, seat: KeptSeat): () => void {
           h("a", { id: "replay-code", href: `#/play/${SLUG}/new/${encodeURIComponent(t.code)}` }, "play this deal again"))
         : null,
       t.replay ? h("p", { class: "muted" }, "This game replayed a code: it is not ranked.") : null,
-      ...seedBlock(seedHex, t.commitment, gameId),
+      ...seedBlock({ seed: t.seed, commitment: t.commitment, gameId, again: "deal the cards again from the seed and check that none moved" }),
       h("p", {}, h("a", { href: `#/play/${SLUG}/new` }, "Play again")));
   }
 
@@ -369,6 +346,6 @@ function mountTable(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     abort.abort();
     clearInterval(timer);
     grid.stop();
-    document.removeEventListener("keydown", onKey);
+    stopKeys();
   };
 }

@@ -20,7 +20,7 @@ import {
   type MatchCardsSettings,
   type MatchCardsView,
 } from "../gen/match/v1/match_cards_pb";
-import { InOrder } from "../concentration/shared";
+import { InOrder } from "../play/follow";
 
 export { Difficulty, Mode };
 

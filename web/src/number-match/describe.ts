@@ -6,12 +6,8 @@
 
 import type { EventEnvelope } from "../gen/match/v1/common_pb";
 import { numbersLeft, rowCount, where } from "./board";
-import { clockText, count } from "./common";
+import { clockText, count } from "../play/words";
 import { HINTS, HintKind, LEVELS, OUTCOMES, Undone, type NumberMatchTracker } from "./tracker";
-
-export function capitalise(text: string): string {
-  return text ? text[0]!.toUpperCase() + text.slice(1) : text;
-}
 
 /** `4 additions left`, or `additions: no limit` (Classic). */
 export function additionsText(left: number | null): string {

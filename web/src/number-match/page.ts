@@ -14,10 +14,19 @@ import type { EventEnvelope } from "../gen/match/v1/common_pb";
 import { GameKind, Visibility } from "../gen/match/v1/common_pb";
 import type { NumberMatchView } from "../gen/match/v1/number_match_pb";
 import { NumberMatchService } from "../gen/match/v1/number_match_service_pb";
-import { bearer, command, errorText, refusalCode } from "../rpc";
+import { ServerClock } from "../play/clock";
+import { batched } from "../play/draw";
+import { follow, SNAPSHOT_AFTER } from "../play/follow";
+import { pageKeys } from "../play/keys";
+import { GameLog } from "../play/log";
+import { chooseName, nameField } from "../play/name";
+import { keepSeat, noSeat, seatsGoing } from "../play/seat";
+import { seedBlock } from "../play/seed";
+import { backLinks, submitting } from "../play/setup";
+import { clockText, count } from "../play/words";
+import { bearer, command, refusalCode } from "../rpc";
 import type { KeptSeat } from "../store";
 import { cellLabel, moveFocus, numbersLeft, pairsWith, rowCol, rowCount, where } from "./board";
-import { chooseName, clockText, count, follow, hex, localToday, seedMatches, ServerClock, SNAPSHOT_AFTER } from "./common";
 import { additionsText, eventText, hintText, settingsText, snapshotText, witnessText } from "./describe";
 import { HintKind, LEVELS, NumberMatchTracker, OUTCOMES } from "./tracker";
 
@@ -33,16 +42,21 @@ export const numberMatchPage: Page = (root, app, args) => {
   if (!tableId || tableId === "new") return mountSetup(root, app);
   const seat = app.store.seat(tableId);
   if (seat === undefined) {
-    root.replaceChildren(h("section", { class: "panel" },
-      h("h1", {}, TITLE),
-      h("p", {}, `This browser holds no seat at table ${tableId}: a Number Match table has one seat, its player's.`),
-      h("p", {}, h("a", { href: `#/play/${SLUG}` }, "Start a new game"), " · ", h("a", { href: "#/" }, "Back to the games"))));
-    return () => {};
+    return noSeat(root, TITLE, `This browser holds no seat at table ${tableId}: a Number Match table has one seat, its player's.`,
+      { href: `#/play/${SLUG}`, text: "Start a new game" });
   }
   return mountGame(root, app, seat);
 };
 
 // --- the setup ---------------------------------------------------------------------------------
+
+/** Today's date where the player is, `YYYY-MM-DD`, and its offset from UTC in minutes. */
+export function localToday(now: Date = new Date()): { date: string; offsetMinutes: number } {
+  const y = now.getFullYear();
+  const m = String(now.getMonth() + 1).padStart(2, "0");
+  const d = String(now.getDate()).padStart(2, "0");
+  return { date: `${y}-${m}-${d}`, offsetMinutes: -now.getTimezoneOffset() };
+}
 
 interface NewGame {
   level: string; // a key of LEVELS, or "daily"
@@ -66,20 +80,14 @@ async function createGame(app: App, displayName: string, game: NewGame): Promise
     displayName,
     settings: { case: "numberMatch", value: settings },
   }, { headers }));
-  app.store.saveSeat({
-    tableId: made.tableId, game: SLUG, playerId: made.playerId, token: made.playerToken,
-    seat: made.seat, displayName, savedAtMs: Date.now(),
-  });
+  keepSeat(app.store, SLUG, made, displayName);
   return made.tableId;
 }
 
 function mountSetup(root: HTMLElement, app: App): () => void {
   const { store } = app;
   const today = localToday();
-  const name = h("input", {
-    id: "display-name", name: "display-name", type: "text", maxlength: 32, autocomplete: "nickname",
-    value: store.displayName(), placeholder: "Guest",
-  });
+  const name = nameField(store);
   const level = h("select", { id: "level", name: "level", "aria-describedby": "level-help" },
     ...Object.entries(LEVELS).map(([key, l]) => h("option", { value: key, selected: key === "easy" },
       `${key[0]!.toUpperCase()}${key.slice(1)}: ${l.numbers} numbers, ${l.additions === null ? "additions without limit" : count(l.additions, "addition")}`)),
@@ -87,25 +95,14 @@ function mountSetup(root: HTMLElement, app: App): () => void {
   const error = h("p", { id: "setup-error", class: "error", role: "alert" });
   const submit = h("button", { id: "create-game", type: "submit", class: "primary" }, "Start the game");
 
-  async function start(ev: Event): Promise<void> {
-    ev.preventDefault();
-    error.textContent = "";
-    submit.disabled = true;
-    try {
-      const displayName = chooseName(store, name.value);
-      const tableId = await createGame(app, displayName, { level: level.value });
-      app.navigate(`#/play/${SLUG}/${tableId}`);
-    } catch (err) {
-      error.textContent = errorText(err);
-      app.announce(error.textContent);
-    } finally {
-      submit.disabled = false;
-    }
-  }
+  const start = submitting(app, error, () => [submit], async () => {
+    const displayName = chooseName(store, name.value);
+    const tableId = await createGame(app, displayName, { level: level.value });
+    app.navigate(`#/play/${SLUG}/${tableId}`);
+  });
 
-  const going = store.seats().filter((s) => s.game === SLUG && !s.finished);
   fill(root,
-    h("form", { id: "new-game", class: "panel nm-setup", onsubmit: (ev: Event) => void start(ev) },
+    h("form", { id: "new-game", class: "panel nm-setup", onsubmit: start },
       h("h1", {}, TITLE),
       h("p", {}, "Remove all the numbers in pairs: two equal numbers, or two that add up to 10, with only empty cells between them ",
         "(in a row, a column, a diagonal, or from the end of one row to the start of the next). Every board can be cleared."),
@@ -116,14 +113,8 @@ function mountSetup(root: HTMLElement, app: App): () => void {
         "The daily puzzle is one hard board a day, the same for everybody; it changes at your midnight."),
       error,
       submit),
-    going.length
-      ? h("section", { class: "panel", "aria-labelledby": "going-heading" },
-        h("h2", { id: "going-heading" }, "Your games in progress"),
-        h("ul", {}, ...going.map((s) => h("li", {},
-          h("a", { href: `#/play/${SLUG}/${s.tableId}` }, `Table ${s.tableId}`),
-          h("span", { class: "muted" }, ` · ${new Date(s.savedAtMs).toLocaleString()}`)))))
-      : null,
-    h("p", {}, h("a", { href: "#/" }, "Back to the games")));
+    seatsGoing(store, SLUG, "Your games in progress", (s) => new Date(s.savedAtMs).toLocaleString()),
+    backLinks());
   name.focus();
   return () => {};
 }
@@ -136,13 +127,13 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
   const t = new NumberMatchTracker(seat.playerId, seat.tableId);
   const clock = new ServerClock();
   const abort = new AbortController();
+  const redraw = batched(() => draw());
   let selection: number | null = null;
   let focused = 1;
   let endArmed = false;
   let endTimer: ReturnType<typeof setTimeout> | undefined;
   let busy = false;
   let connection = "Connecting...";
-  let drawQueued = false;
   let finishedSaid = false;
 
   const cells: HTMLButtonElement[] = [];
@@ -166,7 +157,7 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
   const undoButton = h("button", { id: "undo", type: "button", "aria-keyshortcuts": "U", onclick: () => void undo() }, "Undo");
   const endButton = h("button", { id: "end-game", type: "button", class: "link danger", onclick: () => void endGame() }, "End the game");
   const gameOver = h("section", { id: "game-over", class: "panel", hidden: true, tabindex: -1, "aria-labelledby": "game-over-heading" });
-  const log = h("ol", { id: "log", class: "log" });
+  const log = new GameLog(app, LOG_LINES, errorEl);
 
   root.replaceChildren(h("section", { class: "nm", "data-table-id": seat.tableId },
     h("header", {}, h("h1", {}, TITLE), settingsEl, connEl),
@@ -179,21 +170,16 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
       "Keys: the arrow keys move over the cells, Space or Enter selects a number (the second one pairs with it), ",
       "A adds numbers, H shows a hint, U undoes, Escape lets go of the selection."),
     gameOver,
-    h("details", { class: "log-wrap" }, h("summary", {}, "Everything that happened"), log),
-    h("p", {}, h("a", { href: `#/play/${SLUG}` }, "New game"), " · ", h("a", { href: "#/" }, "Back to the games"))));
+    log.details(),
+    backLinks(h("a", { href: `#/play/${SLUG}` }, "New game"))));
 
   // --- saying things ---------------------------------------------------------------------------
   function say(text: string, quiet = false): void {
-    if (!text) return;
-    log.append(h("li", { class: quiet ? "quiet" : "" }, text));
-    while (log.childElementCount > LOG_LINES) log.firstElementChild?.remove();
-    if (!quiet) app.announce(text);
+    log.say(text, quiet);
   }
 
   function showError(err: unknown): void {
-    const text = errorText(err);
-    errorEl.textContent = text;
-    say(text);
+    log.error(err);
   }
 
   function took(events: EventEnvelope[]): void {
@@ -309,17 +295,13 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     cells[focused - 1]?.focus();
   });
 
-  const onKey = (ev: KeyboardEvent): void => {
-    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
-    const target = ev.target as HTMLElement | null;
-    if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.tagName === "SELECT" || target.isContentEditable)) return;
+  const stopKeys = pageKeys((ev) => {
     const key = ev.key.toLowerCase();
     if (key === "a" || ev.key === "+") { ev.preventDefault(); void addNumbers(); }
     else if (key === "h") { ev.preventDefault(); void askHint(); }
     else if (key === "u") { ev.preventDefault(); void undo(); }
     else if (ev.key === "Escape" && selection !== null) { selection = null; say("Nothing is selected now"); redraw(); }
-  };
-  document.addEventListener("keydown", onKey);
+  });
 
   // --- the stream ------------------------------------------------------------------------------
   async function watch(): Promise<void> {
@@ -359,15 +341,6 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
   // --- drawing ---------------------------------------------------------------------------------
   function roving(): void {
     cells.forEach((b, i) => setAttr(b, "tabindex", i + 1 === focused ? "0" : "-1"));
-  }
-
-  function redraw(): void {
-    if (drawQueued) return;
-    drawQueued = true;
-    queueMicrotask(() => {
-      drawQueued = false;
-      draw();
-    });
   }
 
   function drawCells(): void {
@@ -443,44 +416,32 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     tick();
   }
 
-  let seedChecked = "";
   function drawGameOver(): void {
     const over = t.received && t.gameOver;
     const wasHidden = gameOver.hidden;
     gameOver.hidden = !over;
     if (!over) return;
     store.markFinished(t.tableId);
-    const seed = t.seed ? hex(t.seed) : "";
     const gameId = t.gameId || t.tableId;
-    const content = `${seed}|${t.outcome}|${t.score}|${gameId}|${t.witness.length}`;
+    const content = `${t.seed?.length ?? 0}|${t.outcome}|${t.score}|${gameId}|${t.witness.length}`;
     if (gameOver.dataset.content === content) return;
     gameOver.dataset.content = content;
-    const verdict = h("span", { id: "seed-check" });
     const replay = h("button", { id: "replay", type: "button", onclick: () => void playAgain() }, "Play this board again");
     fill(gameOver,
       h("h2", { id: "game-over-heading" }, t.cleared ? "The board is clear!" : "The game is over"),
       h("p", { id: "outcome", "data-outcome": String(t.outcome) },
         `${OUTCOMES[t.outcome] ?? "Over"}. Score ${t.score}, ${count(t.moves, "move")}, ${count(t.usedHints, "hint")} used, time ${clockText(t.timeMs)}.`),
-      seed
-        ? h("p", {}, "The game's seed, published now: ", h("code", { id: "seed" }, seed), " ", verdict)
-        : h("p", {}, h("span", { id: "seed" }, ""), "The seed is being published..."),
-      t.commitment ? h("p", { class: "muted" }, "Its commitment, public from the start: ", h("code", {}, t.commitment)) : null,
-      t.witness.length
-        ? h("details", {}, h("summary", {}, "The solver's clearing of this board, committed when it was dealt (+ adds numbers)"),
-          h("p", { class: "nm-witness", id: "witness" }, witnessText(t)))
-        : null,
-      h("p", {}, "Anybody can deal this board again from the seed and replay every move: ",
-        h("a", { id: "check-game", href: `#/audit/${encodeURIComponent(gameId)}` }, "check this game")),
+      ...seedBlock({
+        seed: t.seed, commitment: t.commitment, gameId, named: "The game's seed", verify: true,
+        again: "deal this board again from the seed and replay every move",
+        more: t.witness.length
+          ? h("details", {}, h("summary", {}, "The solver's clearing of this board, committed when it was dealt (+ adds numbers)"),
+            h("p", { class: "nm-witness", id: "witness" }, witnessText(t)))
+          : null,
+      }),
       h("p", { class: "nm-actions" },
-        t.level !== "classic" && (seed || t.dailyDate) ? replay : null,
+        t.level !== "classic" && (t.seed || t.dailyDate) ? replay : null,
         h("a", { id: "new-game", href: `#/play/${SLUG}` }, "New game")));
-    if (seed && t.commitment && seedChecked !== seed) {
-      seedChecked = seed;
-      void seedMatches(t.seed!, t.commitment).then((ok) => {
-        const v = root.querySelector("#seed-check");
-        if (v && ok !== null) v.textContent = ok ? "(it matches its commitment)" : "(it does NOT match its commitment!)";
-      });
-    }
     if (!finishedSaid) {
       finishedSaid = true;
       if (wasHidden && document.activeElement && board.contains(document.activeElement)) gameOver.focus();
@@ -512,6 +473,6 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     abort.abort();
     clearInterval(timer);
     clearTimeout(endTimer);
-    document.removeEventListener("keydown", onKey);
+    stopKeys();
   };
 }

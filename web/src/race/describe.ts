@@ -7,6 +7,8 @@
 
 import type { EventEnvelope } from "../gen/match/v1/common_pb";
 import { RaceEvent_EndReason } from "../gen/match/v1/race_pb";
+import { count, hex } from "../play/words";
+import { capital } from "../sentence";
 import { isOut } from "./timing";
 import { BOARDS, Outcome, Phase, Status, TileState, type RaceTracker, type Tile } from "./tracker";
 import { symbolName } from "./symbols";
@@ -35,10 +37,6 @@ export const END_TEXT: Record<number, string> = {
   [RaceEvent_EndReason.TIME_CAP]: "the two minutes are up",
 };
 
-export function count(n: number, noun: string): string {
-  return n === 1 ? `${n} ${noun}` : `${n} ${noun}s`;
-}
-
 export function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
@@ -60,10 +58,6 @@ export function tileLabel(tile: Tile): string {
 
 export function who(t: RaceTracker, player: string): string {
   return player === t.player ? "you" : t.name(player);
-}
-
-function capital(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** Where the game stands on the current board, in a few words (beside "Board 2 of 3"). */
@@ -130,14 +124,6 @@ export function runningStandings(t: RaceTracker): RunningStanding[] {
     rows.push({ place, player, pairs, timeMs, turns, out: out(player) });
   });
   return rows;
-}
-
-function hex(bytes: Uint8Array): string {
-  return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-export function seedHex(t: RaceTracker): string {
-  return t.seed === null ? "" : hex(t.seed);
 }
 
 /** A player's counts on the current board before an event (see `describeEvent`). */

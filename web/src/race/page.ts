@@ -7,22 +7,27 @@
  * again from a snapshot (a Watch after a number beyond the table's last event).
  */
 
-import { Code, ConnectError } from "@connectrpc/connect";
 import type { App, Page } from "../app";
 import { fill, h, setAttr, setText } from "../dom";
 import type { EventEnvelope } from "../gen/match/v1/common_pb";
 import type { RaceCounters } from "../gen/match/v1/views_pb";
-import { backoffMs, bearer, command, errorText, refusalCode, retryAfterMs, retryWait, sleep } from "../rpc";
+import { ServerClock } from "../play/clock";
+import { batched } from "../play/draw";
+import { follow, SNAPSHOT_AFTER } from "../play/follow";
+import { pageKeys } from "../play/keys";
+import { GameLog } from "../play/log";
+import { noSeat } from "../play/seat";
+import { seedBlock } from "../play/seed";
+import { backLinks } from "../play/setup";
+import { count } from "../play/words";
+import { bearer, command, refusalCode } from "../rpc";
 import { capital } from "../sentence";
 import type { KeptSeat } from "../store";
-import { count, type Counts, describeEvent, describeSnapshot, OUTCOME_TEXT, phaseText, runningStandings, seconds, seedHex, tileLabel, tileState, who, type Line } from "./describe";
+import { type Counts, describeEvent, describeSnapshot, OUTCOME_TEXT, phaseText, runningStandings, seconds, tileLabel, tileState, who, type Line } from "./describe";
 import { move, moveForKey } from "./grid";
 import { symbolEmoji, symbolName } from "./symbols";
-import { announcements, clockLine, deadline, fractionLeft, isOut, isReady, pausedMs, ServerClock } from "./timing";
+import { announcements, clockLine, deadline, fractionLeft, isOut, isReady, pausedMs } from "./timing";
 import { BOARDS, Phase, RaceTracker, type Revealed, Status, TILES } from "./tracker";
-
-/** A Watch after this number gets a fresh snapshot (it is beyond any table's last event). */
-export const SNAPSHOT_AFTER = BigInt(Number.MAX_SAFE_INTEGER);
 /** A seat taken this long ago or less, and not yet followed in this tab, is followed from the
  * table's first event: its story is short and every line of it is said. Otherwise (a reload,
  * an old seat) the page starts from a snapshot, and says where the game stands. */
@@ -42,11 +47,6 @@ function revealedLine(t: RaceTracker, last: Revealed): string {
   return `Board ${last.board}, revealed${how}`;
 }
 
-function fatalWatch(err: unknown): boolean {
-  if (!(err instanceof ConnectError)) return false;
-  return [Code.Unauthenticated, Code.PermissionDenied, Code.NotFound, Code.InvalidArgument, Code.FailedPrecondition].includes(err.code);
-}
-
 export const racePage: Page = (root, app, args) => {
   const tableId = args[0] ?? "";
   const seat = app.store.seat(tableId);
@@ -55,11 +55,7 @@ export const racePage: Page = (root, app, args) => {
     return () => {};
   }
   if (seat === undefined) {
-    root.replaceChildren(h("section", { class: "panel" },
-      h("h1", {}, "Match, the race"),
-      h("p", {}, `This browser holds no seat at table ${tableId}. Join an open table or make one from the home page.`),
-      h("p", {}, h("a", { href: "#/" }, "Back to the games"))));
-    return () => {};
+    return noSeat(root, "Match, the race", `This browser holds no seat at table ${tableId}. Join an open table or make one from the home page.`);
   }
   return mountRace(root, app, seat);
 };
@@ -70,9 +66,9 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
   const clock = new ServerClock();
   const said = new Set<string>();
   const abort = new AbortController();
+  const redraw = batched(() => draw());
   let focused = 1;
   let resignArmed = false;
-  let drawQueued = false;
   let connection = "Connecting...";
 
   // --- the page's elements -------------------------------------------------------------------
@@ -113,8 +109,8 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
   const standings = h("div", { id: "standings" });
   const revealed = h("div", { id: "revealed" });
   const gameOver = h("section", { id: "game-over", class: "panel", hidden: true });
-  const log = h("ol", { id: "log", class: "log" });
   const errorEl = h("p", { id: "race-error", class: "error", role: "alert" });
+  const log = new GameLog(app, LOG_LINES, errorEl);
   const connEl = h("p", { id: "connection", class: "muted" });
   const boardNumber = h("span", { id: "board-number" }, "");
   const phaseEl = h("span", { id: "phase" });
@@ -139,22 +135,16 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
         h("h2", {}, "Players"), players,
         h("h2", { id: "standings-heading" }, "Standings"), standings)),
     revealed,
-    h("details", { class: "log-wrap" }, h("summary", {}, "Everything that happened"), log),
-    h("p", {}, h("a", { href: "#/" }, "Back to the games"))));
+    log.details(),
+    backLinks()));
 
   // --- saying things ---------------------------------------------------------------------------
   function say(lines: Line[]): void {
-    for (const line of lines) {
-      log.append(h("li", { class: line.quiet ? "quiet" : "" }, line.text));
-      if (!line.quiet) app.announce(line.text);
-    }
-    while (log.childElementCount > LOG_LINES) log.firstElementChild?.remove();
+    for (const line of lines) log.say(line.text, line.quiet);
   }
 
   function showError(err: unknown): void {
-    const text = errorText(err);
-    errorEl.textContent = text;
-    say([{ text }]);
+    log.error(err);
   }
 
   // --- what the server sends -------------------------------------------------------------------
@@ -239,10 +229,7 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     }
   }
 
-  const onKey = (ev: KeyboardEvent): void => {
-    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
-    const target = ev.target as HTMLElement | null;
-    if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.tagName === "SELECT" || target.isContentEditable)) return;
+  const stopKeys = pageKeys((ev) => {
     if (ev.key === "r" || ev.key === "R") {
       ev.preventDefault();
       void pressReady();
@@ -250,8 +237,7 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
       ev.preventDefault();
       void hint();
     }
-  };
-  document.addEventListener("keydown", onKey);
+  });
 
   // --- the stream ----------------------------------------------------------------------------------
   async function watch(): Promise<void> {
@@ -262,7 +248,6 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     } catch {
       // the stream says what matters; the table's settings are a nicety
     }
-    let attempt = 0;
     const followed = `match.followed.${seat.tableId}`;
     let fresh = Date.now() - seat.savedAtMs < FRESH_SEAT_MS;
     try {
@@ -271,59 +256,34 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     } catch {
       // no session storage: a reload replays the short story of a fresh seat, nothing worse
     }
-    while (!abort.signal.aborted) {
-      const after = tracker.started ? BigInt(tracker.eventNumber) : fresh ? 0n : SNAPSHOT_AFTER;
-      try {
-        const stream = api.race.watch(
-          { tableId: seat.tableId, afterEventNumber: after },
-          { headers: bearer(seat.token), signal: abort.signal },
-        );
-        for await (const item of stream) {
-          if (attempt > 0 || connection) { attempt = 0; connection = ""; }
-          if (item.item.case === "snapshot") {
-            clock.observe(Number(item.item.value.serverTimeMs));
-            tracker.applySnapshot(item.item.value);
-            say(describeSnapshot(tracker, clock.now()));
-            redraw();
-          } else if (item.item.case === "event") {
-            applyEvents([item.item.value], true);
-          }
-        }
-        if (tracker.gameOver || tracker.expired) {
-          connection = "";
+    await follow({
+      signal: abort.signal,
+      open: (signal) => api.race.watch(
+        { tableId: seat.tableId, afterEventNumber: tracker.started ? BigInt(tracker.eventNumber) : fresh ? 0n : SNAPSHOT_AFTER },
+        { headers: bearer(seat.token), signal }),
+      item: ({ item }) => {
+        if (item.case === "snapshot") {
+          clock.observe(Number(item.value.serverTimeMs));
+          tracker.applySnapshot(item.value);
+          say(describeSnapshot(tracker, clock.now()));
           redraw();
-          return; // the seed is out: nothing more can happen at this table
+        } else if (item.case === "event") {
+          applyEvents([item.value], true);
         }
-        await sleep(backoffMs(0));
-      } catch (err) {
-        if (abort.signal.aborted) return;
-        if (fatalWatch(err)) {
-          connection = "";
-          if (refusalCode(err) === "table_expired") tracker.expired = true;
-          showError(err);
-          redraw();
-          return;
-        }
-        const wait = retryAfterMs(err) ?? backoffMs(attempt++);
-        connection = `Connection lost; trying again in ${seconds(wait)}`;
+      },
+      finished: () => tracker.gameOver || tracker.expired, // the seed is out: nothing more can happen
+      connection: (text) => { if (text !== connection) { connection = text; redraw(); } },
+      fatal: (err) => {
+        if (refusalCode(err) === "table_expired") tracker.expired = true;
+        showError(err);
         redraw();
-        await retryWait(wait, abort.signal); // at once when the connection is back
-      }
-    }
+      },
+    });
   }
 
   // --- drawing -------------------------------------------------------------------------------------
   function roving(): void {
     tiles.forEach((b, i) => setAttr(b, "tabindex", i + 1 === focused ? "0" : "-1"));
-  }
-
-  function redraw(): void {
-    if (drawQueued) return;
-    drawQueued = true;
-    queueMicrotask(() => {
-      drawQueued = false;
-      draw();
-    });
   }
 
   function draw(): void {
@@ -518,20 +478,14 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     if (!over) return;
     store.markFinished(t.tableId);
     const mine = t.standings.find((s) => s.player === t.player);
-    const seed = seedHex(t);
     const gameId = t.gameId || t.tableId;
-    const content = `${seed}|${mine?.place ?? ""}|${gameId}`;
+    const content = `${t.seed?.length ?? 0}|${mine?.place ?? ""}|${gameId}`;
     if (gameOver.dataset.content === content) return;
     gameOver.dataset.content = content;
     fill(gameOver,
       h("h2", {}, "The game is over"),
       mine ? h("p", { id: "my-place" }, `You placed ${mine.place} of ${t.standings.length}, with ${count(mine.pairs, "pair")}.`) : null,
-      seed
-        ? h("p", {}, "The seed, published now: ", h("code", { id: "seed" }, seed))
-        : h("p", {}, h("span", { id: "seed" }, ""), "The seed is being published..."),
-      t.commitment ? h("p", { class: "muted" }, "Its commitment, public from the start: ", h("code", { id: "commitment" }, t.commitment)) : null,
-      h("p", {}, "Anybody can deal the three boards again from the seed and check that no tile moved: ",
-        h("a", { id: "check-game", href: `#/audit/${encodeURIComponent(gameId)}` }, "check this game")),
+      ...seedBlock({ seed: t.seed, commitment: t.commitment, gameId, again: "deal the three boards again from the seed and check that no tile moved" }),
       h("p", {}, h("a", { href: "#/" }, "Play again")));
   }
 
@@ -566,6 +520,6 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
   return () => {
     abort.abort();
     clearInterval(timer);
-    document.removeEventListener("keydown", onKey);
+    stopKeys();
   };
 }

@@ -1,8 +1,8 @@
 /**
  * The clock a player needs: what runs out next, when, and what to say before it does.
  *
- * A port of libs/match_client/timing.py (with clock.py's ServerClock). Pure: give it the
- * tracker and the server's `now` (`ServerClock.now()`, never ahead of the referee's). The
+ * A port of libs/match_client/timing.py. Pure: give it the tracker and the server's `now`
+ * (play/clock.ts's `ServerClock.now()`, never ahead of the referee's). The
  * deadlines are the server's own instants, as the tracker holds them: the Ready deadline, the
  * countdown's T0, the two-minute cap or the 20 s after the first clear, and the pause after a
  * miss.
@@ -13,38 +13,6 @@ import { Phase, Status, type RaceTracker } from "./tracker";
 export const READY_WARN_MS = [10_000] as const;
 export const BOARD_WARN_MS = [60_000, 30_000, 10_000] as const;
 export const GRACE_WARN_MS = [10_000] as const;
-
-/**
- * An estimate of the referee's clock from the times it sends, on the conservative side.
- *
- * Every server time (an event's `server_time_ms`, a snapshot's, a command's counters') was
- * taken before the message reached us, so `server - localAtReceipt` is a lower bound of the
- * offset between the clocks; keeping the largest bound seen gives the latest event's referee
- * time plus the local time elapsed since it arrived, never ahead of the server. `localMs` is a
- * monotonic clock (performance.now() in the page), so changing the computer's clock changes
- * nothing.
- */
-export class ServerClock {
-  private offset: number | null = null;
-
-  constructor(private readonly localMs: () => number = () => performance.now()) {}
-
-  get synced(): boolean {
-    return this.offset !== null;
-  }
-
-  /** Note a server time that was just received (`localMs`: when, by our clock). */
-  observe(serverMs: number, localMs?: number): void {
-    if (!(serverMs > 0)) return;
-    const bound = serverMs - (localMs ?? this.localMs());
-    if (this.offset === null || bound > this.offset) this.offset = bound;
-  }
-
-  /** The server's clock now, never ahead of it (0 until a time was observed). */
-  now(): number {
-    return this.offset === null ? 0 : this.localMs() + this.offset;
-  }
-}
 
 /** What runs out next: `finish` is the 20 s everybody else has once someone cleared the board. */
 export interface Deadline {
