@@ -38,8 +38,13 @@ export class Connection {
     this.changed();
   }
 
-  /** The server answered something (a refusal too): it is in reach again. */
-  answered(): void {
+  /**
+   * The server answered something (a refusal too): it is in reach again. A message on a stream
+   * opened earlier (`streamed`) proves nothing while the browser says it is offline: such a
+   * stream can outlive the network for new calls, and the moves waiting still cannot get out.
+   */
+  answered(streamed = false): void {
+    if (streamed && this.offlineNow) return;
     if (!this.noAnswerNow && !this.offlineNow && this.notMadeNow === 0) return;
     this.noAnswerNow = false;
     this.offlineNow = false;

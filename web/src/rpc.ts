@@ -54,7 +54,7 @@ export const reachability: Interceptor = (next) => async (req) => {
 async function* reachable<M>(messages: AsyncIterable<M>): AsyncIterable<M> {
   try {
     for await (const m of messages) {
-      connection.answered();
+      connection.answered(true);
       yield m;
     }
   } catch (err) {

@@ -198,6 +198,17 @@ describe("the connection's state (the banner)", () => {
     expect(seen.at(-1)).toBe("");
   });
 
+  it("stays lost while the browser is offline, whatever an earlier stream still brings", () => {
+    const c = new Connection();
+    c.offline();
+    c.answered(true); // a message on a stream opened before the browser went offline
+    expect(c.lost).toBe(true);
+    expect(c.text()).toMatch(/^Connection lost/);
+    c.online();
+    c.answered(true); // online again: the stream's message is an answer
+    expect(c.lost).toBe(false);
+  });
+
   it("wakes whatever waits to try again when the connection is back", async () => {
     const c = new Connection();
     let woke = false;
