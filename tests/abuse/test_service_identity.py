@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -114,26 +115,42 @@ async def consumer_count(stack: Stack, stream: str) -> int:
         await nc.close()
 
 
-async def watch_works(stack: Stack) -> str:
-    """A new player makes a table and Watches it from its first event: "" when the first
-    item arrives, else what went wrong."""
+async def victims_table(stack: Stack) -> tuple[str, str]:
+    """A new player's private table: its id and the player's token. A command the referee did
+    not answer in time is sent again with the same request id, as a client would."""
+    request = lobby_pb2.CreateTableRequest(
+        game_kind=common_pb2.GAME_KIND_MATCH_RACE,
+        seats=2,
+        visibility=common_pb2.VISIBILITY_PRIVATE,
+        display_name="Victim",
+        race=race_pb2.RaceSettings(ready_window_ms=120_000),
+    )
+    request_id = uuid.uuid4().hex
     async with grpc.aio.insecure_channel(stack.lobby_addr) as channel:
-        made = await lobby_pb2_grpc.LobbyServiceStub(channel).CreateTable(
-            lobby_pb2.CreateTableRequest(
-                game_kind=common_pb2.GAME_KIND_MATCH_RACE,
-                seats=2,
-                visibility=common_pb2.VISIBILITY_PRIVATE,
-                display_name="Victim",
-                race=race_pb2.RaceSettings(ready_window_ms=120_000),
-            ),
-            timeout=10,
-        )
+        lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
+        for attempt in range(5):
+            try:
+                made = await lobby.CreateTable(
+                    request, metadata=(("x-request-id", request_id),), timeout=30
+                )
+                return made.table_id, made.player_token
+            except grpc.aio.AioRpcError as error:
+                if error.code() != grpc.StatusCode.UNAVAILABLE or attempt == 4:
+                    raise
+                await asyncio.sleep(1.0)
+    raise AssertionError("unreachable")
+
+
+async def watch_works(stack: Stack, table_id: str, token: str) -> str:
+    """The player Watches its table from its first event: "" when the first item arrives,
+    else what went wrong."""
+    async with grpc.aio.insecure_channel(stack.lobby_addr) as channel:
         call = race_service_pb2_grpc.MatchRaceServiceStub(channel).Watch(
-            race_service_pb2.WatchRequest(table_id=made.table_id),
-            metadata=(("authorization", f"Bearer {made.player_token}"),),
+            race_service_pb2.WatchRequest(table_id=table_id),
+            metadata=(("authorization", f"Bearer {token}"),),
         )
         try:
-            first = await asyncio.wait_for(call.read(), 20)
+            first = await asyncio.wait_for(call.read(), 40)
         except (grpc.aio.AioRpcError, TimeoutError) as error:
             return repr(error)
         finally:
@@ -142,6 +159,7 @@ async def watch_works(stack: Stack) -> str:
 
 
 async def test_a_service_identity_cannot_use_up_the_consumers_others_need(stack: Stack) -> None:
+    table_id, token = await victims_table(stack)  # made first: the attack is on its Watch
     players = await Attacker.connect(stack, "players")
     try:
         on_log = await players.flood(subjects.EVENTS_STREAM)
@@ -151,7 +169,9 @@ async def test_a_service_identity_cannot_use_up_the_consumers_others_need(stack:
         copy_refused = await players.was_refused(f"$JS.API.CONSUMER.CREATE.{subjects.LOBBY_EVENTS}")
     finally:
         await players.nc.close()
-    watched = await watch_works(stack)  # after the flood: its consumers outlive it by an hour
+    watched = await watch_works(
+        stack, table_id, token
+    )  # after the flood: its consumers outlive it by an hour
     print(
         f"\nabuse-identity: players made {on_log[0]} consumers on the log, {on_lobby_copy[0]} "
         f"on the lobby's copy, {on_own_copy[0]} on its own ({on_own_copy[1]}); "
