@@ -82,10 +82,17 @@ def _bucket(bucket: str, why: str, *, watch: bool = False) -> list[Grant]:
 
 
 def _events_stream(why: str) -> list[Grant]:
-    return [
+    grants = [
         *_js("STREAM.CREATE", subjects.EVENTS_STREAM, f"make the table log ({why})", more=False),
         *_js("STREAM.INFO", subjects.EVENTS_STREAM, "the table log's state", more=False),
     ]
+    why_copy = f"make the readers' copies of the log ({why})"
+    for copy in subjects.EVENTS_COPIES.values():
+        grants += [
+            *_js("STREAM.CREATE", copy, why_copy, more=False),
+            *_js("STREAM.INFO", copy, why_copy, more=False),
+        ]
+    return grants
 
 
 def _read_records(why: str) -> list[Grant]:
@@ -99,6 +106,17 @@ def _follow_events(why: str) -> list[Grant]:
     return [
         *_js("CONSUMER.CREATE", subjects.EVENTS_STREAM, why),
         *_js("CONSUMER.DELETE", subjects.EVENTS_STREAM, f"end a consumer ({why})"),
+    ]
+
+
+def _follow_copy(reader: str, why: str) -> list[Grant]:
+    """Consumers on ``reader``'s own copy of the log, and on nothing else: a consumer's name is
+    one subject token, and a create request may name any consumer in its body, so the one
+    boundary NATS enforces is the stream (see subjects.EVENTS_COPIES)."""
+    copy = subjects.EVENTS_COPIES[reader]
+    return [
+        *_js("CONSUMER.CREATE", copy, f"{why} (its own copy of the log)"),
+        *_js("CONSUMER.DELETE", copy, f"end a consumer ({why})"),
     ]
 
 
@@ -124,7 +142,7 @@ PERMISSIONS: dict[str, list[Grant]] = {
         Grant("pub", subjects.REFEREE_ALL, "forward players' commands to the referee"),
         *_js("STREAM.INFO", subjects.EVENTS_STREAM, "the table log's state", more=False),
         *_read_records("a table's last record (where Watch catches up to)"),
-        *_follow_events("Watch a table; follow the log for the table listing"),
+        *_follow_copy("lobby", "Watch a table; follow the log for the table listing"),
         Grant("pub", subjects.PLAYERS_QUERY, "ask the players service for profiles and boards"),
         _own_inbox("lobby"),
     ],
@@ -149,7 +167,7 @@ PERMISSIONS: dict[str, list[Grant]] = {
     "players": [
         Grant("sub", subjects.PLAYERS_QUERY, "answer the lobby's questions about players"),
         *_js("STREAM.INFO", subjects.EVENTS_STREAM, "the table log's state", more=False),
-        *_follow_events("follow the log from where its store stopped; read a finished table"),
+        *_follow_copy("players", "follow the log from where its store stopped; read a table"),
         _own_inbox("players"),
     ],
     "bot": [

@@ -15,7 +15,14 @@ from dataclasses import dataclass
 import structlog
 from nats.aio.client import Client
 from nats.js import JetStreamContext
-from nats.js.api import DeliverPolicy, KeyValueConfig, RawStreamMsg, StorageType, StreamConfig
+from nats.js.api import (
+    DeliverPolicy,
+    KeyValueConfig,
+    RawStreamMsg,
+    StorageType,
+    StreamConfig,
+    StreamSource,
+)
 from nats.js.errors import (
     APIError,
     BadRequestError,
@@ -54,7 +61,8 @@ class StoredRecord:
 
 
 async def ensure_stream(js: JetStreamContext, replicas: int = 1) -> None:
-    """Create the events stream if it is missing (file storage, never expires)."""
+    """Create the events stream if it is missing (file storage, never expires), and its
+    readers' copies (:data:`subjects.EVENTS_COPIES`)."""
     config = StreamConfig(
         name=subjects.EVENTS_STREAM,
         subjects=[subjects.EVENTS_ALL],
@@ -63,10 +71,31 @@ async def ensure_stream(js: JetStreamContext, replicas: int = 1) -> None:
         duplicate_window=120.0,
         allow_direct=True,
     )
+    await _add_or_keep(js, config)
+    for reader, name in subjects.EVENTS_COPIES.items():
+        await _add_or_keep(js, copy_config(reader, name, replicas))
+
+
+def copy_config(reader: str, name: str, replicas: int = 1) -> StreamConfig:
+    """The copy of the log that ``reader`` makes its consumers on: a mirror (same records,
+    same stream sequences; nobody publishes to it), file storage, at most
+    :data:`subjects.COPY_MAX_CONSUMERS` consumers."""
+    return StreamConfig(
+        name=name,
+        description=f"the table log as the {reader} reads it (a mirror of MATCH_EVENTS)",
+        mirror=StreamSource(name=subjects.EVENTS_STREAM),
+        storage=StorageType.FILE,
+        num_replicas=replicas,
+        max_consumers=subjects.COPY_MAX_CONSUMERS[reader],
+    )
+
+
+async def _add_or_keep(js: JetStreamContext, config: StreamConfig) -> None:
+    assert config.name is not None
     try:
         await js.add_stream(config)
     except BadRequestError:  # exists with another config: keep the operator's
-        await js.stream_info(subjects.EVENTS_STREAM)
+        await js.stream_info(config.name)
 
 
 async def open_bucket(
@@ -200,13 +229,18 @@ class TableLog:
 
 
 async def consume_until(
-    js: JetStreamContext, subject: str, until: int, timeout: float = 10.0
+    js: JetStreamContext,
+    subject: str,
+    until: int,
+    timeout: float = 10.0,
+    stream: str = subjects.EVENTS_STREAM,
 ) -> list[tuple[str, StoredRecord]]:
-    """Read ``subject`` from the start up to stream sequence ``until`` with an ordered consumer."""
+    """Read ``subject`` from the start up to stream sequence ``until`` with an ordered consumer
+    on ``stream`` (the log, or a reader's copy of it: the same sequences)."""
     out: list[tuple[str, StoredRecord]] = []
     sub = await js.subscribe(
         subject,
-        stream=subjects.EVENTS_STREAM,  # named: no look-up of the stream by subject
+        stream=stream,  # named: no look-up of the stream by subject
         ordered_consumer=True,
         deliver_policy=DeliverPolicy.ALL,
     )

@@ -7,6 +7,17 @@ import zlib
 
 EVENTS_STREAM = "MATCH_EVENTS"
 EVENTS_ALL = "match.events.>"
+# The log's readers that need consumers by the hundred (the lobby: one per watched table; the
+# players service: one per replica) each read their own copy of it: a mirror of MATCH_EVENTS
+# (the same records under the same stream sequences), made by whoever makes the log. A reader
+# may make consumers on its copy only, so it can neither fill the log's consumer limit nor touch
+# the ledger's durable consumer (docs/operations.md, "Threat model"). Each copy has its own cap.
+EVENTS_COPIES = {"lobby": "MATCH_EVENTS_LOBBY", "players": "MATCH_EVENTS_PLAYERS"}
+LOBBY_EVENTS = EVENTS_COPIES["lobby"]
+PLAYERS_EVENTS = EVENTS_COPIES["players"]
+# Consumers each copy takes: the lobby follows up to WatchLimits.tables tables per replica plus
+# its table listing; a players replica holds one follower and a table read at a time.
+COPY_MAX_CONSUMERS = {"lobby": 1000, "players": 64}
 SEEDS_BUCKET = "MATCH_SEEDS"
 
 REFEREE_ALL = "match.referee.>"

@@ -460,7 +460,7 @@ class TableDirectory:
             config = ConsumerConfig(deliver_policy=DeliverPolicy.ALL)
         sub = await self._js.subscribe(
             subjects.EVENTS_ALL,
-            stream=subjects.EVENTS_STREAM,  # named: no look-up of the stream by subject
+            stream=subjects.LOBBY_EVENTS,  # the lobby's own copy of the log (same sequences)
             ordered_consumer=True,
             config=config,
             idle_heartbeat=2.0,

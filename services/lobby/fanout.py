@@ -121,7 +121,7 @@ class TableFeed:
             config = ConsumerConfig(deliver_policy=DeliverPolicy.ALL)
         return await self._js.subscribe(
             subjects.events(self.table_id),
-            stream=subjects.EVENTS_STREAM,  # named: no look-up of the stream by subject
+            stream=subjects.LOBBY_EVENTS,  # the lobby's own copy of the log (same sequences)
             ordered_consumer=True,
             config=config,
         )
@@ -150,7 +150,7 @@ async def _end(js: JetStreamContext, sub: JetStreamContext.PushSubscription) -> 
     consumer = getattr(sub, "_consumer", None)  # nats-py keeps the current name here only
     if consumer:
         with contextlib.suppress(Exception):
-            await js.delete_consumer(subjects.EVENTS_STREAM, consumer)
+            await js.delete_consumer(subjects.LOBBY_EVENTS, consumer)
 
 
 def exhausted(what: str, limits: WatchLimits) -> ApiError:

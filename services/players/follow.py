@@ -59,7 +59,9 @@ async def table_records(
     A read that fails (NATS errors, time-outs) raises, and so does one that ends before
     ``upto`` (ShortRead): neither says anything about the table, so the caller must not pass
     its game over but read again."""
-    stored = await consume_until(js, subjects.events(table_id), upto)
+    stored = await consume_until(
+        js, subjects.events(table_id), upto, stream=subjects.PLAYERS_EVENTS
+    )
     kept = [(r.sequence, r.data) for _, r in stored if r.sequence <= upto]
     if not kept or kept[-1][0] != upto:
         reached = kept[-1][0] if kept else 0
@@ -100,7 +102,7 @@ class Follower:
         )
         sub = await self._js.subscribe(
             subjects.EVENTS_ALL,
-            stream=subjects.EVENTS_STREAM,
+            stream=subjects.PLAYERS_EVENTS,  # its own copy of the log (same sequences)
             ordered_consumer=True,
             config=config,
             idle_heartbeat=2.0,

@@ -7,8 +7,8 @@ docs/operations.md, "Limits"):
 * each player holds at most LOBBY_MAX_WATCHES_PER_PLAYER streams and each client address (all
   connections together) LOBBY_MAX_WATCHES_PER_ADDRESS; every stream over a cap ends
   RESOURCE_EXHAUSTED with ``retry-after-ms``;
-* the consumers on MATCH_EVENTS grow with the tables watched, not the watchers, and are gone
-  once the watchers leave (after the linger);
+* the consumers on the lobby's copy of the log (MATCH_EVENTS_LOBBY) grow with the tables
+  watched, not the watchers, and are gone once the watchers leave (after the linger);
 * every admitted watcher gets its table's events, redacted for itself;
 * the bot (exempt from the address cap by its key) still follows its table, and a second
   referee replica takes partitions on meanwhile;
@@ -99,7 +99,7 @@ def rss_kb(stack: Stack, name: str = "lobby") -> int:
     return int(line.split()[1])
 
 
-async def consumers(nc: Client, stream: str = subjects.EVENTS_STREAM) -> int:
+async def consumers(nc: Client, stream: str = subjects.LOBBY_EVENTS) -> int:
     return int((await nc.jetstream().stream_info(stream)).state.consumer_count)
 
 
@@ -294,7 +294,7 @@ async def test_watch_streams_are_capped_and_share_one_consumer_per_table(
             referee2 = stack.log("referee.2", tail=0)
             print(
                 f"\nabuse-watch: tried={len(outcomes)} opened={len(streams)} "
-                f"refused={len(refused)} in {opening_s:.2f} s; consumers on MATCH_EVENTS "
+                f"refused={len(refused)} in {opening_s:.2f} s; consumers on MATCH_EVENTS_LOBBY "
                 f"base={base_consumers} during={during_consumers}; accepted turns={accepted}, "
                 f"events delivered={delivered}; GetTable p50 before={base_p50:.1f} ms "
                 f"during={during_p50:.1f} ms; lobby RSS before={base_rss} kB "

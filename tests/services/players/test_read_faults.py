@@ -62,11 +62,11 @@ def failing_once(
     real = follow.consume_until
     seen: list[str] = []
 
-    async def consume_until(js: Any, subject: str, until: int, timeout: float = 10.0) -> Any:
+    async def consume_until(js: Any, subject: str, until: int, **options: Any) -> Any:
         table_id = subjects.table_of_events(subject)
         assert table_id is not None
         seen.append(table_id)
-        stored = await real(js, subject, until, timeout)
+        stored = await real(js, subject, until, **options)
         fault = faults.pop(table_id, None)
         return stored if fault is None else fault(stored)
 
