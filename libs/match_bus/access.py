@@ -102,10 +102,18 @@ def _read_records(why: str) -> list[Grant]:
     ]
 
 
+def _flow_control(stream: str) -> Grant:
+    """Its ordered consumers' flow control on ``stream``: a stalled consumer's heartbeat names the
+    subject to answer in a header, not as a reply subject, so ``allow_responses`` does not cover
+    it (a chaos run saw the lobby refused it once, and its Watch stall)."""
+    return Grant("pub", f"$JS.FC.{stream}.>", "answer its ordered consumers' flow control")
+
+
 def _follow_events(why: str) -> list[Grant]:
     return [
         *_js("CONSUMER.CREATE", subjects.EVENTS_STREAM, why),
         *_js("CONSUMER.DELETE", subjects.EVENTS_STREAM, f"end a consumer ({why})"),
+        _flow_control(subjects.EVENTS_STREAM),
     ]
 
 
@@ -117,6 +125,7 @@ def _follow_copy(reader: str, why: str) -> list[Grant]:
     return [
         *_js("CONSUMER.CREATE", copy, f"{why} (its own copy of the log)"),
         *_js("CONSUMER.DELETE", copy, f"end a consumer ({why})"),
+        _flow_control(copy),
     ]
 
 
