@@ -20,6 +20,7 @@ from match_rules.concentration import describe as told
 from match_rules.concentration import events as ev
 from match_rules.concentration.deal import CPU_SEED_BYTES, DEAL_VERSION, deal
 from match_rules.concentration.decide import decide_steps, is_terminal, next_deadline
+from match_rules.concentration.errors import ConcentrationCode
 from match_rules.concentration.settings import (
     DECK_SIZES,
     MAX_PLAYERS,
@@ -147,7 +148,7 @@ class Concentration:
             )
         if out.matching not in WireSettings.Matching.values():
             raise RuleError(
-                Code.INVALID_MATCHING,
+                ConcentrationCode.INVALID_MATCHING,
                 f"matching is identical, rank and colour, or rank; {out.matching} is none of them",
             )
         if out.pictures == WireSettings.PICTURES_UNSPECIFIED:

@@ -41,6 +41,7 @@ from match_rules.match_cards import describe as told
 from match_rules.match_cards import events as ev
 from match_rules.match_cards.deal import DEAL_VERSION, deal
 from match_rules.match_cards.decide import decide_steps, is_terminal, next_deadline
+from match_rules.match_cards.errors import MatchCardsCode
 from match_rules.match_cards.settings import (
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -114,7 +115,7 @@ def _from_code(wire: WireSettings) -> WireSettings:
         given = getattr(wire, name)
         if given and given != getattr(carried, name):
             raise RuleError(
-                Code.CODE_CONFLICT,
+                MatchCardsCode.CODE_CONFLICT,
                 f"the code {carried.code} carries its own {name} ({getattr(carried, name)}), "
                 f"not {given}: leave {name} unset to replay it",
             )
@@ -207,11 +208,11 @@ class MatchCards:
             )
         if wire.mode not in WireSettings.Mode.values():
             raise RuleError(
-                Code.INVALID_MODE, f"the mode is pairs or triples; {wire.mode} is neither"
+                MatchCardsCode.INVALID_MODE, f"the mode is pairs or triples; {wire.mode} is neither"
             )
         if wire.difficulty not in WireSettings.Difficulty.values():
             raise RuleError(
-                Code.INVALID_DIFFICULTY,
+                MatchCardsCode.INVALID_DIFFICULTY,
                 f"the difficulty is easy, medium or hard; {wire.difficulty} is none of them",
             )
         if wire.code:

@@ -32,6 +32,7 @@ from match_rules.number_match import commands as cmd
 from match_rules.number_match import events as ev
 from match_rules.number_match import generate, solver
 from match_rules.number_match import witness as witnesses
+from match_rules.number_match.errors import NumberMatchCode
 from match_rules.number_match.settings import HINTS, check, today
 from match_rules.number_match.state import NumberMatchState, Phase, evolve
 
@@ -128,7 +129,7 @@ def _start(log: _Log, c: cmd.StartGame) -> None:
         now_date = today(c.now, c.settings.utc_offset_minutes)
         if now_date != c.settings.daily_date:
             raise RuleError(
-                Code.DAILY_NOT_TODAY,
+                NumberMatchCode.DAILY_NOT_TODAY,
                 f"it is {now_date} at UTC{c.settings.utc_offset_minutes / 60:+g}; the daily "
                 f"puzzle of {c.settings.daily_date} can only be started on that day: ask for "
                 f"{now_date}",
@@ -156,13 +157,13 @@ def _cell(state: NumberMatchState, cell: int) -> int:
     size = len(state.board)
     if not 1 <= cell <= size:
         raise RuleError(
-            Code.CELL_OUT_OF_RANGE,
+            NumberMatchCode.CELL_OUT_OF_RANGE,
             f"cell {cell} is not on the board: its cells are numbered 1 to {size}, row by row, "
             "as it is now",
         )
     number = state.board[cell - 1]
     if number == 0:
-        raise RuleError(Code.CELL_EMPTY, f"cell {cell} is empty: pick two numbers")
+        raise RuleError(NumberMatchCode.CELL_EMPTY, f"cell {cell} is empty: pick two numbers")
     return number
 
 
@@ -179,16 +180,18 @@ def _pair(log: _Log, c: cmd.PairCells) -> None:
     _playing(s, c.player)
     a, b = _cell(s, c.first), _cell(s, c.second)
     if c.first == c.second:
-        raise RuleError(Code.SAME_CELL, f"cell {c.first} twice: pick two different numbers")
+        raise RuleError(
+            NumberMatchCode.SAME_CELL, f"cell {c.first} twice: pick two different numbers"
+        )
     if not boards.pairs_with(a, b):
         raise RuleError(
-            Code.NOT_A_PAIR,
+            NumberMatchCode.NOT_A_PAIR,
             f"{a} and {b} are not a pair: two numbers pair when they are equal or add up to 10",
         )
     i, j = sorted((c.first - 1, c.second - 1))
     if not boards.sees(s.board, i, j):
         raise RuleError(
-            Code.CELLS_BLOCKED,
+            NumberMatchCode.CELLS_BLOCKED,
             f"cells {c.first} and {c.second} do not see each other: a pair lies in one row, "
             "column or diagonal, or follows in reading order, with only empty cells between",
         )
@@ -213,13 +216,13 @@ def _add(log: _Log, c: cmd.AddNumbers) -> None:
     _playing(s, c.player)
     if s.additions_left == 0:
         raise RuleError(
-            Code.NO_ADDITIONS_LEFT,
+            NumberMatchCode.NO_ADDITIONS_LEFT,
             f"no addition is left ({s.settings.level.name.lower()} gives {s.additions}): "
             "find a pair, undo, or ask for a hint",
         )
     if not boards.can_add(s.board, cap(s)):
         raise RuleError(
-            Code.BOARD_FULL,
+            NumberMatchCode.BOARD_FULL,
             f"the copies would not fit: a board holds at most {cap(s)} cells; find a pair or undo",
         )
     left = None if s.additions_left is None else s.additions_left - 1
@@ -250,7 +253,7 @@ def _hint(log: _Log, c: cmd.AskHint) -> None:
         answer = solver.hint(s.board, s.additions_left, HINT_BUDGET, cap(s))
         if answer.kind is solver.HintKind.UNKNOWN:
             raise RuleError(
-                Code.HINT_UNDECIDED,
+                NumberMatchCode.HINT_UNDECIDED,
                 f"the solver could not decide within its budget of {HINT_BUDGET} positions, "
                 "so no hint was used: it never guesses; try again after a move",
             )
@@ -272,7 +275,9 @@ def _undo(log: _Log, c: cmd.Undo) -> None:
     s = log.state
     _playing(s, c.player)
     if not s.history:
-        raise RuleError(Code.NOTHING_TO_UNDO, "nothing to undo: no pair or addition was made")
+        raise RuleError(
+            NumberMatchCode.NOTHING_TO_UNDO, "nothing to undo: no pair or addition was made"
+        )
     last, before = s.path[-1], s.history[-1]
     log.emit(
         ev.MoveUndone(

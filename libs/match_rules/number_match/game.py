@@ -46,6 +46,7 @@ from match_rules.number_match import generate
 from match_rules.number_match import witness as witnesses
 from match_rules.number_match.board import LEVEL_CELLS, MAX_CELLS, WIDTH, Level
 from match_rules.number_match.decide import decide_steps, is_terminal, next_deadline
+from match_rules.number_match.errors import NumberMatchCode
 from match_rules.number_match.settings import Settings, check
 from match_rules.number_match.solver import WitnessError
 from match_rules.number_match.state import NumberMatchState, Phase, evolve, initial_state
@@ -311,7 +312,7 @@ class NumberMatch:
                 cell = getattr(request, name)
                 if not 1 <= cell <= LEVEL_CELLS:
                     return RuleError(  # the referee's refusal for a cell off the board
-                        Code.CELL_OUT_OF_RANGE,
+                        NumberMatchCode.CELL_OUT_OF_RANGE,
                         f"{name} is {cell}: cells are numbered from 1, row by row, on a board "
                         f"of at most {LEVEL_CELLS} cells",
                     )

@@ -28,6 +28,7 @@ from match_rules.race.constants import (
     TILES,
     TURNS_PER_BOARD,
 )
+from match_rules.race.errors import RaceCode
 from match_rules.race.score import board_results, standings
 from match_rules.race.state import Board, Phase, PlayerBoard, RaceState, evolve
 
@@ -151,7 +152,7 @@ def _check_in_game(state: RaceState, player: str) -> None:
     if state.phase is Phase.OVER:
         raise RuleError(Code.GAME_OVER, "the game is over; the results are final")
     if player in state.out:
-        raise RuleError(Code.PLAYER_OUT, "you are out of this game and can no longer play")
+        raise RuleError(RaceCode.PLAYER_OUT, "you are out of this game and can no longer play")
 
 
 def _playing_board(log: _Log, player: str) -> PlayerBoard:
@@ -163,11 +164,11 @@ def _playing_board(log: _Log, player: str) -> PlayerBoard:
             if board.starts_at is not None
             else "everybody must press Ready first"
         )
-        raise RuleError(Code.BOARD_NOT_STARTED, f"board {board.number} has not started: {when}")
+        raise RuleError(RaceCode.BOARD_NOT_STARTED, f"board {board.number} has not started: {when}")
     mine = log.board.players[player]
     if mine.outcome is not None:
         raise RuleError(
-            Code.BOARD_OVER,
+            RaceCode.BOARD_OVER,
             f"your board {log.board.number} is over ({mine.outcome.value}); wait for the reveal",
         )
     return mine
@@ -212,10 +213,12 @@ def _ready(log: _Log, c: cmd.PressReady) -> None:
     board = log.board
     if log.state.phase is not Phase.READY:
         raise RuleError(
-            Code.READY_NOT_OPEN, f"Ready is not open: board {board.number} is already under way"
+            RaceCode.READY_NOT_OPEN, f"Ready is not open: board {board.number} is already under way"
         )
     if c.player in board.ready:
-        raise RuleError(Code.ALREADY_READY, f"you already pressed Ready for board {board.number}")
+        raise RuleError(
+            RaceCode.ALREADY_READY, f"you already pressed Ready for board {board.number}"
+        )
     log.emit(ev.PlayerReady(c.now, board.number, c.player))
     _countdown_if_all_ready(log, c.now)
 
@@ -228,7 +231,9 @@ def _countdown_if_all_ready(log: _Log, at: int) -> None:
 def _turn(log: _Log, c: cmd.TurnTile) -> None:
     _check_in_game(log.state, c.player)
     if not 1 <= c.tile <= TILES:
-        raise RuleError(Code.TILE_OUT_OF_RANGE, f"tiles are numbered 1 to {TILES}, got {c.tile}")
+        raise RuleError(
+            RaceCode.TILE_OUT_OF_RANGE, f"tiles are numbered 1 to {TILES}, got {c.tile}"
+        )
     mine = _playing_board(log, c.player)
     if c.now < mine.paused_until:
         raise RuleError(
@@ -236,7 +241,7 @@ def _turn(log: _Log, c: cmd.TurnTile) -> None:
             f"your board is paused after a miss for {mine.paused_until - c.now} ms more",
         )
     if c.tile in mine.found or c.tile in mine.showing:
-        raise RuleError(Code.TILE_FACE_UP, f"tile {c.tile} is already face up; turn another")
+        raise RuleError(RaceCode.TILE_FACE_UP, f"tile {c.tile} is already face up; turn another")
     number, now, layout = log.board.number, c.now, log.state.layout(log.board.number)
     if len(mine.showing) == 2:
         a, b = mine.showing
@@ -284,11 +289,11 @@ def _resign(log: _Log, c: cmd.Resign) -> None:
 def _hint(log: _Log, c: cmd.RequestHint) -> None:
     _check_in_game(log.state, c.player)
     if not log.state.bots:
-        raise RuleError(Code.HINT_NO_BOT, "hints are given only at a table with a bot")
+        raise RuleError(RaceCode.HINT_NO_BOT, "hints are given only at a table with a bot")
     mine = _playing_board(log, c.player)
     if len(mine.showing) != 1:
         raise RuleError(
-            Code.HINT_NEEDS_ONE_TILE,
+            RaceCode.HINT_NEEDS_ONE_TILE,
             "a hint marks the partner of the one tile you have showing: turn one tile first",
         )
     limit = log.state.hints_per_board

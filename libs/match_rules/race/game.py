@@ -44,6 +44,7 @@ from match_rules.race.constants import (
     TILES,
 )
 from match_rules.race.decide import decide_steps, is_terminal, next_deadline
+from match_rules.race.errors import RaceCode
 from match_rules.race.snapshot import counters, race_view
 from match_rules.race.state import Phase, RaceState, evolve, initial_state, validate_deal
 from match_rules.race.view import OpponentMoved, player_counters, redact
@@ -121,7 +122,7 @@ class RaceGame:
         window = given.ready_window_ms or DEFAULT_READY_WINDOW_MS
         if not MIN_READY_WINDOW_MS <= window <= MAX_READY_WINDOW_MS:
             raise RuleError(
-                Code.INVALID_READY_WINDOW,
+                RaceCode.INVALID_READY_WINDOW,
                 f"race.ready_window_ms (the Ready deadline) must be {MIN_READY_WINDOW_MS} to "
                 f"{MAX_READY_WINDOW_MS} (10 s to 2 min), or 0 for {DEFAULT_READY_WINDOW_MS}; "
                 f"got {window}",
@@ -131,7 +132,7 @@ class RaceGame:
             hints = given.hints_per_board
             if hints > MAX_HINTS_PER_BOARD:
                 raise RuleError(
-                    Code.INVALID_HINTS,
+                    RaceCode.INVALID_HINTS,
                     f"race.hints_per_board must be 0 to {MAX_HINTS_PER_BOARD} (leave it unset "
                     f"for {DEFAULT_HINTS_PER_BOARD}); got {hints}",
                 )
@@ -245,7 +246,7 @@ class RaceGame:
     def check_request(self, request: Message) -> str | RuleError | None:
         if isinstance(request, race_service_pb2.TurnTileRequest) and not 1 <= request.tile <= TILES:
             return RuleError(  # the referee's refusal for a tile off the board
-                Code.TILE_OUT_OF_RANGE, f"tiles are numbered 1 to {TILES}, got {request.tile}"
+                RaceCode.TILE_OUT_OF_RANGE, f"tiles are numbered 1 to {TILES}, got {request.tile}"
             )
         return None
 

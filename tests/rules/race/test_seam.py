@@ -13,6 +13,7 @@ from match_rules.race import commands as cmd
 from match_rules.race import events as ev
 from match_rules.race import initial_state, next_deadline
 from match_rules.race.codec import to_proto
+from match_rules.race.errors import RaceCode
 from match_rules.race.game import GAME
 from match_rules.race.view import OpponentMoved
 from tests.rules.race.helpers import ANN, BOB, BOT, DEAL, OPENED, PAIRS_1, WINDOW
@@ -52,9 +53,9 @@ def test_settings_fill_the_defaults_and_refuse_what_makes_no_game() -> None:
     given = race_pb2.RaceSettings(ready_window_ms=10_000, hints_per_board=0)
     assert GAME.settings(given) == given
     for bad, code in (
-        (race_pb2.RaceSettings(ready_window_ms=9_999), Code.INVALID_READY_WINDOW),
-        (race_pb2.RaceSettings(ready_window_ms=120_001), Code.INVALID_READY_WINDOW),
-        (race_pb2.RaceSettings(ready_window_ms=10_000, hints_per_board=11), Code.INVALID_HINTS),
+        (race_pb2.RaceSettings(ready_window_ms=9_999), RaceCode.INVALID_READY_WINDOW),
+        (race_pb2.RaceSettings(ready_window_ms=120_001), RaceCode.INVALID_READY_WINDOW),
+        (race_pb2.RaceSettings(ready_window_ms=10_000, hints_per_board=11), RaceCode.INVALID_HINTS),
     ):
         with pytest.raises(RuleError) as refused:
             GAME.settings(bad)
