@@ -9,7 +9,7 @@ import pytest
 
 from match.v1 import common_pb2
 from match_rules import registry
-from match_rules.decider import in_time
+from match_rules.decide import in_time
 from match_rules.errors import Code, RuleError
 from match_rules.protocodec import Codec, snake
 from match_rules.race.errors import RaceCode

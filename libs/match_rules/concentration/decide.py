@@ -25,7 +25,7 @@ from match_rules.concentration import events as ev
 from match_rules.concentration.errors import ConcentrationCode
 from match_rules.concentration.settings import MAX_PLAYERS, MIN_PLAYERS, check, pair
 from match_rules.concentration.state import ConcentrationState, Phase, evolve
-from match_rules.decider import Log, in_time
+from match_rules.decide import Log, Rules
 from match_rules.errors import Code, RuleError
 
 MISS_SHOW_MS = 1_500
@@ -85,24 +85,6 @@ def next_deadline(state: ConcentrationState) -> int | None:
 
 def is_terminal(state: ConcentrationState) -> bool:
     return state.phase is Phase.OVER
-
-
-def decide(state: ConcentrationState, command: cmd.Command) -> list[ev.Event]:
-    return [event for event, _ in decide_steps(state, command)]
-
-
-def decide_steps(
-    state: ConcentrationState, command: cmd.Command
-) -> list[tuple[ev.Event, ConcentrationState]]:
-    """``decide``, with the state after each event."""
-    if not in_time(command.now, state.now, isinstance(command, cmd.Tick)):
-        return []
-    log = _Log(state, evolve)
-    _pass_time(log, command.now)
-    handler = _HANDLERS.get(type(command))  # a Tick only lets time pass
-    if handler is not None:
-        handler(log, command)
-    return log.steps
 
 
 # --- time ------------------------------------------------------------------------------------
@@ -286,3 +268,7 @@ _HANDLERS: dict[type, Callable[[_Log, Any], None]] = {
     cmd.PlayerAway: _away,
     cmd.PlayerBack: _back,
 }
+
+RULES = Rules(evolve, _pass_time, _HANDLERS, cmd.Tick, next_deadline, is_terminal)
+decide_steps = RULES.decide_steps
+decide = RULES.decide

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from match_rules.decider import Log, in_time
+from match_rules.decide import Log, Rules
 from match_rules.errors import Code, RuleError
 from match_rules.match_cards import commands as cmd
 from match_rules.match_cards import events as ev
@@ -51,24 +51,6 @@ def next_deadline(state: MatchCardsState) -> int | None:
 
 def is_terminal(state: MatchCardsState) -> bool:
     return state.phase is Phase.OVER
-
-
-def decide(state: MatchCardsState, command: cmd.Command) -> list[ev.Event]:
-    return [event for event, _ in decide_steps(state, command)]
-
-
-def decide_steps(
-    state: MatchCardsState, command: cmd.Command
-) -> list[tuple[ev.Event, MatchCardsState]]:
-    """``decide``, with the state after each event."""
-    if not in_time(command.now, state.now, isinstance(command, cmd.Tick)):
-        return []
-    log = _Log(state, evolve)
-    _pass_time(log, command.now)
-    handler = _HANDLERS.get(type(command))  # a Tick only lets time pass
-    if handler is not None:
-        handler(log, command)
-    return log.steps
 
 
 # --- time ------------------------------------------------------------------------------------
@@ -220,3 +202,7 @@ _HANDLERS: dict[type, Callable[[_Log, Any], None]] = {
     cmd.TurnCard: _turn,
     cmd.TurnOffNotice: _notice_off,
 }
+
+RULES = Rules(evolve, _pass_time, _HANDLERS, cmd.Tick, next_deadline, is_terminal)
+decide_steps = RULES.decide_steps
+decide = RULES.decide

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from match_rules.decider import Log, in_time
+from match_rules.decide import Log, Rules
 from match_rules.errors import Code, RuleError
 from match_rules.match_five import commands as cmd
 from match_rules.match_five import events as ev
@@ -53,24 +53,6 @@ def next_deadline(state: MatchFiveState) -> int | None:
 
 def is_terminal(state: MatchFiveState) -> bool:
     return state.phase is Phase.OVER
-
-
-def decide(state: MatchFiveState, command: cmd.Command) -> list[ev.Event]:
-    return [event for event, _ in decide_steps(state, command)]
-
-
-def decide_steps(
-    state: MatchFiveState, command: cmd.Command
-) -> list[tuple[ev.Event, MatchFiveState]]:
-    """``decide``, with the state after each event."""
-    if not in_time(command.now, state.now, isinstance(command, cmd.Tick)):
-        return []
-    log = _Log(state, evolve)
-    _pass_time(log, command.now)
-    handler = _HANDLERS.get(type(command))  # a Tick only lets time pass
-    if handler is not None:
-        handler(log, command)
-    return log.steps
 
 
 # --- time, and what follows from it -----------------------------------------------------------
@@ -396,3 +378,7 @@ _HANDLERS: dict[type, Callable[[_Log, Any], None]] = {
     cmd.Vote: _vote,
     cmd.CallMatch: _call,
 }
+
+RULES = Rules(evolve, _pass_time, _HANDLERS, cmd.Tick, next_deadline, is_terminal)
+decide_steps = RULES.decide_steps
+decide = RULES.decide

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from match_rules.decider import Log, in_time
+from match_rules.decide import Log, Rules
 from match_rules.errors import Code, RuleError
 from match_rules.number_match import board as boards
 from match_rules.number_match import commands as cmd
@@ -73,20 +73,11 @@ def stuck_for_good(state: NumberMatchState) -> bool:
     return not can_add(state) and not boards.pair_moves(state.board)
 
 
-def decide_steps(
-    state: NumberMatchState, command: cmd.Command
-) -> list[tuple[ev.Event, NumberMatchState]]:
-    """``decide``, with the state after each event."""
-    if not in_time(command.now, state.now, isinstance(command, cmd.Tick)):
-        return []
-    log = _Log(state, evolve)
-    deadline = next_deadline(state)
-    if deadline is not None and command.now >= deadline:
+def _pass_time(log: _Log, now: int) -> None:
+    """The idle limit, if it has passed by ``now``."""
+    deadline = next_deadline(log.state)
+    if deadline is not None and now >= deadline:
         _over(log, deadline, ev.Outcome.IDLE)
-    handler = _HANDLERS.get(type(command))  # a Tick only lets time pass
-    if handler is not None:
-        handler(log, command)
-    return log.steps
 
 
 def _over(log: _Log, at: int, outcome: ev.Outcome) -> None:
@@ -303,3 +294,7 @@ _HANDLERS: dict[type, Callable[[_Log, Any], None]] = {
     cmd.Undo: _undo,
     cmd.EndGame: _end,
 }
+
+RULES = Rules(evolve, _pass_time, _HANDLERS, cmd.Tick, next_deadline, is_terminal)
+decide_steps = RULES.decide_steps
+decide = RULES.decide

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from match_rules.decide import Log, Rules
 from match_rules.errors import Code, RuleError
 from match_rules.race import commands as cmd
 from match_rules.race import events as ev
@@ -33,18 +34,8 @@ from match_rules.race.score import board_results, standings
 from match_rules.race.state import Board, Phase, PlayerBoard, RaceState, evolve
 
 
-class _Log:
-    """The events decided so far, and the state after each."""
-
-    def __init__(self, state: RaceState) -> None:
-        self.state = state
-        self.events: list[ev.Event] = []
-        self.states: list[RaceState] = []
-
-    def emit(self, event: ev.Event) -> None:
-        self.events.append(event)
-        self.state = evolve(self.state, event)
-        self.states.append(self.state)
+class _Log(Log[RaceState, ev.Event]):
+    """The events decided so far, and the state after each; and the board being played."""
 
     @property
     def board(self) -> Board:
@@ -69,29 +60,6 @@ def next_deadline(state: RaceState) -> int | None:
 
 def is_terminal(state: RaceState) -> bool:
     return state.phase is Phase.OVER
-
-
-def decide(state: RaceState, command: cmd.Command) -> list[ev.Event]:
-    return [event for event, _ in decide_steps(state, command)]
-
-
-def decide_steps(state: RaceState, command: cmd.Command) -> list[tuple[ev.Event, RaceState]]:
-    """``decide``, with the state after each event: what folding the events with ``evolve``
-    gives, computed once (the shell needs those states to redact and to keep the table)."""
-    if command.now < state.now:
-        if isinstance(command, cmd.Tick):
-            return []
-        raise RuleError(
-            Code.STALE_TIME,
-            f"the command is stamped {command.now}, before the game's latest event at "
-            f"{state.now}; the referee's clock must not run backwards",
-        )
-    log = _Log(state)
-    _pass_time(log, command.now)
-    handler = _HANDLERS.get(type(command))  # a Tick only lets time pass
-    if handler is not None:
-        handler(log, command)
-    return list(zip(log.events, log.states, strict=True))  # pragma: no mutate (equal lengths)
 
 
 # --- time ------------------------------------------------------------------------------------
@@ -314,3 +282,7 @@ _HANDLERS: dict[type, Callable[[_Log, Any], None]] = {
     cmd.Resign: _resign,
     cmd.RequestHint: _hint,
 }
+
+RULES = Rules(evolve, _pass_time, _HANDLERS, cmd.Tick, next_deadline, is_terminal, _Log)
+decide_steps = RULES.decide_steps
+decide = RULES.decide

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from match_rules.concentration import CONCENTRATION, Settings, is_terminal, next_deadline
+from functools import reduce
+
+from match_rules.concentration import Settings, decide, evolve, is_terminal, next_deadline
 from match_rules.concentration import commands as cmd
 from match_rules.concentration import events as ev
 from match_rules.concentration.decide import IDLE_MS, MISS_SHOW_MS
 from match_rules.concentration.errors import ConcentrationCode
 from match_rules.concentration.settings import Matching, Pictures
 from match_rules.concentration.state import Phase
-from match_rules.decider import fold
 from match_rules.errors import Code
 from tests.rules.concentration.helpers import ANN, BOB, CARDS, CAT, PAIRS, SMALL, Game, T
 
@@ -303,8 +304,8 @@ def test_the_decider_folds_what_it_decided() -> None:
     g = Game.started(settings=Settings(pictures=Pictures.EMOJI, cards=24))
     g.flip(T, ANN, 1, 3)
     g.when(cmd.Tick(T + 10_000))
-    again = fold(CONCENTRATION, CONCENTRATION.evolve(Game.new(CARDS).state, g.log[0]), g.log[1:])
+    again = reduce(evolve, g.log[1:], evolve(Game.new(CARDS).state, g.log[0]))
     assert again == g.state
-    assert CONCENTRATION.decide(g.state, cmd.Tick(T + 10_000)) == []
-    assert CONCENTRATION.next_deadline(g.state) == g.state.deadline
-    assert not CONCENTRATION.is_terminal(g.state)
+    assert decide(g.state, cmd.Tick(T + 10_000)) == []
+    assert next_deadline(g.state) == g.state.deadline
+    assert not is_terminal(g.state)
