@@ -112,7 +112,11 @@ def test_the_slug_names_the_game_in_every_per_game_oneof(game: Game) -> None:
         where = f"{message.DESCRIPTOR.full_name}.{oneof}"
         assert game.slug in members, f"{where} has no member {game.slug!r}"
         assert members[game.slug].message_type is holds, f"{where}.{game.slug} holds another type"
-    assert game.reply_message.DESCRIPTOR.oneofs_by_name["result"] is not None
+    result = {f.name: f for f in game.reply_message.DESCRIPTOR.oneofs_by_name["result"].fields}
+    assert result["refusal"].message_type is common_pb2.Refusal.DESCRIPTOR, (
+        "the shells refuse with it"
+    )
+    assert "accepted" in result
 
 
 # --- determinism ----------------------------------------------------------------------------------

@@ -17,17 +17,16 @@ from match.v1 import common_pb2, dealer_pb2, race_command_pb2, race_pb2, race_se
 from match_rules import deal as dealing
 from match_rules.errors import Code, RuleError
 from match_rules.game import (
+    BaseGame,
     Bot,
     Figure,
+    Game,
     Keep,
     Moves,
-    Place,
     Results,
     SeatInfo,
     Standing,
     TableContext,
-    Teller,
-    Told,
 )
 from match_rules.race import commands as cmd
 from match_rules.race import describe as told
@@ -43,10 +42,10 @@ from match_rules.race.constants import (
     MIN_READY_WINDOW_MS,
     TILES,
 )
-from match_rules.race.decide import decide_steps, is_terminal, next_deadline
+from match_rules.race.decide import RULES
 from match_rules.race.errors import RaceCode
 from match_rules.race.snapshot import counters, race_view
-from match_rules.race.state import Phase, RaceState, evolve, initial_state, validate_deal
+from match_rules.race.state import Phase, RaceState, initial_state, validate_deal
 from match_rules.race.view import OpponentMoved, player_counters, redact
 
 _STRENGTH = {
@@ -90,10 +89,13 @@ def _summary(standing: ev.Standing) -> str:
     return line + (", out" if standing.out else "")
 
 
-class RaceGame:
+class RaceGame(BaseGame):
     """Match, the race: 2-4 players, three boards, a deal of ``match-deal-v1``."""
 
-    kind = common_pb2.GAME_KIND_MATCH_RACE
+    rules = RULES
+    told = told
+
+    kind: int = common_pb2.GAME_KIND_MATCH_RACE
     slug = "race"
     title = "Match, the race"
     min_seats = MIN_PLAYERS
@@ -171,28 +173,8 @@ class RaceGame:
             deal_version,
         )
 
-    def decide_steps(
-        self, state: RaceState, command: cmd.Command
-    ) -> list[tuple[ev.Event, RaceState]]:
-        return decide_steps(state, command)
-
-    def evolve(self, state: RaceState, event: ev.Event) -> RaceState:
-        return evolve(state, event)
-
-    def next_deadline(self, state: RaceState) -> int | None:
-        return next_deadline(state)
-
-    def tick(self, now: int) -> cmd.Tick:
-        return cmd.Tick(now)
-
     def is_started(self, state: RaceState) -> bool:
         return bool(state.players)
-
-    def is_terminal(self, state: RaceState) -> bool:
-        return is_terminal(state)
-
-    def clock(self, state: RaceState) -> int:
-        return state.now
 
     # --- the wire ------------------------------------------------------------------------
 
@@ -211,9 +193,6 @@ class RaceGame:
         raise RuleError(
             Code.MALFORMED_REQUEST, "send one of press_ready, turn_tile, resign, request_hint"
         )
-
-    def presence(self, now: int, player: str, present: bool) -> None:
-        return None  # a race seat is played or lost by its own clock: nobody takes it over
 
     def encode(self, event: ev.Event | OpponentMoved) -> race_pb2.RaceEvent:
         return to_proto(event)
@@ -250,9 +229,6 @@ class RaceGame:
             )
         return None
 
-    def refused(self, refusal: common_pb2.Refusal) -> race_command_pb2.RaceCommandReply:
-        return race_command_pb2.RaceCommandReply(refusal=refusal)
-
     def snapshot(self, state: RaceState, player: str, table: TableContext) -> views_pb2.RaceView:
         return race_view(state, player, table)
 
@@ -277,25 +253,10 @@ class RaceGame:
             rated_moves=RATED_TURNS,
         )
 
-    def proofs(self, state: object) -> tuple[str, ...]:
-        return ()  # the rerun from the revealed seed proves everything there is
-
     # --- the replay ------------------------------------------------------------------------
-
-    def place(self, event: object) -> Place:
-        return told.place(event)
-
-    def heading(self, part: int) -> str:
-        return told.heading(part)
-
-    def describe(self, event: object, teller: Teller) -> Told:
-        return told.describe(event, teller)
-
-    def describe_command(self, wire: Message, teller: Teller) -> str:
-        return told.describe_command(wire, teller)
 
     def describe_settings(self, settings: Message) -> str:
         return told.describe_settings(settings)
 
 
-GAME = RaceGame()
+GAME: Game = RaceGame()

@@ -218,7 +218,7 @@ def test_the_replies() -> None:
     assert reply.accepted.view.cards[0].face == "p0"
     assert GAME.accepted([], g.state, ANN, T, 8).accepted.view.table_id == ""
     refusal = common_pb2.Refusal(code="not_your_turn", message="wait")
-    assert GAME.refused(refusal).refusal == refusal
+    assert GAME.reply_message(refusal=refusal).refusal == refusal
 
 
 def test_results_place_every_player_and_say_pairs_and_tries() -> None:

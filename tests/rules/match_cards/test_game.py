@@ -170,7 +170,7 @@ def test_the_end_shows_code_seed_standings_and_a_replay_is_not_ranked() -> None:
         assert "6 of 6 found" in results.standings[0].summary
         reply = GAME.accepted([], state, "ann", at, 9)
         assert reply.accepted.view.code == deal.code
-        assert GAME.refused(common_pb2.Refusal(code="x")).refusal.code == "x"
+        assert GAME.reply_message(refusal=common_pb2.Refusal(code="x")).refusal.code == "x"
         assert GAME.is_terminal(state) and GAME.is_started(state) and GAME.clock(state) == at
         assert GAME.next_deadline(state) is None
         assert GAME.evolve(state, ev.NoticeTurnedOff(at, "ann")) is not None

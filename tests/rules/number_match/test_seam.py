@@ -88,7 +88,7 @@ def test_the_edge_checks_a_cell_number_before_the_referee_sees_it():
         assert says in problem.message
     assert GAME.check_request(number_match_service_pb2.UndoRequest()) is None
     refusal = common_pb2.Refusal(code="x")
-    assert GAME.refused(refusal).refusal == refusal
+    assert GAME.reply_message(refusal=refusal).refusal == refusal
 
 
 def test_events_and_deals_of_another_kind_are_refused():

@@ -139,7 +139,7 @@ def test_an_accepted_reply_carries_the_events_and_the_players_counters() -> None
         paused_until_ms=0,
     )
     refusal = common_pb2.Refusal(code="paused")
-    assert GAME.refused(refusal) == race_command_pb2.RaceCommandReply(refusal=refusal)
+    assert GAME.reply_message(refusal=refusal) == race_command_pb2.RaceCommandReply(refusal=refusal)
 
 
 def test_before_the_game_the_snapshot_lists_the_seated_players() -> None:
