@@ -13,7 +13,9 @@ from match_rules.decide import Log, Rules
 from match_rules.errors import Code, RuleError
 from match_rules.race import commands as cmd
 from match_rules.race import events as ev
-from match_rules.race.constants import (
+from match_rules.race.errors import RaceCode
+from match_rules.race.score import board_results, standings
+from match_rules.race.settings import (
     BOARDS,
     CAP_MS,
     COUNTDOWN_MS,
@@ -29,8 +31,6 @@ from match_rules.race.constants import (
     TILES,
     TURNS_PER_BOARD,
 )
-from match_rules.race.errors import RaceCode
-from match_rules.race.score import board_results, standings
 from match_rules.race.state import Board, Phase, PlayerBoard, RaceState, evolve
 
 

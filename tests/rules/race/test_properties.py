@@ -36,7 +36,8 @@ from match_rules.race import (
     redact,
 )
 from match_rules.race import events as ev
-from match_rules.race.constants import (
+from match_rules.race.game import GAME
+from match_rules.race.settings import (
     MAX_HINTS_PER_BOARD,
     MAX_READY_WINDOW_MS,
     MIN_READY_WINDOW_MS,
@@ -44,7 +45,6 @@ from match_rules.race.constants import (
     TILES,
     TURNS_PER_BOARD,
 )
-from match_rules.race.game import GAME
 from match_rules.race.state import RaceState
 from tests.games.replay import encoded
 

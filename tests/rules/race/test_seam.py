@@ -6,15 +6,14 @@ from __future__ import annotations
 import pytest
 
 from match.v1 import common_pb2, dealer_pb2, race_command_pb2, race_pb2, views_pb2
-from match_rules import deal as dealing
 from match_rules.errors import Code, RuleError
 from match_rules.game import Game, SeatInfo, TableContext
 from match_rules.race import commands as cmd
+from match_rules.race import deal as dealing
 from match_rules.race import events as ev
 from match_rules.race import initial_state, next_deadline
-from match_rules.race.codec import to_proto
 from match_rules.race.errors import RaceCode
-from match_rules.race.game import GAME
+from match_rules.race.game import GAME, to_proto
 from match_rules.race.view import OpponentMoved
 from tests.rules.race.helpers import ANN, BOB, BOT, DEAL, OPENED, PAIRS_1, WINDOW
 from tests.rules.race.helpers import Game as Play
