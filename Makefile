@@ -155,8 +155,19 @@ run-cluster: $(STAMP) ## Three local NATS nodes (streams at R3) and two replicas
 	exec $(BIN)/python -m services.stack --cluster
 
 .PHONY: chaos
-chaos: $(STAMP) ## Race and Concentration games on a fresh local cluster while replicas are killed; checks and audits them (not a test)
+chaos: $(STAMP) ## All five games on a fresh local cluster while replicas are killed; checks, audits them and the players projection, and reports the gaps players saw (not a test)
 	$(BIN)/python -m match_chaos --out var
+
+# The run removes its namespaces itself (and, first, those of earlier runs that are gone); the
+# sweep after it is for a run that was SIGKILLed (the OOM killer): it removes only those whose
+# owner is gone.
+.PHONY: chaos-partition
+chaos-partition: $(STAMP) ## Race and Concentration games while the NATS nodes' links are cut, flapped and slowed (root: network namespaces); checks and audits them (not a test)
+	tools/need-debian nft nftables
+	status=0
+	$(BIN)/python -m match_chaos.partition --out var || status=$$?
+	$(BIN)/python -c 'from match_launch.netns import sweep; sweep()'
+	exit $$status
 
 .PHONY: demo
 GAME ?= race

@@ -186,3 +186,82 @@ def test_the_shells_name_no_game() -> None:
         for line, text in _game_names(path.read_text(encoding="utf-8"))
     ]
     assert not found, "a shell names a game:\n" + "\n".join(found)
+
+
+CLIENT = LIBS / "match_client"
+
+
+def test_the_terminal_client_names_no_game() -> None:
+    """``match`` and ``make demo`` find each game in match_client.registry (its package's
+    ``CLIENT``), and the SDK calls every game through one session made from its service's
+    descriptor: the client's shared modules name no game."""
+    found = [
+        f"{path.relative_to(ROOT)}:{line}: {text}"
+        for name in ("cli.py", "client.py", "demo.py", "session.py", "terminal.py", "game.py")
+        for path in [CLIENT / name]
+        for line, text in _game_names(path.read_text(encoding="utf-8"))
+    ]
+    assert not found, "the terminal client's shared code names a game:\n" + "\n".join(found)
+
+
+def test_every_game_has_a_terminal_client() -> None:
+    from match_client.registry import clients
+    from match_rules.registry import games
+
+    assert [c.slug for c in clients()] == [g.slug for g in games()]
+    for game in games():
+        assert (CLIENT / game.slug / "game.py").is_file(), game.slug
+
+
+def _module(path: Path) -> str:
+    parts = path.relative_to(LIBS).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One import cycle of ``graph`` (module -> the modules it imports), or []."""
+    done: set[str] = set()
+    path: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        if node in path:
+            return [*path[path.index(node) :], node]
+        if node in done:
+            return []
+        path.append(node)
+        for child in sorted(graph.get(node, ())):
+            found = visit(child)
+            if found:
+                return found
+        path.pop()
+        done.add(node)
+        return []
+
+    for node in sorted(graph):
+        found = visit(node)
+        if found:
+            return found
+    return []
+
+
+def _import_graph(folder: Path) -> dict[str, set[str]]:
+    """Each module of ``folder`` -> the modules of ``folder`` it imports, anywhere in it (inside
+    a function too). ``from package import module`` imports the module, not the package's
+    ``__init__`` (which is already loaded, or being loaded, by then)."""
+    modules = {_module(p): p for p in _python(folder)}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        found = [(line, m) for line, m in _imports(path) if m in modules and m != name]
+        submodules = {(line, m.rpartition(".")[0]) for line, m in found}
+        graph[name] = {m for line, m in found if (line, m) not in submodules}
+    return graph
+
+
+def test_no_import_circle_in_the_client() -> None:
+    assert len(_import_graph(CLIENT)) > 20
+    assert _cycle(_import_graph(CLIENT)) == []
+
+
+def test_the_circle_check_sees_a_circle() -> None:
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set(), "c": {"b"}}) == []

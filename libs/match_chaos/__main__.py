@@ -7,7 +7,18 @@ import asyncio
 import sys
 from pathlib import Path
 
-from match_chaos.run import Options, run
+from match_chaos.run import KINDS, Options, run
+
+
+def kinds(text: str) -> tuple[str, ...]:
+    """``race,match-5``: the games played, in turn (each a name of KINDS)."""
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    unknown = [n for n in names if n not in KINDS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"not a game: {', '.join(unknown) or 'none named'}; the games are {', '.join(KINDS)}"
+        )
+    return names
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -19,10 +30,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=defaults.out, help="runs go to OUT/chaos/")
     parser.add_argument("--games", type=int, default=defaults.games)
     parser.add_argument(
-        "--concentration",
-        type=int,
-        default=None,
-        help="how many of the games are Concentration tables (default: half of --games)",
+        "--kinds",
+        type=kinds,
+        default=defaults.kinds,
+        help=f"the games played, in turn, comma-separated (default: {','.join(KINDS)})",
     )
     parser.add_argument("--concurrency", type=int, default=defaults.concurrency)
     parser.add_argument("--kills", type=int, default=defaults.min_kills, help="at least this many")
@@ -33,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     options = Options(
         out=args.out,
         games=args.games,
-        concentration=args.concentration,
+        kinds=args.kinds,
         concurrency=args.concurrency,
         min_kills=args.kills,
         rate=args.rate,

@@ -17,7 +17,15 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from match_chaos.unavailable import Window
 from match_launch.stack import Stack, split_name
+
+NATS_NODE = "NATS node"  # the kind of a NATS node's stop, in the unavailability report
+
+
+def kill_kind(service: str) -> str:
+    """The kind of a replica's kill, in the unavailability report: ``kill lobby``."""
+    return f"kill {service}"
 
 
 @dataclass
@@ -35,6 +43,7 @@ class Faults:
     killed: Counter[str] = field(default_factory=Counter)  # by service
     crashed: list[str] = field(default_factory=list)  # processes that died without being killed
     started: float = field(default_factory=time.monotonic)
+    windows: list[Window] = field(default_factory=list)  # each fault, from kill to start again
 
     @property
     def satisfied(self) -> bool:
@@ -69,6 +78,7 @@ class Faults:
 
     async def kill_one(self, service: str) -> None:
         name = self.rng.choice(self.stack.names(service))
+        began = time.monotonic()
         await asyncio.to_thread(self.stack.stop_service, name, signal.SIGKILL)
         self.kills += 1
         self.killed[split_name(name)[0]] += 1
@@ -76,6 +86,7 @@ class Faults:
         self._note(f"killed {name} (kill {self.kills}); back in {down:.1f}s")
         await asyncio.sleep(down)
         await asyncio.to_thread(self.stack.start_service, name)
+        self.windows.append(Window(kill_kind(split_name(name)[0]), name, began, time.monotonic()))
         self._note(f"started {name}")
 
     async def stop_a_nats_node(self) -> None:
@@ -84,6 +95,7 @@ class Faults:
             self.nats_stops += 1  # nothing to stop on a single server
             return
         index = self.rng.randrange(cluster.size)
+        began = time.monotonic()
         await asyncio.to_thread(cluster.stop_node, index, signal.SIGKILL)
         self.nats_stops += 1
         down = self.rng.uniform(*self.nats_down_s)
@@ -91,6 +103,7 @@ class Faults:
         await asyncio.sleep(down)
         await asyncio.to_thread(cluster.start_node, index)
         await asyncio.to_thread(cluster.wait_jetstream)
+        self.windows.append(Window(NATS_NODE, cluster.nodes[index].name, began, time.monotonic()))
         self._note(f"started NATS node {cluster.nodes[index].name}")
 
     async def revive_crashed(self) -> None:

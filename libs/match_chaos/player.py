@@ -21,20 +21,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import AsyncIterator, Awaitable, Callable
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import match_client.client as client_module
 from match.v1 import common_pb2, concentration_pb2, lobby_pb2, race_pb2
 from match_bus.clock import Clock
+from match_chaos.unavailable import WATCH, Outage
 from match_client.client import (
-    CommandReply,
-    ConcentrationSession,
     MatchClient,
-    PlayerSession,
     Seat,
     is_rpc_error,
     new_request_id,
@@ -44,7 +43,8 @@ from match_client.client import (
 )
 from match_client.clock import ServerClock
 from match_client.concentration import ConcentrationTracker
-from match_client.tracker import RaceView, ViewTracker
+from match_client.race.tracker import RaceView, ViewTracker
+from match_client.session import GameSession
 
 T = TypeVar("T")
 
@@ -54,6 +54,17 @@ RETRYABLE = frozenset({"UNAVAILABLE", "CANCELLED", "DEADLINE_EXCEEDED", "RESOURC
 # A call that ends with these and no refusal code comes from the transport (a lobby killed
 # mid-call, a connection reset), not from the server's judgement: it is asked again too.
 TRANSPORT = frozenset({"UNKNOWN", "INTERNAL"})
+
+
+@dataclass(frozen=True, slots=True)
+class Rpc(Generic[T]):
+    """A call a player makes, ``call(request_id)``, named for the outages it may suffer."""
+
+    name: str
+    call: Callable[[str], Awaitable[T]]
+
+    def __call__(self, request_id: str) -> Awaitable[T]:
+        return self.call(request_id)
 
 
 class GaveUp(Exception):
@@ -93,6 +104,13 @@ class Tally:
     watches: int = 0  # Watch streams opened (1 + resumptions)
     drops: int = 0  # streams closed on purpose, to come back (Concentration)
     taken_over: int = 0  # seats the CPU took over because the player was away too long
+
+
+def _message(err: BaseException) -> str:
+    """What a failed call said, short: its details, on one line."""
+    details = getattr(err, "details", None)
+    text = str(details() if callable(details) else err) or status_name(err)
+    return " ".join(text.split())[:120]
 
 
 class RetryingClient(MatchClient):
@@ -162,12 +180,14 @@ class ChaosSeat:
         self.drop_after: int | None = None  # close the stream once past this event, come back
         self.drop_for_s = 0.0
         self.key: Ed25519PrivateKey | None = None  # play as this player key (signed in first)
+        self.game = ""  # the game kind, for the outages
+        self.outages: list[Outage] = []  # what failing calls and streams cost this player
 
     async def sign_in(self) -> None:
         """Sign in with ``key`` (if any), retried through the faults like every call."""
         key = self.key
         if key is not None:
-            await self.retried(lambda _rid: self.client.sign_in(key))
+            await self.retried(Rpc("SignIn", lambda _rid: self.client.sign_in(key)))
 
     # --- what a game's player gives ------------------------------------------------------------
 
@@ -207,25 +227,49 @@ class ChaosSeat:
 
     async def retried(self, call: Callable[[str], Awaitable[T]]) -> T:
         """``call(request_id)`` until it answers; the same request id while it may have been
-        applied. Raises the refusal (an AioRpcError with a refusal code), or GaveUp."""
+        applied. Raises the refusal (an AioRpcError with a refusal code), or GaveUp. A call
+        that failed before it was answered is noted as an outage (named by its Rpc, if any)."""
+        name = call.name if isinstance(call, Rpc) else "call"
         loop = asyncio.get_running_loop()
         give_up = loop.time() + self.retry_for_s
         request_id = new_request_id()
         pause = 0.2
         self.tally.calls += 1
+        failing: float | None = None  # when the first attempt that failed was sent
+        noticed = 0.0  # and when its failure came back
+        seen: list[str] = []
+        example = ""
+
+        def outage(gave_up: bool = False) -> None:
+            if failing is not None:
+                self.outages.append(
+                    Outage(
+                        failing, time.monotonic(), name, tuple(seen), self.game,
+                        self.table_id_or_none(), gave_up, example, noticed,
+                    )
+                )  # fmt: skip
+
         while True:
+            sent = time.monotonic()
             try:
-                return await call(request_id)
+                answer = await call(request_id)
             except Exception as err:
                 if not is_rpc_error(err):
                     raise
                 status, code = status_name(err), refusal_code(err)
                 if code is not None and status != "UNAVAILABLE":
+                    outage()
                     raise  # the referee's answer
                 if code is None and status not in RETRYABLE | TRANSPORT:
+                    outage()
                     raise
+                if failing is None:
+                    failing, noticed = sent, time.monotonic()
+                seen.append(f"{status} ({code})" if code else status)
+                example = example or _message(err)
                 if loop.time() > give_up:
                     self.tally.gave_up += 1
+                    outage(gave_up=True)
                     raise GaveUp(f"{status} for {self.retry_for_s} s: {err}") from err
                 if code is not None:  # refused as unavailable: nothing changed; a new request
                     request_id = new_request_id()
@@ -235,6 +279,15 @@ class ChaosSeat:
                 wait_ms = retry_after_ms(err)
                 await asyncio.sleep(wait_ms / 1000 if wait_ms else pause)
                 pause = min(pause * 2, 2.0)
+            else:
+                outage()
+                return answer
+
+    def table_id_or_none(self) -> str:
+        try:
+            return self.table_id
+        except (AssertionError, AttributeError, NotImplementedError):
+            return ""
 
     async def answered(self, call: Callable[[str], Awaitable[T]]) -> T | None:
         """``retried``, with a refusal (or giving up) counted and None."""
@@ -257,17 +310,30 @@ class ChaosSeat:
         """Follow the table's Watch stream until it ends after the seed; resume after a failure
         (or a drop) from the last event received with none missing before it. A snapshot that
         opens a stream stands for the events before it (they are not sent); one later in a
-        stream (Concentration's last) does not."""
+        stream (Concentration's last) does not. A stream that broke is an outage until the
+        next item a resumed stream brings."""
         pause = 0.2
+        broke: float | None = None  # when the stream last broke, until an item comes again
+        seen: list[str] = []
+        example = ""
         while not self.finished:
             self.tally.watches += 1
             dropping = False
+            failed = ""
             try:
                 items = self.stream(self.received.contiguous())
                 try:
                     first = True
                     async for item in items:
                         pause = 0.2
+                        if broke is not None:
+                            self.outages.append(
+                                Outage(
+                                    broke, time.monotonic(), WATCH, tuple(seen), self.game,
+                                    self.table_id_or_none(), example=example,
+                                )
+                            )  # fmt: skip
+                            broke, seen, example = None, [], ""
                         if item.HasField("snapshot"):
                             if first:
                                 self.received.snapshots.append(item.snapshot.event_number)
@@ -284,9 +350,12 @@ class ChaosSeat:
                     close = getattr(items, "aclose", None)
                     if close is not None:
                         await close()
+                failed = "" if dropping else "ended before the game"
             except Exception as err:
                 if not is_rpc_error(err) or status_name(err) not in RETRYABLE | TRANSPORT:
                     raise
+                failed = status_name(err)
+                example = example or _message(err)
             if self.finished:
                 break
             if dropping:  # away for a moment: the lobby tells the table; back on the next stream
@@ -294,6 +363,9 @@ class ChaosSeat:
                 self.tally.drops += 1
                 await asyncio.sleep(self.drop_for_s)
                 continue
+            if broke is None:
+                broke = time.monotonic()
+            seen.append(failed)
             await asyncio.sleep(pause)
             pause = min(pause * 2, 2.0)
 
@@ -318,7 +390,7 @@ class ChaosPlayer(ChaosSeat):
     ) -> None:
         super().__init__(addr, name, clock, rng, retry_for_s, call_timeout_s)
         self.tracker = ViewTracker()
-        self.session: PlayerSession | None = None
+        self.session: GameSession | None = None
         self.memory: dict[int, int] = {}
         self.memory_board = 0
         self.readied: set[int] = set()
@@ -340,7 +412,7 @@ class ChaosPlayer(ChaosSeat):
         return self.tracker.game_over and self.tracker.seed is not None
 
     @property
-    def seat(self) -> PlayerSession:
+    def seat(self) -> GameSession:
         assert self.session is not None, "no seat yet"
         return self.session
 
@@ -350,7 +422,7 @@ class ChaosPlayer(ChaosSeat):
     def apply_snapshot(self, view: Any) -> None:
         self.tracker.apply_snapshot(view)
 
-    async def command(self, call: Callable[[str], Awaitable[CommandReply]]) -> None:
+    async def command(self, call: Callable[[str], Awaitable[Any]]) -> None:
         """A race command: its events are recorded and applied; a refusal is only counted."""
         reply = await self.answered(call)
         if reply is None:
@@ -376,17 +448,22 @@ class ChaosPlayer(ChaosSeat):
         """Create an open table, start it, play until the game is over and the seed is out."""
         await self.sign_in()
         seat = await self.retried(
-            lambda rid: self.client.create_table_as(rid, seats, self.name, ready_window_ms)
+            Rpc(
+                "CreateTable",
+                lambda rid: self.client.create_table_as(rid, seats, self.name, ready_window_ms),
+            )
         )
         self.tracker = ViewTracker(player=seat.player_id, table_id=seat.table_id)
-        self.session = PlayerSession(self.client, seat.table_id, seat.token)
+        self.session = GameSession.of(self.client, "race", seat)
         async with asyncio.TaskGroup() as group:  # either failing ends both
             group.create_task(self.watch())
             group.create_task(self._start_and_play(seat))
 
     async def _start_and_play(self, seat: Seat) -> None:
         table = await self.retried(
-            lambda rid: self.client.start_table_as(rid, seat.table_id, seat.token)
+            Rpc(
+                "StartTable", lambda rid: self.client.start_table_as(rid, seat.table_id, seat.token)
+            )
         )
         self.tracker.note_table(table)
         await self.play()
@@ -401,7 +478,9 @@ class ChaosPlayer(ChaosSeat):
             ):
                 board = t.board
                 await asyncio.sleep(self.clock.local_delay_s(self.clock.now() + 500))
-                await self.command(lambda rid: self.seat.press_ready(request_id=rid))
+                await self.command(
+                    Rpc("PressReady", lambda rid: self.seat.send("PressReady", request_id=rid))
+                )
                 self.readied.add(board)
                 continue
             if t.phase == RaceView.PHASE_PLAYING and t.status == RaceView.STATUS_PLAYING:
@@ -449,7 +528,9 @@ class ChaosPlayer(ChaosSeat):
             return
         if t.status != RaceView.STATUS_PLAYING:
             return
-        await self.command(lambda rid: self.seat.turn(tile, request_id=rid))
+        await self.command(
+            Rpc("TurnTile", lambda rid: self.seat.send("TurnTile", request_id=rid, tile=tile))
+        )
 
 
 class ConcentrationChaosPlayer(ChaosSeat):
@@ -468,7 +549,7 @@ class ConcentrationChaosPlayer(ChaosSeat):
     ) -> None:
         super().__init__(addr, name, clock, rng, retry_for_s, call_timeout_s)
         self.tracker = ConcentrationTracker()
-        self.session: ConcentrationSession | None = None
+        self.session: GameSession | None = None
 
     @property
     def table_id(self) -> str:
@@ -487,7 +568,7 @@ class ConcentrationChaosPlayer(ChaosSeat):
         return self.tracker.game_over and self.tracker.seed is not None
 
     @property
-    def seat(self) -> ConcentrationSession:
+    def seat(self) -> GameSession:
         assert self.session is not None, "no seat yet"
         return self.session
 
@@ -516,19 +597,28 @@ class ConcentrationChaosPlayer(ChaosSeat):
         """Create an open table, start it, play until the game is over and the seed is out."""
         await self.sign_in()
         seat = await self.retried(
-            lambda rid: self.client.create_concentration_table(
-                seats=seats, display_name=self.name, settings=settings, request_id=rid
+            Rpc(
+                "CreateTable",
+                lambda rid: self.client.create_table(
+                    settings or concentration_pb2.ConcentrationSettings(),
+                    seats=seats,
+                    display_name=self.name,
+                    request_id=rid,
+                ),
             )
         )
         self.tracker = ConcentrationTracker(player=seat.player_id, table_id=seat.table_id)
-        self.session = self.client.concentration(seat)
+        self.session = GameSession.of(self.client, "concentration", seat)
         async with asyncio.TaskGroup() as group:  # either failing ends both
             group.create_task(self.watch())
             group.create_task(self._start_and_play(seat))
 
     async def _start_and_play(self, seat: Seat) -> None:
         table = await self.retried(
-            lambda rid: self.client.start_table(seat.table_id, seat.token, request_id=rid)
+            Rpc(
+                "StartTable",
+                lambda rid: self.client.start_table(seat.table_id, seat.token, request_id=rid),
+            )
         )
         self.tracker.note_table(table)
         await self.play()
@@ -566,8 +656,64 @@ class ConcentrationChaosPlayer(ChaosSeat):
         await asyncio.sleep(max(self.clock.local_delay_s(at), 0.02))
         if t.event_number != before or not t.my_turn or t.i_am_cpu:
             return  # something happened meanwhile (a timer, a drop): look again
-        reply = await self.answered(lambda rid: self.seat.flip(card, request_id=rid))
+        reply = await self.answered(
+            Rpc("FlipCard", lambda rid: self.seat.send("FlipCard", request_id=rid, card=card))
+        )
         if reply is not None:
             self.take(list(reply.events))
         elif t.event_number == before:
             await self.wait_change(0.5)  # refused: wait for the stream to say why
+
+
+class TrackedSeat(ChaosSeat):
+    """A seat whose table is folded by one of match_client's trackers (a ``TableFollower``:
+    ``table_id``, ``player``, ``event_number``, ``game_over``, ``seed``, ``apply_events``,
+    ``apply_snapshot``) and whose session has ``watch(after)``: what every game's chaos player
+    beyond the race and Concentration shares. A game's module sets ``tracker`` and ``session``
+    once it has its seat, and plays."""
+
+    tracker: Any
+    session: Any = None
+
+    @property
+    def table_id(self) -> str:
+        return str(self.tracker.table_id)
+
+    @property
+    def player_id(self) -> str:
+        return str(self.tracker.player)
+
+    @property
+    def event_number(self) -> int:
+        return int(self.tracker.event_number)
+
+    @property
+    def finished(self) -> bool:
+        return bool(self.tracker.game_over) and self.tracker.seed is not None
+
+    def stream(self, after: int) -> AsyncIterator[Any]:
+        assert self.session is not None, "no seat yet"
+        return self.session.watch(after)  # type: ignore[no-any-return]
+
+    def apply_snapshot(self, view: Any) -> None:
+        self.tracker.apply_snapshot(view)
+
+    def take(self, events: list[common_pb2.EventEnvelope]) -> None:
+        """The stream's events (in order): recorded and folded."""
+        for envelope in events:
+            self.record(envelope)
+        for envelope in self.tracker.apply_events(events):
+            self.clock.observe(envelope.server_time_ms)
+        self.changed.set()
+
+    async def think(self, low_ms: int, high_ms: int) -> None:
+        """A person's pause before a move, in game time."""
+        at = self.clock.now() + self.rng.randint(low_ms, high_ms)
+        await asyncio.sleep(max(self.clock.local_delay_s(at), 0.02))
+
+    async def follow_and_play(self, play: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """The stream and the play together until the game is over and its seed out; either
+        failing ends both."""
+        async with asyncio.TaskGroup() as group:
+            group.create_task(self.watch())
+            group.create_task(play())

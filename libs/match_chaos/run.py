@@ -1,9 +1,12 @@
 """One chaos run: the local cluster, games played through it while replicas are killed, then the
-checks (see match_chaos.check for what is counted) and `match-audit verify` of every game.
+checks (see match_chaos.check for what is counted), `match-audit verify` of every game, the
+players projection against a fold of the log (match_chaos.projection) and how long the tables
+were unavailable to the players, per fault kind (match_chaos.unavailable).
 
-Two games are played: race tables (the scripted player and the bots) and Concentration tables
-(the scripted player and CPU players, which the rules play on the referee's timers), the
-Concentration ones spread evenly among the others (``Options.concentration``; default half)."""
+Every game is played, in turn (``Options.kinds``): race tables (the scripted player and the
+bots), Concentration (the scripted player and CPU players, which the rules play on the
+referee's timers), Match Cards (solo, and challenge tables of 2 or 3 the bots fill, in turn),
+Number Match (solo: its only kind of table) and MATCH 5 (three scripted players at one table)."""
 
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ import random
 import sqlite3
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -27,18 +30,32 @@ from match_audit import cli as audit_cli
 from match_bus import subjects
 from match_bus.clock import Clock
 from match_bus.jetstream import TableLog
+from match_chaos import match_cards, match_five, number_match, projection
 from match_chaos.check import GameCheck, check_game
 from match_chaos.faults import Faults
 from match_chaos.player import ChaosPlayer, ChaosSeat, ConcentrationChaosPlayer, Received, Tally
+from match_chaos.unavailable import KindReport, Outage, by_fault
 from match_launch.natscluster import NatsCluster
 from match_launch.stack import ONE_ADDRESS_MANY_PLAYERS, SERVICES, Stack
+from match_rules import registry
+
+RACE, CONCENTRATION = "race", "concentration"
+MATCH_CARDS, NUMBER_MATCH, MATCH_FIVE = "match-cards", "number-match", "match-5"
+KINDS = (RACE, CONCENTRATION, MATCH_CARDS, NUMBER_MATCH, MATCH_FIVE)
+SLUG_OF = {
+    RACE: "race",
+    CONCENTRATION: "concentration",
+    MATCH_CARDS: "match_cards",
+    NUMBER_MATCH: "number_match",
+    MATCH_FIVE: "match_five",
+}
 
 
 @dataclass(frozen=True, slots=True)
 class Options:
     out: Path = Path("var")
-    games: int = 20
-    concentration: int | None = None  # how many of the games are Concentration; None: half
+    games: int = 25  # 5 of each game
+    kinds: tuple[str, ...] = KINDS  # the games played, in turn
     concurrency: int = 6
     min_kills: int = 10
     rate: float = 10.0  # the system's clock: 10x, so a game takes about 40 s
@@ -47,26 +64,24 @@ class Options:
     game_timeout_s: float = 300.0
     ready_window_ms: int = 60_000  # game time: 6 s of wall time at rate 10
 
-    @property
-    def concentration_games(self) -> int:
-        wanted = self.games // 2 if self.concentration is None else self.concentration
-        return max(0, min(wanted, self.games))
-
     def game_of(self, index: int) -> str:
-        """``race`` or ``concentration``: the Concentration tables spread evenly over the
-        ``games`` (Bresenham); the games played beyond them (while the faults are not done)
-        in the same order again."""
-        if index >= self.games > 0:
-            return self.game_of(index % self.games)
-        share = self.concentration_games
-        return (
-            CONCENTRATION
-            if (index + 1) * share // self.games > index * share // self.games
-            else RACE
-        )
+        """The kinds in turn: every kind as often as the others (give or take one); the games
+        played beyond ``games`` (while the faults are not done) in the same order again."""
+        return self.kinds[index % len(self.kinds)]
+
+    def challenge(self, index: int) -> bool:
+        """Whether a Match Cards game is a challenge table: every other one of them."""
+        return (index // len(self.kinds)) % 2 == 1
 
 
-RACE, CONCENTRATION = "race", "concentration"
+@dataclass
+class SeatResult:
+    """What one scripted player at a table got."""
+
+    player_id: str = ""
+    received: Received = field(default_factory=Received)
+    tally: Tally = field(default_factory=Tally)
+    outages: list[Outage] = field(default_factory=list)
 
 
 @dataclass
@@ -74,12 +89,30 @@ class GameResult:
     index: int
     game: str = RACE
     table_id: str = ""
-    player_id: str = ""
+    player_id: str = ""  # the host's (the one scripted player at most tables)
     finished: bool = False
     error: str = ""
     seconds: float = 0.0
-    received: Received = field(default_factory=Received)
-    tally: Tally = field(default_factory=Tally)
+    received: Received = field(default_factory=Received)  # the host's
+    tally: Tally = field(default_factory=Tally)  # the host's
+    table: str = ""  # what kind of table: "solo", "3 seats"
+    seats: list[SeatResult] = field(default_factory=list)  # every scripted player, host first
+
+    def every_seat(self) -> list[SeatResult]:
+        """Every scripted player at the table (a result made with the host's fields alone: the
+        host)."""
+        return self.seats or [SeatResult(self.player_id, self.received, self.tally)]
+
+    def total(self) -> Tally:
+        return add_tallies(s.tally for s in self.every_seat())
+
+
+def add_tallies(tallies: Iterable[Tally]) -> Tally:
+    total = Tally()
+    for tally in tallies:
+        for name in vars(total):
+            setattr(total, name, getattr(total, name) + getattr(tally, name))
+    return total
 
 
 @dataclass
@@ -87,6 +120,9 @@ class Summary:
     games: int = 0
     by_game: dict[str, int] = field(default_factory=dict)  # games played, per game
     kills: int = 0
+    # Fields of the summary line after kills=, in order (another kind of fault adds its count
+    # here: partitions=3), each a name and what it says.
+    extra: dict[str, str] = field(default_factory=dict)
     lost: int = 0
     duplicated: int = 0
     verified: int = 0
@@ -94,14 +130,23 @@ class Summary:
     ledgers_identical: bool = False
     players_counted: bool = False  # every players replica counted every finished game once
     players_identical: bool = False  # and their read models are the same rows
+    projections_ok: bool = False  # and hold what a fold of the log says (match_chaos.projection)
     nats_stops: int = 0
 
-    def line(self) -> str:
+    def fields(self) -> list[tuple[str, str]]:
         per = " ".join(f"{game}={n}" for game, n in sorted(self.by_game.items())) or "none"
-        return (
-            f"chaos: games={self.games} ({per}) kills={self.kills} lost={self.lost} "
-            f"duplicated={self.duplicated} verified={self.verified}"
-        )
+        return [
+            ("games", f"{self.games} ({per})"),
+            ("kills", str(self.kills)),
+            *self.extra.items(),
+            ("lost", str(self.lost)),
+            ("duplicated", str(self.duplicated)),
+            ("verified", str(self.verified)),
+            ("projections", "ok" if self.projections_ok else "WRONG"),
+        ]
+
+    def line(self) -> str:
+        return "chaos: " + " ".join(f"{name}={value}" for name, value in self.fields())
 
     @property
     def ok(self) -> bool:
@@ -114,6 +159,7 @@ class Summary:
             and self.ledgers_identical
             and self.players_counted
             and self.players_identical
+            and self.projections_ok
         )
 
 
@@ -163,32 +209,64 @@ async def play_one(
 ) -> GameResult:
     game = opts.game_of(index)
     result = GameResult(index, game)
-    seats = rng.choice((2, 3))
-    player: ChaosSeat
+    players: list[ChaosSeat]
+    play: Awaitable[None]
     started = time.monotonic()
+    name = f"Chaos {index}"
     if game == CONCENTRATION:
-        cplayer = ConcentrationChaosPlayer(addr, f"Chaos {index}", clock, rng)
+        seats = rng.choice((2, 3))
+        cplayer = ConcentrationChaosPlayer(addr, name, clock, rng)
         # Away once, for 0.2-0.8 s of wall time (2-8 s of game time at rate 10, well under
         # the CPU's 30 s takeover), then back: the presence path under failover.
         cplayer.drop_after, cplayer.drop_for_s = rng.randint(8, 40), rng.uniform(0.2, 0.8)
-        player, play = cplayer, cplayer.play_game(seats, concentration_settings(rng))
+        players, play = [cplayer], cplayer.play_game(seats, concentration_settings(rng))
+    elif game == MATCH_CARDS:
+        seats = rng.choice((2, 3)) if opts.challenge(index) else 1
+        mplayer = match_cards.MatchCardsChaosPlayer(addr, name, clock, rng)
+        players, play = [mplayer], mplayer.play_game(seats, match_cards.settings(rng))
+    elif game == NUMBER_MATCH:
+        seats = 1
+        nplayer = number_match.NumberMatchChaosPlayer(addr, name, clock, rng)
+        players, play = [nplayer], nplayer.play_game(number_match.settings(rng))
+    elif game == MATCH_FIVE:
+        seats = match_five.PLAYERS
+        five = [
+            match_five.MatchFiveChaosPlayer(addr, f"{name}{'abc'[n]}", clock, rng)
+            for n in range(seats)
+        ]
+        players, play = list(five), play_five(five, match_five.settings(rng))
     else:
-        race = ChaosPlayer(addr, f"Chaos {index}", clock, rng)
-        player, play = race, race.play_game(seats, opts.ready_window_ms)
+        seats = rng.choice((2, 3))
+        race = ChaosPlayer(addr, name, clock, rng)
+        players, play = [race], race.play_game(seats, opts.ready_window_ms)
+    result.table = "solo" if seats == 1 else f"{seats} seats"
     # Six players with keys of their own, each in many games: the players service rates them,
-    # and its replicas must agree on every row (check_all).
-    player.key = player_key(index % KEYED_PLAYERS)
+    # and its replicas must agree on every row (check_all). At one table, different keys.
+    for n, player in enumerate(players):
+        player.key = player_key((index + n) % KEYED_PLAYERS)
+        player.game = game
     try:
         await asyncio.wait_for(play, opts.game_timeout_s)
-        result.finished = player.finished
+        result.finished = all(p.finished for p in players)
     except Exception as error:  # the game is then not verified: the run fails
         result.error = repr(error)[:500]
     finally:
-        await player.close()
-    result.table_id, result.player_id = player.table_id, player.player_id
-    result.received, result.tally = player.received, player.tally
+        for player in players:
+            await player.close()
+    host = players[0]
+    result.table_id, result.player_id = host.table_id_or_none(), host.player_id
+    result.received, result.tally = host.received, host.tally
+    result.seats = [SeatResult(p.player_id, p.received, p.tally, p.outages) for p in players]
     result.seconds = time.monotonic() - started
     return result
+
+
+async def play_five(
+    players: list[match_five.MatchFiveChaosPlayer], settings: match_five.Settings
+) -> None:
+    """MATCH 5: the host makes the table, the others join it, all play it to its end."""
+    await match_five.seat_three(players, settings)
+    await asyncio.gather(*(p.play_game() for p in players))
 
 
 async def play_all(
@@ -310,6 +388,30 @@ def players_rows(db: Path) -> dict[str, list[str]]:
         }
 
 
+def projection_rows(db: Path, players: set[str]) -> projection.Rows:
+    """A players replica's games, statistics and figures (of ``players``' for the last two)."""
+    rows = projection.Rows()
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+        for game_id, kind, ended in conn.execute("SELECT game_id, kind, ended_at_ms FROM games"):
+            rows.games[game_id] = (kind, ended)
+        for player, kind, games, wins, draws in conn.execute(
+            "SELECT player_id, kind, games, wins, draws FROM stats"
+        ):
+            if player in players:
+                rows.stats[(player, kind)] = (games, wins, draws)
+        for player, kind, name, value in conn.execute(
+            "SELECT player_id, kind, name, value FROM figures"
+        ):
+            if player in players:
+                rows.figures[(player, kind, name)] = value
+    return rows
+
+
+def kind_names() -> dict[int, str]:
+    """Game kind number -> the name the run reports it by."""
+    return {registry.by_slug(slug).kind: name for name, slug in SLUG_OF.items()}
+
+
 async def check_all(
     stack: Stack, results: list[GameResult], out: Callable[[str], None]
 ) -> tuple[Summary, list[GameCheck]]:
@@ -317,38 +419,52 @@ async def check_all(
     for result in results:
         summary.by_game[result.game] = summary.by_game.get(result.game, 0) + 1
     checks: list[GameCheck] = []
+    folded: list[projection.Folded] = []
+    unfolded: list[str] = []
     stream_length = await ledgers_caught_up(stack)
     for result in results:
+        records = await table_records(stack, result.table_id) if result.table_id else []
+        try:  # every table of the run: the players service counts each whose seed is out
+            game = projection.fold(result.table_id, records)
+        except projection.Unfolded as error:
+            unfolded.append(str(error))
+            game = None
+        if game is not None:
+            folded.append(game)
         if not result.finished:
             out(
                 f"  game {result.index} ({result.game}) {result.table_id or '-'}: not finished "
                 f"({result.error})"
             )
             continue
-        records = await table_records(stack, result.table_id)
-        check = check_game(
-            result.table_id,
-            records,
-            result.player_id,
-            result.received.events,
-            result.received.snapshots,
-        )
-        checks.append(check)
+        # Every scripted player at the table against the log, as redacted for them; the log's
+        # own repeats (the same for every player) counted once.
+        seat_checks = [
+            check_game(
+                result.table_id, records, s.player_id, s.received.events, s.received.snapshots
+            )
+            for s in result.every_seat()
+        ]
+        check = seat_checks[0]
+        checks.extend(seat_checks)
         ok, verdict = await verify(stack, result.table_id)
-        summary.lost += check.lost
+        lost = sum(c.lost for c in seat_checks)
+        summary.lost += lost
         summary.duplicated += check.duplicated
-        summary.mismatched += check.mismatched
+        summary.mismatched += sum(c.mismatched for c in seat_checks)
         summary.verified += ok
-        tally = result.tally
+        tally = result.total()
+        received = "/".join(str(c.received) for c in seat_checks)
         out(
-            f"  game {result.index} ({result.game}) {result.table_id}: {check.records} records, "
-            f"events 1-"
-            f"{check.last_event}, received {check.received}, lost {check.lost}, duplicated "
-            f"{check.duplicated}; calls {tally.calls}, retried {tally.retries}, watches "
-            f"{tally.watches}, drops {tally.drops}, taken over {tally.taken_over}; {verdict}"
+            f"  game {result.index} ({result.game}, {result.table}) {result.table_id}: "
+            f"{check.records} records, events 1-{check.last_event}, received {received}, lost "
+            f"{lost}, duplicated {check.duplicated}; calls {tally.calls}, retried "
+            f"{tally.retries}, watches {tally.watches}, drops {tally.drops}, taken over "
+            f"{tally.taken_over}; {verdict}"
         )
-        for note in check.notes:
-            out(f"    {note}")
+        for c in seat_checks:
+            for note in c.notes:
+                out(f"    {note}" if len(seat_checks) == 1 else f"    {c.table_id} seat: {note}")
     trees = [ledger_tree(stack.ledger_db(n)) for n in stack.names("ledger")]
     summary.ledgers_identical = all(t == trees[0] for t in trees)
     sizes = [len(leaves) for leaves, _ in trees]
@@ -357,8 +473,9 @@ async def check_all(
         + ("the same tree" if summary.ledgers_identical else "DIFFERENT TREES")
     )
     taken = await players_caught_up(stack, stream_length)
-    copies = [players_rows(stack.players_db(n)) for n in stack.names("players")]
-    finished = {r.table_id for r in results if r.finished}
+    names = stack.names("players")
+    copies = [players_rows(stack.players_db(n)) for n in names]
+    finished = {g.game_id for g in folded}
     # Each game id once (its primary key), and every finished game among them.
     counted = [[row.split("'")[1] for row in c.get("games", [])] for c in copies]
     summary.players_counted = all(finished <= set(ids) for ids in counted)
@@ -372,7 +489,34 @@ async def check_all(
         + ", "
         + ("the same rows" if summary.players_identical else "DIFFERENT ROWS")
     )
+    # The projection against the fold of the log, per game kind.
+    want = projection.expected(folded)
+    keyed = {player for player, _ in want.stats}
+    kinds = kind_names()
+    wrong: dict[str, list[str]] = {}
+    for name in names:
+        have = projection_rows(stack.players_db(name), keyed)
+        for kind, lines in projection.differences(want, have, kinds).items():
+            wrong.setdefault(kind, []).extend(f"{name}: {line}" for line in lines)
+    summary.projections_ok = not wrong and not unfolded
+    for line in unfolded:
+        out(f"  projection: {line}")
+    for kind in sorted({kinds[g.game.kind] for g in folded} | set(wrong)):
+        games = [g for g in folded if kinds[g.game.kind] == kind]
+        won = sum(len(g.results.winners) for g in games)
+        verdict = "as the log says" if kind not in wrong else f"{len(wrong[kind])} DIFFERENCES"
+        out(
+            f"  projection {kind}: {len(games)} games folded from the log ({won} winners), "
+            f"{len(names)} players replicas' games, statistics and figures {verdict}"
+        )
+        for line in wrong.get(kind, [])[:10]:
+            out(f"    {line}")
     return summary, checks
+
+
+def unavailability(results: list[GameResult], faults: Faults) -> list[KindReport]:
+    outages = [o for r in results for s in r.every_seat() for o in s.outages]
+    return by_fault(outages, faults.windows)
 
 
 async def run(opts: Options) -> int:
@@ -404,10 +548,7 @@ async def run(opts: Options) -> int:
         await asyncio.to_thread(stack.stop)
     for line in lines:
         print(line)
-    tally = Tally()
-    for r in results:
-        for name in vars(tally):
-            setattr(tally, name, getattr(tally, name) + getattr(r.tally, name))
+    tally = add_tallies(r.total() for r in results)
     print(
         f"  players: {tally.calls} calls, {tally.retries} asked again with the same request id, "
         f"{tally.fresh} anew after an UNAVAILABLE refusal, {tally.refused} refused, "
@@ -418,6 +559,13 @@ async def run(opts: Options) -> int:
         f"  faults: {faults.kills} kills {dict(faults.killed)}, NATS node stops "
         f"{faults.nats_stops}, processes that exited by themselves: {faults.crashed or 'none'}"
     )
+    unavailable = unavailability(results, faults)
+    print("  unavailable to the players, per fault kind (gap: a failed call to its answer, a")
+    print("  broken stream to its next item):")
+    for kind in unavailable:
+        print(f"    {kind.line()}")
+    if not unavailable:
+        print("    no fault made, no call failed")
     refusals = stack.nats_refusals()  # a service refused a subject: a missing grant
     print(f"  NATS refused a service {len(refusals)} times", *refusals[:10], sep="\n    ")
     report = {
@@ -425,15 +573,23 @@ async def run(opts: Options) -> int:
         "summary": asdict(summary),
         "crashed": faults.crashed,
         "nats_refusals": refusals,
+        "faults": [asdict(w) for w in faults.windows],
+        "unavailable": [kind.as_dict() for kind in unavailable],
+        "outages": [
+            {**asdict(o), "kind": kind.kind, "seconds": round(o.seconds, 2)}
+            for kind in unavailable
+            for o in kind.outages
+        ],
         "games": [
             {
                 "index": r.index,
                 "game": r.game,
+                "table": r.table,
                 "table_id": r.table_id,
                 "finished": r.finished,
                 "error": r.error,
                 "seconds": round(r.seconds, 1),
-                "tally": asdict(r.tally),
+                "tally": asdict(r.total()),
             }
             for r in results
         ],

@@ -1,4 +1,5 @@
-"""``MatchClient`` and ``PlayerSession``: thin, typed async wrappers over the gRPC API.
+"""``MatchClient``: a thin, typed async wrapper over the lobby's and the players service's gRPC
+API (a seat's calls to its game: ``match_client.session.GameSession``).
 
 No game logic lives here. Every call sends a fresh ``x-request-id``; every call made for a seat
 sends ``authorization: Bearer <token>``. Errors are the ``grpc.aio.AioRpcError`` the server
@@ -17,40 +18,26 @@ import os
 import shlex
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, cast
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
 import grpc.aio  # type: ignore[import-untyped, unused-ignore]
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from google.protobuf.message import Message
 
 from match.v1 import (
     common_pb2,
-    concentration_pb2,
-    concentration_service_pb2,
-    concentration_service_pb2_grpc,
     lobby_pb2,
     lobby_pb2_grpc,
-    match_cards_pb2,
-    match_cards_service_pb2,
-    match_cards_service_pb2_grpc,
-    match_five_pb2,
-    match_five_service_pb2,
-    match_five_service_pb2_grpc,
-    number_match_pb2,
-    number_match_service_pb2,
-    number_match_service_pb2_grpc,
     players_pb2,
     players_pb2_grpc,
-    race_pb2,
-    race_service_pb2,
-    race_service_pb2_grpc,
-    views_pb2,
 )
 from match_client import identity
+from match_rules import registry
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
 REFUSAL_CODE_KEY = "match-refusal-code"
@@ -103,28 +90,6 @@ class _Unary(Protocol[_Req, _Resp]):
     def __call__(
         self, request: _Req, *, timeout: float | None = ..., metadata: Metadata | None = ...
     ) -> Awaitable[_Resp]: ...
-
-
-class CommandReply(Protocol):
-    """What every race command returns: the events it caused and the caller's counters."""
-
-    @property
-    def events(self) -> Sequence[common_pb2.EventEnvelope]: ...
-
-    @property
-    def counters(self) -> views_pb2.RaceCounters: ...
-
-
-class _StreamCall(Protocol[_Resp]):
-    def __aiter__(self) -> AsyncIterator[_Resp]: ...
-
-    def cancel(self) -> bool: ...
-
-
-class _UnaryStream(Protocol[_Req, _Resp]):
-    def __call__(
-        self, request: _Req, *, timeout: float | None = ..., metadata: Metadata | None = ...
-    ) -> _StreamCall[_Resp]: ...
 
 
 def default_address() -> str:
@@ -240,7 +205,9 @@ def now_ms() -> int:
 
 
 class MatchClient:
-    """The lobby and the race over one gRPC channel. Use ``async with`` or call ``close``.
+    """The lobby and the players service over one gRPC channel (a seat's game calls:
+    :class:`match_client.session.GameSession`, over the same channel). Use ``async with`` or
+    call ``close``.
 
     Plain text by default; ``ca_file`` (a PEM file of the CA that signed the lobby's
     certificate) or ``tls=True`` (the system's trusted roots) speaks TLS and verifies the
@@ -274,7 +241,6 @@ class MatchClient:
             else grpc.aio.secure_channel(address, credentials, options=CHANNEL_OPTIONS)
         )
         lobby: Any = lobby_pb2_grpc.LobbyServiceStub(self._channel)  # type: ignore[no-untyped-call, unused-ignore]
-        race: Any = race_service_pb2_grpc.MatchRaceServiceStub(self._channel)  # type: ignore[no-untyped-call, unused-ignore]
         self._create: _Unary[lobby_pb2.CreateTableRequest, lobby_pb2.CreateTableResponse] = (
             lobby.CreateTable
         )
@@ -316,90 +282,6 @@ class MatchClient:
         self._leaderboard: _Unary[
             players_pb2.GetLeaderboardRequest, players_pb2.GetLeaderboardResponse
         ] = players.GetLeaderboard
-        self.ready_rpc: _Unary[
-            race_service_pb2.PressReadyRequest, race_service_pb2.PressReadyResponse
-        ] = race.PressReady
-        self.turn_rpc: _Unary[
-            race_service_pb2.TurnTileRequest, race_service_pb2.TurnTileResponse
-        ] = race.TurnTile
-        self.resign_rpc: _Unary[race_service_pb2.ResignRequest, race_service_pb2.ResignResponse] = (
-            race.Resign
-        )
-        self.hint_rpc: _Unary[
-            race_service_pb2.RequestHintRequest, race_service_pb2.RequestHintResponse
-        ] = race.RequestHint
-        self.watch_rpc: _UnaryStream[
-            race_service_pb2.WatchRequest, race_service_pb2.WatchResponse
-        ] = race.Watch
-        concentration: Any = concentration_service_pb2_grpc.ConcentrationServiceStub(  # type: ignore[no-untyped-call, unused-ignore]
-            self._channel
-        )
-        self.flip_rpc: _Unary[
-            concentration_service_pb2.FlipCardRequest, concentration_service_pb2.FlipCardResponse
-        ] = concentration.FlipCard
-        self.concentration_watch_rpc: _UnaryStream[
-            concentration_service_pb2.ConcentrationServiceWatchRequest,
-            concentration_service_pb2.ConcentrationServiceWatchResponse,
-        ] = concentration.Watch
-        cards: Any = match_cards_service_pb2_grpc.MatchCardsServiceStub(  # type: ignore[no-untyped-call, unused-ignore]
-            self._channel
-        )
-        self.turn_card_rpc: _Unary[
-            match_cards_service_pb2.TurnCardRequest, match_cards_service_pb2.TurnCardResponse
-        ] = cards.TurnCard
-        self.turn_off_notice_rpc: _Unary[
-            match_cards_service_pb2.TurnOffNoticeRequest,
-            match_cards_service_pb2.TurnOffNoticeResponse,
-        ] = cards.TurnOffNotice
-        self.match_cards_watch_rpc: _UnaryStream[
-            match_cards_service_pb2.MatchCardsServiceWatchRequest,
-            match_cards_service_pb2.MatchCardsServiceWatchResponse,
-        ] = cards.Watch
-        numbers: Any = number_match_service_pb2_grpc.NumberMatchServiceStub(  # type: ignore[no-untyped-call, unused-ignore]
-            self._channel
-        )
-        self.pair_cells_rpc: _Unary[
-            number_match_service_pb2.PairCellsRequest, number_match_service_pb2.PairCellsResponse
-        ] = numbers.PairCells
-        self.add_numbers_rpc: _Unary[
-            number_match_service_pb2.AddNumbersRequest,
-            number_match_service_pb2.AddNumbersResponse,
-        ] = numbers.AddNumbers
-        self.ask_hint_rpc: _Unary[
-            number_match_service_pb2.AskHintRequest, number_match_service_pb2.AskHintResponse
-        ] = numbers.AskHint
-        self.undo_rpc: _Unary[
-            number_match_service_pb2.UndoRequest, number_match_service_pb2.UndoResponse
-        ] = numbers.Undo
-        self.end_game_rpc: _Unary[
-            number_match_service_pb2.EndGameRequest, number_match_service_pb2.EndGameResponse
-        ] = numbers.EndGame
-        self.number_match_watch_rpc: _UnaryStream[
-            number_match_service_pb2.NumberMatchServiceWatchRequest,
-            number_match_service_pb2.NumberMatchServiceWatchResponse,
-        ] = numbers.Watch
-        five: Any = match_five_service_pb2_grpc.MatchFiveServiceStub(  # type: ignore[no-untyped-call, unused-ignore]
-            self._channel
-        )
-        self.write_link_rpc: _Unary[
-            match_five_service_pb2.WriteLinkRequest, match_five_service_pb2.WriteLinkResponse
-        ] = five.WriteLink
-        self.erase_link_rpc: _Unary[
-            match_five_service_pb2.EraseLinkRequest, match_five_service_pb2.EraseLinkResponse
-        ] = five.EraseLink
-        self.five_done_rpc: _Unary[
-            match_five_service_pb2.DoneRequest, match_five_service_pb2.DoneResponse
-        ] = five.Done
-        self.vote_rpc: _Unary[
-            match_five_service_pb2.VoteRequest, match_five_service_pb2.VoteResponse
-        ] = five.Vote
-        self.call_match_rpc: _Unary[
-            match_five_service_pb2.CallMatchRequest, match_five_service_pb2.CallMatchResponse
-        ] = five.CallMatch
-        self.match_five_watch_rpc: _UnaryStream[
-            match_five_service_pb2.MatchFiveServiceWatchRequest,
-            match_five_service_pb2.MatchFiveServiceWatchResponse,
-        ] = five.Watch
 
     def command(self, rest: str = "") -> str:
         """The ``match`` command line ``rest`` that reaches this client's lobby (match_command)."""
@@ -555,110 +437,27 @@ class MatchClient:
 
     async def create_table(
         self,
-        seats: int = 2,
+        settings: Message | None = None,
+        seats: int | None = None,
         visibility: common_pb2.Visibility = common_pb2.VISIBILITY_OPEN,
         display_name: str = "Player",
-        ready_window_ms: int = 30_000,
-        hints_per_board: int | None = None,
         request_id: str | None = None,
     ) -> Seat:
-        """Make a race table and take seat 1 (the host's). Retrying with the same
-        ``request_id`` returns the same table and seat."""
-        settings = race_pb2.RaceSettings(ready_window_ms=ready_window_ms)
-        if hints_per_board is not None:
-            settings.hints_per_board = hints_per_board
+        """Make a table and take seat 1 (the host's). The game is the one whose settings
+        ``settings`` are (the CreateTableRequest member of that message's type, named after the
+        game's slug); None: the first registered game with its default settings. ``seats``
+        None: the game's fewest. Retrying with the same ``request_id`` returns the same table
+        and seat."""
+        member = _settings_member(settings)
+        game = registry.by_slug(member) if member else registry.games()[0]
         request = lobby_pb2.CreateTableRequest(
-            game_kind=common_pb2.GAME_KIND_MATCH_RACE,
-            seats=seats,
-            visibility=visibility,
-            display_name=display_name,
-            race=settings,
-        )
-        return await self._create_seat(request, request_id)
-
-    async def create_concentration_table(
-        self,
-        seats: int = 1,
-        visibility: common_pb2.Visibility = common_pb2.VISIBILITY_OPEN,
-        display_name: str = "Player",
-        settings: concentration_pb2.ConcentrationSettings | None = None,
-        request_id: str | None = None,
-    ) -> Seat:
-        """Make a Concentration table (1..6 seats; ``settings`` None: the defaults, 52 emoji
-        cards and no turn limit) and take seat 1. ``start_table`` then seats a CPU player in
-        every empty seat and the game starts."""
-        request = lobby_pb2.CreateTableRequest(
-            game_kind=common_pb2.GAME_KIND_CONCENTRATION,
-            seats=seats,
+            game_kind=cast(common_pb2.GameKind, game.kind),
+            seats=game.min_seats if seats is None else seats,
             visibility=visibility,
             display_name=display_name,
         )
         if settings is not None:
-            request.concentration.CopyFrom(settings)
-        return await self._create_seat(request, request_id)
-
-    async def create_match_cards_table(
-        self,
-        seats: int = 1,
-        visibility: common_pb2.Visibility = common_pb2.VISIBILITY_OPEN,
-        display_name: str = "Player",
-        settings: match_cards_pb2.MatchCardsSettings | None = None,
-        request_id: str | None = None,
-    ) -> Seat:
-        """Make a Match Cards table and take seat 1 (``settings`` None: pairs, 12 cards, Easy,
-        animals; ``settings.code`` set: a replay of that game code, never ranked). One seat:
-        the game starts at once; 2 to 4: a challenge table, starting when the last seat is
-        taken, every player on their own copy of the same deal."""
-        request = lobby_pb2.CreateTableRequest(
-            game_kind=common_pb2.GAME_KIND_MATCH_CARDS,
-            seats=seats,
-            visibility=visibility,
-            display_name=display_name,
-        )
-        if settings is not None:
-            request.match_cards.CopyFrom(settings)
-        return await self._create_seat(request, request_id)
-
-    async def create_number_match_table(
-        self,
-        visibility: common_pb2.Visibility = common_pb2.VISIBILITY_OPEN,
-        display_name: str = "Player",
-        settings: number_match_pb2.NumberMatchSettings | None = None,
-        request_id: str | None = None,
-    ) -> Seat:
-        """Make a Number Match table and take its one seat: the game starts at once
-        (``settings`` None: easy; ``level``, a daily puzzle by ``daily_date`` and
-        ``utc_offset_minutes``, or ``replay_seed`` to play a finished game's board again)."""
-        request = lobby_pb2.CreateTableRequest(
-            game_kind=common_pb2.GAME_KIND_NUMBER_MATCH,
-            seats=1,
-            visibility=visibility,
-            display_name=display_name,
-        )
-        if settings is not None:
-            request.number_match.CopyFrom(settings)
-        return await self._create_seat(request, request_id)
-
-    async def create_match_five_table(
-        self,
-        seats: int = 2,
-        visibility: common_pb2.Visibility = common_pb2.VISIBILITY_OPEN,
-        display_name: str = "Player",
-        settings: match_five_pb2.MatchFiveSettings | None = None,
-        request_id: str | None = None,
-    ) -> Seat:
-        """Make a MATCH 5 table of 2 to 8 seats and take seat 1 (``settings`` None: the sand
-        timer 180 s, each combination's vote 45 s). The others join it with ``join_table`` (by
-        id, or by the invite code of a private table); the game starts when the last seat is
-        taken. No bot plays MATCH 5."""
-        request = lobby_pb2.CreateTableRequest(
-            game_kind=common_pb2.GAME_KIND_MATCH_FIVE,
-            seats=seats,
-            visibility=visibility,
-            display_name=display_name,
-        )
-        if settings is not None:
-            request.match_five.CopyFrom(settings)
+            getattr(request, member).CopyFrom(settings)
         return await self._create_seat(request, request_id)
 
     async def _create_seat(
@@ -716,19 +515,20 @@ class MatchClient:
 
     async def list_tables(
         self,
-        game_kind: common_pb2.GameKind = common_pb2.GAME_KIND_MATCH_RACE,
+        game_kind: common_pb2.GameKind | None = None,
         page_size: int = 100,
         max_pages: int = 10,
         fill_due_by_ms: int = 0,
     ) -> list[lobby_pb2.Table]:
         """The open tables with a free seat, newest first (following pages up to ``max_pages``).
         With ``fill_due_by_ms``: only those whose bot fill time is at most then, soonest due
-        first (what the bot polls)."""
+        first (what the bot polls). ``game_kind`` None: the first registered game's."""
+        kind = registry.games()[0].kind if game_kind is None else game_kind
         tables: list[lobby_pb2.Table] = []
         token = ""
         for _ in range(max_pages):
             request = lobby_pb2.ListTablesRequest(
-                game_kind=game_kind,
+                game_kind=cast(common_pb2.GameKind, kind),
                 page_size=page_size,
                 page_token=token,
                 fill_due_by_ms=fill_due_by_ms,
@@ -746,315 +546,12 @@ class MatchClient:
         r = await self._get(request, timeout=self.timeout, metadata=self.metadata(token))
         return r.table
 
-    def session(self, seat: Seat, bot_key: str | None = None) -> PlayerSession:
-        return PlayerSession(self, seat.table_id, seat.token, bot_key)
 
-    def concentration(self, seat: Seat) -> ConcentrationSession:
-        return ConcentrationSession(self, seat.table_id, seat.token)
-
-    def match_cards(self, seat: Seat) -> MatchCardsSession:
-        return MatchCardsSession(self, seat.table_id, seat.token)
-
-    def number_match(self, seat: Seat) -> NumberMatchSession:
-        return NumberMatchSession(self, seat.table_id, seat.token)
-
-    def match_five(self, seat: Seat) -> MatchFiveSession:
-        return MatchFiveSession(self, seat.table_id, seat.token)
-
-
-class PlayerSession:
-    """One seat's calls to the race service. Every call sends the seat's token; a bot seat's
-    Watch also sends the bot key (the lobby then counts its streams per seat, not per
-    address: the bot service plays every bot seat from one address)."""
-
-    def __init__(
-        self, client: MatchClient, table_id: str, token: str, bot_key: str | None = None
-    ) -> None:
-        self.client = client
-        self.table_id = table_id
-        self._token = token
-        self._bot_key = bot_key
-
-    def _md(self, request_id: str | None) -> Metadata:
-        return self.client.metadata(self._token, request_id)
-
-    async def press_ready(
-        self, request_id: str | None = None
-    ) -> race_service_pb2.PressReadyResponse:
-        request = race_service_pb2.PressReadyRequest(table_id=self.table_id)
-        return await self.client.ready_rpc(
-            request, timeout=self.client.timeout, metadata=self._md(request_id)
-        )
-
-    async def turn(
-        self, tile: int, request_id: str | None = None
-    ) -> race_service_pb2.TurnTileResponse:
-        request = race_service_pb2.TurnTileRequest(table_id=self.table_id, tile=tile)
-        return await self.client.turn_rpc(
-            request, timeout=self.client.timeout, metadata=self._md(request_id)
-        )
-
-    async def resign(self, request_id: str | None = None) -> race_service_pb2.ResignResponse:
-        request = race_service_pb2.ResignRequest(table_id=self.table_id)
-        return await self.client.resign_rpc(
-            request, timeout=self.client.timeout, metadata=self._md(request_id)
-        )
-
-    async def hint(self, request_id: str | None = None) -> race_service_pb2.RequestHintResponse:
-        request = race_service_pb2.RequestHintRequest(table_id=self.table_id)
-        return await self.client.hint_rpc(
-            request, timeout=self.client.timeout, metadata=self._md(request_id)
-        )
-
-    async def watch(
-        self, after_event_number: int = 0
-    ) -> AsyncIterator[race_service_pb2.WatchResponse]:
-        """The table's stream for this seat: maybe a snapshot, then every event, until the server
-        ends it (OK once the game is over and the seed is out). Breaking out cancels the call."""
-        request = race_service_pb2.WatchRequest(
-            table_id=self.table_id, after_event_number=after_event_number
-        )
-        md = list(self._md(None))
-        if self._bot_key:
-            md.append((BOT_KEY_HEADER, self._bot_key))
-        call = self.client.watch_rpc(request, timeout=None, metadata=md)
-        try:
-            async for item in call:
-                yield item
-        finally:
-            call.cancel()
-
-
-class ConcentrationSession:
-    """One seat's calls to ConcentrationService (``token`` None: a spectator, who may only
-    watch: everything at a Concentration table is public)."""
-
-    def __init__(self, client: MatchClient, table_id: str, token: str | None) -> None:
-        self.client = client
-        self.table_id = table_id
-        self._token = token
-
-    async def flip(
-        self, card: int, request_id: str | None = None
-    ) -> concentration_service_pb2.FlipCardResponse:
-        """Flip one face-down card on your turn (1..deck size, row by row)."""
-        request = concentration_service_pb2.FlipCardRequest(table_id=self.table_id, card=card)
-        md = self.client.metadata(self._token, request_id)
-        return await self.client.flip_rpc(request, timeout=self.client.timeout, metadata=md)
-
-    async def watch(
-        self, after_event_number: int = 0
-    ) -> AsyncIterator[concentration_service_pb2.ConcentrationServiceWatchResponse]:
-        """The table's stream: every event from the first (or after ``after_event_number``; a
-        snapshot instead when that is further back than the server keeps or beyond the last
-        event), and the final snapshot once the game is over and its seed out. A seated
-        player's stream is their presence: when their last one ends, the CPU takes the seat
-        unless they come back in time. Breaking out cancels the call."""
-        request = concentration_service_pb2.ConcentrationServiceWatchRequest(
-            table_id=self.table_id, after_event_number=after_event_number
-        )
-        md = self.client.metadata(self._token)
-        call = self.client.concentration_watch_rpc(request, timeout=None, metadata=md)
-        try:
-            async for item in call:
-                yield item
-        finally:
-            call.cancel()
-
-
-class MatchCardsSession:
-    """One seat's calls to MatchCardsService. Each player plays their own copy; Watch needs the
-    seat's token (a player sees their own pictures and the others' counts only)."""
-
-    def __init__(self, client: MatchClient, table_id: str, token: str | None) -> None:
-        self.client = client
-        self.table_id = table_id
-        self._token = token
-
-    async def turn(
-        self, card: int, request_id: str | None = None
-    ) -> match_cards_service_pb2.TurnCardResponse:
-        """Turn one hidden card of your copy (1..size, row by row); the attempt's cards are
-        compared 1.5 s after its last one."""
-        request = match_cards_service_pb2.TurnCardRequest(table_id=self.table_id, card=card)
-        md = self.client.metadata(self._token, request_id)
-        return await self.client.turn_card_rpc(request, timeout=self.client.timeout, metadata=md)
-
-    async def turn_off_notice(
-        self, request_id: str | None = None
-    ) -> match_cards_service_pb2.TurnOffNoticeResponse:
-        """Hard: stop the "Same picture" / "Different pictures" notice for the rest of the game."""
-        request = match_cards_service_pb2.TurnOffNoticeRequest(table_id=self.table_id)
-        md = self.client.metadata(self._token, request_id)
-        return await self.client.turn_off_notice_rpc(
-            request, timeout=self.client.timeout, metadata=md
-        )
-
-    async def watch(
-        self, after_event_number: int = 0
-    ) -> AsyncIterator[match_cards_service_pb2.MatchCardsServiceWatchResponse]:
-        """The table's stream as this seat may see it; breaking out cancels the call."""
-        request = match_cards_service_pb2.MatchCardsServiceWatchRequest(
-            table_id=self.table_id, after_event_number=after_event_number
-        )
-        md = self.client.metadata(self._token)
-        call = self.client.match_cards_watch_rpc(request, timeout=None, metadata=md)
-        try:
-            async for item in call:
-                yield item
-        finally:
-            call.cancel()
-
-
-class NumberMatchSession:
-    """The one seat's calls to NumberMatchService. Cells are numbered from 1, row by row, nine
-    to a row, on the board as it is now. Every command answers with its events and the table
-    as the player sees it after them (``view``)."""
-
-    def __init__(self, client: MatchClient, table_id: str, token: str | None) -> None:
-        self.client = client
-        self.table_id = table_id
-        self._token = token
-
-    def _md(self, request_id: str | None) -> Metadata:
-        return self.client.metadata(self._token, request_id)
-
-    async def pair(
-        self, first: int, second: int, request_id: str | None = None
-    ) -> number_match_service_pb2.PairCellsResponse:
-        """Remove the numbers in cells ``first`` and ``second`` as a pair."""
-        request = number_match_service_pb2.PairCellsRequest(
-            table_id=self.table_id, first=first, second=second
-        )
-        return await self.client.pair_cells_rpc(
-            request, timeout=self.client.timeout, metadata=self._md(request_id)
-        )
-
-    async def add(
-        self, request_id: str | None = None
-    ) -> number_match_service_pb2.AddNumbersResponse:
-        """Copy every number on the board after the last one (one of the level's additions)."""
-        request = number_match_service_pb2.AddNumbersRequest(table_id=self.table_id)
-        return await self.client.add_numbers_rpc(
-            request, timeout=self.client.timeout, metadata=self._md(request_id)
-        )
-
-    async def hint(self, request_id: str | None = None) -> number_match_service_pb2.AskHintResponse:
-        """A pair that keeps the board clearable, "add numbers", or "stuck" (3 a game)."""
-        request = number_match_service_pb2.AskHintRequest(table_id=self.table_id)
-        return await self.client.ask_hint_rpc(
-            request, timeout=self.client.timeout, metadata=self._md(request_id)
-        )
-
-    async def undo(self, request_id: str | None = None) -> number_match_service_pb2.UndoResponse:
-        """Take back the last pair or addition (hints are not given back)."""
-        request = number_match_service_pb2.UndoRequest(table_id=self.table_id)
-        return await self.client.undo_rpc(
-            request, timeout=self.client.timeout, metadata=self._md(request_id)
-        )
-
-    async def end(self, request_id: str | None = None) -> number_match_service_pb2.EndGameResponse:
-        """End the game now; the witness (and then the seed) is revealed."""
-        request = number_match_service_pb2.EndGameRequest(table_id=self.table_id)
-        return await self.client.end_game_rpc(
-            request, timeout=self.client.timeout, metadata=self._md(request_id)
-        )
-
-    async def watch(
-        self, after_event_number: int = 0
-    ) -> AsyncIterator[number_match_service_pb2.NumberMatchServiceWatchResponse]:
-        """The table's stream for its player: the events (or a snapshot when resuming from far
-        back or beyond the last event), a snapshot once started and a last one once the game is
-        over and its seed out; then the server ends it. Breaking out cancels the call."""
-        request = number_match_service_pb2.NumberMatchServiceWatchRequest(
-            table_id=self.table_id, after_event_number=after_event_number
-        )
-        call = self.client.number_match_watch_rpc(request, timeout=None, metadata=self._md(None))
-        try:
-            async for item in call:
-                yield item
-        finally:
-            call.cancel()
-
-
-class MatchFiveSession:
-    """One seat's calls to MatchFiveService. Combinations are numbered 1..10 (the pairs of the
-    five colours, red-yellow first); ballots are numbered through the game, one per link read
-    and one per "Match!" called. Every command answers with its events and the table as the
-    player sees it after them (``view``); Watch needs the seat's token (your links are yours
-    until the reading reaches them)."""
-
-    def __init__(self, client: MatchClient, table_id: str, token: str | None) -> None:
-        self.client = client
-        self.table_id = table_id
-        self._token = token
-
-    def _md(self, request_id: str | None) -> Metadata:
-        return self.client.metadata(self._token, request_id)
-
-    async def write(
-        self, combination: int, text: str, request_id: str | None = None
-    ) -> match_five_service_pb2.WriteLinkResponse:
-        """Write (or rewrite) your link for a combination while the sand timer runs."""
-        request = match_five_service_pb2.WriteLinkRequest(
-            table_id=self.table_id, combination=combination, text=text
-        )
-        return await self.client.write_link_rpc(
-            request, timeout=self.client.timeout, metadata=self._md(request_id)
-        )
-
-    async def erase(
-        self, combination: int, request_id: str | None = None
-    ) -> match_five_service_pb2.EraseLinkResponse:
-        """Erase your link for a combination while the sand timer runs."""
-        request = match_five_service_pb2.EraseLinkRequest(
-            table_id=self.table_id, combination=combination
-        )
-        return await self.client.erase_link_rpc(
-            request, timeout=self.client.timeout, metadata=self._md(request_id)
-        )
-
-    async def done(self, request_id: str | None = None) -> match_five_service_pb2.DoneResponse:
-        """Done writing, or done with the open combination of the reading."""
-        request = match_five_service_pb2.DoneRequest(table_id=self.table_id)
-        return await self.client.five_done_rpc(
-            request, timeout=self.client.timeout, metadata=self._md(request_id)
-        )
-
-    async def vote(
-        self, ballot: int, accept: bool, request_id: str | None = None
-    ) -> match_five_service_pb2.VoteResponse:
-        """Accept (``accept``) or contest a ballot of the open combination; on a "Match!"
-        ballot, agree or not that the two links match."""
-        request = match_five_service_pb2.VoteRequest(
-            table_id=self.table_id, ballot=ballot, accept=accept
-        )
-        return await self.client.vote_rpc(
-            request, timeout=self.client.timeout, metadata=self._md(request_id)
-        )
-
-    async def call_match(
-        self, ballot: int, request_id: str | None = None
-    ) -> match_five_service_pb2.CallMatchResponse:
-        """ "Match!" on another player's link (its ballot) of the open combination: the table
-        votes on it as a new ballot."""
-        request = match_five_service_pb2.CallMatchRequest(table_id=self.table_id, ballot=ballot)
-        return await self.client.call_match_rpc(
-            request, timeout=self.client.timeout, metadata=self._md(request_id)
-        )
-
-    async def watch(
-        self, after_event_number: int = 0
-    ) -> AsyncIterator[match_five_service_pb2.MatchFiveServiceWatchResponse]:
-        """The table's stream for this seat: a snapshot (unless resuming after an event), then
-        every event as the seat may see it, until the server ends it once the game is over and
-        its seed out. Breaking out cancels the call."""
-        request = match_five_service_pb2.MatchFiveServiceWatchRequest(
-            table_id=self.table_id, after_event_number=after_event_number
-        )
-        call = self.client.match_five_watch_rpc(request, timeout=None, metadata=self._md(None))
-        try:
-            async for item in call:
-                yield item
-        finally:
-            call.cancel()
+def _settings_member(settings: Message | None) -> str:
+    """The CreateTableRequest member that carries ``settings`` ("" for None)."""
+    if settings is None:
+        return ""
+    for field in lobby_pb2.CreateTableRequest.DESCRIPTOR.fields:
+        if field.message_type is settings.DESCRIPTOR:
+            return str(field.name)
+    raise ValueError(f"{settings.DESCRIPTOR.full_name} is no game's table settings")

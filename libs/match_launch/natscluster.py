@@ -6,6 +6,10 @@ Every node has its own client port, route port, store folder and config file
 storage with ``sync_interval: always``, a ``server_name`` and routes to the two others. A node
 stopped with :meth:`NatsCluster.stop_node` starts again with :meth:`NatsCluster.start_node` on
 the same ports and folder, so it rejoins with what it had stored.
+
+By default every node listens on 127.0.0.1. ``hosts`` gives each node an address of its own and
+``command`` wraps each node's argv (``ip netns exec <ns> ...``): `make chaos-partition` runs each
+node in a network namespace of its own (match_launch.netns) to cut the links between them.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -35,10 +39,16 @@ class NodeSpec:
     port: int
     cluster_port: int
     store_dir: Path
+    host: str = "127.0.0.1"
+    monitor_port: int = 0  # nats-server's HTTP monitoring (/varz, /jsz) on host; 0: none
 
     @property
     def url(self) -> str:
-        return f"nats://127.0.0.1:{self.port}"
+        return f"nats://{self.host}:{self.port}"
+
+    @property
+    def monitor_url(self) -> str:
+        return f"http://{self.host}:{self.monitor_port}"
 
 
 def node_config(
@@ -52,7 +62,7 @@ def node_config(
     ``authorization`` is the clients' (see match_bus.access); with ``route_password`` the nodes
     accept a route only from a node that knows it (user ``route``)."""
     login = f"route:{route_password}@" if route_password else ""
-    routes = "\n".join(f"    nats-route://{login}127.0.0.1:{p.cluster_port}" for p in peers)
+    routes = "\n".join(f"    nats-route://{login}{p.host}:{p.cluster_port}" for p in peers)
     route_auth = (
         f"  authorization {{ user: route, password: {route_password!r} }}\n"
         if route_password
@@ -60,8 +70,9 @@ def node_config(
     )
     return (
         f"server_name: {node.name}\n"
-        f"listen: 127.0.0.1:{node.port}\n"
-        "\n"
+        f"listen: {node.host}:{node.port}\n"
+        + (f"http: {node.host}:{node.monitor_port}\n" if node.monitor_port else "")
+        + "\n"
         "jetstream {\n"
         f"  store_dir: {str(node.store_dir)!r}\n"
         "  sync_interval: always\n"
@@ -69,7 +80,7 @@ def node_config(
         "\n"
         "cluster {\n"
         f"  name: {cluster}\n"
-        f"  listen: 127.0.0.1:{node.cluster_port}\n"
+        f"  listen: {node.host}:{node.cluster_port}\n"
         f"{route_auth}"
         "  routes: [\n"
         f"{routes}\n"
@@ -79,9 +90,9 @@ def node_config(
     )
 
 
-def _listening(port: int) -> bool:
+def _listening(port: int, host: str = "127.0.0.1") -> bool:
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+        with socket.create_connection((host, port), timeout=0.2):
             return True
     except OSError:
         return False
@@ -128,6 +139,10 @@ class NatsCluster:
     authorization: str = ""  # the clients' authorization block (match_bus.access)
     route_password: str = ""  # routes between the nodes log in with it
     connect_options: dict[str, str] = field(default_factory=dict)  # how to check JetStream
+    hosts: Sequence[str] = ()  # each node's listening address; 127.0.0.1 for all when empty
+    monitor_ports: Sequence[int] = ()  # each node's HTTP monitoring port; none when empty
+    # Node i's nats-server argv -> what to run instead (``ip netns exec ns-i ...``); as is if None
+    command: Callable[[int, list[str]], list[str]] | None = None
     nodes: list[NodeSpec] = field(default_factory=list)
     processes: dict[int, subprocess.Popen[bytes]] = field(default_factory=dict)
     _logs: dict[int, IO[bytes]] = field(default_factory=dict)
@@ -137,8 +152,12 @@ class NatsCluster:
         routes = list(self.cluster_ports) or [free_port() for _ in range(self.size)]
         if len(ports) != self.size or len(routes) != self.size:
             raise ValueError(f"a cluster of {self.size} nodes needs {self.size} ports of each kind")
+        hosts = list(self.hosts) or ["127.0.0.1"] * self.size
+        monitors = list(self.monitor_ports) or [0] * self.size
         self.nodes = [
-            NodeSpec(f"n{i + 1}", ports[i], routes[i], self.workdir / f"n{i + 1}")
+            NodeSpec(
+                f"n{i + 1}", ports[i], routes[i], self.workdir / f"n{i + 1}", hosts[i], monitors[i]
+            )
             for i in range(self.size)
         ]
         for node in self.nodes:
@@ -236,8 +255,9 @@ class NatsCluster:
         node = self.nodes[index]
         config = self._write_config(node)
         log = self._logs[index] = open(node.store_dir / "nats.log", "ab")  # noqa: SIM115
+        argv = [nats_server_binary(), "-c", str(config)]
         self.processes[index] = subprocess.Popen(
-            tied([nats_server_binary(), "-c", str(config)]),
+            tied(self.command(index, argv) if self.command is not None else argv),
             stdout=log,
             stderr=log,
         )
@@ -255,7 +275,7 @@ class NatsCluster:
         waiting = list(indexes)
         while waiting:
             self._check_alive()
-            waiting = [i for i in waiting if not _listening(self.nodes[i].port)]
+            waiting = [i for i in waiting if not _listening(self.nodes[i].port, self.nodes[i].host)]
             if not waiting:
                 return
             if time.monotonic() > deadline:

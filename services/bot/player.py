@@ -3,7 +3,7 @@
 What the seat does and when is the game's pure :class:`match_rules.game.BotSeat` (``game.bot``);
 this is its I/O: it feeds it the seat's Watch stream and the replies of its commands, keeps the
 server's clock, sleeps as each :class:`~match_rules.game.BotCall` says and sends it to the
-game's service (services/bot/calls.py), retrying a call whose outcome is unknown under the same
+game's service (match_client.session), retrying a call whose outcome is unknown under the same
 request id.
 
 A seat taken over from another bot replica (``resume=True``, services/bot/seats.py) starts from a
@@ -50,7 +50,7 @@ FORGET_AFTER = 2**63 - 1
 
 
 class Session(Protocol):
-    """One seat's calls to its game's service (services.bot.calls.GameSession)."""
+    """One seat's calls to its game's service (match_client.session.GameSession)."""
 
     def watch(self, after_event_number: int = 0) -> AsyncIterator[Message]: ...
 

@@ -45,12 +45,12 @@ from match_client.client import (
     status_name,
 )
 from match_client.clock import ServerClock
+from match_client.session import GameSession
 from match_obs import configure_logging, serve_metrics
 from match_rules import registry
 from match_rules.game import Bot as GameBot
 from match_rules.game import Game
 from services.bot import fill, metrics, seats
-from services.bot.calls import GameSession
 from services.bot.config import BotConfig
 from services.bot.player import SeatEnd, SeatPlayer
 from services.bot.seats import KV_ERRORS, Identity, SeatBook, SeatRecord

@@ -12,7 +12,7 @@ import grpc
 
 from match.v1 import audit_pb2, audit_pb2_grpc, common_pb2, referee_pb2
 from match_bus.clock import Clock
-from tests.e2e.players import Player
+from tests.e2e.players_race import Player
 
 RATE = 10.0
 

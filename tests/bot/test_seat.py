@@ -110,7 +110,7 @@ def test_the_lobby_shows_the_strength_to_every_client() -> None:
 
 
 class Session:
-    """Stands in for PlayerSession: Watch sends ``view`` as a snapshot, then what the test
+    """Stands in for a GameSession: Watch sends ``view`` as a snapshot, then what the test
     queues; a turn or a press ends the game."""
 
     def __init__(self, view: views_pb2.RaceView) -> None:

@@ -32,7 +32,7 @@ from services.bot.seats import Identity, SeatBook, SeatRecord
 from services.bot.service import Bot
 from tests.conftest import running
 from tests.e2e.leaks import check_no_leaks
-from tests.e2e.players import Player
+from tests.e2e.players_race import Player
 
 RATE = 5.0
 READY_WINDOW_MS = 120_000

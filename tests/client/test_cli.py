@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 
 from match.v1 import common_pb2, lobby_pb2, race_pb2, views_pb2
-from match_client import cli, text
+from match_client import cli, terminal
 from match_client.client import refusal_code
-from match_client.tracker import Tile, ViewTracker
+from match_client.race import play as race_play
+from match_client.race import text
+from match_client.race.tracker import Tile, ViewTracker
 
 RV = views_pb2.RaceView
 RE = race_pb2.RaceEvent
@@ -165,11 +167,11 @@ def test_own_turn_and_a_rival_as_text() -> None:
     turned = envelope(
         6, tile_turned=RE.TileTurned(board=1, player="ann", tile=7, symbol=12, turn=1)
     )
-    lines = cli.events_lines(t, [turned])
+    lines = race_play.events_lines(t, [turned])
     assert lines[0] == "you turned 7: bell (turn 1)"
     assert "7:bell" in "\n".join(lines)  # the board follows an own turn
     moved = envelope(7, opponent_moved=RE.OpponentMoved(board=1, player="p-bob", turns=14, pairs=3))
-    assert cli.events_lines(t, [moved], quiet_opponents=False) == ["bob: 3 pairs, 14 turns"]
+    assert race_play.events_lines(t, [moved], quiet_opponents=False) == ["bob: 3 pairs, 14 turns"]
 
 
 def test_a_rival_is_told_only_when_their_pairs_change() -> None:
@@ -180,15 +182,15 @@ def test_a_rival_is_told_only_when_their_pairs_change() -> None:
         moved = envelope(
             n, opponent_moved=RE.OpponentMoved(board=1, player="p-bob", turns=turns, pairs=pairs)
         )
-        lines += cli.events_lines(t, [moved], pairs_seen=seen)
+        lines += race_play.events_lines(t, [moved], pairs_seen=seen)
     assert lines == ["bob: 1 pair, 2 turns", "bob: 2 pairs, 4 turns"]
 
 
 def test_an_event_is_told_once() -> None:
     t = tracker()
     ended = envelope(6, board_ended=RE.BoardEnded(board=1, reason=RE.END_REASON_TIME_CAP))
-    assert cli.events_lines(t, [ended]) == ["board 1 ended: the two minutes are up"]
-    assert cli.events_lines(t, [ended]) == []
+    assert race_play.events_lines(t, [ended]) == ["board 1 ended: the two minutes are up"]
+    assert race_play.events_lines(t, [ended]) == []
 
 
 def test_reveal_standings_and_seed_as_text() -> None:
@@ -196,7 +198,7 @@ def test_reveal_standings_and_seed_as_text() -> None:
     result = RE.BoardResult(
         player="p-bob", outcome=RE.OUTCOME_CLEARED, pairs=10, found=10, turns=30, time_ms=41_500
     )
-    lines = cli.events_lines(
+    lines = race_play.events_lines(
         t,
         [
             envelope(
@@ -216,7 +218,7 @@ def test_reveal_standings_and_seed_as_text() -> None:
         "2. you: 0 pairs, 0.0 s",
     ]
     standing = RE.Standing(player="ann", place=1, pairs=25, time_ms=95_300, turns=80, hints=1)
-    lines = cli.events_lines(t, [envelope(7, game_ended=RE.GameEnded(standings=[standing]))])
+    lines = race_play.events_lines(t, [envelope(7, game_ended=RE.GameEnded(standings=[standing]))])
     assert lines == [
         "the game is over",
         "final standings:",
@@ -228,7 +230,7 @@ def test_reveal_standings_and_seed_as_text() -> None:
             seed_revealed=common_pb2.TableEvent.SeedRevealed(seed=b"\xab" * 32, deal_version="v1")
         ),
     )
-    assert cli.events_lines(t, [seed]) == [f"seed published: {'ab' * 32} (v1)"]
+    assert race_play.events_lines(t, [seed]) == [f"seed published: {'ab' * 32} (v1)"]
     assert t.seed == b"\xab" * 32
 
 
@@ -240,11 +242,11 @@ def test_table_line() -> None:
         game_kind=common_pb2.GAME_KIND_CONCENTRATION,
     )
     table.taken.add(seat=1, player_id="p", display_name="Ann")
-    line = text.table_line(table)
+    line = terminal.table_line(table)
     assert line.startswith("0123456789abcdef  concentration  1/3 seats  created ")
     assert line.endswith("players: Ann")
     table.game_kind = 99  # a kind from a newer contract
-    assert "  kind 99  " in text.table_line(table)
+    assert "  kind 99  " in terminal.table_line(table)
 
 
 class FakeError(Exception):

@@ -13,7 +13,8 @@ import pytest
 from match.v1 import common_pb2, concentration_pb2
 from match_client import cli, concentration, demo
 from match_client.concentration import DOWN, TAKEN, UP, Card
-from match_client.concentration_screen import card_label
+from match_client.concentration import demo as concentration_demo
+from match_client.concentration.screen import card_label
 from match_launch.stack import Stack
 from tests.conftest import running
 
@@ -183,7 +184,7 @@ async def test_the_demo_plays_a_whole_concentration_game_and_prints_the_seed(
     stack: Stack, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code = await asyncio.wait_for(
-        demo.demo_concentration(stack.lobby_addr, pace=0.05, seed=7, seats=3), 240
+        concentration_demo.demo_concentration(stack.lobby_addr, pace=0.05, seed=7, seats=3), 240
     )
     out = capsys.readouterr().out
     assert code == 0, out

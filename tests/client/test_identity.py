@@ -20,7 +20,14 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from match.v1 import lobby_pb2, players_pb2
+from match.v1 import (
+    concentration_pb2,
+    lobby_pb2,
+    match_cards_pb2,
+    match_five_pb2,
+    number_match_pb2,
+    players_pb2,
+)
 from match_client import cli, identity
 from match_client.client import MatchClient, Metadata, Seat
 from match_client.seats import KeptTokens, KeyedSeats, SeatStore, resume_finders
@@ -306,10 +313,10 @@ async def test_sign_in_signs_the_challenge_and_seats_the_player() -> None:
 
         # the session goes with every create and join, the bot key too
         await client.create_table()
-        await client.create_concentration_table()
-        await client.create_match_cards_table()
-        await client.create_number_match_table()
-        await client.create_match_five_table()
+        await client.create_table(concentration_pb2.ConcentrationSettings())
+        await client.create_table(match_cards_pb2.MatchCardsSettings())
+        await client.create_table(number_match_pb2.NumberMatchSettings())
+        await client.create_table(match_five_pb2.MatchFiveSettings())
         await client.join_table(table_id="t9", bot_key="bk")
         sent = lobby.calls[1:]
         assert [name for name, _ in sent] == ["create"] * 5 + ["join"]

@@ -18,7 +18,7 @@ from textual.widgets import Static
 from match.v1 import common_pb2, match_cards_pb2
 from match_client import cli, match_cards
 from match_client.client import MatchClient
-from match_client.match_cards_screen import CardCell, MatchCardsApp
+from match_client.match_cards.screen import CardCell, MatchCardsApp
 from match_launch.stack import Stack
 from tests.conftest import running
 
@@ -358,8 +358,8 @@ async def test_the_full_screen_view_shows_the_copy_the_counters_the_notice_and_t
     env = {k: stack.env[k] for k in ("REFEREE_CLOCK_RATE", "REFEREE_CLOCK_ANCHOR_MS")}
     settings = cli.Settings.from_env({**env, "MATCH_STATE_DIR": str(tmp_path / "state")})
     async with MatchClient(stack.lobby_addr) as client:
-        seat = await client.create_match_cards_table(
-            display_name="Ann", settings=Settings(difficulty=Settings.DIFFICULTY_HARD)
+        seat = await client.create_table(
+            Settings(difficulty=Settings.DIFFICULTY_HARD), display_name="Ann"
         )
         play = match_cards.MatchCardsPlay(client, seat, print, settings.server_clock())
         app = MatchCardsApp(play, [f"table {seat.table_id}, your seat 1, as Ann"])

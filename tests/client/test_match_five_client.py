@@ -19,7 +19,8 @@ import pytest
 
 from match.v1 import common_pb2, match_five_pb2
 from match_audit.cli import main as audit_main
-from match_client import cli, demo, match_five
+from match_client import cli, demo, match_five, scripted
+from match_client.match_five import demo as match_five_demo
 from match_launch.stack import Stack
 from tests.conftest import running
 
@@ -593,7 +594,7 @@ async def test_the_demo_plays_three_players_to_the_end_and_the_audit_passes(
     lines: list[str] = []
     # Timers long enough for a loaded machine (the ten-times clock makes 30 s three of the
     # wall): the players say Done, so the game takes no longer.
-    code = await demo.demo_match_five(
+    code = await match_five_demo.demo_match_five(
         stack.lobby_addr, out=lines.append, writing_seconds=120, vote_seconds=60
     )
     text = "\n".join(lines)
@@ -607,5 +608,5 @@ async def test_the_demo_plays_three_players_to_the_end_and_the_audit_passes(
         assert any(re.match(rf"round {round_} scores: Ann \d+ \(\d+ matching", x) for x in lines)
     assert "final standings:" in lines, text
     assert any(x.startswith(("winner: ", "winners, sharing the victory: ")) for x in lines), text
-    assert lines[-1] == f"check this game against the ledger: {demo.audit_command(game)}"
+    assert lines[-1] == f"check this game against the ledger: {scripted.audit_command(game)}"
     await verified(stack, game)

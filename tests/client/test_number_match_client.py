@@ -20,9 +20,10 @@ import pytest
 from textual.widgets import Static
 
 from match.v1 import common_pb2, number_match_pb2
-from match_client import cli, demo, number_match
+from match_client import cli, number_match, terminal
 from match_client.client import MatchClient, refusal_code
-from match_client.number_match_screen import (
+from match_client.number_match import demo as number_match_demo
+from match_client.number_match.screen import (
     CELL,
     LABEL,
     Board,
@@ -502,9 +503,7 @@ async def test_the_daily_puzzle_is_todays_where_the_player_is(stack: Stack, tmp_
     async with MatchClient(stack.lobby_addr) as client:
         yesterday = (dt.date.today() - dt.timedelta(days=2)).isoformat()
         with pytest.raises(Exception) as refused:
-            await client.create_number_match_table(
-                settings=Settings(daily_date=yesterday, utc_offset_minutes=0)
-            )
+            await client.create_table(Settings(daily_date=yesterday, utc_offset_minutes=0))
         assert refusal_code(refused.value) == "daily_not_today"
 
 
@@ -526,8 +525,8 @@ async def test_the_full_screen_view_plays_with_the_keys(stack: Stack, tmp_path: 
         "REFEREE_CLOCK_ANCHOR_MS"], "MATCH_STATE_DIR": str(tmp_path / "state")}  # fmt: skip
     settings = cli.Settings.from_env(env_vars)
     async with MatchClient(stack.lobby_addr) as client:
-        seat = await client.create_number_match_table(display_name="Ann")
-        audit = cli.audit_line(seat.table_id, settings)
+        seat = await client.create_table(number_match_pb2.NumberMatchSettings(), display_name="Ann")
+        audit = terminal.audit_line(seat.table_id, settings)
         play = number_match.NumberMatchPlay(
             client, seat, print, settings.server_clock(), audit=audit
         )
@@ -668,7 +667,7 @@ async def test_a_killed_terminal_resumes_its_game_and_undoes_from_the_snapshot(
 
 async def test_the_demo_plays_a_whole_game_to_its_end(stack: Stack) -> None:
     lines: list[str] = []
-    code = await demo.demo_number_match(stack.lobby_addr, out=lines.append)
+    code = await number_match_demo.demo_number_match(stack.lobby_addr, out=lines.append)
     assert code == 0, "\n".join(lines)
     assert re.fullmatch(r"game [0-9a-f]+", lines[0]), lines
     assert sum(line.startswith("hint ") for line in lines) == 3, lines

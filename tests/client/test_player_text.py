@@ -8,9 +8,11 @@ import getpass
 import pytest
 
 from match.v1 import common_pb2, race_pb2
-from match_client import cli, demo, symbols, text
+from match_client import cli, scripted, symbols, terminal
 from match_client.client import Seat
-from match_client.tracker import ViewTracker
+from match_client.race import play as race_play
+from match_client.race import text
+from match_client.race.tracker import ViewTracker
 
 RE = race_pb2.RaceEvent
 
@@ -33,7 +35,7 @@ def result(player: str, pairs: int, time_ms: int) -> RE.BoardResult:
 
 def test_a_player_who_missed_ready_is_told_and_never_invited_again() -> None:
     t = game("ann", "bob")
-    lines = cli.events_lines(
+    lines = race_play.events_lines(
         t,
         [
             envelope(2, ready_opened=RE.ReadyOpened(at=0, board=1, deadline=30_000)),
@@ -64,7 +66,7 @@ def test_help_says_what_missing_ready_costs() -> None:
 async def test_ready_and_turns_are_not_sent_for_a_player_who_is_out() -> None:
     said: list[str] = []
     seat = Seat("t", "ann", "token", 1)
-    g = cli.Game(object(), seat, said.append, settings=cli.Settings.from_env({}))  # type: ignore[arg-type]
+    g = race_play.Game(object(), seat, said.append, settings=cli.Settings.from_env({}))  # type: ignore[arg-type]
     g.tracker.apply_events(
         [
             envelope(1, game_started=RE.GameStarted(players=["ann", "bob"])),
@@ -81,7 +83,7 @@ def test_the_end_of_a_board_is_said_in_plain_words() -> None:
     assert "grace" not in " ".join(text.END_TEXT.values())
     t = game("ann", "bob")
     ended = envelope(2, board_ended=RE.BoardEnded(board=0, reason=RE.END_REASON_GRACE_OVER))
-    assert cli.events_lines(t, [ended]) == [
+    assert race_play.events_lines(t, [ended]) == [
         "board 0 ended: the 20 seconds to finish after the first clear are up"
     ]
 
@@ -147,19 +149,19 @@ def test_plain_lines_when_not_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_the_audit_command_is_printed_whole() -> None:
-    assert text.audit_command("abc", "var/ledger.vkey") == (
+    assert terminal.audit_command("abc", "var/ledger.vkey") == (
         "match-audit verify abc --key var/ledger.vkey"
     )
     settings = cli.Settings.from_env({"MATCH_VAR": "/srv/m", "LEDGER_ADDR": "h:1"})
     assert (settings.ledger_key, settings.ledger_addr) == ("/srv/m/ledger.vkey", "h:1")
-    assert text.audit_command("abc", settings.ledger_key, settings.ledger_addr) == (
+    assert terminal.audit_command("abc", settings.ledger_key, settings.ledger_addr) == (
         "match-audit verify abc --key /srv/m/ledger.vkey --addr h:1"
     )
 
 
 def test_the_demo_ends_with_the_audit_command() -> None:
-    assert demo.audit_command("abc", {}) == "match-audit verify abc --key var/ledger.vkey"
+    assert scripted.audit_command("abc", {}) == "match-audit verify abc --key var/ledger.vkey"
     env = {"MATCH_VAR": "/tmp/v", "LEDGER_ADDR": "127.0.0.1:9"}
-    assert demo.audit_command("abc", env) == (
+    assert scripted.audit_command("abc", env) == (
         "match-audit verify abc --key /tmp/v/ledger.vkey --addr 127.0.0.1:9"
     )

@@ -12,7 +12,7 @@ import pytest
 
 from match.v1 import players_pb2
 from match_audit import cli as audit_cli
-from match_client import cli, demo, match_cards, players
+from match_client import cli, match_cards, players, scripted
 from match_client.client import MatchClient, match_command
 from match_launch.stack import Stack
 from services.stack.__main__ import commands
@@ -86,7 +86,7 @@ def test_leaderboard_and_demo_lines_carry_the_address() -> None:
         lines[-1]
         == "other boards: main (match --addr h:9 leaderboard --game match-cards --board NAME)"
     )
-    assert demo.players_lines("race", True, "match --addr h:9") == [
+    assert scripted.players_lines("race", True, "match --addr h:9") == [
         "see your rating: match --addr h:9 leaderboard --game race",
         "and your statistics: match --addr h:9 profile",
     ]

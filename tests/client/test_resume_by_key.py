@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from match_client import demo, identity
+from match_client.race import demo as race_demo
 from match_client.seats import SeatStore
 from match_launch.stack import Stack
 from match_rules.number_match.board import pair_moves
@@ -194,7 +195,7 @@ async def test_the_demo_plays_as_the_key_and_its_rating_and_statistics_show(
     you = identity.load(tmp_path / "config" / "key.pem").player_id
     assert said.startswith(f"you are player {you}: your key is ")
     code = await asyncio.wait_for(
-        demo.demo(stack.lobby_addr, pace=0.1, seed=7, player_key=key), 240
+        race_demo.demo(stack.lobby_addr, pace=0.1, seed=7, player_key=key), 240
     )
     out = capsys.readouterr().out
     assert code == 0, out

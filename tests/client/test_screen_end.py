@@ -6,7 +6,8 @@ not hold: between boards it is the next board, face down.
 
 A whole game is played through the rules core; the view folds what the player receives (the
 events redacted for them) and, as after a reconnection, the lobby's snapshot of the finished
-game (``race_view``). The app runs under Textual's pilot with a stand-in for ``cli.Game``
+game (``race_view``). The app runs under Textual's pilot with a stand-in for
+``match_client.race.play.Game``
 that follows no stream: the tracker is the whole of what it draws.
 """
 
@@ -19,8 +20,8 @@ from textual.widgets import Static
 
 from match.v1 import common_pb2
 from match_client import symbols
-from match_client.screen import MatchApp
-from match_client.tracker import ViewTracker
+from match_client.race.screen import MatchApp
+from match_client.race.tracker import ViewTracker
 from match_rules.game import TableContext
 from match_rules.race import commands as cmd
 from match_rules.race import decide, evolve, initial_state, redact
@@ -92,7 +93,8 @@ class Table:
 
 
 class StandIn:
-    """What MatchApp uses of ``cli.Game``, without a stream: the tracker as it is."""
+    """What MatchApp uses of ``match_client.race.play.Game``, without a stream: the tracker as
+    it is."""
 
     def __init__(self, tracker: ViewTracker, now: int) -> None:
         self.tracker = tracker

@@ -26,10 +26,11 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
-from match.v1 import common_pb2
+from match.v1 import common_pb2, race_pb2
 from match_client import cli
 from match_client.client import MatchClient
-from match_client.screen import MatchApp
+from match_client.race import play as race_play
+from match_client.race.screen import MatchApp
 from match_launch.stack import Stack
 
 RATE = 10.0
@@ -84,13 +85,12 @@ async def test_the_full_screen_view_counts_down_warns_and_shows_the_standings(
     assert settings.clock.rate == RATE
     async with MatchClient(stack.lobby_addr) as client:
         seat = await client.create_table(
+            race_pb2.RaceSettings(ready_window_ms=30_000, hints_per_board=3),
             seats=2,
             visibility=common_pb2.VISIBILITY_OPEN,
             display_name="Ann",
-            ready_window_ms=30_000,
-            hints_per_board=3,
         )
-        game = cli.Game(client, seat, print, settings=settings, show_boards=False)
+        game = race_play.Game(client, seat, print, settings=settings, show_boards=False)
         game.tracker.note_table(await client.start_table(seat.table_id, seat.token))
         app = MatchApp(game, [f"table {seat.table_id}, your seat 1, as Ann"], "Ann")
         async with app.run_test(size=(110, 36)) as pilot:

@@ -4,8 +4,8 @@ said once in the line mode (the Ready warning before a missed Ready puts a playe
 from __future__ import annotations
 
 from match.v1 import common_pb2, race_pb2
-from match_client import text, timing
-from match_client.tracker import ViewTracker
+from match_client.race import text, timing
+from match_client.race.tracker import ViewTracker
 
 RE = race_pb2.RaceEvent
 T0 = 1_000_000

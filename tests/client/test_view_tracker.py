@@ -8,7 +8,7 @@ import random
 import pytest
 
 from match.v1 import common_pb2, race_pb2, race_service_pb2, views_pb2
-from match_client.tracker import ViewTracker
+from match_client.race.tracker import ViewTracker
 from match_rules.errors import RuleError
 from match_rules.race import commands as cmd
 from match_rules.race import decide, evolve, initial_state, player_view, redact

@@ -27,7 +27,7 @@ from match_chaos.run import (
     table_records,
     verify,
 )
-from match_client.tracker import RaceView
+from match_client.race.tracker import RaceView
 from match_launch.stack import Stack
 
 RATE = 10.0

@@ -9,7 +9,7 @@ from match.v1 import common_pb2, lobby_pb2, race_service_pb2
 from match_bus.clock import Clock
 from match_launch.stack import Stack
 from tests.e2e.leaks import check_no_leaks
-from tests.e2e.players import Player
+from tests.e2e.players_race import Player
 
 
 async def refused(call: object) -> grpc.aio.AioRpcError:

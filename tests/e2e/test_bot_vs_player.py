@@ -22,7 +22,7 @@ from match_bus.clock import Clock
 from match_client.client import refusal_code
 from match_launch.stack import Stack
 from tests.e2e.conftest import fast_stack
-from tests.e2e.players import Player
+from tests.e2e.players_race import Player
 
 GAMES = 3
 THINK_MS = 700  # game time, per turn

@@ -3,7 +3,7 @@ return, a drop and the CPU's takeover, bad input, and the audit of a finished ga
 
 The system clock runs ten times faster here (tests/e2e/conftest.py): a 30 s turn limit is 3 s
 of wall time, the CPU's takeover after a drop too. Every player's received messages are checked
-for leaks (tests/e2e/cplayers.py).
+for leaks (tests/e2e/players_concentration.py).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import pytest
 
 from match_audit.cli import main as audit_main
 from match_rules.concentration import game as concentration
-from tests.e2e.cplayers import CPlayer, Settings, check_no_leaks, refusal_code
+from tests.e2e.players_concentration import CPlayer, Settings, check_no_leaks, refusal_code
 
 SMALL = Settings(
     pictures=Settings.PICTURES_PLAYING_CARDS, cards=24, matching=Settings.MATCHING_RANK

@@ -20,7 +20,7 @@ from match_rules.race import events as ev
 from match_rules.race.deal import deal
 from match_rules.race.game import from_proto
 from tests.e2e.leaks import check_no_leaks
-from tests.e2e.players import Player, fetch_deal, pairs_of
+from tests.e2e.players_race import Player, fetch_deal, pairs_of
 
 CAP, GRACE = 120_000, 20_000
 WINDOW = 60_000

@@ -3,7 +3,8 @@ triples, a win, a loss by the limit, Hard's notice turned off, a challenge table
 from a finished game's printed code, bad input, and the audit of a finished game.
 
 The system clock runs ten times faster here (tests/e2e/conftest.py): the 1.5 s compare is
-0.15 s of wall time. Every message each player receives is checked (tests/e2e/mcplayers.py):
+0.15 s of wall time. Every message each player receives is checked
+(tests/e2e/players_match_cards.py):
 a picture only of their own card turned or found, never another player's, never a hidden one.
 """
 
@@ -17,12 +18,12 @@ import grpc
 import pytest
 
 from match_audit.cli import main as audit_main
-from match_client.demo import demo_match_cards
+from match_client.match_cards.demo import demo_match_cards
 from match_rules.match_cards import code as codes
 from match_rules.match_cards.game import GAME
 from match_rules.match_cards.settings import Settings as Rules
-from tests.e2e.cplayers import refusal_code
-from tests.e2e.mcplayers import MCPlayer, Settings, check_no_leaks
+from tests.e2e.players_concentration import refusal_code
+from tests.e2e.players_match_cards import MCPlayer, Settings, check_no_leaks
 
 HARD = Settings.DIFFICULTY_HARD
 

@@ -18,7 +18,7 @@ import pytest
 
 from match_launch.stack import Stack
 from tests.e2e.conftest import fast_stack
-from tests.e2e.mcplayers import MCPlayer, Settings, check_no_leaks
+from tests.e2e.players_match_cards import MCPlayer, Settings, check_no_leaks
 from tests.e2e.test_match_cards import deal_of, seed_of, verified
 
 

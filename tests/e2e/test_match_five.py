@@ -16,8 +16,8 @@ import grpc
 import pytest
 
 from match_audit.cli import main as audit_main
-from tests.e2e.cplayers import refusal_code
-from tests.e2e.m5players import M5Player, Settings, View, ballot_of, check_no_leaks
+from tests.e2e.players_concentration import refusal_code
+from tests.e2e.players_match_five import M5Player, Settings, View, ballot_of, check_no_leaks
 
 # The sand timer ends round 1's writing and round 2's (9 s of the wall); the players' Done
 # closes every combination long before its vote timer (30 s of the wall): room for a loaded

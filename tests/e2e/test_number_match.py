@@ -18,8 +18,8 @@ from match_audit.cli import main as audit_main
 from match_rules.number_match import board as boards
 from match_rules.number_match import generate
 from match_rules.number_match.board import Level
-from tests.e2e.cplayers import refusal_code
-from tests.e2e.nmplayers import Event, NMPlayer, Settings, View
+from tests.e2e.players_concentration import refusal_code
+from tests.e2e.players_number_match import Event, NMPlayer, Settings, View
 
 
 async def audit(*argv: str) -> tuple[int, str]:

@@ -15,8 +15,8 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from match.v1 import common_pb2, lobby_pb2, players_pb2, players_pb2_grpc
 from match_players.identity import player_id, sign_in_message
-from tests.e2e.cplayers import CPlayer, Settings, check_no_leaks
-from tests.e2e.mcplayers import MCPlayer
+from tests.e2e.players_concentration import CPlayer, Settings, check_no_leaks
+from tests.e2e.players_match_cards import MCPlayer
 
 SMALL = Settings(
     pictures=Settings.PICTURES_PLAYING_CARDS, cards=24, matching=Settings.MATCHING_RANK

@@ -36,7 +36,7 @@ from match_bus.jetstream import TableLog
 from match_launch.natsserver import free_port
 from match_launch.stack import Stack
 from tests.audit.game import play_short_game, stack_env
-from tests.e2e.players import Player
+from tests.e2e.players_race import Player
 
 METRICS = ("referee", "lobby", "ledger")
 

@@ -30,7 +30,7 @@ from match.v1 import (
 from match_client.client import refusal_code
 from match_launch.stack import Stack
 from tests.e2e.conftest import fast_stack
-from tests.e2e.m5players import M5Player
+from tests.e2e.players_match_five import M5Player
 
 WAITING = lobby_pb2.Table.STATUS_WAITING
 SMALL = concentration_pb2.ConcentrationSettings(

@@ -15,7 +15,7 @@ from match_bus.clock import Clock
 from match_bus.jetstream import TableLog
 from match_launch.stack import Stack
 from match_rules.deal import commitment
-from tests.e2e.players import Player
+from tests.e2e.players_race import Player
 
 
 async def _played_game(

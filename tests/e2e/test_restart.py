@@ -11,7 +11,7 @@ import grpc
 from match.v1 import common_pb2, race_pb2
 from match_bus.clock import Clock
 from match_launch.stack import Stack
-from tests.e2e.players import Player
+from tests.e2e.players_race import Player
 
 CAP = 120_000
 

@@ -19,8 +19,8 @@ from match.v1 import referee_pb2
 from match_audit import cli as audit_cli
 from match_audit.client import LedgerClient, LedgerError
 from match_client import cli as match_cli
-from match_client import demo
 from match_client.client import MatchClient, status_name
+from match_client.race import demo as race_demo
 from match_launch.stack import Stack
 from tests.certs import Pki, make_pki
 
@@ -101,7 +101,7 @@ async def test_a_whole_game_over_tls_verifies_and_plain_or_wrong_ca_clients_get_
     # A whole game through the SDK over TLS. Its table has two seats and starts only once the
     # bot has taken the other: the bot too reached the lobby over TLS (MATCH_CA).
     code = await asyncio.wait_for(
-        demo.demo(lobby, pace=0.1, seed=7, ca_file=str(pki.ca)), GAME_TIMEOUT_S
+        race_demo.demo(lobby, pace=0.1, seed=7, ca_file=str(pki.ca)), GAME_TIMEOUT_S
     )
     printed = capsys.readouterr().out
     assert code == 0, printed

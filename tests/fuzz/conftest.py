@@ -19,7 +19,7 @@ import pytest
 from match_launch.natsserver import free_port
 from match_launch.stack import ONE_ADDRESS_MANY_PLAYERS, Stack
 from tests.conftest import running
-from tests.e2e.players import Player
+from tests.e2e.players_race import Player
 from tests.fuzz.api import OWN_CONNECTION
 
 RATE = 10.0

@@ -40,7 +40,7 @@ from match.v1 import (
 from match_bus.clock import Clock
 from match_launch.stack import Stack
 from tests.e2e.leaks import check_no_leaks
-from tests.e2e.players import Player, commitment_holds, fetch_deal, pairs_of
+from tests.e2e.players_race import Player, commitment_holds, fetch_deal, pairs_of
 from tests.fuzz.api import (
     BY_NAME,
     METHODS,

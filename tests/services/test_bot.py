@@ -271,7 +271,7 @@ def test_memory_starts_again_on_a_new_board() -> None:
 
 
 class FakeSession:
-    """Stands in for PlayerSession: the first Watch breaks, the second sends Ready open; the
+    """Stands in for a GameSession: the first Watch breaks, the second sends Ready open; the
     press is answered, then the game ends."""
 
     def __init__(self) -> None:

@@ -16,6 +16,7 @@ from match.v1 import common_pb2, race_service_pb2
 from match_bus import subjects
 from match_bus.jetstream import TableLog
 from match_client.client import MatchClient, new_request_id, refusal_code, retry_after_ms
+from match_client.session import GameSession
 from match_launch.stack import Stack
 from services.lobby import validation
 from services.lobby.config import (
@@ -263,26 +264,27 @@ async def test_a_limited_player_reaches_no_referee_and_others_play_on(
     ann = await client.create_table(seats=2, visibility=common_pb2.VISIBILITY_PRIVATE)
     bob = await client.join_table(invite_code=ann.invite_code, display_name="Bob")
     cat = await client.create_table(seats=2, display_name="Cat")
-    ann_s, bob_s = client.session(ann), client.session(bob)
+    ann_s = GameSession.of(client, "race", ann)
+    bob_s = GameSession.of(client, "race", bob)
 
     # The game has started but no board is under way: the referee refuses a turn, and every
     # command it judges, refusals too, is a record of the table's log.
     for _ in range(3):
-        error = await refused(ann_s.turn(1))
+        error = await refused(ann_s.send("TurnTile", tile=1))
         assert refusal_code(error) in ("board_not_started", "ready_not_open")
     before = await records(stack, ann.table_id)
     for _ in range(5):
-        error = await refused(ann_s.turn(1))
+        error = await refused(ann_s.send("TurnTile", tile=1))
         assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
         assert refusal_code(error) is None
         waited = retry_after_ms(error)
         assert waited is not None and 9000 < waited <= 10_000
         assert f"wait {waited} ms" in (error.details() or "")
-    error = await refused(ann_s.press_ready())
+    error = await refused(ann_s.send("PressReady"))
     assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
     assert await records(stack, ann.table_id) == before  # nothing reached the referee
 
-    reply = await bob_s.press_ready()  # Bob, at Ann's table, is not held back
+    reply = await bob_s.send("PressReady")  # Bob, at Ann's table, is not held back
     assert [e.race.WhichOneof("event") for e in reply.events] == ["player_ready"]
     assert await records(stack, ann.table_id) == before + 1
     table = await client.get_table(cat.table_id, cat.token)  # nor Cat, at hers
@@ -290,7 +292,7 @@ async def test_a_limited_player_reaches_no_referee_and_others_play_on(
 
     # A request over 64 KiB is refused at the door, and the lobby keeps serving.
     error = await refused(
-        client.ready_rpc(race_service_pb2.PressReadyRequest(table_id="x" * 70_000), timeout=10)
+        ann_s.call("PressReady", race_service_pb2.PressReadyRequest(table_id="x" * 70_000))
     )
     assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
     assert retry_after_ms(error) is None

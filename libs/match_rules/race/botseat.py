@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from google.protobuf.message import Message
 
 from match.v1 import common_pb2, race_service_pb2, views_pb2
-from match_client.tracker import RaceView, ViewTracker
+from match_client.race.tracker import RaceView, ViewTracker
 from match_rules.deal import Strength
 from match_rules.game import BotCall, BotEnd, Reaction, SeatBot
 from match_rules.race import bot

@@ -20,7 +20,6 @@ from typing import Any, ClassVar
 
 from match.v1 import common_pb2, lobby_pb2, match_cards_pb2
 from match_client.client import (
-    MatchCardsSession,
     MatchClient,
     Seat,
     error_details,
@@ -30,6 +29,8 @@ from match_client.client import (
 )
 from match_client.clock import ServerClock
 from match_client.following import TableFollower
+from match_client.session import GameSession
+from match_client.terminal import line_mode
 from match_rules.match_cards.settings import PICTURES
 from match_rules.words import count
 
@@ -453,7 +454,7 @@ class MatchCardsPlay:
         resumed: bool = False,
     ) -> None:
         self.seat = seat
-        self.session: MatchCardsSession = client.match_cards(seat)
+        self.session = GameSession.of(client, "match_cards", seat)
         self.tracker = MatchCardsTracker(player=seat.player_id, table_id=seat.table_id)
         self.clock = clock
         self.out = out
@@ -557,10 +558,10 @@ class MatchCardsPlay:
         self.take(list(reply.events))
 
     async def turn(self, card: int) -> None:
-        await self.call(lambda: self.session.turn(card))
+        await self.call(lambda: self.session.send("TurnCard", card=card))
 
     async def turn_off_notice(self) -> None:
-        await self.call(self.session.turn_off_notice)
+        await self.call(lambda: self.session.send("TurnOffNotice"))
 
     async def handle(self, line: str) -> None:
         text = line.strip().lower()
@@ -585,30 +586,8 @@ class MatchCardsPlay:
 
     async def run_lines(self) -> int:
         """The line mode: stdin in a thread, the stream in a task."""
-        from match_client.cli import start_stdin_reader
-
-        queue: asyncio.Queue[str | None] = asyncio.Queue()
-        start_stdin_reader(queue)
-        watcher = asyncio.create_task(self.watch())
         self.out(HELP)
-
-        async def read() -> None:
-            while True:
-                line = await queue.get()
-                if line is None:
-                    self.out("input closed; bye")
-                    return
-                await self.ready.wait()
-                await self.handle(line)
-
-        reader = asyncio.create_task(read())
-        try:
-            await asyncio.wait({watcher, reader}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in (watcher, reader):
-                task.cancel()
-            await asyncio.gather(watcher, reader, return_exceptions=True)
-        return 0 if self.tracker.game_over or reader.done() else 1
+        return await line_mode(self.watch, self.handle, self.out, ready=self.ready)
 
 
 def settings_from(

@@ -8,15 +8,14 @@ face-down tile shows its number (``7``), a tile that is up shows its number and 
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from match.v1 import common_pb2, lobby_pb2, race_pb2
+from match.v1 import common_pb2, race_pb2
 from match_client import symbols
-from match_client.timing import is_out, left_text
-from match_client.tracker import RaceView, Revealed, Tile, ViewTracker
-from match_rules import registry
+from match_client.race.timing import is_out, left_text
+from match_client.race.tracker import RaceView, Revealed, Tile, ViewTracker
+from match_client.terminal import clock_time
 
 COLUMNS = 4
 ROWS = 5
@@ -146,11 +145,6 @@ def count(n: int, noun: str) -> str:
 
 def seconds(ms: int) -> str:
     return f"{ms / 1000:.1f} s"
-
-
-def clock_time(unix_ms: int) -> str:
-    """A server time as the local time of day, to the second."""
-    return dt.datetime.fromtimestamp(unix_ms / 1000).strftime("%H:%M:%S")
 
 
 def own_summary(t: ViewTracker, now_ms: int | None = None) -> str:
@@ -465,25 +459,3 @@ def _table_lines(event: common_pb2.TableEvent, t: ViewTracker) -> list[str]:
     if kind == "fill_requested":
         return [f"the bot fills the empty seats from {clock_time(event.fill_requested.fill_at_ms)}"]
     return []
-
-
-# --- the lobby ---------------------------------------------------------------------------
-
-
-def audit_command(game_id: str, key_file: str, ledger_addr: str | None = None) -> str:
-    """The exact command that checks a finished game against the ledger (docs/audit.md)."""
-    addr = f" --addr {ledger_addr}" if ledger_addr else ""
-    return f"match-audit verify {game_id} --key {key_file}{addr}"
-
-
-def table_line(table: lobby_pb2.Table) -> str:
-    created = dt.datetime.fromtimestamp(table.created_at_ms / 1000).strftime("%Y-%m-%d %H:%M:%S")
-    names = ", ".join(s.display_name for s in table.taken)
-    try:
-        game = registry.by_kind(table.game_kind).slug
-    except registry.UnknownGame:
-        game = f"kind {table.game_kind}"
-    return (
-        f"{table.table_id}  {game}  {len(table.taken)}/{table.seats} seats  created {created}"
-        + (f"  players: {names}" if names else "")
-    )

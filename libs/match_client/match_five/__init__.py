@@ -26,7 +26,6 @@ from typing import Any, ClassVar, Protocol
 from match.v1 import common_pb2, lobby_pb2, match_five_pb2
 from match_client.client import (
     MatchClient,
-    MatchFiveSession,
     Seat,
     error_details,
     is_rpc_error,
@@ -36,6 +35,8 @@ from match_client.client import (
 )
 from match_client.clock import ServerClock
 from match_client.following import TableFollower
+from match_client.session import GameSession
+from match_client.terminal import line_mode
 from match_rules.match_five.content import COLOURS, COMBINATIONS
 from match_rules.words import count
 
@@ -638,7 +639,7 @@ class MatchFivePlay:
     ) -> None:
         self.seat = seat
         self.retries = retries
-        self.session: MatchFiveSession = client.match_five(seat)
+        self.session = GameSession.of(client, "match_five", seat)
         self.tracker = MatchFiveTracker(player=seat.player_id, table_id=seat.table_id)
         self.clock = clock
         self.out = out
@@ -797,19 +798,21 @@ class MatchFivePlay:
         self.changed()
 
     async def write(self, combination: int, text: str) -> bool:
-        return await self.call(lambda: self.session.write(combination, text))
+        return await self.call(
+            lambda: self.session.send("WriteLink", combination=combination, text=text)
+        )
 
     async def erase(self, combination: int) -> bool:
-        return await self.call(lambda: self.session.erase(combination))
+        return await self.call(lambda: self.session.send("EraseLink", combination=combination))
 
     async def done(self) -> bool:
-        return await self.call(self.session.done)
+        return await self.call(lambda: self.session.send("Done"))
 
     async def vote(self, ballot: int, accept: bool) -> bool:
-        return await self.call(lambda: self.session.vote(ballot, accept))
+        return await self.call(lambda: self.session.send("Vote", ballot=ballot, accept=accept))
 
     async def call_match(self, ballot: int) -> bool:
-        return await self.call(lambda: self.session.call_match(ballot))
+        return await self.call(lambda: self.session.send("CallMatch", ballot=ballot))
 
     async def handle(self, line: str) -> None:
         raw = line.strip()
@@ -865,33 +868,20 @@ class MatchFivePlay:
 
     async def run_lines(self) -> int:
         """The line mode: stdin in a thread, the stream and the timer's ticks in tasks."""
-        from match_client.cli import start_stdin_reader
-
-        queue: asyncio.Queue[str | None] = asyncio.Queue()
-        start_stdin_reader(queue)
-        watcher = asyncio.create_task(self.watch())
-        ticker = asyncio.create_task(self.ticks())
         self.out(HELP)
+        return await line_mode(
+            self.watch,
+            self.handle,
+            self.out,
+            ready=self.ready,
+            ticks=self.ticks,
+            settled=self.settle,
+        )
 
-        async def read() -> None:
-            while True:
-                line = await queue.get()
-                if line is None:
-                    self.out("input closed; bye")
-                    return
-                await self.ready.wait()
-                await self.handle(line)
-
-        reader = asyncio.create_task(read())
-        try:
-            await asyncio.wait({watcher, reader}, return_when=asyncio.FIRST_COMPLETED)
-            if self.tracker.game_over and not self.ended:
-                self.finish()
-        finally:
-            for task in (watcher, reader, ticker):
-                task.cancel()
-            await asyncio.gather(watcher, reader, ticker, return_exceptions=True)
-        return 0 if self.tracker.game_over or reader.done() else 1
+    def settle(self) -> None:
+        """The stream or the input ended: a game over is told before the tasks stop."""
+        if self.tracker.game_over and not self.ended:
+            self.finish()
 
 
 def settings_from(writing_seconds: int | None, vote_seconds: int | None) -> Settings:

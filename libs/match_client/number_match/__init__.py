@@ -28,7 +28,6 @@ from typing import Any, ClassVar, Protocol
 from match.v1 import common_pb2, number_match_pb2
 from match_client.client import (
     MatchClient,
-    NumberMatchSession,
     Seat,
     error_details,
     is_rpc_error,
@@ -38,6 +37,8 @@ from match_client.client import (
 )
 from match_client.clock import ServerClock
 from match_client.following import TableFollower
+from match_client.session import GameSession
+from match_client.terminal import line_mode
 from match_rules.number_match.board import WIDTH, Level, add_numbers, remove_pair
 from match_rules.number_match.events import Step
 from match_rules.words import count
@@ -499,7 +500,7 @@ class NumberMatchPlay:
         resumed: bool = False,
     ) -> None:
         self.seat = seat
-        self.session: NumberMatchSession = client.number_match(seat)
+        self.session = GameSession.of(client, "number_match", seat)
         self.tracker = NumberMatchTracker(player=seat.player_id, table_id=seat.table_id)
         self.clock = clock
         self.out = out
@@ -650,7 +651,7 @@ class NumberMatchPlay:
 
     async def pair(self, first: int, second: int) -> bool:
         self.selection = None
-        return await self.call(lambda: self.session.pair(first, second))
+        return await self.call(lambda: self.session.send("PairCells", first=first, second=second))
 
     async def select(self, cell: int) -> None:
         """Tap a cell: the first number is selected; the second is paired with it, and if they
@@ -675,18 +676,18 @@ class NumberMatchPlay:
         self.changed()
 
     async def add(self) -> None:
-        await self.call(self.session.add)
+        await self.call(lambda: self.session.send("AddNumbers"))
 
     async def hint(self) -> None:
-        await self.call(self.session.hint)
+        await self.call(lambda: self.session.send("AskHint"))
 
     async def undo(self) -> None:
         self.selection = None
-        await self.call(self.session.undo)
+        await self.call(lambda: self.session.send("Undo"))
 
     async def end(self) -> None:
         self.confirm_end = False
-        await self.call(self.session.end)
+        await self.call(lambda: self.session.send("EndGame"))
 
     async def handle(self, line: str) -> None:
         text = line.strip().lower()
@@ -726,30 +727,8 @@ class NumberMatchPlay:
 
     async def run_lines(self) -> int:
         """The line mode: stdin in a thread, the stream in a task."""
-        from match_client.cli import start_stdin_reader
-
-        queue: asyncio.Queue[str | None] = asyncio.Queue()
-        start_stdin_reader(queue)
-        watcher = asyncio.create_task(self.watch())
         self.out(HELP)
-
-        async def read() -> None:
-            while True:
-                line = await queue.get()
-                if line is None:
-                    self.out("input closed; bye")
-                    return
-                await self.ready.wait()
-                await self.handle(line)
-
-        reader = asyncio.create_task(read())
-        try:
-            await asyncio.wait({watcher, reader}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in (watcher, reader):
-                task.cancel()
-            await asyncio.gather(watcher, reader, return_exceptions=True)
-        return 0 if self.tracker.game_over or reader.done() else 1
+        return await line_mode(self.watch, self.handle, self.out, ready=self.ready)
 
 
 def local_today(now: dt.datetime | None = None) -> tuple[str, int]:

@@ -1,6 +1,6 @@
 """Concentration in the terminal and for scripts: the table as a seat follows it, its lines, and
 one seat played (``match play --game concentration``; the full-screen view is
-``match_client.concentration_screen``).
+``match_client.concentration.screen``).
 
 ``ConcentrationTracker`` folds what the server sends (Watch events, snapshots, FlipCard replies)
 into the table as everybody sees it: the cards (down, up, taken), whose turn it is and until
@@ -20,7 +20,6 @@ from typing import Any, ClassVar
 
 from match.v1 import common_pb2, concentration_pb2
 from match_client.client import (
-    ConcentrationSession,
     MatchClient,
     Seat,
     error_details,
@@ -30,6 +29,8 @@ from match_client.client import (
 )
 from match_client.clock import ServerClock
 from match_client.following import TableFollower
+from match_client.session import GameSession
+from match_client.terminal import line_mode
 from match_rules.words import count
 
 View = concentration_pb2.ConcentrationView
@@ -379,7 +380,7 @@ class ConcentrationPlay:
         resumed: bool = False,
     ) -> None:
         self.seat = seat
-        self.session = ConcentrationSession(client, seat.table_id, seat.token)
+        self.session = GameSession.of(client, "concentration", seat)
         self.tracker = ConcentrationTracker(player=seat.player_id, table_id=seat.table_id)
         self.clock = clock
         self.out = out
@@ -449,7 +450,7 @@ class ConcentrationPlay:
 
     async def flip(self, card: int) -> None:
         try:
-            reply = await self.session.flip(card)
+            reply = await self.session.send("FlipCard", card=card)
         except Exception as err:
             if not is_rpc_error(err):
                 raise
@@ -480,29 +481,8 @@ class ConcentrationPlay:
 
     async def run_lines(self) -> int:
         """The line mode: stdin in a thread, the stream in a task."""
-        from match_client.cli import start_stdin_reader
-
-        queue: asyncio.Queue[str | None] = asyncio.Queue()
-        start_stdin_reader(queue)
-        watcher = asyncio.create_task(self.watch())
         self.out(HELP)
-
-        async def read() -> None:
-            while True:
-                line = await queue.get()
-                if line is None:
-                    self.out("input closed; bye")
-                    return
-                await self.handle(line)
-
-        reader = asyncio.create_task(read())
-        try:
-            await asyncio.wait({watcher, reader}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in (watcher, reader):
-                task.cancel()
-            await asyncio.gather(watcher, reader, return_exceptions=True)
-        return 0 if self.tracker.game_over or reader.done() else 1
+        return await line_mode(self.watch, self.handle, self.out)
 
 
 def settings_from(

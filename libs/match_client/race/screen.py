@@ -1,10 +1,11 @@
 """The full-screen view of ``match play``: one board redrawn in place, with the clock, the
 standings and the event log (Textual).
 
-It is only a view over ``cli.Game``: the game follows the stream and sends commands exactly as
-in the line mode; this app draws ``game.tracker`` a few times a second and whenever something
-changed, writes every line the game tells into the log, and hands what is typed at the prompt
-(or a click on a tile) to ``game.handle``. ``--plain`` keeps the line mode for screen readers.
+It is only a view over ``match_client.race.play.Game``: the game follows the stream and sends
+commands exactly as in the line mode; this app draws ``game.tracker`` a few times a second and
+whenever something changed, writes every line the game tells into the log, and hands what is
+typed at the prompt (or a click on a tile) to ``game.handle``. ``--plain`` keeps the line mode
+for screen readers.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from textual.containers import Grid, Horizontal
 from textual.css.query import NoMatches
 from textual.widgets import Input, RichLog, Static
 
-from match_client import symbols, text, timing
-from match_client.cli import Game
-from match_client.tracker import RaceView, Revealed, Tile, ViewTracker
+from match_client import symbols
+from match_client.race import text, timing
+from match_client.race.play import Game
+from match_client.race.tracker import RaceView, Revealed, Tile, ViewTracker
 
 REDRAW_S = 0.2
 URGENT_MS = 10_000  # the clock turns red in the last ten seconds

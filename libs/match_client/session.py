@@ -4,7 +4,9 @@ Each game has one service, the only one in ``match.v1.<slug>_service_pb2`` (the 
 the same way, services/lobby/games.py): unary rpcs that are the game's commands, and one
 server-streaming ``Watch`` whose request has ``table_id`` and ``after_event_number``. The calls
 are made from the service's descriptor over the client's channel with grpc's generic
-``unary_unary`` and ``unary_stream``, so nothing here names a game.
+``unary_unary`` and ``unary_stream``, so nothing here names a game: the terminal client, the
+bot service, the chaos and bench players and the tests all call a game through
+:class:`GameSession`.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 from google.protobuf import message_factory
 from google.protobuf.message import Message
 
-from match_client.client import BOT_KEY_HEADER, MatchClient
+from match_client.client import BOT_KEY_HEADER, MatchClient, Seat
 
 WATCH = "Watch"
 
@@ -48,12 +50,18 @@ def rpcs(slug: str) -> dict[str, Rpc]:
 
 
 class GameSession:
-    """One seat's calls to its game's service. Every call sends the seat's token; the Watch
-    also sends the bot key (the lobby then counts its streams per seat, not per address: the
+    """One seat's calls to its game's service. Every call sends the seat's token (``token``
+    None: a spectator, who may only watch a game whose table is public); the Watch also sends
+    the bot key when given (the lobby then counts its streams per seat, not per address: the
     bot service plays every bot seat from one address)."""
 
     def __init__(
-        self, client: MatchClient, slug: str, table_id: str, token: str, bot_key: str | None
+        self,
+        client: MatchClient,
+        slug: str,
+        table_id: str,
+        token: str | None,
+        bot_key: str | None = None,
     ) -> None:
         self.client = client
         self.slug = slug
@@ -62,6 +70,11 @@ class GameSession:
         self._bot_key = bot_key
         self._rpcs = rpcs(slug)
         self._callables: dict[str, Any] = {}
+
+    @classmethod
+    def of(cls, client: MatchClient, slug: str, seat: Seat) -> GameSession:
+        """The session of ``seat`` at a table of the game ``slug``."""
+        return cls(client, slug, seat.table_id, seat.token)
 
     def _callable(self, name: str) -> Any:
         found = self._callables.get(name)
@@ -84,7 +97,13 @@ class GameSession:
         )
         return reply
 
-    async def watch(self, after_event_number: int = 0) -> AsyncIterator[Message]:
+    async def send(self, rpc: str, request_id: str | None = None, **fields: Any) -> Any:
+        """The rpc ``rpc`` with a request of this table and ``fields`` (``send("FlipCard",
+        card=3)``); its response, as the game's own message (or the call's AioRpcError)."""
+        request = self._rpcs[rpc].request(table_id=self.table_id, **fields)
+        return await self.call(rpc, request, request_id)
+
+    async def watch(self, after_event_number: int = 0) -> AsyncIterator[Any]:
         """The table's stream for this seat: maybe a snapshot, then every event, until the server
         ends it. Breaking out cancels the call."""
         request = self._rpcs[WATCH].request(

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import MutableSet
 from dataclasses import dataclass
 
-from match_client.tracker import RaceView, ViewTracker
+from match_client.race.tracker import RaceView, ViewTracker
 
 READY_WARN_MS = (10_000,)  # "Ready closes in 10 s: type r now, or you are out"
 BOARD_WARN_MS = (60_000, 30_000, 10_000)
