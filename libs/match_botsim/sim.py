@@ -14,12 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from match_botsim.players import OwnBoard, SimPlayer
-from match_rules.deal import DEAL_VERSION, deal
 from match_rules.errors import RuleError
 from match_rules.race import Phase, RaceState, decide, evolve, initial_state, next_deadline
 from match_rules.race import commands as cmd
 from match_rules.race import events as ev
-from match_rules.race.constants import TURNS_PER_BOARD
+from match_rules.race.deal import DEAL_VERSION, deal
+from match_rules.race.settings import TURNS_PER_BOARD
 
 START_MS = 1_700_000_000_000  # the simulated clock starts here (any instant would do)
 READY_WINDOW_MS = 30_000

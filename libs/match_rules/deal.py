@@ -1,61 +1,39 @@
-"""The deal of Match, version ``match-deal-v1``: three boards and the bot's strength from a seed.
+"""What every game's deal is made of: the seed (32 bytes, committed to by its SHA-256 before
+the game and revealed after it), a byte stream per label keyed by the seed and the deal's version
+(:class:`DealStream`), unbiased integers drawn from it (:func:`uniform`), and the strengths a bot
+or CPU plays at. Each game's deal is its package's ``deal.py`` (the race's is ``match-deal-v1``).
 
-The algorithm is specified, language-independently, in ``docs/dealing.md``; test vectors are in
-``docs/vectors/deal-v1.json``. In short:
-
-* every label (``board/1``, ``board/2``, ``board/3``, ``bot-strength``) has its own byte stream,
-  block ``i`` being ``HMAC-SHA256(key=seed, msg=b"match-deal-v1/" + label + b"/" + u32be(i))``;
-* integers in ``[0, n)`` are drawn from 4-byte big-endian words by rejection sampling;
-* a board picks 10 of the 25 symbols by a partial Fisher-Yates, lays each twice and shuffles the
-  20 tiles with a full Fisher-Yates.
+The algorithm is specified, language-independently, in ``docs/dealing.md``: every label has its
+own byte stream, block ``i`` being ``HMAC-SHA256(key=seed, msg=version + "/" + label + "/" +
+u32be(i))``; integers in ``[0, n)`` are drawn from 4-byte big-endian words by rejection sampling.
 
 Pure: only ``hashlib`` and ``hmac``; no clock, no I/O, no ``random`` (whose output is not
-promised to stay the same across Python versions). Any change to what this module computes needs
-a new :data:`DEAL_VERSION`.
+promised to stay the same across Python versions). Any change to what a stream or a draw
+computes needs a new version of every deal that uses it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-from dataclasses import dataclass
 from enum import Enum
 from typing import Protocol
 
 __all__ = [
-    "BOARDS",
-    "BOT_STRENGTH_LABEL",
-    "DEAL_VERSION",
-    "PAIRS",
     "SEED_BYTES",
-    "SYMBOLS",
-    "TILES",
     "ByteSource",
-    "Deal",
     "DealStream",
     "Strength",
-    "board_from_stream",
-    "board_label",
+    "check_seed",
     "commitment",
-    "deal",
-    "deal_board",
-    "draw_strength",
-    "strength_from_stream",
     "uniform",
 ]
 
-DEAL_VERSION = "match-deal-v1"
 SEED_BYTES = 32
-
-BOARDS = 3
-TILES = 20  # 4 across, 5 down, numbered 1..20 row-major
-PAIRS = TILES // 2
-SYMBOLS = 25  # symbols are 0..24
 
 _WORD_BYTES = 4
 _WORD_SPACE = 1 << 32
 _BLOCK_COUNTER_LIMIT = 1 << 32
-BOT_STRENGTH_LABEL = "bot-strength"
 
 
 class Strength(Enum):
@@ -64,19 +42,6 @@ class Strength(Enum):
     WEAK = "weak"
     MEDIUM = "medium"
     STRONG = "strong"
-
-
-@dataclass(frozen=True, slots=True)
-class Deal:
-    """Everything dealt from one seed.
-
-    ``boards[b - 1][t - 1]`` is the symbol (0..24) of tile ``t`` (1..20) on board ``b`` (1..3).
-    ``version`` names the algorithm that produced it and is logged with every deal.
-    """
-
-    version: str
-    boards: tuple[tuple[int, ...], ...]
-    bot_strength: Strength
 
 
 class ByteSource(Protocol):
@@ -89,16 +54,16 @@ class DealStream:
     """The byte stream of one label: HMAC-SHA256 in counter mode, keyed by the seed.
 
     Block ``i`` is ``HMAC-SHA256(seed, version + b"/" + label + b"/" + i.to_bytes(4, "big"))``,
-    the version being ``b"match-deal-v1"`` for the race
-    and the stream is the blocks concatenated, consumed strictly in order.
+    the version being the deal's (``b"match-deal-v1"`` for the race), and the stream is the
+    blocks concatenated, consumed strictly in order.
     """
 
     __slots__ = ("_buffer", "_counter", "_prefix", "_seed")
 
-    def __init__(self, seed: bytes, label: str, version: str = DEAL_VERSION) -> None:
+    def __init__(self, seed: bytes, label: str, version: str) -> None:
         """``version`` names the deal whose stream this is (another game's deal has its own,
         so that no two games ever read the same bytes from one seed)."""
-        _check_seed(seed)
+        check_seed(seed)
         self._seed = seed
         self._prefix = version.encode("ascii") + b"/" + label.encode("ascii") + b"/"
         self._counter = 0
@@ -136,60 +101,14 @@ def uniform(stream: ByteSource, n: int) -> int:
             return x % n
 
 
-def board_label(board: int) -> str:
-    """The stream label of board ``board`` (1..3): ``"board/1"``, ``"board/2"``, ``"board/3"``."""
-    if isinstance(board, bool) or not isinstance(board, int) or not 1 <= board <= BOARDS:
-        raise ValueError(f"board must be an integer in 1..{BOARDS}, got {board!r}")
-    return f"board/{board}"
-
-
-def board_from_stream(stream: ByteSource) -> tuple[int, ...]:
-    """The 20 symbols of one board, tile 1 first, drawn from that board's stream.
-
-    Draws 10 distinct symbols with a partial Fisher-Yates over ``[0..24]``, lays each twice in
-    the order drawn, then shuffles the 20 tiles with Fisher-Yates (from the last position down).
-    """
-    symbols = list(range(SYMBOLS))
-    for i in range(PAIRS):
-        j = i + uniform(stream, SYMBOLS - i)
-        symbols[i], symbols[j] = symbols[j], symbols[i]
-    tiles = [symbol for symbol in symbols[:PAIRS] for _ in range(2)]
-    for i in range(TILES - 1, 0, -1):
-        j = uniform(stream, i + 1)
-        tiles[i], tiles[j] = tiles[j], tiles[i]
-    return tuple(tiles)
-
-
-def strength_from_stream(stream: ByteSource) -> Strength:
-    """The bot's strength: ``uniform(3)`` indexes ``(WEAK, MEDIUM, STRONG)``."""
-    strengths = tuple(Strength)
-    return strengths[uniform(stream, len(strengths))]
-
-
-def deal_board(seed: bytes, board: int) -> tuple[int, ...]:
-    """The 20 symbols of board ``board`` (1..3), tile 1 first (stream label ``board/<b>``)."""
-    return board_from_stream(DealStream(seed, board_label(board)))
-
-
-def draw_strength(seed: bytes) -> Strength:
-    """The bot's strength for the game dealt from ``seed`` (stream label ``bot-strength``)."""
-    return strength_from_stream(DealStream(seed, BOT_STRENGTH_LABEL))
-
-
 def commitment(seed: bytes) -> str:
     """The public commitment to a seed: SHA-256 of its 32 bytes, as lowercase hex."""
-    _check_seed(seed)
+    check_seed(seed)
     return hashlib.sha256(seed).hexdigest()
 
 
-def deal(seed: bytes) -> Deal:
-    """Deal a whole game of Match from a 32-byte seed (``match-deal-v1``)."""
-    _check_seed(seed)
-    boards = tuple(deal_board(seed, board) for board in range(1, BOARDS + 1))
-    return Deal(version=DEAL_VERSION, boards=boards, bot_strength=draw_strength(seed))
-
-
-def _check_seed(seed: object) -> None:
+def check_seed(seed: object) -> None:
+    """Raises ValueError unless ``seed`` is exactly :data:`SEED_BYTES` bytes."""
     if not isinstance(seed, bytes):
         raise ValueError(
             f"a seed must be bytes (exactly {SEED_BYTES} of them), got {type(seed).__name__}"

@@ -28,6 +28,7 @@ from google.protobuf.message import Message
 
 from match.v1 import common_pb2
 from match_rules.deal import Strength
+from match_rules.decide import Rules
 from match_rules.errors import RuleError
 
 
@@ -295,9 +296,13 @@ class SeatBot:
         )
 
 
-class Game(Protocol):
-    """One game, as the shells see it. ``State``, ``Command`` and ``Event`` are the game's own
-    (frozen dataclasses); the shells only pass them back to the same game."""
+# --- the interface, in groups -----------------------------------------------------------------
+# A game is one object satisfying :class:`Game`: every group below. Most adapters subclass
+# :class:`BaseGame`, which gives the members a game only passes through to its rules.
+
+
+class Identity(Protocol):
+    """What the game is, and how the platform hosts it."""
 
     kind: int  # common_pb2.GameKind
     slug: str  # see the module docstring
@@ -316,7 +321,6 @@ class Game(Protocol):
     # What a player does instead of leaving once the game is under way (LeaveTable is for
     # tables still waiting): an action the game offers, in words the refusal ends with.
     leave_instead: str
-    command_message: type[Message]  # what the lobby sends the referee: RaceCommand, ...
 
     @property
     def bot(self) -> Bot | None:
@@ -324,20 +328,10 @@ class Game(Protocol):
         play the game (its CPU seats are played by the rules, or it has none)."""
         ...
 
-    reply_message: type[Message]  # what the referee answers: RaceCommandReply, ...
 
-    # --- settings ----------------------------------------------------------------------------
-    def settings(self, wire: Message | None) -> Message:
-        """The table's settings, validated, defaults filled in (``wire`` None: all defaults).
-        Raises RuleError with a message a person can act on."""
-        ...
+class Decider(Protocol):
+    """The game's rules, as the referee runs them and an auditor reruns them."""
 
-    # --- the deal ----------------------------------------------------------------------------
-    def deal(self, seed: bytes, settings: Message) -> Message:
-        """The deal of ``deal_version`` (docs/dealing.md): the ``Deal.game`` member's message."""
-        ...
-
-    # --- the decider -------------------------------------------------------------------------
     def initial_state(self, deal: Message | None) -> Any:
         """The state before the game: with the deal (the referee's) or without (a projection
         for views and for the ledger's replay)."""
@@ -376,7 +370,24 @@ class Game(Protocol):
         """The time of the game's latest event (commands are stamped no earlier)."""
         ...
 
-    # --- the wire ----------------------------------------------------------------------------
+
+class Wire(Protocol):
+    """The game's protobuf messages, both ways."""
+
+    command_message: type[Message]  # what the lobby sends the referee: RaceCommand, ...
+    # What the referee answers: RaceCommandReply, ...; a oneof ``result`` of ``accepted`` (see
+    # :meth:`Views.accepted`) or ``refusal`` (a common.v1 Refusal: ``reply_message(refusal=r)``).
+    reply_message: type[Message]
+
+    def settings(self, wire: Message | None) -> Message:
+        """The table's settings, validated, defaults filled in (``wire`` None: all defaults).
+        Raises RuleError with a message a person can act on."""
+        ...
+
+    def deal(self, seed: bytes, settings: Message) -> Message:
+        """The deal of ``deal_version`` (docs/dealing.md): the ``Deal.game`` member's message."""
+        ...
+
     def command(self, wire: Message, now: int) -> Any:
         """The domain command of a ``command_message`` stamped ``now``. Raises RuleError for a
         command the client may not send (none set, the start)."""
@@ -393,7 +404,19 @@ class Game(Protocol):
 
     def decode(self, wire: Message) -> Any: ...
 
-    # --- what each player may see ------------------------------------------------------------
+    def check_request(self, request: Message) -> str | RuleError | None:
+        """A cheap check of a client's request (its service's request message) that needs no
+        state, made at the edge to spare the referee the round trip (the referee judges again):
+        what is wrong with it, in words a person can act on, or None. A RuleError is answered
+        as the referee answers it, its slug in ``match-refusal-code``: return the rules' own
+        refusal where there is one (the same a client gets for the same mistake from the
+        referee); a bare sentence is INVALID_ARGUMENT without a slug."""
+        ...
+
+
+class Views(Protocol):
+    """What each player may see."""
+
     def redact(self, state_after: Any, event: Any, player: str) -> Any:
         """``event`` as ``player`` (or a spectator, "") may receive it, given the state after it."""
         ...
@@ -413,24 +436,14 @@ class Game(Protocol):
         Watch snapshots do (TableContext)."""
         ...
 
-    def check_request(self, request: Message) -> str | RuleError | None:
-        """A cheap check of a client's request (its service's request message) that needs no
-        state, made at the edge to spare the referee the round trip (the referee judges again):
-        what is wrong with it, in words a person can act on, or None. A RuleError is answered
-        as the referee answers it, its slug in ``match-refusal-code``: return the rules' own
-        refusal where there is one (the same a client gets for the same mistake from the
-        referee); a bare sentence is INVALID_ARGUMENT without a slug."""
-        ...
-
-    def refused(self, refusal: common_pb2.Refusal) -> Message:
-        """The ``reply_message`` for a refused command."""
-        ...
-
     def snapshot(self, state: Any, player: str, table: TableContext) -> Message:
         """The table as ``player`` may see it now: the game's view message."""
         ...
 
-    # --- results -----------------------------------------------------------------------------
+
+class Outcome(Protocol):
+    """Results and proofs: what a finished game gives the players service and the auditor."""
+
     def results(self, state: Any) -> Results | None:
         """The final standings, once the game is over (None before)."""
         ...
@@ -441,7 +454,10 @@ class Game(Protocol):
         for the report (none: nothing more to prove). Raises ValueError saying what fails."""
         ...
 
-    # --- the replay (``match-audit replay``): the log told for people ------------------------
+
+class Telling(Protocol):
+    """The log told for people (``match-audit replay``)."""
+
     def place(self, event: Any) -> Place:
         """The part of the timeline ``event`` (a decoded event of the log) belongs to."""
         ...
@@ -462,3 +478,73 @@ class Game(Protocol):
     def describe_settings(self, settings: Message) -> str:
         """The table's settings (the ``TableCreated.settings`` member) for people."""
         ...
+
+
+class Game(Identity, Decider, Wire, Views, Outcome, Telling, Protocol):
+    """One game, as the shells see it: every group above. ``State``, ``Command`` and ``Event``
+    are the game's own (frozen dataclasses); the shells only pass them back to the same game."""
+
+
+# --- the base adapter ------------------------------------------------------------------------
+
+
+class Narration(Protocol):
+    """A game's ``describe`` module, as :class:`BaseGame` tells its log with it."""
+
+    def place(self, event: Any) -> Place: ...
+
+    def heading(self, part: int) -> str: ...
+
+    def describe(self, event: Any, teller: Teller) -> Told: ...
+
+    def describe_command(self, wire: Message, teller: Teller) -> str: ...
+
+
+class BaseGame:
+    """The members of :class:`Game` that a game passes straight through to its rules
+    (``rules``: its ``decide.RULES``) and to its ``describe`` module (``told``), and the
+    defaults most games keep (no presence, no edge check, no proof beyond the rerun). A game's
+    adapter subclasses it and writes the rest: identity, the wire, the views, the results."""
+
+    rules: Rules[Any, Any]
+    told: Narration
+
+    def decide_steps(self, state: Any, command: Any) -> list[tuple[Any, Any]]:
+        return self.rules.decide_steps(state, command)
+
+    def evolve(self, state: Any, event: Any) -> Any:
+        return self.rules.evolve(state, event)
+
+    def next_deadline(self, state: Any) -> int | None:
+        return self.rules.next_deadline(state)
+
+    def is_terminal(self, state: Any) -> bool:
+        return self.rules.is_terminal(state)
+
+    def tick(self, now: int) -> Any:
+        return self.rules.tick(now)
+
+    def clock(self, state: Any) -> int:
+        now: int = state.now
+        return now
+
+    def presence(self, now: int, player: str, present: bool) -> Any | None:
+        return None  # the game does not care whether a player's connection drops
+
+    def check_request(self, request: Message) -> str | RuleError | None:
+        return None  # nothing to check before the referee judges it
+
+    def proofs(self, state: Any) -> tuple[str, ...]:
+        return ()  # the rerun from the revealed seed proves everything there is
+
+    def place(self, event: Any) -> Place:
+        return self.told.place(event)
+
+    def heading(self, part: int) -> str:
+        return self.told.heading(part)
+
+    def describe(self, event: Any, teller: Teller) -> Told:
+        return self.told.describe(event, teller)
+
+    def describe_command(self, wire: Message, teller: Teller) -> str:
+        return self.told.describe_command(wire, teller)

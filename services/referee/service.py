@@ -358,7 +358,7 @@ class Referee:
 
         def refused(code: str, category: Category, message: str) -> bytes:
             COMMANDS.labels(game.slug, code).inc()
-            return game.refused(refusal(code, category, message)).SerializeToString()
+            return game.reply_message(refusal=refusal(code, category, message)).SerializeToString()
 
         try:
             request: Any = game.command_message.FromString(data)
@@ -415,7 +415,7 @@ class Referee:
                     else:
                         await self._append(table, _record(table, request, now, [], rejection))
                     COMMANDS.labels(which, error.code.slug).inc()
-                    data = game.refused(rejection).SerializeToString()
+                    data = game.reply_message(refusal=rejection).SerializeToString()
                     table.remember(request.player_id, request.request_id, data)
                     return data
                 if steps is None:

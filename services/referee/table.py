@@ -567,7 +567,7 @@ def fold(
             raise ValueError(f"a {which} command at a table of {game.slug if game else 'none'}")
         player, request_id = key
         if record.HasField("refusal"):
-            reply = game.refused(record.refusal)
+            reply = game.reply_message(refusal=record.refusal)
             table.apply(record, sequence)
         else:
             seen = redacted_for(table, list(record.events), player)

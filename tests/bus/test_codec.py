@@ -7,7 +7,7 @@ from hypothesis import given, settings
 
 from match.v1 import race_pb2
 from match_rules.race import events as ev
-from match_rules.race.codec import from_proto, to_proto
+from match_rules.race.game import from_proto, to_proto
 from match_rules.race.view import OpponentMoved
 from tests.rules.race.test_properties import Game, games, run
 

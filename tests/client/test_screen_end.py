@@ -25,8 +25,7 @@ from match_client.race.tracker import ViewTracker
 from match_rules.game import TableContext
 from match_rules.race import commands as cmd
 from match_rules.race import decide, evolve, initial_state, redact
-from match_rules.race.codec import to_proto
-from match_rules.race.snapshot import race_view
+from match_rules.race.game import race_view, to_proto
 from match_rules.race.state import Phase, RaceState
 
 ME, BOT = "ann", "bot1"

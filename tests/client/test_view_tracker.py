@@ -12,7 +12,7 @@ from match_client.race.tracker import ViewTracker
 from match_rules.errors import RuleError
 from match_rules.race import commands as cmd
 from match_rules.race import decide, evolve, initial_state, player_view, redact
-from match_rules.race.codec import to_proto
+from match_rules.race.game import to_proto
 from match_rules.race.state import Phase, RaceState
 from match_rules.race.view import RaceView as CoreView
 from match_rules.race.view import Status, TileState

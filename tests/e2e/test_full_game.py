@@ -15,9 +15,10 @@ from nats.aio.client import Client
 from match.v1 import race_pb2
 from match_bus.clock import Clock
 from match_launch.stack import Stack
-from match_rules.deal import commitment, deal
+from match_rules.deal import commitment
 from match_rules.race import events as ev
-from match_rules.race.codec import from_proto
+from match_rules.race.deal import deal
+from match_rules.race.game import from_proto
 from tests.e2e.leaks import check_no_leaks
 from tests.e2e.players_race import Player, fetch_deal, pairs_of
 

@@ -18,21 +18,17 @@ from typing import Any
 
 import pytest
 
-from match_rules.deal import (
+from match_rules.deal import SEED_BYTES, DealStream, Strength, commitment, uniform
+from match_rules.race.deal import (
     BOT_STRENGTH_LABEL,
     DEAL_VERSION,
-    SEED_BYTES,
     Deal,
-    DealStream,
-    Strength,
     board_from_stream,
     board_label,
-    commitment,
     deal,
     deal_board,
     draw_strength,
     strength_from_stream,
-    uniform,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -108,7 +104,7 @@ def test_the_vectors_exercise_rejection_sampling_on_a_board() -> None:
     for vector in VECTORS:
         seed = bytes.fromhex(vector["seed_hex"])
         for board in (1, 2, 3):
-            source = CountingSource(DealStream(seed, board_label(board)))
+            source = CountingSource(DealStream(seed, board_label(board), DEAL_VERSION))
             board_from_stream(source)
             assert source.words >= WORDS_PER_BOARD_WITHOUT_REJECTION
             if source.words > WORDS_PER_BOARD_WITHOUT_REJECTION:
@@ -140,7 +136,7 @@ def test_the_worked_example_in_the_spec_matches_the_code() -> None:
     block = hmac.digest(seed, message, "sha256")
     assert message.hex() in spec
     assert block.hex() in spec
-    assert DealStream(seed, "board/1").read(32) == block
+    assert DealStream(seed, "board/1", DEAL_VERSION).read(32) == block
     assert f"board 1 = {list(deal_board(seed, 1))}" in spec
     assert commitment(seed) in spec
     assert deal(seed).bot_strength is Strength.WEAK
@@ -184,8 +180,14 @@ def test_a_deal_is_deterministic() -> None:
 def test_each_board_and_the_strength_use_their_own_stream() -> None:
     seed = _seed("streams")
     for b in (1, 2, 3):
-        assert board_from_stream(DealStream(seed, f"board/{b}")) == deal(seed).boards[b - 1]
-    assert strength_from_stream(DealStream(seed, BOT_STRENGTH_LABEL)) is deal(seed).bot_strength
+        assert (
+            board_from_stream(DealStream(seed, f"board/{b}", DEAL_VERSION))
+            == deal(seed).boards[b - 1]
+        )
+    assert (
+        strength_from_stream(DealStream(seed, BOT_STRENGTH_LABEL, DEAL_VERSION))
+        is deal(seed).bot_strength
+    )
     assert BOT_STRENGTH_LABEL == "bot-strength"
 
 
@@ -249,7 +251,7 @@ def test_seeds_of_the_wrong_length_are_refused(length: int) -> None:
         with pytest.raises(ValueError, match=f"exactly {SEED_BYTES} bytes, got {length}"):
             function(seed)
     with pytest.raises(ValueError, match="exactly 32 bytes"):
-        DealStream(seed, "board/1")
+        DealStream(seed, "board/1", DEAL_VERSION)
 
 
 @pytest.mark.parametrize(
@@ -275,14 +277,14 @@ def test_the_stream_is_hmac_sha256_blocks_with_a_big_endian_counter() -> None:
         hmac.digest(seed, b"match-deal-v1/board/2/" + i.to_bytes(4, "big"), "sha256")
         for i in range(4)
     )
-    stream = DealStream(seed, label)
+    stream = DealStream(seed, label, DEAL_VERSION)
     assert stream.read(0) == b""
     got = stream.read(5) + stream.read(30) + stream.read(1) + stream.read(92)  # across blocks
     assert got == expected
 
 
 def test_the_stream_refuses_negative_reads_and_running_past_its_counter() -> None:
-    stream = DealStream(bytes(32), "board/1")
+    stream = DealStream(bytes(32), "board/1", DEAL_VERSION)
     with pytest.raises(ValueError, match="negative"):
         stream.read(-1)
     stream._counter = 2**32 - 1  # white-box: jump to the last block

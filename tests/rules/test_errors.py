@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from match_rules import registry
 from match_rules.errors import Category, Code, RuleError
+from match_rules.race.errors import RaceCode
 
 
 def test_every_refusal_code_has_a_unique_slug_and_a_category() -> None:
-    slugs = [c.slug for c in Code]
-    assert len(slugs) == len(set(slugs))
-    assert all(isinstance(c.category, Category) for c in Code)
-    assert Code.TILE_OUT_OF_RANGE.category is Category.INVALID_ARGUMENT
+    codes = registry.refusal_codes()
+    slugs = [c.slug for c in codes]
+    assert len(slugs) == len(set(slugs)), "a slug is one code, in one game's enum or the shared one"
+    assert all(isinstance(c.category, Category) for c in codes)
+    assert set(Code) < set(codes) and len(codes) == 69
+    assert RaceCode.TILE_OUT_OF_RANGE.category is Category.INVALID_ARGUMENT
     assert Code.NOT_SEATED.category is Category.PERMISSION_DENIED
     assert Code.HINT_LIMIT_REACHED.category is Category.RESOURCE_EXHAUSTED
     assert Code.PAUSED.category is Category.FAILED_PRECONDITION

@@ -9,9 +9,10 @@ import pytest
 
 from match.v1 import common_pb2
 from match_rules import registry
-from match_rules.decider import in_time
+from match_rules.decide import in_time
 from match_rules.errors import Code, RuleError
 from match_rules.protocodec import Codec, snake
+from match_rules.race.errors import RaceCode
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,7 @@ def test_the_edge_check_refuses_only_what_cannot_be_right() -> None:
     for tile in (0, 21):
         request = race_service_pb2.TurnTileRequest(table_id="t", tile=tile)
         problem = race.check_request(request)
-        assert isinstance(problem, RuleError) and problem.code is Code.TILE_OUT_OF_RANGE
+        assert isinstance(problem, RuleError) and problem.code is RaceCode.TILE_OUT_OF_RANGE
         assert problem.message == f"tiles are numbered 1 to 20, got {tile}"
     assert race.check_request(race_service_pb2.TurnTileRequest(tile=20)) is None
     assert race.check_request(race_service_pb2.PressReadyRequest()) is None

@@ -24,7 +24,7 @@ from match_bus.folds import TableFolds
 from match_bus.jetstream import ensure_stream
 from match_launch.child import tied
 from match_launch.natsserver import NatsServer
-from match_rules.deal import DEAL_VERSION, deal
+from match_rules.race.deal import DEAL_VERSION, deal
 from services.dealer.dealer import Dealer
 from services.dealer.stores import KvSeedStore, open_seeds
 

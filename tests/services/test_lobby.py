@@ -50,7 +50,7 @@ from match_launch.child import tied
 from match_launch.natsserver import NatsServer, free_port
 from match_rules.race import commands as cmd
 from match_rules.race import events as ev
-from match_rules.race.codec import to_proto
+from match_rules.race.game import to_proto
 from services.lobby.tokens import Tokens
 from tests.conftest import secret_file
 from tests.rules.race.helpers import Game

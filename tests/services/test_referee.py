@@ -18,7 +18,7 @@ from match_bus import subjects
 from match_bus.jetstream import TableLog
 from match_launch.stack import Stack
 from match_rules.race import events as ev
-from match_rules.race.codec import from_proto
+from match_rules.race.game import from_proto
 from tests.conftest import running
 
 RATE = 10.0

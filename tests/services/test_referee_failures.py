@@ -33,7 +33,7 @@ from match_launch.child import tied
 from match_launch.natsserver import NatsServer
 from match_rules import registry
 from match_rules.race import events as ev
-from match_rules.race.codec import from_proto
+from match_rules.race.game import from_proto
 from services.referee.config import RefereeConfig
 from services.referee.leases import Leases, heartbeat_key, lease_bucket
 from services.referee.service import Referee

@@ -26,7 +26,7 @@ from match_launch.child import tied
 from match_launch.natsserver import NatsServer
 from match_launch.stack import Stack
 from match_rules.race import events as ev
-from match_rules.race.codec import from_proto
+from match_rules.race.game import from_proto
 from services.referee.leases import Leases, lease_bucket, share
 from tests.conftest import running
 from tests.services.test_referee import RATE, create, race_events

@@ -184,7 +184,7 @@ def check_seed(t: ViewTracker) -> list[str]:
         ok = hashlib.sha256(t.seed).hexdigest() == t.commitment
         out.append(f"its SHA-256 {'matches' if ok else 'DOES NOT match'} the commitment")
     try:
-        from match_rules.deal import DEAL_VERSION, deal_board
+        from match_rules.race.deal import DEAL_VERSION, deal_board
     except ImportError:  # pragma: no cover - the SDK alone, without the rules
         return out
     if t.deal_version and t.deal_version != DEAL_VERSION:

@@ -22,9 +22,10 @@ from typing import Any
 from match_rules.concentration import commands as cmd
 from match_rules.concentration import cpu
 from match_rules.concentration import events as ev
+from match_rules.concentration.errors import ConcentrationCode
 from match_rules.concentration.settings import MAX_PLAYERS, MIN_PLAYERS, check, pair
 from match_rules.concentration.state import ConcentrationState, Phase, evolve
-from match_rules.decider import Log, in_time
+from match_rules.decide import Log, Rules
 from match_rules.errors import Code, RuleError
 
 MISS_SHOW_MS = 1_500
@@ -84,24 +85,6 @@ def next_deadline(state: ConcentrationState) -> int | None:
 
 def is_terminal(state: ConcentrationState) -> bool:
     return state.phase is Phase.OVER
-
-
-def decide(state: ConcentrationState, command: cmd.Command) -> list[ev.Event]:
-    return [event for event, _ in decide_steps(state, command)]
-
-
-def decide_steps(
-    state: ConcentrationState, command: cmd.Command
-) -> list[tuple[ev.Event, ConcentrationState]]:
-    """``decide``, with the state after each event."""
-    if not in_time(command.now, state.now, isinstance(command, cmd.Tick)):
-        return []
-    log = _Log(state, evolve)
-    _pass_time(log, command.now)
-    handler = _HANDLERS.get(type(command))  # a Tick only lets time pass
-    if handler is not None:
-        handler(log, command)
-    return log.steps
 
 
 # --- time ------------------------------------------------------------------------------------
@@ -195,7 +178,7 @@ def _flip(log: _Log, c: cmd.FlipCard) -> None:
         )
     if c.player in state.cpus:
         raise RuleError(
-            Code.SEAT_PLAYED_BY_CPU,
+            ConcentrationCode.SEAT_PLAYED_BY_CPU,
             "the CPU plays this seat: it was a CPU seat from the start, or its player did not "
             "come back in time",
         )
@@ -205,11 +188,17 @@ def _flip(log: _Log, c: cmd.FlipCard) -> None:
             f"the missed pair is still showing for {state.turn_down_at - c.now} ms more",
         )
     if state.turn != c.player:
-        raise RuleError(Code.NOT_YOUR_TURN, f"it is {state.turn}'s turn to flip, not yours")
+        raise RuleError(
+            ConcentrationCode.NOT_YOUR_TURN, f"it is {state.turn}'s turn to flip, not yours"
+        )
     if c.card in state.taken:
-        raise RuleError(Code.CARD_TAKEN, f"card {c.card} was taken; its place stays empty")
+        raise RuleError(
+            ConcentrationCode.CARD_TAKEN, f"card {c.card} was taken; its place stays empty"
+        )
     if c.card in state.up:
-        raise RuleError(Code.CARD_FACE_UP, f"card {c.card} is face up already: flip another")
+        raise RuleError(
+            ConcentrationCode.CARD_FACE_UP, f"card {c.card} is face up already: flip another"
+        )
     _flip_card(log, c.now, c.player, c.card)
 
 
@@ -279,3 +268,7 @@ _HANDLERS: dict[type, Callable[[_Log, Any], None]] = {
     cmd.PlayerAway: _away,
     cmd.PlayerBack: _back,
 }
+
+RULES = Rules(evolve, _pass_time, _HANDLERS, cmd.Tick, next_deadline, is_terminal)
+decide_steps = RULES.decide_steps
+decide = RULES.decide

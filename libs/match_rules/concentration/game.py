@@ -19,7 +19,8 @@ from match_rules.concentration import commands as cmd
 from match_rules.concentration import describe as told
 from match_rules.concentration import events as ev
 from match_rules.concentration.deal import CPU_SEED_BYTES, DEAL_VERSION, deal
-from match_rules.concentration.decide import decide_steps, is_terminal, next_deadline
+from match_rules.concentration.decide import RULES
+from match_rules.concentration.errors import ConcentrationCode
 from match_rules.concentration.settings import (
     DECK_SIZES,
     MAX_PLAYERS,
@@ -29,24 +30,22 @@ from match_rules.concentration.settings import (
     Settings,
     check,
 )
-from match_rules.concentration.state import ConcentrationState, Phase, evolve, initial_state
+from match_rules.concentration.state import ConcentrationState, Phase, initial_state
 from match_rules.concentration.view import CardState, player_view, redact
 from match_rules.deal import Strength
 from match_rules.errors import Code, RuleError
 from match_rules.game import (
+    BaseGame,
     Bot,
     Entry,
     Figure,
     Game,
     Keep,
     Moves,
-    Place,
     Results,
     SeatInfo,
     Standing,
     TableContext,
-    Teller,
-    Told,
 )
 from match_rules.protocodec import Codec
 from match_rules.words import count
@@ -101,8 +100,11 @@ def _invalid(message: str) -> RuleError:
     return RuleError(Code.INVALID_SETUP, message)
 
 
-class Concentration:
+class Concentration(BaseGame):
     """Concentration, as the shells see it."""
+
+    rules = RULES
+    told = told
 
     kind: int = common_pb2.GAME_KIND_CONCENTRATION
     slug: str = "concentration"
@@ -147,7 +149,7 @@ class Concentration:
             )
         if out.matching not in WireSettings.Matching.values():
             raise RuleError(
-                Code.INVALID_MATCHING,
+                ConcentrationCode.INVALID_MATCHING,
                 f"matching is identical, rank and colour, or rank; {out.matching} is none of them",
             )
         if out.pictures == WireSettings.PICTURES_UNSPECIFIED:
@@ -202,28 +204,8 @@ class Concentration:
             deal_version,
         )
 
-    def decide_steps(
-        self, state: ConcentrationState, command: cmd.Command
-    ) -> list[tuple[ev.Event, ConcentrationState]]:
-        return decide_steps(state, command)
-
-    def evolve(self, state: ConcentrationState, event: ev.Event) -> ConcentrationState:
-        return evolve(state, event)
-
-    def next_deadline(self, state: ConcentrationState) -> int | None:
-        return next_deadline(state)
-
-    def tick(self, now: int) -> cmd.Tick:
-        return cmd.Tick(now)
-
     def is_started(self, state: ConcentrationState) -> bool:
         return state.phase is not Phase.NOT_STARTED
-
-    def is_terminal(self, state: ConcentrationState) -> bool:
-        return is_terminal(state)
-
-    def clock(self, state: ConcentrationState) -> int:
-        return state.now
 
     # --- the wire ----------------------------------------------------------------------------
 
@@ -285,12 +267,6 @@ class Concentration:
         return Reply(
             accepted=Reply.Accepted(events=events, view=self.snapshot(state, player, table))
         )
-
-    def check_request(self, request: Message) -> str | RuleError | None:
-        return None  # the card's range depends on the table's deck: the referee judges it
-
-    def refused(self, refusal: common_pb2.Refusal) -> Reply:
-        return Reply(refusal=refusal)
 
     def snapshot(self, state: ConcentrationState, player: str, table: TableContext) -> View:
         view = player_view(state, player)  # pragma: no mutate (equivalent: the same for all)
@@ -366,22 +342,7 @@ class Concentration:
             rated_moves=RATED_TRIES,
         )
 
-    def proofs(self, state: object) -> tuple[str, ...]:
-        return ()  # the rerun from the revealed seed proves everything there is
-
     # --- the replay ----------------------------------------------------------------------------
-
-    def place(self, event: ev.Event) -> Place:
-        return told.place(event)
-
-    def heading(self, part: int) -> str:
-        return told.heading(part)
-
-    def describe(self, event: ev.Event, teller: Teller) -> Told:
-        return told.describe(event, teller)
-
-    def describe_command(self, wire: Message, teller: Teller) -> str:
-        return told.describe_command(wire, teller)
 
     def describe_settings(self, settings: Message) -> str:
         assert isinstance(settings, WireSettings)

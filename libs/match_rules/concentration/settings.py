@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from match_rules.concentration.errors import ConcentrationCode
 from match_rules.errors import Code, RuleError
 
 MIN_PLAYERS = 1
@@ -90,16 +91,17 @@ def check(settings: Settings) -> Settings:
     if settings.pictures is Pictures.EMOJI:
         if settings.jokers:
             raise RuleError(
-                Code.INVALID_JOKERS, "the emoji deck has no jokers: choose playing cards for them"
+                ConcentrationCode.INVALID_JOKERS,
+                "the emoji deck has no jokers: choose playing cards for them",
             )
         if settings.matching is not Matching.IDENTICAL:
             raise RuleError(
-                Code.INVALID_MATCHING,
+                ConcentrationCode.INVALID_MATCHING,
                 "emoji pair only with the identical picture: matching by rank needs playing cards",
             )
     if settings.turn_limit_ms not in TURN_LIMITS_MS:
         raise RuleError(
-            Code.INVALID_TURN_LIMIT,
+            ConcentrationCode.INVALID_TURN_LIMIT,
             f"the time to flip the second card is none, 30 s or 60 s, "
             f"got {settings.turn_limit_ms} ms",
         )

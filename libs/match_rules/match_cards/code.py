@@ -30,7 +30,8 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from match_rules.errors import Code, RuleError
+from match_rules.errors import RuleError
+from match_rules.match_cards.errors import MatchCardsCode
 from match_rules.match_cards.settings import PICTURE_SETS, SIZES, Difficulty, Mode, Settings
 
 ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
@@ -99,7 +100,7 @@ def encode(settings: Settings, seed: bytes) -> str:
 
 def _malformed(message: str) -> RuleError:
     return RuleError(
-        Code.CODE_MALFORMED,
+        MatchCardsCode.CODE_MALFORMED,
         f"{message}; a game code is MM3-, four letters of settings, then 53 symbols in groups "
         "of five: copy it whole from the end-of-game window",
     )
@@ -114,14 +115,14 @@ def parse(text: str) -> GameCode:
     version = squeezed[2]
     if version == "2":
         raise RuleError(
-            Code.CODE_VERSION_UNKNOWN,
+            MatchCardsCode.CODE_VERSION_UNKNOWN,
             "version 2 codes (MM2-...) carried a 30-bit seed, which a player could search "
             "during play for the whole board, so they no longer deal: replay a version 3 code "
             "(MM3-...) shown at the end of a game, or start a new game",
         )
     if version != VERSION:
         raise RuleError(
-            Code.CODE_VERSION_UNKNOWN,
+            MatchCardsCode.CODE_VERSION_UNKNOWN,
             f"this is a version {version} code (MM{version}-...); this server reads "
             f"version {VERSION} codes (MM{VERSION}-...)",
         )
@@ -144,27 +145,27 @@ def parse(text: str) -> GameCode:
     # pragma: no mutate end
     if _luhn(values[:-1]) != values[-1] or _tag(head, seed) != number & 15:
         raise RuleError(
-            Code.CODE_CHECK_FAILED,
+            MatchCardsCode.CODE_CHECK_FAILED,
             "the code does not check out: a symbol was mistyped or two were swapped; copy it "
             "again from the end-of-game window",
         )
     mode = _MODES.get(head[0])
     if mode is None:
         raise RuleError(
-            Code.CODE_SETTING_UNKNOWN,
+            MatchCardsCode.CODE_SETTING_UNKNOWN,
             f"the code's mode letter is {head[0]!r}: P (pairs) or T (triples) are known",
         )
     sizes = SIZES[mode]
     if values[2] >= len(sizes):
         raise RuleError(
-            Code.CODE_SIZE_UNKNOWN,
+            MatchCardsCode.CODE_SIZE_UNKNOWN,
             f"the code's size letter {head[1]!r} names no board: {mode.value} come in "
             + ", ".join(f"{ALPHABET[i]} ({n} cards)" for i, n in enumerate(sizes)),
         )
     difficulty = _DIFFICULTIES.get(head[2])
     if difficulty is None or values[4] >= len(PICTURE_SETS):
         raise RuleError(
-            Code.CODE_SETTING_UNKNOWN,
+            MatchCardsCode.CODE_SETTING_UNKNOWN,
             f"the code's difficulty {head[2]!r} or picture set {head[3]!r} is unknown: "
             "difficulty E, M or H, pictures "
             + ", ".join(f"{ALPHABET[i]} ({s.name})" for i, s in enumerate(PICTURE_SETS)),

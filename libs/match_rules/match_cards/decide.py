@@ -14,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from match_rules.decider import Log, in_time
+from match_rules.decide import Log, Rules
 from match_rules.errors import Code, RuleError
 from match_rules.match_cards import commands as cmd
 from match_rules.match_cards import events as ev
+from match_rules.match_cards.errors import MatchCardsCode
 from match_rules.match_cards.settings import MAX_PLAYERS, MIN_PLAYERS, Difficulty, check
 from match_rules.match_cards.state import MatchCardsState, Phase, evolve
 
@@ -50,24 +51,6 @@ def next_deadline(state: MatchCardsState) -> int | None:
 
 def is_terminal(state: MatchCardsState) -> bool:
     return state.phase is Phase.OVER
-
-
-def decide(state: MatchCardsState, command: cmd.Command) -> list[ev.Event]:
-    return [event for event, _ in decide_steps(state, command)]
-
-
-def decide_steps(
-    state: MatchCardsState, command: cmd.Command
-) -> list[tuple[ev.Event, MatchCardsState]]:
-    """``decide``, with the state after each event."""
-    if not in_time(command.now, state.now, isinstance(command, cmd.Tick)):
-        return []
-    log = _Log(state, evolve)
-    _pass_time(log, command.now)
-    handler = _HANDLERS.get(type(command))  # a Tick only lets time pass
-    if handler is not None:
-        handler(log, command)
-    return log.steps
 
 
 # --- time ------------------------------------------------------------------------------------
@@ -166,7 +149,7 @@ def _check_playing(state: MatchCardsState, player: str) -> None:
         raise RuleError(Code.GAME_OVER, "the game is over; the results are final")
     if state.board(player).finished_at is not None:
         raise RuleError(
-            Code.PLAYER_FINISHED,
+            MatchCardsCode.PLAYER_FINISHED,
             "your game is over: wait for the others to finish to see the results",
         )
 
@@ -181,15 +164,18 @@ def _turn(log: _Log, c: cmd.TurnCard) -> None:
     b = state.board(c.player)
     if b.compare_at is not None:
         raise RuleError(
-            Code.COMPARING,
+            MatchCardsCode.COMPARING,
             f"the attempt's {len(b.up)} cards are being compared for {b.compare_at - c.now} ms "
             "more: nothing can be turned until then",
         )
     if c.card in b.found:
-        raise RuleError(Code.CARD_FOUND, f"card {c.card} was found: it stays up; turn a hidden one")
+        raise RuleError(
+            MatchCardsCode.CARD_FOUND, f"card {c.card} was found: it stays up; turn a hidden one"
+        )
     if c.card in b.up:
         raise RuleError(
-            Code.CARD_TURNED, f"card {c.card} is already turned in this attempt: turn another"
+            MatchCardsCode.CARD_TURNED,
+            f"card {c.card} is already turned in this attempt: turn another",
         )
     full = len(b.up) + 1 == state.settings.group
     compare_at = c.now + COMPARE_MS if full else None
@@ -203,8 +189,12 @@ def _notice_off(log: _Log, c: cmd.TurnOffNotice) -> None:
         log.emit(ev.NoticeTurnedOff(c.now, c.player))
         return
     if state.settings.difficulty is not Difficulty.HARD:
-        raise RuleError(Code.NO_NOTICE, "only Hard shows the Same/Different pictures notice")
-    raise RuleError(Code.NOTICE_ALREADY_OFF, "the notice is off already for the rest of the game")
+        raise RuleError(
+            MatchCardsCode.NO_NOTICE, "only Hard shows the Same/Different pictures notice"
+        )
+    raise RuleError(
+        MatchCardsCode.NOTICE_ALREADY_OFF, "the notice is off already for the rest of the game"
+    )
 
 
 _HANDLERS: dict[type, Callable[[_Log, Any], None]] = {
@@ -212,3 +202,7 @@ _HANDLERS: dict[type, Callable[[_Log, Any], None]] = {
     cmd.TurnCard: _turn,
     cmd.TurnOffNotice: _notice_off,
 }
+
+RULES = Rules(evolve, _pass_time, _HANDLERS, cmd.Tick, next_deadline, is_terminal)
+decide_steps = RULES.decide_steps
+decide = RULES.decide

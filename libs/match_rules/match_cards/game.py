@@ -20,19 +20,17 @@ from google.protobuf.message import Message
 from match.v1 import common_pb2, match_cards_command_pb2, match_cards_pb2, match_cards_service_pb2
 from match_rules.errors import Code, RuleError
 from match_rules.game import (
+    BaseGame,
     Bot,
     Entry,
     Figure,
     Game,
     Keep,
     Moves,
-    Place,
     Results,
     SeatInfo,
     Standing,
     TableContext,
-    Teller,
-    Told,
 )
 from match_rules.match_cards import code as codes
 from match_rules.match_cards import commands as cmd
@@ -40,7 +38,8 @@ from match_rules.match_cards import deal as dealing
 from match_rules.match_cards import describe as told
 from match_rules.match_cards import events as ev
 from match_rules.match_cards.deal import DEAL_VERSION, deal
-from match_rules.match_cards.decide import decide_steps, is_terminal, next_deadline
+from match_rules.match_cards.decide import RULES
+from match_rules.match_cards.errors import MatchCardsCode
 from match_rules.match_cards.settings import (
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -52,7 +51,7 @@ from match_rules.match_cards.settings import (
     check,
     columns,
 )
-from match_rules.match_cards.state import MatchCardsState, Phase, evolve, initial_state
+from match_rules.match_cards.state import MatchCardsState, Phase, initial_state
 from match_rules.match_cards.view import CardState, player_view, redact
 from match_rules.protocodec import Codec
 
@@ -114,7 +113,7 @@ def _from_code(wire: WireSettings) -> WireSettings:
         given = getattr(wire, name)
         if given and given != getattr(carried, name):
             raise RuleError(
-                Code.CODE_CONFLICT,
+                MatchCardsCode.CODE_CONFLICT,
                 f"the code {carried.code} carries its own {name} ({getattr(carried, name)}), "
                 f"not {given}: leave {name} unset to replay it",
             )
@@ -162,8 +161,11 @@ def _figures_and_entries(state: MatchCardsState) -> tuple[tuple[Figure, ...], tu
     return tuple(figures), tuple(entries)
 
 
-class MatchCards:
+class MatchCards(BaseGame):
     """Match Cards, as the shells see it."""
+
+    rules = RULES
+    told = told
 
     kind: int = common_pb2.GAME_KIND_MATCH_CARDS
     slug: str = "match_cards"
@@ -207,11 +209,11 @@ class MatchCards:
             )
         if wire.mode not in WireSettings.Mode.values():
             raise RuleError(
-                Code.INVALID_MODE, f"the mode is pairs or triples; {wire.mode} is neither"
+                MatchCardsCode.INVALID_MODE, f"the mode is pairs or triples; {wire.mode} is neither"
             )
         if wire.difficulty not in WireSettings.Difficulty.values():
             raise RuleError(
-                Code.INVALID_DIFFICULTY,
+                MatchCardsCode.INVALID_DIFFICULTY,
                 f"the difficulty is easy, medium or hard; {wire.difficulty} is none of them",
             )
         if wire.code:
@@ -264,28 +266,8 @@ class MatchCards:
             deal_version,
         )
 
-    def decide_steps(
-        self, state: MatchCardsState, command: cmd.Command
-    ) -> list[tuple[ev.Event, MatchCardsState]]:
-        return decide_steps(state, command)
-
-    def evolve(self, state: MatchCardsState, event: ev.Event) -> MatchCardsState:
-        return evolve(state, event)
-
-    def next_deadline(self, state: MatchCardsState) -> int | None:
-        return next_deadline(state)
-
-    def tick(self, now: int) -> cmd.Tick:
-        return cmd.Tick(now)
-
     def is_started(self, state: MatchCardsState) -> bool:
         return state.phase is not Phase.NOT_STARTED
-
-    def is_terminal(self, state: MatchCardsState) -> bool:
-        return is_terminal(state)
-
-    def clock(self, state: MatchCardsState) -> int:
-        return state.now
 
     # --- the wire ----------------------------------------------------------------------------
 
@@ -303,9 +285,6 @@ class MatchCards:
         raise RuleError(
             Code.MALFORMED_REQUEST, "send turn_card with the card to turn, or turn_off_notice"
         )
-
-    def presence(self, now: int, player: str, present: bool) -> None:
-        return None  # each copy waits for its player; the cap ends the game
 
     def encode(self, event: ev.Event | ev.OpponentProgress) -> match_cards_pb2.MatchCardsEvent:
         out: match_cards_pb2.MatchCardsEvent = CODEC.to_proto(event)
@@ -361,9 +340,6 @@ class MatchCards:
                 f"got {request.card}",
             )
         return None
-
-    def refused(self, refusal: common_pb2.Refusal) -> Reply:
-        return Reply(refusal=refusal)
 
     def snapshot(self, state: MatchCardsState, player: str, table: TableContext) -> View:
         view = player_view(state, player)
@@ -440,22 +416,7 @@ class MatchCards:
             rated_moves=RATED_ATTEMPTS,
         )
 
-    def proofs(self, state: object) -> tuple[str, ...]:
-        return ()  # the rerun from the revealed seed proves everything there is
-
     # --- the replay ----------------------------------------------------------------------------
-
-    def place(self, event: ev.Event) -> Place:
-        return told.place(event)
-
-    def heading(self, part: int) -> str:
-        return told.heading(part)
-
-    def describe(self, event: ev.Event, teller: Teller) -> Told:
-        return told.describe(event, teller)
-
-    def describe_command(self, wire: Message, teller: Teller) -> str:
-        return told.describe_command(wire, teller)
 
     def describe_settings(self, settings: Message) -> str:
         assert isinstance(settings, WireSettings)

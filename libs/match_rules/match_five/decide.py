@@ -24,12 +24,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from match_rules.decider import Log, in_time
+from match_rules.decide import Log, Rules
 from match_rules.errors import Code, RuleError
 from match_rules.match_five import commands as cmd
 from match_rules.match_five import events as ev
 from match_rules.match_five.content import COMBINATIONS, combination_name
 from match_rules.match_five.deal import categories
+from match_rules.match_five.errors import MatchFiveCode
 from match_rules.match_five.normalise import check as check_link
 from match_rules.match_five.normalise import normalise
 from match_rules.match_five.settings import MAX_PLAYERS, MIN_PLAYERS, ROUNDS, check
@@ -52,24 +53,6 @@ def next_deadline(state: MatchFiveState) -> int | None:
 
 def is_terminal(state: MatchFiveState) -> bool:
     return state.phase is Phase.OVER
-
-
-def decide(state: MatchFiveState, command: cmd.Command) -> list[ev.Event]:
-    return [event for event, _ in decide_steps(state, command)]
-
-
-def decide_steps(
-    state: MatchFiveState, command: cmd.Command
-) -> list[tuple[ev.Event, MatchFiveState]]:
-    """``decide``, with the state after each event."""
-    if not in_time(command.now, state.now, isinstance(command, cmd.Tick)):
-        return []
-    log = _Log(state, evolve)
-    _pass_time(log, command.now)
-    handler = _HANDLERS.get(type(command))  # a Tick only lets time pass
-    if handler is not None:
-        handler(log, command)
-    return log.steps
 
 
 # --- time, and what follows from it -----------------------------------------------------------
@@ -239,13 +222,13 @@ def _writing(state: MatchFiveState, player: str) -> None:
     _seated(state, player)
     if state.phase is not Phase.WRITING:
         raise RuleError(
-            Code.NOT_WRITING,
+            MatchFiveCode.NOT_WRITING,
             f"the sand timer of round {state.round} has run out: the links are being read; "
             "vote on them",
         )
     if player in state.done:
         raise RuleError(
-            Code.ALREADY_DONE,
+            MatchFiveCode.ALREADY_DONE,
             "you said you were done writing: your links stand as they are until the reading",
         )
 
@@ -254,7 +237,7 @@ def _reading(state: MatchFiveState, player: str) -> None:
     _seated(state, player)
     if state.phase is not Phase.READING:
         raise RuleError(
-            Code.NOT_READING,
+            MatchFiveCode.NOT_READING,
             'the links are still being written: votes and "Match!" come with the reading',
         )
 
@@ -262,7 +245,7 @@ def _reading(state: MatchFiveState, player: str) -> None:
 def _in_range(combination: int) -> None:
     if not 1 <= combination <= LAST:
         raise RuleError(
-            Code.COMBINATION_OUT_OF_RANGE,
+            MatchFiveCode.COMBINATION_OUT_OF_RANGE,
             f"there is no combination {combination}: they are numbered 1 to {LAST} "
             "(1 is red and yellow, 10 blue and purple)",
         )
@@ -278,7 +261,7 @@ def _write(log: _Log, c: cmd.WriteLink) -> None:
         if (round_, combination) != (s.round, c.combination) and normalise(text) == key:
             when = "this round" if round_ == s.round else f"in round {round_}"
             raise RuleError(
-                Code.LINK_REUSED,
+                MatchFiveCode.LINK_REUSED,
                 f'you wrote "{text}" for combination {combination} '
                 f"({combination_name(combination)}) {when}: a link may be used only once per "
                 "game (case, accents, spaces and punctuation aside); write another",
@@ -291,7 +274,9 @@ def _erase(log: _Log, c: cmd.EraseLink) -> None:
     _writing(s, c.player)
     _in_range(c.combination)
     if c.combination not in s.links(c.player):
-        raise RuleError(Code.NO_LINK, f"you have no link for combination {c.combination} to erase")
+        raise RuleError(
+            MatchFiveCode.NO_LINK, f"you have no link for combination {c.combination} to erase"
+        )
     log.emit(ev.LinkErased(c.now, c.player, s.round, c.combination))
 
 
@@ -302,7 +287,8 @@ def _done(log: _Log, c: cmd.Done) -> None:
     if c.player in s.done:
         what = "writing" if writing else f"combination {s.combination}"
         raise RuleError(
-            Code.ALREADY_DONE, f"you said you were done with {what} already: wait for the others"
+            MatchFiveCode.ALREADY_DONE,
+            f"you said you were done with {what} already: wait for the others",
         )
     # pragma: no mutate start (equivalent: combination is 0 while writing)
     log.emit(ev.PlayerDone(c.now, c.player, s.round, 0 if writing else s.combination))
@@ -317,7 +303,7 @@ def _done(log: _Log, c: cmd.Done) -> None:
 def _open_ballot(state: MatchFiveState, number: int) -> Ballot:
     if number < 1:  # no ballot ever has this number: not "closed", a wrong argument
         raise RuleError(
-            Code.BALLOT_OUT_OF_RANGE,
+            MatchFiveCode.BALLOT_OUT_OF_RANGE,
             f"there is no ballot {number}: ballots are numbered from 1, as the reading gives "
             f"them (combination {state.combination}'s are in its BallotOpened events)",
         )
@@ -330,7 +316,7 @@ def _open_ballot(state: MatchFiveState, number: int) -> Ballot:
         when = "is not read yet" if number > state.ballots_issued else "is closed"
         # pragma: no mutate end
         raise RuleError(
-            Code.BALLOT_NOT_OPEN,
+            MatchFiveCode.BALLOT_NOT_OPEN,
             f"ballot {number} {when}: combination {state.combination}'s ballots are "
             f"{first} to {max(first, state.ballots_issued)}",
         )
@@ -343,11 +329,11 @@ def _vote(log: _Log, c: cmd.Vote) -> None:
     ballot = _open_ballot(s, c.ballot)
     if ballot.is_call and ballot.player == c.player:
         raise RuleError(
-            Code.OWN_CALL, 'the table votes on your "Match!", you do not: you called it'
+            MatchFiveCode.OWN_CALL, 'the table votes on your "Match!", you do not: you called it'
         )
     if s.vote(c.ballot, c.player) is not None:
         raise RuleError(
-            Code.ALREADY_VOTED, f"you voted on ballot {c.ballot} already: a vote is final"
+            MatchFiveCode.ALREADY_VOTED, f"you voted on ballot {c.ballot} already: a vote is final"
         )
     log.emit(ev.VoteCast(c.now, c.player, c.ballot, c.accept))
 
@@ -358,17 +344,18 @@ def _call(log: _Log, c: cmd.CallMatch) -> None:
     target = _open_ballot(s, c.ballot)
     if target.is_call:
         raise RuleError(
-            Code.BALLOT_NOT_OPEN,
+            MatchFiveCode.BALLOT_NOT_OPEN,
             f'ballot {c.ballot} is a "Match!" call, not a link: call "Match!" on a link',
         )
     if target.player == c.player:
         raise RuleError(
-            Code.OWN_LINK, '"Match!" is called on another player\'s link that matches yours'
+            MatchFiveCode.OWN_LINK,
+            '"Match!" is called on another player\'s link that matches yours',
         )
     own = next((b for b in s.ballots if not b.is_call and b.player == c.player), None)
     if own is None:
         raise RuleError(
-            Code.NO_LINK,
+            MatchFiveCode.NO_LINK,
             f'you wrote no link for combination {s.combination}: "Match!" needs one of yours',
         )
     pair = {own.ballot, target.ballot}
@@ -376,7 +363,7 @@ def _call(log: _Log, c: cmd.CallMatch) -> None:
         b.is_call and {b.own, b.target} == pair for b in s.ballots
     ):
         raise RuleError(
-            Code.ALREADY_MATCHING,
+            MatchFiveCode.ALREADY_MATCHING,
             f'"{target.text}" and your "{own.text}" are paired already (equal once normalised, '
             "or called before)",
         )
@@ -391,3 +378,7 @@ _HANDLERS: dict[type, Callable[[_Log, Any], None]] = {
     cmd.Vote: _vote,
     cmd.CallMatch: _call,
 }
+
+RULES = Rules(evolve, _pass_time, _HANDLERS, cmd.Tick, next_deadline, is_terminal)
+decide_steps = RULES.decide_steps
+decide = RULES.decide

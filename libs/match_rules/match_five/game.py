@@ -21,24 +21,22 @@ from google.protobuf.message import Message
 from match.v1 import common_pb2, match_five_command_pb2, match_five_pb2, match_five_service_pb2
 from match_rules.errors import Code, RuleError
 from match_rules.game import (
+    BaseGame,
     Bot,
     Figure,
     Game,
     Keep,
     Moves,
-    Place,
     Results,
     SeatInfo,
     Standing,
     TableContext,
-    Teller,
-    Told,
 )
 from match_rules.match_five import commands as cmd
 from match_rules.match_five import deal as dealing
 from match_rules.match_five import describe as told
 from match_rules.match_five import events as ev
-from match_rules.match_five.decide import decide_steps, is_terminal, next_deadline
+from match_rules.match_five.decide import RULES
 from match_rules.match_five.settings import (
     LINK_MAX_CHARS,
     MAX_PLAYERS,
@@ -46,7 +44,7 @@ from match_rules.match_five.settings import (
     Settings,
     check,
 )
-from match_rules.match_five.state import MatchFiveState, Phase, evolve, initial_state
+from match_rules.match_five.state import MatchFiveState, Phase, initial_state
 from match_rules.match_five.view import player_view, redact
 from match_rules.protocodec import Codec
 from match_rules.words import count
@@ -94,8 +92,11 @@ def _invalid(message: str) -> RuleError:
 EDGE_MAX_CHARS = 1_000
 
 
-class MatchFive:
+class MatchFive(BaseGame):
     """MATCH 5, as the shells see it."""
+
+    rules = RULES
+    told = told
 
     kind: int = common_pb2.GAME_KIND_MATCH_FIVE
     slug: str = "match_five"
@@ -173,28 +174,8 @@ class MatchFive:
             deal_version,
         )
 
-    def decide_steps(
-        self, state: MatchFiveState, command: cmd.Command
-    ) -> list[tuple[ev.Event, MatchFiveState]]:
-        return decide_steps(state, command)
-
-    def evolve(self, state: MatchFiveState, event: ev.Event) -> MatchFiveState:
-        return evolve(state, event)
-
-    def next_deadline(self, state: MatchFiveState) -> int | None:
-        return next_deadline(state)
-
-    def tick(self, now: int) -> cmd.Tick:
-        return cmd.Tick(now)
-
     def is_started(self, state: MatchFiveState) -> bool:
         return state.phase is not Phase.NOT_STARTED
-
-    def is_terminal(self, state: MatchFiveState) -> bool:
-        return is_terminal(state)
-
-    def clock(self, state: MatchFiveState) -> int:
-        return state.now
 
     # --- the wire ----------------------------------------------------------------------------
 
@@ -221,9 +202,6 @@ class MatchFive:
             "send one of write_link (a combination and its link), erase_link, done, vote (a "
             "ballot, accept or not) or call_match (a ballot)",
         )
-
-    def presence(self, now: int, player: str, present: bool) -> None:
-        return None  # a player who drops keeps their seat; the timers go on without them
 
     def encode(self, event: ev.Event | ev.WritingProgress) -> WireEvent:
         out: WireEvent = CODEC.to_proto(event)
@@ -277,9 +255,6 @@ class MatchFive:
                 f"the link has {len(request.text)} characters: a link has at most {LINK_MAX_CHARS}"
             )
         return None
-
-    def refused(self, refusal: common_pb2.Refusal) -> Reply:
-        return Reply(refusal=refusal)
 
     def snapshot(self, state: MatchFiveState, player: str, table: TableContext) -> View:
         view = player_view(state, player)
@@ -356,22 +331,7 @@ class MatchFive:
             standings, draw, winners=winners, figures=figures, moves=moves, rated_moves=RATED_LINKS
         )
 
-    def proofs(self, state: MatchFiveState) -> tuple[str, ...]:
-        return ()  # the rerun from the revealed seed re-rolls the dice and re-counts every vote
-
     # --- the replay ----------------------------------------------------------------------------
-
-    def place(self, event: ev.Event) -> Place:
-        return told.place(event)
-
-    def heading(self, part: int) -> str:
-        return told.heading(part)
-
-    def describe(self, event: ev.Event, teller: Teller) -> Told:
-        return told.describe(event, teller)
-
-    def describe_command(self, wire: Message, teller: Teller) -> str:
-        return told.describe_command(wire, teller)
 
     def describe_settings(self, settings: Message) -> str:
         assert isinstance(settings, WireSettings)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import unicodedata
 
-from match_rules.errors import Code, RuleError
+from match_rules.errors import RuleError
+from match_rules.match_five.errors import MatchFiveCode
 from match_rules.match_five.settings import LINK_MAX_CHARS
 
 # Unicode categories a link may not hold: control, format (zero-width, bidi overrides),
@@ -49,19 +50,19 @@ def check(text: str) -> None:
     """Refuse a link that is too long, holds a forbidden character, or has nothing in it."""
     if len(text) > LINK_MAX_CHARS:
         raise RuleError(
-            Code.LINK_TOO_LONG,
+            MatchFiveCode.LINK_TOO_LONG,
             f"the link has {len(text)} characters; a link has at most {LINK_MAX_CHARS}: shorten it",
         )
     bad = bad_character(text)
     if bad is not None:
         name = unicodedata.name(bad, f"U+{ord(bad):04X}")
         raise RuleError(
-            Code.LINK_INVALID_CHARACTERS,
+            MatchFiveCode.LINK_INVALID_CHARACTERS,
             f"the link holds a control or invisible character ({name}): write it on one line, "
             "with letters, digits, spaces and punctuation",
         )
     if not normalise(text):
         raise RuleError(
-            Code.LINK_EMPTY,
+            MatchFiveCode.LINK_EMPTY,
             "the link has no letter or digit: write a word (or erase the link)",
         )

@@ -25,13 +25,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from match_rules.decider import Log, in_time
+from match_rules.decide import Log, Rules
 from match_rules.errors import Code, RuleError
 from match_rules.number_match import board as boards
 from match_rules.number_match import commands as cmd
 from match_rules.number_match import events as ev
 from match_rules.number_match import generate, solver
 from match_rules.number_match import witness as witnesses
+from match_rules.number_match.errors import NumberMatchCode
 from match_rules.number_match.settings import HINTS, check, today
 from match_rules.number_match.state import NumberMatchState, Phase, evolve
 
@@ -72,20 +73,11 @@ def stuck_for_good(state: NumberMatchState) -> bool:
     return not can_add(state) and not boards.pair_moves(state.board)
 
 
-def decide_steps(
-    state: NumberMatchState, command: cmd.Command
-) -> list[tuple[ev.Event, NumberMatchState]]:
-    """``decide``, with the state after each event."""
-    if not in_time(command.now, state.now, isinstance(command, cmd.Tick)):
-        return []
-    log = _Log(state, evolve)
-    deadline = next_deadline(state)
-    if deadline is not None and command.now >= deadline:
+def _pass_time(log: _Log, now: int) -> None:
+    """The idle limit, if it has passed by ``now``."""
+    deadline = next_deadline(log.state)
+    if deadline is not None and now >= deadline:
         _over(log, deadline, ev.Outcome.IDLE)
-    handler = _HANDLERS.get(type(command))  # a Tick only lets time pass
-    if handler is not None:
-        handler(log, command)
-    return log.steps
 
 
 def _over(log: _Log, at: int, outcome: ev.Outcome) -> None:
@@ -128,7 +120,7 @@ def _start(log: _Log, c: cmd.StartGame) -> None:
         now_date = today(c.now, c.settings.utc_offset_minutes)
         if now_date != c.settings.daily_date:
             raise RuleError(
-                Code.DAILY_NOT_TODAY,
+                NumberMatchCode.DAILY_NOT_TODAY,
                 f"it is {now_date} at UTC{c.settings.utc_offset_minutes / 60:+g}; the daily "
                 f"puzzle of {c.settings.daily_date} can only be started on that day: ask for "
                 f"{now_date}",
@@ -156,13 +148,13 @@ def _cell(state: NumberMatchState, cell: int) -> int:
     size = len(state.board)
     if not 1 <= cell <= size:
         raise RuleError(
-            Code.CELL_OUT_OF_RANGE,
+            NumberMatchCode.CELL_OUT_OF_RANGE,
             f"cell {cell} is not on the board: its cells are numbered 1 to {size}, row by row, "
             "as it is now",
         )
     number = state.board[cell - 1]
     if number == 0:
-        raise RuleError(Code.CELL_EMPTY, f"cell {cell} is empty: pick two numbers")
+        raise RuleError(NumberMatchCode.CELL_EMPTY, f"cell {cell} is empty: pick two numbers")
     return number
 
 
@@ -179,16 +171,18 @@ def _pair(log: _Log, c: cmd.PairCells) -> None:
     _playing(s, c.player)
     a, b = _cell(s, c.first), _cell(s, c.second)
     if c.first == c.second:
-        raise RuleError(Code.SAME_CELL, f"cell {c.first} twice: pick two different numbers")
+        raise RuleError(
+            NumberMatchCode.SAME_CELL, f"cell {c.first} twice: pick two different numbers"
+        )
     if not boards.pairs_with(a, b):
         raise RuleError(
-            Code.NOT_A_PAIR,
+            NumberMatchCode.NOT_A_PAIR,
             f"{a} and {b} are not a pair: two numbers pair when they are equal or add up to 10",
         )
     i, j = sorted((c.first - 1, c.second - 1))
     if not boards.sees(s.board, i, j):
         raise RuleError(
-            Code.CELLS_BLOCKED,
+            NumberMatchCode.CELLS_BLOCKED,
             f"cells {c.first} and {c.second} do not see each other: a pair lies in one row, "
             "column or diagonal, or follows in reading order, with only empty cells between",
         )
@@ -213,13 +207,13 @@ def _add(log: _Log, c: cmd.AddNumbers) -> None:
     _playing(s, c.player)
     if s.additions_left == 0:
         raise RuleError(
-            Code.NO_ADDITIONS_LEFT,
+            NumberMatchCode.NO_ADDITIONS_LEFT,
             f"no addition is left ({s.settings.level.name.lower()} gives {s.additions}): "
             "find a pair, undo, or ask for a hint",
         )
     if not boards.can_add(s.board, cap(s)):
         raise RuleError(
-            Code.BOARD_FULL,
+            NumberMatchCode.BOARD_FULL,
             f"the copies would not fit: a board holds at most {cap(s)} cells; find a pair or undo",
         )
     left = None if s.additions_left is None else s.additions_left - 1
@@ -250,7 +244,7 @@ def _hint(log: _Log, c: cmd.AskHint) -> None:
         answer = solver.hint(s.board, s.additions_left, HINT_BUDGET, cap(s))
         if answer.kind is solver.HintKind.UNKNOWN:
             raise RuleError(
-                Code.HINT_UNDECIDED,
+                NumberMatchCode.HINT_UNDECIDED,
                 f"the solver could not decide within its budget of {HINT_BUDGET} positions, "
                 "so no hint was used: it never guesses; try again after a move",
             )
@@ -272,7 +266,9 @@ def _undo(log: _Log, c: cmd.Undo) -> None:
     s = log.state
     _playing(s, c.player)
     if not s.history:
-        raise RuleError(Code.NOTHING_TO_UNDO, "nothing to undo: no pair or addition was made")
+        raise RuleError(
+            NumberMatchCode.NOTHING_TO_UNDO, "nothing to undo: no pair or addition was made"
+        )
     last, before = s.path[-1], s.history[-1]
     log.emit(
         ev.MoveUndone(
@@ -298,3 +294,7 @@ _HANDLERS: dict[type, Callable[[_Log, Any], None]] = {
     cmd.Undo: _undo,
     cmd.EndGame: _end,
 }
+
+RULES = Rules(evolve, _pass_time, _HANDLERS, cmd.Tick, next_deadline, is_terminal)
+decide_steps = RULES.decide_steps
+decide = RULES.decide

@@ -24,19 +24,17 @@ from match.v1 import (
 )
 from match_rules.errors import Code, RuleError
 from match_rules.game import (
+    BaseGame,
     Bot,
     DailySolve,
     Entry,
     Figure,
     Game,
     Keep,
-    Place,
     Results,
     SeatInfo,
     Standing,
     TableContext,
-    Teller,
-    Told,
 )
 from match_rules.number_match import commands as cmd
 from match_rules.number_match import deal as dealing
@@ -45,10 +43,11 @@ from match_rules.number_match import events as ev
 from match_rules.number_match import generate
 from match_rules.number_match import witness as witnesses
 from match_rules.number_match.board import LEVEL_CELLS, MAX_CELLS, WIDTH, Level
-from match_rules.number_match.decide import decide_steps, is_terminal, next_deadline
+from match_rules.number_match.decide import RULES
+from match_rules.number_match.errors import NumberMatchCode
 from match_rules.number_match.settings import Settings, check
 from match_rules.number_match.solver import WitnessError
-from match_rules.number_match.state import NumberMatchState, Phase, evolve, initial_state
+from match_rules.number_match.state import NumberMatchState, Phase, initial_state
 from match_rules.protocodec import Codec
 
 WireSettings = number_match_pb2.NumberMatchSettings
@@ -106,8 +105,11 @@ def _wire_steps(steps: Sequence[ev.Step]) -> list[number_match_pb2.NumberMatchSt
     ]
 
 
-class NumberMatch:
+class NumberMatch(BaseGame):
     """Number Match, as the shells see it."""
+
+    rules = RULES
+    told = told
 
     kind: int = common_pb2.GAME_KIND_NUMBER_MATCH
     slug: str = "number_match"
@@ -205,28 +207,8 @@ class NumberMatch:
         (seat,) = seats
         return cmd.StartGame(now, seat.player, to_settings(self.settings(settings)), deal_version)
 
-    def decide_steps(
-        self, state: NumberMatchState, command: cmd.Command
-    ) -> list[tuple[ev.Event, NumberMatchState]]:
-        return decide_steps(state, command)
-
-    def evolve(self, state: NumberMatchState, event: ev.Event) -> NumberMatchState:
-        return evolve(state, event)
-
-    def next_deadline(self, state: NumberMatchState) -> int | None:
-        return next_deadline(state)
-
-    def tick(self, now: int) -> cmd.Tick:
-        return cmd.Tick(now)
-
     def is_started(self, state: NumberMatchState) -> bool:
         return state.phase is not Phase.NOT_STARTED
-
-    def is_terminal(self, state: NumberMatchState) -> bool:
-        return is_terminal(state)
-
-    def clock(self, state: NumberMatchState) -> int:
-        return state.now
 
     # --- the wire ----------------------------------------------------------------------------
 
@@ -253,9 +235,6 @@ class NumberMatch:
             Code.MALFORMED_REQUEST,
             "send one of pair_cells (with its two cells), add_numbers, ask_hint, undo or end_game",
         )
-
-    def presence(self, now: int, player: str, present: bool) -> None:
-        return None  # the board waits for its player; the idle limit ends a forgotten game
 
     def encode(self, event: ev.Event) -> WireEvent:
         out: WireEvent = CODEC.to_proto(event)
@@ -311,14 +290,11 @@ class NumberMatch:
                 cell = getattr(request, name)
                 if not 1 <= cell <= LEVEL_CELLS:
                     return RuleError(  # the referee's refusal for a cell off the board
-                        Code.CELL_OUT_OF_RANGE,
+                        NumberMatchCode.CELL_OUT_OF_RANGE,
                         f"{name} is {cell}: cells are numbered from 1, row by row, on a board "
                         f"of at most {LEVEL_CELLS} cells",
                     )
         return None
-
-    def refused(self, refusal: common_pb2.Refusal) -> Reply:
-        return Reply(refusal=refusal)
 
     def snapshot(self, state: NumberMatchState, player: str, table: TableContext) -> View:
         over = state.phase is Phase.OVER
@@ -336,7 +312,7 @@ class NumberMatch:
             moves=len(state.path),
             can_undo=bool(state.history) and not over,
             started_at_ms=state.started_at,
-            idle_ends_at_ms=next_deadline(state) or 0,
+            idle_ends_at_ms=self.next_deadline(state) or 0,
             time_ms=state.time_ms,
             witness_commitment=state.witness_commitment,
             replay=state.replay,
@@ -424,18 +400,6 @@ class NumberMatch:
         )
 
     # --- the replay ----------------------------------------------------------------------------
-
-    def place(self, event: ev.Event) -> Place:
-        return told.place(event)
-
-    def heading(self, part: int) -> str:
-        return told.heading(part)
-
-    def describe(self, event: ev.Event, teller: Teller) -> Told:
-        return told.describe(event, teller)
-
-    def describe_command(self, wire: Message, teller: Teller) -> str:
-        return told.describe_command(wire, teller)
 
     def describe_settings(self, settings: Message) -> str:
         assert isinstance(settings, WireSettings)

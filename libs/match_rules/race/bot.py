@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from match_rules.deal import Strength
-from match_rules.race.constants import COLUMNS, FASTEST_HONEST_CLEAR_MS, TILES
+from match_rules.race.settings import COLUMNS, FASTEST_HONEST_CLEAR_MS, TILES
 
 READY_MIN_MS = 500
 READY_MAX_MS = 2_000

@@ -9,10 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from match_rules.decide import Log, Rules
 from match_rules.errors import Code, RuleError
 from match_rules.race import commands as cmd
 from match_rules.race import events as ev
-from match_rules.race.constants import (
+from match_rules.race.errors import RaceCode
+from match_rules.race.score import board_results, standings
+from match_rules.race.settings import (
     BOARDS,
     CAP_MS,
     COUNTDOWN_MS,
@@ -28,22 +31,11 @@ from match_rules.race.constants import (
     TILES,
     TURNS_PER_BOARD,
 )
-from match_rules.race.score import board_results, standings
 from match_rules.race.state import Board, Phase, PlayerBoard, RaceState, evolve
 
 
-class _Log:
-    """The events decided so far, and the state after each."""
-
-    def __init__(self, state: RaceState) -> None:
-        self.state = state
-        self.events: list[ev.Event] = []
-        self.states: list[RaceState] = []
-
-    def emit(self, event: ev.Event) -> None:
-        self.events.append(event)
-        self.state = evolve(self.state, event)
-        self.states.append(self.state)
+class _Log(Log[RaceState, ev.Event]):
+    """The events decided so far, and the state after each; and the board being played."""
 
     @property
     def board(self) -> Board:
@@ -68,29 +60,6 @@ def next_deadline(state: RaceState) -> int | None:
 
 def is_terminal(state: RaceState) -> bool:
     return state.phase is Phase.OVER
-
-
-def decide(state: RaceState, command: cmd.Command) -> list[ev.Event]:
-    return [event for event, _ in decide_steps(state, command)]
-
-
-def decide_steps(state: RaceState, command: cmd.Command) -> list[tuple[ev.Event, RaceState]]:
-    """``decide``, with the state after each event: what folding the events with ``evolve``
-    gives, computed once (the shell needs those states to redact and to keep the table)."""
-    if command.now < state.now:
-        if isinstance(command, cmd.Tick):
-            return []
-        raise RuleError(
-            Code.STALE_TIME,
-            f"the command is stamped {command.now}, before the game's latest event at "
-            f"{state.now}; the referee's clock must not run backwards",
-        )
-    log = _Log(state)
-    _pass_time(log, command.now)
-    handler = _HANDLERS.get(type(command))  # a Tick only lets time pass
-    if handler is not None:
-        handler(log, command)
-    return list(zip(log.events, log.states, strict=True))  # pragma: no mutate (equal lengths)
 
 
 # --- time ------------------------------------------------------------------------------------
@@ -151,7 +120,7 @@ def _check_in_game(state: RaceState, player: str) -> None:
     if state.phase is Phase.OVER:
         raise RuleError(Code.GAME_OVER, "the game is over; the results are final")
     if player in state.out:
-        raise RuleError(Code.PLAYER_OUT, "you are out of this game and can no longer play")
+        raise RuleError(RaceCode.PLAYER_OUT, "you are out of this game and can no longer play")
 
 
 def _playing_board(log: _Log, player: str) -> PlayerBoard:
@@ -163,11 +132,11 @@ def _playing_board(log: _Log, player: str) -> PlayerBoard:
             if board.starts_at is not None
             else "everybody must press Ready first"
         )
-        raise RuleError(Code.BOARD_NOT_STARTED, f"board {board.number} has not started: {when}")
+        raise RuleError(RaceCode.BOARD_NOT_STARTED, f"board {board.number} has not started: {when}")
     mine = log.board.players[player]
     if mine.outcome is not None:
         raise RuleError(
-            Code.BOARD_OVER,
+            RaceCode.BOARD_OVER,
             f"your board {log.board.number} is over ({mine.outcome.value}); wait for the reveal",
         )
     return mine
@@ -212,10 +181,12 @@ def _ready(log: _Log, c: cmd.PressReady) -> None:
     board = log.board
     if log.state.phase is not Phase.READY:
         raise RuleError(
-            Code.READY_NOT_OPEN, f"Ready is not open: board {board.number} is already under way"
+            RaceCode.READY_NOT_OPEN, f"Ready is not open: board {board.number} is already under way"
         )
     if c.player in board.ready:
-        raise RuleError(Code.ALREADY_READY, f"you already pressed Ready for board {board.number}")
+        raise RuleError(
+            RaceCode.ALREADY_READY, f"you already pressed Ready for board {board.number}"
+        )
     log.emit(ev.PlayerReady(c.now, board.number, c.player))
     _countdown_if_all_ready(log, c.now)
 
@@ -228,7 +199,9 @@ def _countdown_if_all_ready(log: _Log, at: int) -> None:
 def _turn(log: _Log, c: cmd.TurnTile) -> None:
     _check_in_game(log.state, c.player)
     if not 1 <= c.tile <= TILES:
-        raise RuleError(Code.TILE_OUT_OF_RANGE, f"tiles are numbered 1 to {TILES}, got {c.tile}")
+        raise RuleError(
+            RaceCode.TILE_OUT_OF_RANGE, f"tiles are numbered 1 to {TILES}, got {c.tile}"
+        )
     mine = _playing_board(log, c.player)
     if c.now < mine.paused_until:
         raise RuleError(
@@ -236,7 +209,7 @@ def _turn(log: _Log, c: cmd.TurnTile) -> None:
             f"your board is paused after a miss for {mine.paused_until - c.now} ms more",
         )
     if c.tile in mine.found or c.tile in mine.showing:
-        raise RuleError(Code.TILE_FACE_UP, f"tile {c.tile} is already face up; turn another")
+        raise RuleError(RaceCode.TILE_FACE_UP, f"tile {c.tile} is already face up; turn another")
     number, now, layout = log.board.number, c.now, log.state.layout(log.board.number)
     if len(mine.showing) == 2:
         a, b = mine.showing
@@ -284,11 +257,11 @@ def _resign(log: _Log, c: cmd.Resign) -> None:
 def _hint(log: _Log, c: cmd.RequestHint) -> None:
     _check_in_game(log.state, c.player)
     if not log.state.bots:
-        raise RuleError(Code.HINT_NO_BOT, "hints are given only at a table with a bot")
+        raise RuleError(RaceCode.HINT_NO_BOT, "hints are given only at a table with a bot")
     mine = _playing_board(log, c.player)
     if len(mine.showing) != 1:
         raise RuleError(
-            Code.HINT_NEEDS_ONE_TILE,
+            RaceCode.HINT_NEEDS_ONE_TILE,
             "a hint marks the partner of the one tile you have showing: turn one tile first",
         )
     limit = log.state.hints_per_board
@@ -309,3 +282,7 @@ _HANDLERS: dict[type, Callable[[_Log, Any], None]] = {
     cmd.Resign: _resign,
     cmd.RequestHint: _hint,
 }
+
+RULES = Rules(evolve, _pass_time, _HANDLERS, cmd.Tick, next_deadline, is_terminal, _Log)
+decide_steps = RULES.decide_steps
+decide = RULES.decide

@@ -1,39 +1,43 @@
-"""Match, the race, as a :class:`match_rules.game.Game`: the adapter the shells use.
+"""Match, the race, behind the game seam: ``GAME`` (see :mod:`match_rules.game`).
 
-Everything here delegates to the race's own modules (``decide``, ``state``, ``view``, ``codec``,
-``snapshot``) and to ``match_rules.deal`` (``match-deal-v1``); what it adds is the race's wire
-mapping: its settings (``RaceSettings``), its deal (``RaceDeal``), its commands (``RaceCommand``)
-and its replies (``RaceCommandReply``, with the player's ``RaceCounters``).
+Everything the shells need, in wire terms: settings (``RaceSettings``, validated, defaults filled
+in), the deal (``match-deal-v1``, :mod:`match_rules.race.deal`), the decider, the codec of
+``RaceEvent``, redaction, the replies (``RaceCommandReply``, with the player's ``RaceCounters``),
+the snapshot (``RaceView``: ``player_view`` plus what the table adds, the names, the commitment,
+the seed once revealed) and results.
 """
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Sequence
 from dataclasses import replace
 
 from google.protobuf.message import Message
 
 from match.v1 import common_pb2, dealer_pb2, race_command_pb2, race_pb2, race_service_pb2, views_pb2
-from match_rules import deal as dealing
+from match_rules.deal import Strength
 from match_rules.errors import Code, RuleError
 from match_rules.game import (
+    BaseGame,
     Bot,
     Figure,
+    Game,
     Keep,
     Moves,
-    Place,
     Results,
     SeatInfo,
     Standing,
     TableContext,
-    Teller,
-    Told,
 )
+from match_rules.protocodec import Codec
 from match_rules.race import commands as cmd
+from match_rules.race import deal as dealing
 from match_rules.race import describe as told
 from match_rules.race import events as ev
-from match_rules.race.codec import from_proto, to_proto
-from match_rules.race.constants import (
+from match_rules.race.decide import RULES
+from match_rules.race.errors import RaceCode
+from match_rules.race.settings import (
     DEFAULT_HINTS_PER_BOARD,
     DEFAULT_READY_WINDOW_MS,
     MAX_HINTS_PER_BOARD,
@@ -43,15 +47,156 @@ from match_rules.race.constants import (
     MIN_READY_WINDOW_MS,
     TILES,
 )
-from match_rules.race.decide import decide_steps, is_terminal, next_deadline
-from match_rules.race.snapshot import counters, race_view
-from match_rules.race.state import Phase, RaceState, evolve, initial_state, validate_deal
-from match_rules.race.view import OpponentMoved, player_counters, redact
+from match_rules.race.state import Phase, RaceState, initial_state, validate_deal
+from match_rules.race.view import (
+    Counters,
+    OpponentMoved,
+    Status,
+    TileState,
+    player_counters,
+    player_view,
+    redact,
+)
+
+CODEC = Codec(
+    race_pb2.RaceEvent,
+    (*typing.get_args(ev.Event), OpponentMoved),
+    {
+        ev.Outcome: (race_pb2.RaceEvent.Outcome, "OUTCOME_"),
+        ev.EndReason: (race_pb2.RaceEvent.EndReason, "END_REASON_"),
+    },
+)
+
+
+def to_proto(event: ev.Event | OpponentMoved) -> race_pb2.RaceEvent:
+    result: race_pb2.RaceEvent = CODEC.to_proto(event)
+    return result
+
+
+def from_proto(msg: race_pb2.RaceEvent) -> ev.Event | OpponentMoved:
+    result: ev.Event | OpponentMoved = CODEC.from_proto(msg)
+    return result
+
+
+RaceView = views_pb2.RaceView
+
+_PHASE = {
+    Phase.NOT_STARTED: RaceView.PHASE_WAITING_FOR_PLAYERS,
+    Phase.READY: RaceView.PHASE_READY,
+    Phase.COUNTDOWN: RaceView.PHASE_COUNTDOWN,
+    Phase.PLAYING: RaceView.PHASE_PLAYING,
+    Phase.OVER: RaceView.PHASE_GAME_OVER,
+}
+STATUS = {
+    Status.WAITING: RaceView.STATUS_WAITING,
+    Status.READY: RaceView.STATUS_READY,
+    Status.PLAYING: RaceView.STATUS_PLAYING,
+    Status.DONE: RaceView.STATUS_DONE,
+    Status.OUT: RaceView.STATUS_OUT,
+}
+_Wire = race_pb2.RaceEvent
+_OUTCOME = {
+    ev.Outcome.CLEARED: _Wire.OUTCOME_CLEARED,
+    ev.Outcome.DISQUALIFIED: _Wire.OUTCOME_DISQUALIFIED,
+    ev.Outcome.OUT_OF_TURNS: _Wire.OUTCOME_OUT_OF_TURNS,
+    ev.Outcome.RESIGNED: _Wire.OUTCOME_RESIGNED,
+    ev.Outcome.BOARD_ENDED: _Wire.OUTCOME_BOARD_ENDED,
+    ev.Outcome.OUT: _Wire.OUTCOME_OUT,
+    ev.Outcome.NOT_PLAYED: _Wire.OUTCOME_NOT_PLAYED,
+}
+_TILE = {
+    TileState.DOWN: RaceView.TILE_STATE_DOWN,
+    TileState.SHOWING: RaceView.TILE_STATE_SHOWING,
+    TileState.FOUND: RaceView.TILE_STATE_FOUND,
+}
+
+
+def counters(view: Counters, event_number: int, server_time_ms: int) -> views_pb2.RaceCounters:
+    """What a race command's reply tells its player after it: their counts."""
+    return views_pb2.RaceCounters(
+        event_number=event_number,
+        server_time_ms=server_time_ms,
+        board=view.board,
+        status=STATUS[view.status],
+        turns=view.turns,
+        pairs=view.pairs,
+        hints_left=view.hints_left,
+        paused_until_ms=view.paused_until,
+    )
+
+
+def race_view(state: RaceState, viewer: str, table: TableContext) -> views_pb2.RaceView:
+    """The viewer's whole view: ``player_view`` plus what the table's events add. ``table.names``
+    lists the seated players in seat order; before the game they are the viewer's opponents."""
+    view = player_view(state, viewer)
+    phase = _PHASE[state.phase]
+    if state.phase is Phase.PLAYING and state.board is not None and state.board.ended_at:
+        phase = RaceView.PHASE_BETWEEN_BOARDS
+    out = RaceView(
+        table_id=table.table_id,
+        game_id=table.table_id if state.players else "",  # a table hosts one game: its id
+        event_number=table.event_number,
+        server_time_ms=table.server_time_ms,
+        player=viewer,
+        phase=phase,
+        board=view.board,
+        ready_deadline_ms=(view.ready_deadline or 0) if state.phase is Phase.READY else 0,
+        starts_at_ms=view.starts_at or 0,
+        ends_at_ms=view.ends_at or 0,
+        status=STATUS[view.status],
+        turns=view.turns,
+        pairs=view.pairs,
+        hints_left=view.hints_left,
+        paused_until_ms=view.paused_until,
+        deal_version=table.deal_version or state.deal_version,
+        commitment=table.commitment,
+    )
+    if view.outcome is not None:
+        out.outcome = _OUTCOME[view.outcome]
+    for t in view.tiles:
+        tile = out.tiles.add(tile=t.tile, state=_TILE[t.state])
+        if t.symbol is not None:
+            tile.symbol = t.symbol
+    for o in view.opponents:
+        opponent = out.opponents.add(
+            player=o.player,
+            status=STATUS[o.status],
+            display_name=table.names.get(o.player, ""),  # pragma: no mutate (None is "")
+            is_bot=o.player in state.bots or o.player in table.bots,
+        )
+        for p in o.boards:
+            opponent.boards.add(board=p.board, pairs=p.pairs, turns=p.turns, hints=p.hints)
+    if not state.players:  # no game yet: the others are the seated players
+        for player, name in table.names.items():
+            if player != viewer:
+                out.opponents.add(
+                    player=player,
+                    status=RaceView.STATUS_DONE,
+                    display_name=name,
+                    is_bot=player in table.bots,
+                )
+    for number, (layout, results) in enumerate(
+        zip(view.revealed, view.results, strict=False),  # pragma: no mutate (equal lengths)
+        start=1,
+    ):
+        # pragma: no mutate start (equivalent: only the results are read from this message)
+        revealed = to_proto(ev.BoardRevealed(0, number, layout, results)).board_revealed
+        # pragma: no mutate end
+        out.revealed.add(board=number, layout=layout, results=revealed.results)
+    if view.standings:
+        # pragma: no mutate start (equivalent: only the standings are read from this message)
+        ended = to_proto(ev.GameEnded(0, view.standings)).game_ended
+        # pragma: no mutate end
+        out.standings.extend(ended.standings)
+    if table.seed is not None and state.phase is Phase.OVER:
+        out.seed = table.seed
+    return out
+
 
 _STRENGTH = {
-    dealing.Strength.WEAK: dealer_pb2.BOT_STRENGTH_WEAK,
-    dealing.Strength.MEDIUM: dealer_pb2.BOT_STRENGTH_MEDIUM,
-    dealing.Strength.STRONG: dealer_pb2.BOT_STRENGTH_STRONG,
+    Strength.WEAK: dealer_pb2.BOT_STRENGTH_WEAK,
+    Strength.MEDIUM: dealer_pb2.BOT_STRENGTH_MEDIUM,
+    Strength.STRONG: dealer_pb2.BOT_STRENGTH_STRONG,
 }
 
 
@@ -89,10 +234,13 @@ def _summary(standing: ev.Standing) -> str:
     return line + (", out" if standing.out else "")
 
 
-class RaceGame:
+class RaceGame(BaseGame):
     """Match, the race: 2-4 players, three boards, a deal of ``match-deal-v1``."""
 
-    kind = common_pb2.GAME_KIND_MATCH_RACE
+    rules = RULES
+    told = told
+
+    kind: int = common_pb2.GAME_KIND_MATCH_RACE
     slug = "race"
     title = "Match, the race"
     min_seats = MIN_PLAYERS
@@ -121,7 +269,7 @@ class RaceGame:
         window = given.ready_window_ms or DEFAULT_READY_WINDOW_MS
         if not MIN_READY_WINDOW_MS <= window <= MAX_READY_WINDOW_MS:
             raise RuleError(
-                Code.INVALID_READY_WINDOW,
+                RaceCode.INVALID_READY_WINDOW,
                 f"race.ready_window_ms (the Ready deadline) must be {MIN_READY_WINDOW_MS} to "
                 f"{MAX_READY_WINDOW_MS} (10 s to 2 min), or 0 for {DEFAULT_READY_WINDOW_MS}; "
                 f"got {window}",
@@ -131,7 +279,7 @@ class RaceGame:
             hints = given.hints_per_board
             if hints > MAX_HINTS_PER_BOARD:
                 raise RuleError(
-                    Code.INVALID_HINTS,
+                    RaceCode.INVALID_HINTS,
                     f"race.hints_per_board must be 0 to {MAX_HINTS_PER_BOARD} (leave it unset "
                     f"for {DEFAULT_HINTS_PER_BOARD}); got {hints}",
                 )
@@ -170,28 +318,8 @@ class RaceGame:
             deal_version,
         )
 
-    def decide_steps(
-        self, state: RaceState, command: cmd.Command
-    ) -> list[tuple[ev.Event, RaceState]]:
-        return decide_steps(state, command)
-
-    def evolve(self, state: RaceState, event: ev.Event) -> RaceState:
-        return evolve(state, event)
-
-    def next_deadline(self, state: RaceState) -> int | None:
-        return next_deadline(state)
-
-    def tick(self, now: int) -> cmd.Tick:
-        return cmd.Tick(now)
-
     def is_started(self, state: RaceState) -> bool:
         return bool(state.players)
-
-    def is_terminal(self, state: RaceState) -> bool:
-        return is_terminal(state)
-
-    def clock(self, state: RaceState) -> int:
-        return state.now
 
     # --- the wire ------------------------------------------------------------------------
 
@@ -210,9 +338,6 @@ class RaceGame:
         raise RuleError(
             Code.MALFORMED_REQUEST, "send one of press_ready, turn_tile, resign, request_hint"
         )
-
-    def presence(self, now: int, player: str, present: bool) -> None:
-        return None  # a race seat is played or lost by its own clock: nobody takes it over
 
     def encode(self, event: ev.Event | OpponentMoved) -> race_pb2.RaceEvent:
         return to_proto(event)
@@ -245,12 +370,9 @@ class RaceGame:
     def check_request(self, request: Message) -> str | RuleError | None:
         if isinstance(request, race_service_pb2.TurnTileRequest) and not 1 <= request.tile <= TILES:
             return RuleError(  # the referee's refusal for a tile off the board
-                Code.TILE_OUT_OF_RANGE, f"tiles are numbered 1 to {TILES}, got {request.tile}"
+                RaceCode.TILE_OUT_OF_RANGE, f"tiles are numbered 1 to {TILES}, got {request.tile}"
             )
         return None
-
-    def refused(self, refusal: common_pb2.Refusal) -> race_command_pb2.RaceCommandReply:
-        return race_command_pb2.RaceCommandReply(refusal=refusal)
 
     def snapshot(self, state: RaceState, player: str, table: TableContext) -> views_pb2.RaceView:
         return race_view(state, player, table)
@@ -276,25 +398,10 @@ class RaceGame:
             rated_moves=RATED_TURNS,
         )
 
-    def proofs(self, state: object) -> tuple[str, ...]:
-        return ()  # the rerun from the revealed seed proves everything there is
-
     # --- the replay ------------------------------------------------------------------------
-
-    def place(self, event: object) -> Place:
-        return told.place(event)
-
-    def heading(self, part: int) -> str:
-        return told.heading(part)
-
-    def describe(self, event: object, teller: Teller) -> Told:
-        return told.describe(event, teller)
-
-    def describe_command(self, wire: Message, teller: Teller) -> str:
-        return told.describe_command(wire, teller)
 
     def describe_settings(self, settings: Message) -> str:
         return told.describe_settings(settings)
 
 
-GAME = RaceGame()
+GAME: Game = RaceGame()

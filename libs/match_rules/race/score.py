@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from match_rules.race import events as ev
-from match_rules.race.constants import BOARDS
+from match_rules.race.settings import BOARDS
 from match_rules.race.state import Board, RaceState
 
 # A player's time on a board is the moment of their last pair; in these cases it is the

@@ -8,7 +8,7 @@ from enum import Enum
 from types import MappingProxyType
 
 from match_rules.race import events as ev
-from match_rules.race.constants import BOARDS, PAIRS, SYMBOLS, TILES
+from match_rules.race.settings import BOARDS, PAIRS, SYMBOLS, TILES
 
 
 class Phase(Enum):

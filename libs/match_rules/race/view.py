@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from match_rules.race import events as ev
-from match_rules.race.constants import CAP_MS, TILES
+from match_rules.race.settings import CAP_MS, TILES
 from match_rules.race.state import Phase, PlayerBoard, RaceState
 
 

@@ -19,10 +19,10 @@ from match_rules.concentration.cpu import (
     remember,
 )
 from match_rules.concentration.decide import CPU_THINK_MS, MISS_SHOW_MS, TAKEOVER_MS, decide
+from match_rules.concentration.errors import ConcentrationCode
 from match_rules.concentration.settings import Matching, Pictures, Settings
 from match_rules.concentration.state import evolve
 from match_rules.deal import DealStream, Strength, uniform
-from match_rules.errors import Code
 from tests.rules.concentration.helpers import ANN, BOB, CARDS, CAT, CPU_SEED, SMALL, Game, T
 
 DOWN = tuple(range(1, 25))
@@ -46,7 +46,7 @@ def test_a_cpu_seat_flips_cpu_think_ms_after_its_turn_began_and_after_its_first_
 
 def test_a_person_may_not_flip_for_a_cpu_seat() -> None:
     g = Game.started(cpus=frozenset({ANN}))
-    error = g.refused(cmd.FlipCard(T, ANN, 1), Code.SEAT_PLAYED_BY_CPU)
+    error = g.refused(cmd.FlipCard(T, ANN, 1), ConcentrationCode.SEAT_PLAYED_BY_CPU)
     assert "the CPU plays this seat" in error.message
 
 

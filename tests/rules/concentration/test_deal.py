@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from match_rules import deal as race_deal
 from match_rules.concentration.deal import DEAL_VERSION, deal, deck, layout
 from match_rules.concentration.settings import (
     DECK_SIZES,
@@ -28,6 +27,7 @@ from match_rules.concentration.settings import (
 )
 from match_rules.deal import DealStream
 from match_rules.errors import RuleError
+from match_rules.race import deal as race_deal
 
 ROOT = Path(__file__).resolve().parents[3]
 VECTORS_PATH = ROOT / "docs" / "vectors" / "concentration-deal-v1.json"
@@ -158,7 +158,9 @@ def test_the_deal_is_the_same_from_the_same_seed_and_its_own_stream() -> None:
     assert deal(bytes(32), s) == deal(bytes(32), s)
     assert deal(bytes(32), s).cards != deal(b"\x01" + bytes(31), s).cards
     mine = DealStream(bytes(32), "deck", DEAL_VERSION).read(32)
-    assert mine != race_deal.DealStream(bytes(32), "deck").read(32)  # another game's bytes
+    assert mine != DealStream(bytes(32), "deck", race_deal.DEAL_VERSION).read(
+        32
+    )  # the race's bytes
     assert layout(bytes(32), deck(bytes(32), s)) == deal(bytes(32), s).cards
 
 

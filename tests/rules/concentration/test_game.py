@@ -13,6 +13,7 @@ from match_rules import registry
 from match_rules.concentration import commands as cmd
 from match_rules.concentration import events as ev
 from match_rules.concentration.decide import IDLE_MS, TAKEOVER_MS
+from match_rules.concentration.errors import ConcentrationCode
 from match_rules.concentration.game import GAME, to_settings
 from match_rules.concentration.settings import Matching, Pictures, Settings
 from match_rules.deal import Strength
@@ -51,12 +52,16 @@ def test_unset_settings_take_the_defaults() -> None:
     ("wire", "code", "words"),
     [
         (Wire(cards=40), Code.INVALID_DECK_SIZE, "52, 36 or 24"),
-        (Wire(jokers=True), Code.INVALID_JOKERS, "no jokers"),
-        (Wire(matching=Wire.MATCHING_RANK), Code.INVALID_MATCHING, "identical picture"),
-        (Wire(turn_limit_ms=45_000), Code.INVALID_TURN_LIMIT, "none, 30 s or 60 s"),
-        (Wire(turn_limit_ms=-1), Code.INVALID_TURN_LIMIT, "none, 30 s or 60 s"),
+        (Wire(jokers=True), ConcentrationCode.INVALID_JOKERS, "no jokers"),
+        (
+            Wire(matching=Wire.MATCHING_RANK),
+            ConcentrationCode.INVALID_MATCHING,
+            "identical picture",
+        ),
+        (Wire(turn_limit_ms=45_000), ConcentrationCode.INVALID_TURN_LIMIT, "none, 30 s or 60 s"),
+        (Wire(turn_limit_ms=-1), ConcentrationCode.INVALID_TURN_LIMIT, "none, 30 s or 60 s"),
         (Wire(pictures=9), Code.INVALID_PICTURES, "emoji or playing cards"),
-        (Wire(matching=9), Code.INVALID_MATCHING, "rank and colour"),
+        (Wire(matching=9), ConcentrationCode.INVALID_MATCHING, "rank and colour"),
         (Wire.FromString(bytes([0x48, 0x05])), Code.INVALID_SETUP, "setting numbered [9]"),
         (race_pb2.RaceSettings(), Code.INVALID_SETUP, "takes ConcentrationSettings"),
     ],
@@ -213,7 +218,7 @@ def test_the_replies() -> None:
     assert reply.accepted.view.cards[0].face == "p0"
     assert GAME.accepted([], g.state, ANN, T, 8).accepted.view.table_id == ""
     refusal = common_pb2.Refusal(code="not_your_turn", message="wait")
-    assert GAME.refused(refusal).refusal == refusal
+    assert GAME.reply_message(refusal=refusal).refusal == refusal
 
 
 def test_results_place_every_player_and_say_pairs_and_tries() -> None:

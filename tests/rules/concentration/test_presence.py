@@ -6,6 +6,7 @@ from match_rules.concentration import commands as cmd
 from match_rules.concentration import events as ev
 from match_rules.concentration import next_deadline
 from match_rules.concentration.decide import CPU_THINK_MS, IDLE_MS, TAKEOVER_MS
+from match_rules.concentration.errors import ConcentrationCode
 from match_rules.errors import Code
 from tests.rules.concentration.helpers import ANN, BOB, CAT, PAIRS, Game, T
 
@@ -28,7 +29,7 @@ def test_a_player_who_does_not_return_in_time_is_handed_to_the_cpu_which_plays_o
     takeover = T + 10 + TAKEOVER_MS
     assert g.when(cmd.Tick(takeover))[0] == ev.SeatHandedToCpu(takeover, ANN)
     assert ANN in g.state.cpus and not g.state.dropped
-    g.refused(cmd.FlipCard(takeover + 1, ANN, 1), Code.SEAT_PLAYED_BY_CPU)
+    g.refused(cmd.FlipCard(takeover + 1, ANN, 1), ConcentrationCode.SEAT_PLAYED_BY_CPU)
     events = g.when(cmd.Tick(takeover + CPU_THINK_MS))
     assert isinstance(events[0], ev.CardFlipped) and events[0].player == ANN
     assert g.when(cmd.PlayerBack(takeover + CPU_THINK_MS, ANN)) == []  # too late: the CPU's

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from match_rules.concentration import CONCENTRATION, Settings, is_terminal, next_deadline
+from functools import reduce
+
+from match_rules.concentration import Settings, decide, evolve, is_terminal, next_deadline
 from match_rules.concentration import commands as cmd
 from match_rules.concentration import events as ev
 from match_rules.concentration.decide import IDLE_MS, MISS_SHOW_MS
+from match_rules.concentration.errors import ConcentrationCode
 from match_rules.concentration.settings import Matching, Pictures
 from match_rules.concentration.state import Phase
-from match_rules.decider import fold
 from match_rules.errors import Code
 from tests.rules.concentration.helpers import ANN, BOB, CARDS, CAT, PAIRS, SMALL, Game, T
 
@@ -49,9 +51,17 @@ def test_settings_that_make_no_deck_are_refused_each_with_its_code_and_what_to_c
     g = Game.new()
     for settings, code, words in [
         (Settings(cards=30), Code.INVALID_DECK_SIZE, "52, 36 or 24"),
-        (Settings(cards=24, jokers=True), Code.INVALID_JOKERS, "no jokers"),
-        (Settings(cards=24, matching=Matching.RANK), Code.INVALID_MATCHING, "identical picture"),
-        (Settings(cards=24, turn_limit_ms=45_000), Code.INVALID_TURN_LIMIT, "none, 30 s or 60 s"),
+        (Settings(cards=24, jokers=True), ConcentrationCode.INVALID_JOKERS, "no jokers"),
+        (
+            Settings(cards=24, matching=Matching.RANK),
+            ConcentrationCode.INVALID_MATCHING,
+            "identical picture",
+        ),
+        (
+            Settings(cards=24, turn_limit_ms=45_000),
+            ConcentrationCode.INVALID_TURN_LIMIT,
+            "none, 30 s or 60 s",
+        ),
     ]:
         error = g.refused(cmd.StartGame(T, (ANN,), frozenset(), settings, "v"), code)
         assert words in error.message
@@ -122,13 +132,13 @@ def test_a_flip_after_the_miss_turned_down_is_judged_after_it() -> None:
 def test_taken_cards_leave_a_gap_and_cannot_be_flipped() -> None:
     g = Game.started()
     g.flip(T, ANN, 1, 2)
-    g.refused(cmd.FlipCard(T + 1, ANN, 1), Code.CARD_TAKEN)
+    g.refused(cmd.FlipCard(T + 1, ANN, 1), ConcentrationCode.CARD_TAKEN)
 
 
 def test_the_same_card_twice_is_refused() -> None:
     g = Game.started()
     g.flip(T, ANN, 7)
-    g.refused(cmd.FlipCard(T + 1, ANN, 7), Code.CARD_FACE_UP)
+    g.refused(cmd.FlipCard(T + 1, ANN, 7), ConcentrationCode.CARD_FACE_UP)
 
 
 def test_a_card_out_of_range_is_refused_on_both_sides() -> None:
@@ -141,7 +151,7 @@ def test_a_card_out_of_range_is_refused_on_both_sides() -> None:
 
 def test_out_of_turn_and_unseated_flips_are_refused() -> None:
     g = Game.started()
-    g.refused(cmd.FlipCard(T, BOB, 1), Code.NOT_YOUR_TURN)
+    g.refused(cmd.FlipCard(T, BOB, 1), ConcentrationCode.NOT_YOUR_TURN)
     g.refused(cmd.FlipCard(T, CAT, 1), Code.NOT_SEATED)
 
 
@@ -294,8 +304,8 @@ def test_the_decider_folds_what_it_decided() -> None:
     g = Game.started(settings=Settings(pictures=Pictures.EMOJI, cards=24))
     g.flip(T, ANN, 1, 3)
     g.when(cmd.Tick(T + 10_000))
-    again = fold(CONCENTRATION, CONCENTRATION.evolve(Game.new(CARDS).state, g.log[0]), g.log[1:])
+    again = reduce(evolve, g.log[1:], evolve(Game.new(CARDS).state, g.log[0]))
     assert again == g.state
-    assert CONCENTRATION.decide(g.state, cmd.Tick(T + 10_000)) == []
-    assert CONCENTRATION.next_deadline(g.state) == g.state.deadline
-    assert not CONCENTRATION.is_terminal(g.state)
+    assert decide(g.state, cmd.Tick(T + 10_000)) == []
+    assert next_deadline(g.state) == g.state.deadline
+    assert not is_terminal(g.state)

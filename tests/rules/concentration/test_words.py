@@ -10,6 +10,7 @@ from match_rules.concentration import commands as cmd
 from match_rules.concentration import decide, evolve, initial_state
 from match_rules.concentration import events as ev
 from match_rules.concentration.decide import CPU_THINK_MS, MISS_SHOW_MS
+from match_rules.concentration.errors import ConcentrationCode
 from match_rules.concentration.game import GAME
 from match_rules.concentration.settings import Matching, Settings
 from match_rules.deal import Strength
@@ -65,17 +66,17 @@ def test_refusals_and_errors_word_for_word() -> None:
         ),
         (
             lambda: decide(fresh, cmd.StartGame(T, (ANN,), frozenset(), JOKERS, "v")),
-            Code.INVALID_JOKERS,
+            ConcentrationCode.INVALID_JOKERS,
             "the emoji deck has no jokers: choose playing cards for them",
         ),
         (
             lambda: decide(fresh, cmd.StartGame(T, (ANN,), frozenset(), BY_RANK, "v")),
-            Code.INVALID_MATCHING,
+            ConcentrationCode.INVALID_MATCHING,
             "emoji pair only with the identical picture: matching by rank needs playing cards",
         ),
         (
             lambda: decide(cpu_seat.state, cmd.FlipCard(T, ANN, 1)),
-            Code.SEAT_PLAYED_BY_CPU,
+            ConcentrationCode.SEAT_PLAYED_BY_CPU,
             "the CPU plays this seat: it was a CPU seat from the start, or its player did not "
             "come back in time",
         ),

@@ -10,6 +10,7 @@ import pytest
 from match_rules.errors import Code, RuleError
 from match_rules.match_cards import code as codes
 from match_rules.match_cards.deal import deal, lookalike_subjects
+from match_rules.match_cards.errors import MatchCardsCode
 from match_rules.match_cards.settings import (
     LIMITS,
     PICTURE_SETS,
@@ -129,7 +130,7 @@ def test_the_tag_catches_what_luhn_lets_through() -> None:
     )
     with pytest.raises(RuleError) as error:
         codes.parse(swapped)
-    assert error.value.code is Code.CODE_CHECK_FAILED
+    assert error.value.code is MatchCardsCode.CODE_CHECK_FAILED
 
 
 GOOD = codes.encode(Settings(), seed_of(1))
@@ -138,15 +139,15 @@ GOOD = codes.encode(Settings(), seed_of(1))
 @pytest.mark.parametrize(
     ("text", "code", "says"),
     [
-        ("", Code.CODE_MALFORMED, "not a game code"),
-        ("XX3-PAEA-AAAAA", Code.CODE_MALFORMED, "not a game code"),
-        ("MM3-PAEA", Code.CODE_MALFORMED, "53 symbols"),
-        (GOOD + "A", Code.CODE_MALFORMED, "has 58 symbols"),
-        (GOOD[:12] + "0" + GOOD[13:], Code.CODE_MALFORMED, "no I, O, 0 or 1"),
-        (GOOD[:12] + "!" + GOOD[13:], Code.CODE_MALFORMED, "is not in codes"),
-        ("MM2-PAEA-AAAAAB6", Code.CODE_VERSION_UNKNOWN, "30-bit seed"),
-        ("MM4" + GOOD[3:], Code.CODE_VERSION_UNKNOWN, "version 4 code"),
-        (GOOD[:-1] + "E", Code.CODE_CHECK_FAILED, "copy it again"),
+        ("", MatchCardsCode.CODE_MALFORMED, "not a game code"),
+        ("XX3-PAEA-AAAAA", MatchCardsCode.CODE_MALFORMED, "not a game code"),
+        ("MM3-PAEA", MatchCardsCode.CODE_MALFORMED, "53 symbols"),
+        (GOOD + "A", MatchCardsCode.CODE_MALFORMED, "has 58 symbols"),
+        (GOOD[:12] + "0" + GOOD[13:], MatchCardsCode.CODE_MALFORMED, "no I, O, 0 or 1"),
+        (GOOD[:12] + "!" + GOOD[13:], MatchCardsCode.CODE_MALFORMED, "is not in codes"),
+        ("MM2-PAEA-AAAAAB6", MatchCardsCode.CODE_VERSION_UNKNOWN, "30-bit seed"),
+        ("MM4" + GOOD[3:], MatchCardsCode.CODE_VERSION_UNKNOWN, "version 4 code"),
+        (GOOD[:-1] + "E", MatchCardsCode.CODE_CHECK_FAILED, "copy it again"),
     ],
 )
 def test_bad_codes_each_get_their_own_refusal(text: str, code: Code, says: str) -> None:
@@ -167,10 +168,10 @@ def _checked(head: str) -> str:
 @pytest.mark.parametrize(
     ("head", "code"),
     [
-        ("PEEA", Code.CODE_SIZE_UNKNOWN),
-        ("XAEA", Code.CODE_SETTING_UNKNOWN),
-        ("PAXA", Code.CODE_SETTING_UNKNOWN),
-        ("PAEZ", Code.CODE_SETTING_UNKNOWN),
+        ("PEEA", MatchCardsCode.CODE_SIZE_UNKNOWN),
+        ("XAEA", MatchCardsCode.CODE_SETTING_UNKNOWN),
+        ("PAXA", MatchCardsCode.CODE_SETTING_UNKNOWN),
+        ("PAEZ", MatchCardsCode.CODE_SETTING_UNKNOWN),
     ],
 )
 def test_a_well_checked_code_naming_nothing_known_is_refused(head: str, code: Code) -> None:
@@ -186,7 +187,7 @@ def test_the_seeds_example_codes_are_version_2_and_refused_as_such() -> None:
     for text in ("MM2-PAAU-AAAAAAB", "MM2-TADN-AAAAAAB", "MM2-PAAW-AAAAAAF"):
         with pytest.raises(RuleError) as error:
             codes.parse(text)
-        assert error.value.code is Code.CODE_VERSION_UNKNOWN
+        assert error.value.code is MatchCardsCode.CODE_VERSION_UNKNOWN
 
 
 def test_the_code_vectors() -> None:

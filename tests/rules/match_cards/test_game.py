@@ -9,6 +9,7 @@ from match_rules.errors import Code, RuleError
 from match_rules.game import ENDING, SeatInfo, TableContext
 from match_rules.match_cards import events as ev
 from match_rules.match_cards.decide import COMPARE_MS
+from match_rules.match_cards.errors import MatchCardsCode
 from match_rules.match_cards.game import GAME, to_settings
 from match_rules.match_cards.settings import Difficulty
 from match_rules.match_cards.view import player_view
@@ -63,11 +64,11 @@ def test_settings_defaults_and_refusals() -> None:
         "animals",
     )
     cases = [
-        (W(mode=9), Code.INVALID_MODE),
-        (W(difficulty=9), Code.INVALID_DIFFICULTY),
+        (W(mode=9), MatchCardsCode.INVALID_MODE),
+        (W(difficulty=9), MatchCardsCode.INVALID_DIFFICULTY),
         (W(cards=21), Code.INVALID_DECK_SIZE),
-        (W(code=CODE, cards=20), Code.CODE_CONFLICT),
-        (W(code=BAD_CHECK), Code.CODE_CHECK_FAILED),
+        (W(code=CODE, cards=20), MatchCardsCode.CODE_CONFLICT),
+        (W(code=BAD_CHECK), MatchCardsCode.CODE_CHECK_FAILED),
         (common_pb2.Refusal(), Code.INVALID_SETUP),
     ]
     for wire, code in cases:
@@ -169,7 +170,7 @@ def test_the_end_shows_code_seed_standings_and_a_replay_is_not_ranked() -> None:
         assert "6 of 6 found" in results.standings[0].summary
         reply = GAME.accepted([], state, "ann", at, 9)
         assert reply.accepted.view.code == deal.code
-        assert GAME.refused(common_pb2.Refusal(code="x")).refusal.code == "x"
+        assert GAME.reply_message(refusal=common_pb2.Refusal(code="x")).refusal.code == "x"
         assert GAME.is_terminal(state) and GAME.is_started(state) and GAME.clock(state) == at
         assert GAME.next_deadline(state) is None
         assert GAME.evolve(state, ev.NoticeTurnedOff(at, "ann")) is not None

@@ -15,6 +15,7 @@ from match_rules.match_cards.decide import (
     next_deadline,
     rank,
 )
+from match_rules.match_cards.errors import MatchCardsCode
 from match_rules.match_cards.settings import Difficulty, Mode, Settings
 from match_rules.match_cards.state import Phase, initial_state
 from tests.rules.match_cards.helpers import T0, Game
@@ -47,8 +48,8 @@ def test_nothing_can_be_turned_during_the_compare() -> None:
     game = Game()
     game.turn(1)
     game.turn(2)
-    assert refused(game, cmd.TurnCard(T0 + 1_499, "ann", 3)) is Code.COMPARING
-    assert refused(game, cmd.TurnCard(T0 + 1_499, "ann", 1)) is Code.COMPARING
+    assert refused(game, cmd.TurnCard(T0 + 1_499, "ann", 3)) is MatchCardsCode.COMPARING
+    assert refused(game, cmd.TurnCard(T0 + 1_499, "ann", 1)) is MatchCardsCode.COMPARING
 
 
 def test_identical_pictures_are_found_and_stay_up() -> None:
@@ -58,7 +59,7 @@ def test_identical_pictures_are_found_and_stay_up() -> None:
     found = [e for e in game.events if isinstance(e, ev.GroupFound)]
     assert found == [ev.GroupFound(T0 + COMPARE_MS, "ann", tuple(group), 1, False)]
     assert game.state.board("ann").found == set(group)
-    assert refused(game, cmd.TurnCard(T0 + 2_000, "ann", group[0])) is Code.CARD_FOUND
+    assert refused(game, cmd.TurnCard(T0 + 2_000, "ann", group[0])) is MatchCardsCode.CARD_FOUND
 
 
 def test_different_pictures_turn_down_in_place_and_count_as_failed() -> None:
@@ -73,7 +74,7 @@ def test_different_pictures_turn_down_in_place_and_count_as_failed() -> None:
 def test_a_card_already_turned_in_the_attempt_cannot_be_turned_again() -> None:
     game = Game()
     game.turn(1)
-    assert refused(game, cmd.TurnCard(T0, "ann", 1)) is Code.CARD_TURNED
+    assert refused(game, cmd.TurnCard(T0, "ann", 1)) is MatchCardsCode.CARD_TURNED
 
 
 def test_cards_are_numbered_on_the_board() -> None:
@@ -90,7 +91,7 @@ def test_triples_need_all_three_two_identical_are_not_enough() -> None:
     game.turn(two_and_one[0])
     assert game.turn(two_and_one[1])[0].compare_at is None  # type: ignore[union-attr]
     game.turn(two_and_one[2])
-    assert refused(game, cmd.TurnCard(T0 + 10, "ann", groups[2][0])) is Code.COMPARING
+    assert refused(game, cmd.TurnCard(T0 + 10, "ann", groups[2][0])) is MatchCardsCode.COMPARING
     game.run(cmd.Tick(T0 + COMPARE_MS))
     assert isinstance(game.events[-1], ev.AttemptFailed)
     assert game.state.board("ann").up == ()
@@ -129,7 +130,7 @@ def test_hard_tells_same_or_different_after_every_attempt_until_turned_off() -> 
     (off,) = game.run(cmd.TurnOffNotice(at, "ann"))
     assert off == ev.NoticeTurnedOff(at, "ann")
     assert (game.state.board("ann").failed, game.state.board("ann").groups) == counters
-    assert refused(game, cmd.TurnOffNotice(at, "ann")) is Code.NOTICE_ALREADY_OFF
+    assert refused(game, cmd.TurnOffNotice(at, "ann")) is MatchCardsCode.NOTICE_ALREADY_OFF
     game.attempt(game.groups()[0], at)
     assert not game.events[-1].notice  # type: ignore[union-attr]
 
@@ -142,7 +143,7 @@ def test_a_found_group_on_hard_is_told_same_picture() -> None:
 
 def test_only_hard_has_the_notice() -> None:
     game = Game()
-    assert refused(game, cmd.TurnOffNotice(T0, "ann")) is Code.NO_NOTICE
+    assert refused(game, cmd.TurnOffNotice(T0, "ann")) is MatchCardsCode.NO_NOTICE
 
 
 def test_a_challenge_table_plays_one_deal_on_a_copy_each_and_ends_when_all_finish() -> None:
@@ -151,7 +152,7 @@ def test_a_challenge_table_plays_one_deal_on_a_copy_each_and_ends_when_all_finis
     for group in game.groups():
         at = game.attempt(group, at, "ann")
     assert game.state.phase is Phase.PLAYING
-    assert refused(game, cmd.TurnCard(at, "ann", 1)) is Code.PLAYER_FINISHED
+    assert refused(game, cmd.TurnCard(at, "ann", 1)) is MatchCardsCode.PLAYER_FINISHED
     at = game.attempt(game.miss(), at, "bob")
     for group in game.groups():
         at = game.attempt(group, at, "bob")

@@ -21,6 +21,7 @@ from match_rules.match_cards import commands as cmd
 from match_rules.match_cards import events as ev
 from match_rules.match_cards.deal import DEAL_VERSION
 from match_rules.match_cards.decide import COMPARE_MS, decide_steps
+from match_rules.match_cards.errors import MatchCardsCode
 from match_rules.match_cards.game import GAME, to_settings
 from match_rules.match_cards.settings import Difficulty, Settings, check
 from match_rules.match_cards.state import initial_state
@@ -68,57 +69,57 @@ def test_a_forged_code_of_known_settings_reads_back() -> None:
 def test_code_refusals_word_for_word() -> None:
     good = forge("PAEA")
     cases = [
-        ("MM", Code.CODE_MALFORMED, "'MM' is not a game code" + SHAPE),
+        ("MM", MatchCardsCode.CODE_MALFORMED, "'MM' is not a game code" + SHAPE),
         # only the first 20 characters of what was typed are quoted back
-        ("X" * 25, Code.CODE_MALFORMED, f"'{'X' * 20}' is not a game code" + SHAPE),
-        ("MM3", Code.CODE_MALFORMED, "the code has 0 symbols after MM3, not 57" + SHAPE),
+        ("X" * 25, MatchCardsCode.CODE_MALFORMED, f"'{'X' * 20}' is not a game code" + SHAPE),
+        ("MM3", MatchCardsCode.CODE_MALFORMED, "the code has 0 symbols after MM3, not 57" + SHAPE),
         (
             "MM2-PAEA",
-            Code.CODE_VERSION_UNKNOWN,
+            MatchCardsCode.CODE_VERSION_UNKNOWN,
             "version 2 codes (MM2-...) carried a 30-bit seed, which a player could search "
             "during play for the whole board, so they no longer deal: replay a version 3 code "
             "(MM3-...) shown at the end of a game, or start a new game",
         ),
         (
             "MM4-PAEA",
-            Code.CODE_VERSION_UNKNOWN,
+            MatchCardsCode.CODE_VERSION_UNKNOWN,
             "this is a version 4 code (MM4-...); this server reads version 3 codes (MM3-...)",
         ),
         (
             good[:3] + "I" + good[4:],
-            Code.CODE_MALFORMED,
+            MatchCardsCode.CODE_MALFORMED,
             "symbol 4 of the code, 'I', is not in codes (codes have no I, O, 0 or 1)" + SHAPE,
         ),
         (
             good[:3] + "!" + good[4:],
-            Code.CODE_MALFORMED,
+            MatchCardsCode.CODE_MALFORMED,
             "symbol 4 of the code, '!', is not in codes" + SHAPE,
         ),
         (
             good[:9] + "0" + good[10:],
-            Code.CODE_MALFORMED,
+            MatchCardsCode.CODE_MALFORMED,
             "symbol 10 of the code, '0', is not in codes (codes have no I, O, 0 or 1)" + SHAPE,
         ),
         (
             forge("XAEA"),
-            Code.CODE_SETTING_UNKNOWN,
+            MatchCardsCode.CODE_SETTING_UNKNOWN,
             "the code's mode letter is 'X': P (pairs) or T (triples) are known",
         ),
         (
             forge("PEHA"),
-            Code.CODE_SIZE_UNKNOWN,
+            MatchCardsCode.CODE_SIZE_UNKNOWN,
             "the code's size letter 'E' names no board: pairs come in A (12 cards), "
             "B (20 cards), C (30 cards), D (60 cards)",
         ),
         (
             forge("PAXA"),
-            Code.CODE_SETTING_UNKNOWN,
+            MatchCardsCode.CODE_SETTING_UNKNOWN,
             "the code's difficulty 'X' or picture set 'A' is unknown: difficulty E, M or H, "
             "pictures A (animals), B (fruit)",
         ),
         (
             forge("PAEC"),  # one past the last picture set
-            Code.CODE_SETTING_UNKNOWN,
+            MatchCardsCode.CODE_SETTING_UNKNOWN,
             "the code's difficulty 'E' or picture set 'C' is unknown: difficulty E, M or H, "
             "pictures A (animals), B (fruit)",
         ),
@@ -258,23 +259,23 @@ def test_play_refusals_word_for_word() -> None:
         ),
         (
             lambda: comparing.turn(3, T0 + 500),
-            Code.COMPARING,
+            MatchCardsCode.COMPARING,
             "the attempt's 2 cards are being compared for 1000 ms more: nothing can be turned "
             "until then",
         ),
         (
             lambda: game.run(cmd.TurnOffNotice(T0, "ann")),
-            Code.NO_NOTICE,
+            MatchCardsCode.NO_NOTICE,
             "only Hard shows the Same/Different pictures notice",
         ),
         (
             lambda: notice_off.run(cmd.TurnOffNotice(T0, "ann")),
-            Code.NOTICE_ALREADY_OFF,
+            MatchCardsCode.NOTICE_ALREADY_OFF,
             "the notice is off already for the rest of the game",
         ),
         (
             lambda: waiting.turn(1, waiting_at),
-            Code.PLAYER_FINISHED,
+            MatchCardsCode.PLAYER_FINISHED,
             "your game is over: wait for the others to finish to see the results",
         ),
         (

@@ -227,7 +227,7 @@ def test_the_reply_to_an_accepted_command_carries_the_senders_view():
     assert reply.accepted.view.table_id == "t-9" and reply.accepted.view.event_number == 3
     assert GAME.accepted([], table.state, ANN, T0, 3).accepted.view.table_id == ""
     refusal = common_pb2.Refusal(code="link_empty")
-    assert GAME.refused(refusal).refusal == refusal
+    assert GAME.reply_message(refusal=refusal).refusal == refusal
 
 
 def test_results_rank_by_points_then_matching_links_and_a_full_tie_is_a_shared_victory():

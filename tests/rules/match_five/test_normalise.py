@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from match_rules.errors import Code, RuleError
+from match_rules.errors import RuleError
+from match_rules.match_five.errors import MatchFiveCode
 from match_rules.match_five.normalise import bad_character, check, normalise
 
 
@@ -47,20 +48,20 @@ def test_a_link_of_1_to_60_characters_with_a_letter_or_digit_is_fine(text):
 @pytest.mark.parametrize(
     ("text", "code"),
     [
-        ("a" * 61, Code.LINK_TOO_LONG),
-        ("é" * 61, Code.LINK_TOO_LONG),
-        ("", Code.LINK_EMPTY),
-        ("   ", Code.LINK_EMPTY),
-        ("?! ...", Code.LINK_EMPTY),
-        ("♥♥", Code.LINK_EMPTY),
-        ("new\nline", Code.LINK_INVALID_CHARACTERS),
-        ("tab\there", Code.LINK_INVALID_CHARACTERS),
-        ("bell\x07", Code.LINK_INVALID_CHARACTERS),
-        ("zero\u200bwidth", Code.LINK_INVALID_CHARACTERS),  # Cf
-        ("\u202eevil", Code.LINK_INVALID_CHARACTERS),  # a bidi override, Cf
-        ("private\ue000", Code.LINK_INVALID_CHARACTERS),  # Co
-        ("unassigned\u0378", Code.LINK_INVALID_CHARACTERS),  # Cn
-        ("half\ud800", Code.LINK_INVALID_CHARACTERS),  # Cs
+        ("a" * 61, MatchFiveCode.LINK_TOO_LONG),
+        ("é" * 61, MatchFiveCode.LINK_TOO_LONG),
+        ("", MatchFiveCode.LINK_EMPTY),
+        ("   ", MatchFiveCode.LINK_EMPTY),
+        ("?! ...", MatchFiveCode.LINK_EMPTY),
+        ("♥♥", MatchFiveCode.LINK_EMPTY),
+        ("new\nline", MatchFiveCode.LINK_INVALID_CHARACTERS),
+        ("tab\there", MatchFiveCode.LINK_INVALID_CHARACTERS),
+        ("bell\x07", MatchFiveCode.LINK_INVALID_CHARACTERS),
+        ("zero\u200bwidth", MatchFiveCode.LINK_INVALID_CHARACTERS),  # Cf
+        ("\u202eevil", MatchFiveCode.LINK_INVALID_CHARACTERS),  # a bidi override, Cf
+        ("private\ue000", MatchFiveCode.LINK_INVALID_CHARACTERS),  # Co
+        ("unassigned\u0378", MatchFiveCode.LINK_INVALID_CHARACTERS),  # Cn
+        ("half\ud800", MatchFiveCode.LINK_INVALID_CHARACTERS),  # Cs
     ],
 )
 def test_a_link_too_long_empty_or_with_a_control_character_is_refused(text, code):

@@ -22,6 +22,7 @@ from match_rules.match_five.decide import (
     next_deadline,
     rank,
 )
+from match_rules.match_five.errors import MatchFiveCode
 from match_rules.match_five.settings import Settings
 from match_rules.match_five.settings import check as check_settings
 from match_rules.match_five.state import Phase, evolve, initial_state
@@ -163,23 +164,26 @@ def test_the_combinations_are_numbered_1_to_10(combination, ok):
     if ok:
         assert table.run(command)
     else:
-        assert table.refused(command) is Code.COMBINATION_OUT_OF_RANGE
-        assert table.refused(cmd.EraseLink(T0, ANN, combination)) is Code.COMBINATION_OUT_OF_RANGE
+        assert table.refused(command) is MatchFiveCode.COMBINATION_OUT_OF_RANGE
+        assert (
+            table.refused(cmd.EraseLink(T0, ANN, combination))
+            is MatchFiveCode.COMBINATION_OUT_OF_RANGE
+        )
 
 
 def test_a_link_of_60_characters_is_fine_and_of_61_refused():
     table = Table()
     assert table.write(ANN, 1, "a" * 60)
-    assert table.refused(cmd.WriteLink(T0, ANN, 2, "b" * 61)) is Code.LINK_TOO_LONG
+    assert table.refused(cmd.WriteLink(T0, ANN, 2, "b" * 61)) is MatchFiveCode.LINK_TOO_LONG
 
 
 @pytest.mark.parametrize(
     ("text", "code"),
     [
-        ("", Code.LINK_EMPTY),
-        ("  ?! ", Code.LINK_EMPTY),
-        ("new\nline", Code.LINK_INVALID_CHARACTERS),
-        ("in\u200bvisible", Code.LINK_INVALID_CHARACTERS),
+        ("", MatchFiveCode.LINK_EMPTY),
+        ("  ?! ", MatchFiveCode.LINK_EMPTY),
+        ("new\nline", MatchFiveCode.LINK_INVALID_CHARACTERS),
+        ("in\u200bvisible", MatchFiveCode.LINK_INVALID_CHARACTERS),
     ],
 )
 def test_an_empty_link_or_one_with_a_control_character_is_refused(text, code):
@@ -192,7 +196,7 @@ def test_a_link_used_for_another_combination_this_round_is_refused_quoting_it(ag
     table.write(ANN, 1, "Shark")
     with pytest.raises(RuleError) as caught:
         table.run(cmd.WriteLink(T0, ANN, 2, again))
-    assert caught.value.code is Code.LINK_REUSED
+    assert caught.value.code is MatchFiveCode.LINK_REUSED
     assert '"Shark" for combination 1 (red and yellow) this round' in caught.value.message
     assert table.write(BOB, 2, again)  # another player's sheet
 
@@ -204,7 +208,7 @@ def test_a_link_of_round_1_cannot_be_used_again_in_round_2_even_for_the_same_com
     assert table.state.round == 2 and table.state.phase is Phase.WRITING
     with pytest.raises(RuleError) as caught:
         table.run(cmd.WriteLink(table.now, ANN, 1, "shark"))
-    assert caught.value.code is Code.LINK_REUSED and "in round 1" in caught.value.message
+    assert caught.value.code is MatchFiveCode.LINK_REUSED and "in round 1" in caught.value.message
     assert table.write(ANN, 1, "Whale")
 
 
@@ -220,8 +224,8 @@ def test_an_erased_link_is_free_again():
 def test_erasing_where_there_is_no_link_is_refused():
     table = Table()
     table.write(ANN, 1, "Shark")
-    assert table.refused(cmd.EraseLink(T0, ANN, 2)) is Code.NO_LINK
-    assert table.refused(cmd.EraseLink(T0, BOB, 1)) is Code.NO_LINK
+    assert table.refused(cmd.EraseLink(T0, ANN, 2)) is MatchFiveCode.NO_LINK
+    assert table.refused(cmd.EraseLink(T0, BOB, 1)) is MatchFiveCode.NO_LINK
 
 
 def test_done_writing_is_told_and_ends_the_players_writing():
@@ -233,7 +237,7 @@ def test_done_writing_is_told_and_ends_the_players_writing():
         cmd.WriteLink(T0 + 8, ANN, 2, "Whale"),
         cmd.EraseLink(T0 + 8, ANN, 1),
     ):
-        assert table.refused(command) is Code.ALREADY_DONE
+        assert table.refused(command) is MatchFiveCode.ALREADY_DONE
     assert table.write(BOB, 2, "Whale")
 
 
@@ -255,8 +259,8 @@ def test_a_link_is_written_until_1_ms_before_the_sand_timer_and_not_at_it():
     end = T0 + WRITING_MS
     assert table.tick(end - 1) == []
     assert table.write(ANN, 1, "Shark", end - 1)
-    assert table.refused(cmd.WriteLink(end, ANN, 2, "Whale")) is Code.NOT_WRITING
-    assert table.refused(cmd.EraseLink(end, ANN, 1)) is Code.NOT_WRITING
+    assert table.refused(cmd.WriteLink(end, ANN, 2, "Whale")) is MatchFiveCode.NOT_WRITING
+    assert table.refused(cmd.EraseLink(end, ANN, 1)) is MatchFiveCode.NOT_WRITING
     events = table.tick(end)
     assert events[0] == ev.CombinationOpened(
         end, 1, 1, (ev.ReadLink(1, ANN, "Shark", 0),), end + VOTE_MS
@@ -273,8 +277,8 @@ def test_the_sand_timer_counts_the_tables_setting():
 
 def test_no_vote_and_no_match_while_writing():
     table = Table()
-    assert table.refused(cmd.Vote(T0, ANN, 1, True)) is Code.NOT_READING
-    assert table.refused(cmd.CallMatch(T0, ANN, 1)) is Code.NOT_READING
+    assert table.refused(cmd.Vote(T0, ANN, 1, True)) is MatchFiveCode.NOT_READING
+    assert table.refused(cmd.CallMatch(T0, ANN, 1)) is MatchFiveCode.NOT_READING
 
 
 # --- the reading -------------------------------------------------------------------------------
@@ -341,7 +345,7 @@ def reading(players: tuple[str, ...] = (ANN, BOB, CY), **links: str) -> Table:
 def test_a_vote_is_public_and_final():
     table = reading(ann="Shark", bob="Whale")
     assert table.vote(CY, 1, True, T0 + 9) == [ev.VoteCast(T0 + 9, CY, 1, True)]
-    assert table.refused(cmd.Vote(T0 + 9, CY, 1, False)) is Code.ALREADY_VOTED
+    assert table.refused(cmd.Vote(T0 + 9, CY, 1, False)) is MatchFiveCode.ALREADY_VOTED
     assert table.vote(CY, 2, False)
 
 
@@ -354,7 +358,10 @@ def test_a_vote_on_a_ballot_not_open_is_refused():
     table = reading(ann="Shark", bob="Whale")
     with pytest.raises(RuleError) as caught:
         table.vote(CY, 3)
-    assert caught.value.code is Code.BALLOT_NOT_OPEN and "is not read yet" in caught.value.message
+    assert (
+        caught.value.code is MatchFiveCode.BALLOT_NOT_OPEN
+        and "is not read yet" in caught.value.message
+    )
     assert "ballots are 1 to 2" in caught.value.message
 
 
@@ -364,7 +371,7 @@ def test_ballot_0_never_exists_so_it_is_a_wrong_argument_not_a_closed_ballot():
     for command in (cmd.Vote(table.now, CY, 0, True), cmd.CallMatch(table.now, ANN, 0)):
         with pytest.raises(RuleError) as caught:
             table.run(command)
-        assert caught.value.code is Code.BALLOT_OUT_OF_RANGE
+        assert caught.value.code is MatchFiveCode.BALLOT_OUT_OF_RANGE
         assert caught.value.code.category is Category.INVALID_ARGUMENT
         assert "there is no ballot 0: ballots are numbered from 1" in caught.value.message
         assert "closed" not in caught.value.message
@@ -377,7 +384,7 @@ def test_a_vote_on_a_closed_combinations_ballot_is_refused():
     table.everybody_done()
     table.everybody_done()
     assert table.opened().combination == 2
-    assert table.refused(cmd.Vote(table.now, BOB, 1, True)) is Code.BALLOT_NOT_OPEN
+    assert table.refused(cmd.Vote(table.now, BOB, 1, True)) is MatchFiveCode.BALLOT_NOT_OPEN
 
 
 def test_a_vote_is_cast_until_1_ms_before_the_timer_and_not_at_it():
@@ -389,7 +396,7 @@ def test_a_vote_is_cast_until_1_ms_before_the_timer_and_not_at_it():
     end = table.opened().votes_end_at
     assert table.tick(end - 1) == []
     assert table.vote(CY, 1, False, end - 1)
-    assert table.refused(cmd.Vote(end, CY, 2, True)) is Code.BALLOT_NOT_OPEN
+    assert table.refused(cmd.Vote(end, CY, 2, True)) is MatchFiveCode.BALLOT_NOT_OPEN
     events = table.tick(end)
     assert events[0] == ev.CombinationClosed(
         end,
@@ -404,7 +411,7 @@ def test_done_with_a_combination_is_told_and_once_everybody_is_it_closes():
     table = reading(ann="Shark")
     at = table.now + 3
     assert table.done(ANN, at) == [ev.PlayerDone(at, ANN, 1, 1)]
-    assert table.refused(cmd.Done(at, ANN)) is Code.ALREADY_DONE
+    assert table.refused(cmd.Done(at, ANN)) is MatchFiveCode.ALREADY_DONE
     assert table.vote(ANN, 1, True, at)  # done is not a vow of silence
     table.done(BOB, at)
     events = table.done(CY, at)
@@ -414,7 +421,7 @@ def test_done_with_a_combination_is_told_and_once_everybody_is_it_closes():
 
 def test_no_link_is_written_during_the_reading():
     table = reading(ann="Shark")
-    assert table.refused(cmd.WriteLink(table.now, ANN, 2, "Whale")) is Code.NOT_WRITING
+    assert table.refused(cmd.WriteLink(table.now, ANN, 2, "Whale")) is MatchFiveCode.NOT_WRITING
 
 
 # --- votes: accepted, refused, ties -----------------------------------------------------------
@@ -459,28 +466,30 @@ def test_match_is_called_on_another_players_link_and_the_table_votes_on_it():
     table = reading(ann="Actor", bob="Aktor")
     at = table.now + 1
     assert table.call(ANN, 2, at) == [ev.MatchCalled(at, ANN, 3, 1, 2)]
-    assert table.refused(cmd.Vote(at, ANN, 3, True)) is Code.OWN_CALL
+    assert table.refused(cmd.Vote(at, ANN, 3, True)) is MatchFiveCode.OWN_CALL
     assert table.vote(BOB, 3, True)
     assert table.vote(CY, 3, True)
 
 
 def test_match_is_not_called_on_your_own_link_without_a_link_or_on_a_ballot_not_open():
     table = reading(ann="Actor", bob="Aktor")
-    assert table.refused(cmd.CallMatch(table.now, ANN, 1)) is Code.OWN_LINK
-    assert table.refused(cmd.CallMatch(table.now, CY, 1)) is Code.NO_LINK
-    assert table.refused(cmd.CallMatch(table.now, ANN, 7)) is Code.BALLOT_NOT_OPEN
+    assert table.refused(cmd.CallMatch(table.now, ANN, 1)) is MatchFiveCode.OWN_LINK
+    assert table.refused(cmd.CallMatch(table.now, CY, 1)) is MatchFiveCode.NO_LINK
+    assert table.refused(cmd.CallMatch(table.now, ANN, 7)) is MatchFiveCode.BALLOT_NOT_OPEN
     table.call(ANN, 2)
     with pytest.raises(RuleError) as caught:
         table.call(BOB, 3)  # a call is not a link
-    assert caught.value.code is Code.BALLOT_NOT_OPEN and "not a link" in caught.value.message
+    assert (
+        caught.value.code is MatchFiveCode.BALLOT_NOT_OPEN and "not a link" in caught.value.message
+    )
 
 
 def test_match_is_not_called_twice_nor_on_links_the_server_paired():
     table = reading(ann="Actor", bob="Aktor", cy="actor!")
-    assert table.refused(cmd.CallMatch(table.now, ANN, 3)) is Code.ALREADY_MATCHING
+    assert table.refused(cmd.CallMatch(table.now, ANN, 3)) is MatchFiveCode.ALREADY_MATCHING
     table.call(ANN, 2)
-    assert table.refused(cmd.CallMatch(table.now, ANN, 2)) is Code.ALREADY_MATCHING
-    assert table.refused(cmd.CallMatch(table.now, BOB, 1)) is Code.ALREADY_MATCHING
+    assert table.refused(cmd.CallMatch(table.now, ANN, 2)) is MatchFiveCode.ALREADY_MATCHING
+    assert table.refused(cmd.CallMatch(table.now, BOB, 1)) is MatchFiveCode.ALREADY_MATCHING
     assert table.call(BOB, 3)  # Bob and Cy: not called yet
 
 
@@ -659,7 +668,9 @@ def test_a_command_after_a_timer_is_judged_after_it():
 def test_a_refused_command_after_a_timer_changes_nothing_even_the_timer():
     table = Table()
     table.write(ANN, 1, "Shark")
-    assert table.refused(cmd.WriteLink(T0 + WRITING_MS, ANN, 2, "Whale")) is Code.NOT_WRITING
+    assert (
+        table.refused(cmd.WriteLink(T0 + WRITING_MS, ANN, 2, "Whale")) is MatchFiveCode.NOT_WRITING
+    )
     assert table.state.phase is Phase.WRITING
 
 

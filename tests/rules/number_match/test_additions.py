@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import pytest
 
-from match_rules.errors import Code, RuleError
+from match_rules.errors import RuleError
 from match_rules.game import TableContext
 from match_rules.number_match import commands as cmd
 from match_rules.number_match import events as ev
 from match_rules.number_match import generate, solver
 from match_rules.number_match.board import LEVEL_CELLS, MAX_CELLS, Level
 from match_rules.number_match.decide import cap, decide_steps
+from match_rules.number_match.errors import NumberMatchCode
 from match_rules.number_match.game import GAME
 from match_rules.number_match.state import NumberMatchState
 from tests.rules.number_match.helpers import ME, T0, run, started
@@ -54,7 +55,9 @@ def test_every_addition_the_level_shows_can_be_made_straight_away(level: Level) 
         state = add(state, k)
         assert len(state.board) == level.numbers * 2**k
     assert state.additions_left == 0 and len(state.board) <= LEVEL_CELLS
-    assert refusal(state).code is Code.NO_ADDITIONS_LEFT  # not board_full: none is shown left
+    assert (
+        refusal(state).code is NumberMatchCode.NO_ADDITIONS_LEFT
+    )  # not board_full: none is shown left
 
 
 def test_easy_makes_its_fifth_addition_at_432_cells_where_540_refused_it() -> None:
@@ -79,7 +82,7 @@ def test_a_game_dealt_with_v1_keeps_the_540_cells_it_was_played_with() -> None:
     for k in range(1, 5):
         state = add(state, k)
     caught = refusal(state)
-    assert caught.code is Code.BOARD_FULL and "at most 540 cells" in caught.message
+    assert caught.code is NumberMatchCode.BOARD_FULL and "at most 540 cells" in caught.message
 
 
 def test_classic_keeps_its_540_cells() -> None:

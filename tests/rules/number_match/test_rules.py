@@ -14,6 +14,7 @@ from match_rules.number_match import solver
 from match_rules.number_match import witness as witnesses
 from match_rules.number_match.board import Level
 from match_rules.number_match.decide import IDLE_MS, decide_steps, next_deadline
+from match_rules.number_match.errors import NumberMatchCode
 from match_rules.number_match.settings import Settings
 from match_rules.number_match.state import Phase, evolve, initial_state
 from tests.rules.number_match.helpers import ME, T0, events, pair, run, started, steps
@@ -95,16 +96,16 @@ def test_an_emptied_row_goes_and_the_rows_below_move_up():
 @pytest.mark.parametrize(
     ("first", "second", "code"),
     [
-        (0, 1, Code.CELL_OUT_OF_RANGE),
-        (1, 7, Code.CELL_OUT_OF_RANGE),
-        (2, 2, Code.SAME_CELL),
-        (1, 3, Code.NOT_A_PAIR),  # 1 and 2
-        (1, 6, Code.CELLS_BLOCKED),  # 1 and 1, with 1, 2, 8 and 3 between them
+        (0, 1, NumberMatchCode.CELL_OUT_OF_RANGE),
+        (1, 7, NumberMatchCode.CELL_OUT_OF_RANGE),
+        (2, 2, NumberMatchCode.SAME_CELL),
+        (1, 3, NumberMatchCode.NOT_A_PAIR),  # 1 and 2
+        (1, 6, NumberMatchCode.CELLS_BLOCKED),  # 1 and 1, with 1, 2, 8 and 3 between them
     ],
 )
 def test_a_bad_pair_is_refused_with_its_own_code_and_changes_nothing(first, second, code):
     state = started((1, 1, 2, 8, 3, 1), "")
-    if code is Code.CELLS_BLOCKED:
+    if code is NumberMatchCode.CELLS_BLOCKED:
         assert state.board[first - 1] == state.board[second - 1] == 1
     error = refused(state, pair(first, second))
     assert error.code is code and error.message
@@ -112,7 +113,7 @@ def test_a_bad_pair_is_refused_with_its_own_code_and_changes_nothing(first, seco
 
 def test_an_empty_cell_is_refused():
     state = run(started(SIX, SIX_WITNESS), pair(1, 2))
-    assert refused(state, pair(1, 3)).code is Code.CELL_EMPTY
+    assert refused(state, pair(1, 3)).code is NumberMatchCode.CELL_EMPTY
 
 
 def test_a_stranger_cannot_play_the_board():
@@ -134,12 +135,12 @@ def test_add_numbers_copies_after_the_last_number_and_counts_down():
 
 def test_no_addition_left_is_refused():
     state = replace(started((1, 2), ""), additions_left=0)
-    assert refused(state, cmd.AddNumbers(T0 + 1, ME)).code is Code.NO_ADDITIONS_LEFT
+    assert refused(state, cmd.AddNumbers(T0 + 1, ME)).code is NumberMatchCode.NO_ADDITIONS_LEFT
 
 
 def test_classic_refuses_an_addition_past_the_boards_cap():
     state = replace(started((1, 2), "", Level.CLASSIC), board=(1, 2) * 200)
-    assert refused(state, cmd.AddNumbers(T0 + 1, ME)).code is Code.BOARD_FULL
+    assert refused(state, cmd.AddNumbers(T0 + 1, ME)).code is NumberMatchCode.BOARD_FULL
 
 
 # --- the end ---------------------------------------------------------------------------------
@@ -202,7 +203,7 @@ def test_undo_takes_back_pairs_and_additions_many_in_a_row_with_their_points():
     assert undone == ev.MoveUndone(T0 + 4_000, ME, ev.Undone.PAIR, 0, 5)
     state = run(state, cmd.Undo(T0 + 4_000, ME))
     assert state.board == board and state.score == 0 and not state.history
-    assert refused(state, cmd.Undo(T0 + 5_000, ME)).code is Code.NOTHING_TO_UNDO
+    assert refused(state, cmd.Undo(T0 + 5_000, ME)).code is NumberMatchCode.NOTHING_TO_UNDO
 
 
 # --- hints -----------------------------------------------------------------------------------
@@ -250,7 +251,7 @@ def test_a_hint_the_solver_cannot_decide_is_refused_and_not_counted(monkeypatch)
     monkeypatch.setattr(decide, "HINT_BUDGET", 1)
     state = run(started(SIX, SIX_WITNESS), pair(3, 4))  # off the witness's order
     error = refused(state, cmd.AskHint(T0 + 2_000, ME))
-    assert error.code is Code.HINT_UNDECIDED and "budget" in error.message
+    assert error.code is NumberMatchCode.HINT_UNDECIDED and "budget" in error.message
 
 
 # --- the daily puzzle ------------------------------------------------------------------------
@@ -273,7 +274,7 @@ def test_the_daily_puzzle_starts_only_on_its_date_where_the_player_is(offset, at
     wrong = Settings(Level.HARD, "2025-12-02" if date != "2025-12-02" else "2025-12-03", offset)
     with pytest.raises(RuleError) as caught:
         started(SIX, SIX_WITNESS, Level.HARD, at=at, settings=wrong)
-    assert caught.value.code is Code.DAILY_NOT_TODAY and date in caught.value.message
+    assert caught.value.code is NumberMatchCode.DAILY_NOT_TODAY and date in caught.value.message
 
 
 def test_the_refusals_of_an_addition_and_of_an_undo_say_what_to_do_instead():

@@ -23,6 +23,7 @@ from match_rules.number_match import generate
 from match_rules.number_match import witness as witnesses
 from match_rules.number_match.board import Level
 from match_rules.number_match.decide import decide_steps
+from match_rules.number_match.errors import NumberMatchCode
 from match_rules.number_match.game import GAME, to_settings
 from match_rules.number_match.settings import Settings
 from match_rules.number_match.solver import ADD, WitnessError
@@ -83,11 +84,11 @@ def test_the_edge_checks_a_cell_number_before_the_referee_sees_it():
         (GAME.check_request(request(first=1, second=1153)), "second is 1153"),
         (GAME.check_request(request(first=0, second=2)), "first is 0"),
     ):  # the referee's own refusal: the lobby answers it with its slug (issue 31, item 11)
-        assert isinstance(problem, RuleError) and problem.code is Code.CELL_OUT_OF_RANGE
+        assert isinstance(problem, RuleError) and problem.code is NumberMatchCode.CELL_OUT_OF_RANGE
         assert says in problem.message
     assert GAME.check_request(number_match_service_pb2.UndoRequest()) is None
     refusal = common_pb2.Refusal(code="x")
-    assert GAME.refused(refusal).refusal == refusal
+    assert GAME.reply_message(refusal=refusal).refusal == refusal
 
 
 def test_events_and_deals_of_another_kind_are_refused():

@@ -8,6 +8,7 @@ from match_rules.errors import Code
 from match_rules.race import commands as cmd
 from match_rules.race import events as ev
 from match_rules.race import initial_state
+from match_rules.race.errors import RaceCode
 from tests.rules.race.helpers import ANN, BOARD_1, BOB, DEAL, Game
 
 
@@ -74,17 +75,19 @@ def test_the_pause_is_the_missing_players_own() -> None:
 def test_a_tile_that_is_face_up_is_refused() -> None:
     g = Game.playing()
     g.turn(g.t0 + 100, ANN, 1)
-    g.refused(cmd.TurnTile(g.t0 + 150, ANN, 1), Code.TILE_FACE_UP)  # showing, first of two
+    g.refused(cmd.TurnTile(g.t0 + 150, ANN, 1), RaceCode.TILE_FACE_UP)  # showing, first of two
     g.turn(g.t0 + 200, ANN, 2)
-    g.refused(cmd.TurnTile(g.t0 + 250, ANN, 2), Code.TILE_FACE_UP)  # found
+    g.refused(cmd.TurnTile(g.t0 + 250, ANN, 2), RaceCode.TILE_FACE_UP)  # found
     g.turn(g.t0 + 300, ANN, 3, 5)
-    g.refused(cmd.TurnTile(g.t0 + 1400, ANN, 5), Code.TILE_FACE_UP)  # still showing after a miss
+    g.refused(
+        cmd.TurnTile(g.t0 + 1400, ANN, 5), RaceCode.TILE_FACE_UP
+    )  # still showing after a miss
 
 
 @pytest.mark.parametrize("tile", [0, 21, -1, 1000])
 def test_a_tile_outside_one_to_twenty_is_refused(tile: int) -> None:
     g = Game.playing()
-    error = g.refused(cmd.TurnTile(g.t0 + 100, ANN, tile), Code.TILE_OUT_OF_RANGE)
+    error = g.refused(cmd.TurnTile(g.t0 + 100, ANN, tile), RaceCode.TILE_OUT_OF_RANGE)
     assert "1 to 20" in error.message
 
 
@@ -92,7 +95,7 @@ def test_a_refused_turn_is_not_counted() -> None:
     g = Game.playing()
     g.turn(g.t0 + 100, ANN, 1, 3)
     g.refused(cmd.TurnTile(g.t0 + 200, ANN, 5), Code.PAUSED)
-    g.refused(cmd.TurnTile(g.t0 + 1200, ANN, 21), Code.TILE_OUT_OF_RANGE)
+    g.refused(cmd.TurnTile(g.t0 + 1200, ANN, 21), RaceCode.TILE_OUT_OF_RANGE)
     assert g.turn(g.t0 + 1300, ANN, 7)[-1] == ev.TileTurned(g.t0 + 1300, 1, ANN, 7, 3, 3)
 
 

@@ -8,9 +8,9 @@ from dataclasses import replace
 import pytest
 
 from match_rules.game import TableContext
-from match_rules.race import RaceDecider, evolve, initial_state, is_terminal, next_deadline
 from match_rules.race import commands as cmd
 from match_rules.race import events as ev
+from match_rules.race import evolve, initial_state, is_terminal, next_deadline
 from match_rules.race.game import GAME
 from tests.rules.race.helpers import ANN, BOB, CAT, DEAL, OPENED, PAIRS_1
 from tests.rules.race.helpers import Game as Play
@@ -141,13 +141,12 @@ def test_a_past_boards_counts_are_shown_with_its_turns_and_hints() -> None:
     assert (first.board, first.pairs, first.turns, first.hints) == (1, 1, 2, 1)
 
 
-def test_the_decider_reports_the_races_own_deadline_and_end() -> None:
-    decider = RaceDecider()
+def test_the_game_reports_the_races_own_deadline_and_end() -> None:
     playing = Play.playing()
-    assert decider.next_deadline(playing.state) == next_deadline(playing.state) is not None
-    assert decider.is_terminal(playing.state) is False
+    assert GAME.next_deadline(playing.state) == next_deadline(playing.state) is not None
+    assert GAME.is_terminal(playing.state) is False
     play = _a_game_with_every_kind_of_board_event()
-    assert decider.is_terminal(play.state) is True and is_terminal(play.state)
+    assert GAME.is_terminal(play.state) is True and is_terminal(play.state)
     try:
         initial_state().layout(1)
     except ValueError as error:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from match_rules.errors import Code
 from match_rules.race import commands as cmd
 from match_rules.race import events as ev
+from match_rules.race.errors import RaceCode
 from tests.rules.race.helpers import ANN, BOT, Game
 
 
@@ -30,19 +31,19 @@ def test_a_hint_is_a_place_not_a_symbol() -> None:
 def test_hints_are_only_given_at_a_table_with_a_bot() -> None:
     g = Game.playing()
     g.turn(g.t0 + 100, ANN, 1)
-    g.refused(cmd.RequestHint(g.t0 + 200, ANN), Code.HINT_NO_BOT)
+    g.refused(cmd.RequestHint(g.t0 + 200, ANN), RaceCode.HINT_NO_BOT)
 
 
 def test_a_hint_needs_exactly_one_tile_showing() -> None:
     g = bot_game()
-    g.refused(cmd.RequestHint(g.t0 + 100, ANN), Code.HINT_NEEDS_ONE_TILE)
+    g.refused(cmd.RequestHint(g.t0 + 100, ANN), RaceCode.HINT_NEEDS_ONE_TILE)
     g.turn(g.t0 + 200, ANN, 1, 3)  # a miss: two showing
-    g.refused(cmd.RequestHint(g.t0 + 300, ANN), Code.HINT_NEEDS_ONE_TILE)
+    g.refused(cmd.RequestHint(g.t0 + 300, ANN), RaceCode.HINT_NEEDS_ONE_TILE)
 
 
 def test_a_hint_before_the_board_starts_is_refused() -> None:
     g = Game.started((ANN, BOT), bots=frozenset({BOT}))
-    g.refused(cmd.RequestHint(g.state.now + 1, ANN), Code.BOARD_NOT_STARTED)
+    g.refused(cmd.RequestHint(g.state.now + 1, ANN), RaceCode.BOARD_NOT_STARTED)
 
 
 def test_hints_per_board_are_limited_by_the_tables_setting() -> None:

@@ -9,6 +9,7 @@ from match.v1 import race_pb2
 from match_rules.errors import Code, RuleError
 from match_rules.race import commands as cmd
 from match_rules.race import events as ev
+from match_rules.race.errors import RaceCode
 from match_rules.race.game import GAME
 from tests.rules.race.helpers import ANN, BOB, OPENED, PAIRS_1, WINDOW, Game
 
@@ -33,7 +34,7 @@ def test_ten_hints_a_board_are_allowed(hints: int) -> None:
 def test_eleven_hints_a_board_are_refused() -> None:
     with pytest.raises(RuleError) as refused:
         GAME.settings(race_pb2.RaceSettings(hints_per_board=11))
-    assert refused.value.code is Code.INVALID_HINTS
+    assert refused.value.code is RaceCode.INVALID_HINTS
     g = Game.new()
     g.refused(
         cmd.StartGame(OPENED, (ANN, BOB), frozenset({BOB}), WINDOW, 11, "test-deal"),

@@ -15,18 +15,29 @@ import pickle
 import subprocess
 import sys
 from dataclasses import dataclass, fields
+from functools import reduce
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from match.v1 import dealer_pb2, race_pb2
-from match_rules.decider import fold
 from match_rules.errors import RuleError
-from match_rules.race import RACE, decide_steps, initial_state, player_counters, player_view, redact
 from match_rules.race import commands as cmd
+from match_rules.race import (
+    decide,
+    decide_steps,
+    evolve,
+    initial_state,
+    is_terminal,
+    next_deadline,
+    player_counters,
+    player_view,
+    redact,
+)
 from match_rules.race import events as ev
-from match_rules.race.constants import (
+from match_rules.race.game import GAME
+from match_rules.race.settings import (
     MAX_HINTS_PER_BOARD,
     MAX_READY_WINDOW_MS,
     MIN_READY_WINDOW_MS,
@@ -34,7 +45,6 @@ from match_rules.race.constants import (
     TILES,
     TURNS_PER_BOARD,
 )
-from match_rules.race.game import GAME
 from match_rules.race.state import RaceState
 from tests.games.replay import encoded
 
@@ -139,14 +149,14 @@ def run(
     for move in (start, *moves):
         for command in _expand(state, move):
             try:
-                events = RACE.decide(state, command)
+                events = decide(state, command)
             except RuleError as error:
                 refusals.append((command, error.code.slug))
                 continue
             steps = decide_steps(state, command)
             assert [e for e, _ in steps] == events
             for event, stepped in zip(events, (s for _, s in steps), strict=True):
-                state = RACE.evolve(state, event)
+                state = evolve(state, event)
                 assert stepped == state, "decide_steps gives the states evolve gives"
                 log.append(event)
                 check_after(state, event, deal)
@@ -209,9 +219,9 @@ def test_in_every_game_nothing_leaks_counts_hold_and_the_game_ends(
 ) -> None:
     deal, start, commands = game
     log, _ = run(deal, start, commands)
-    final = fold(RACE, initial_state(deal), log)
-    assert RACE.is_terminal(final), "every game ends once its deadlines have passed"
-    assert RACE.next_deadline(final) is None
+    final = reduce(evolve, log, initial_state(deal))
+    assert is_terminal(final), "every game ends once its deadlines have passed"
+    assert next_deadline(final) is None
     assert [e.at for e in log] == sorted(e.at for e in log), "time never runs backwards"
     (ended,) = [e for e in log if isinstance(e, ev.GameEnded)]
     assert sorted(s.player for s in ended.standings) == sorted(start.players)
@@ -229,8 +239,8 @@ def commands_of(
         for command in _expand(state, move):
             out.append(command)
             try:
-                for event in RACE.decide(state, command):
-                    state = RACE.evolve(state, event)
+                for event in decide(state, command):
+                    state = evolve(state, event)
             except RuleError:
                 pass
     return out
@@ -314,7 +324,7 @@ def test_folding_the_events_read_back_from_the_wire_gives_the_state_decide_gave(
     ]
     assert wire == [e for e, _ in live[:cut]]
     expected = live[cut - 1][1] if cut else initial_state(deal)
-    assert fold(RACE, initial_state(deal), wire) == expected
+    assert reduce(evolve, wire, initial_state(deal)) == expected
 
 
 def limit_games() -> dict[str, Game]:

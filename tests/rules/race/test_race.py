@@ -6,6 +6,7 @@ from match_rules.errors import Code
 from match_rules.race import commands as cmd
 from match_rules.race import events as ev
 from match_rules.race import is_terminal, next_deadline
+from match_rules.race.errors import RaceCode
 from match_rules.race.state import Phase
 from tests.rules.race.helpers import ANN, BOB, CAT, OPENED, PAIRS_1, WINDOW, Game
 
@@ -65,7 +66,7 @@ def test_every_board_becomes_turnable_three_seconds_after_the_last_ready() -> No
     g = Game.started()
     g.when(cmd.PressReady(OPENED + 100, ANN))
     g.when(cmd.PressReady(OPENED + 900, BOB))
-    g.refused(cmd.TurnTile(OPENED + 3899, ANN, 1), Code.BOARD_NOT_STARTED)
+    g.refused(cmd.TurnTile(OPENED + 3899, ANN, 1), RaceCode.BOARD_NOT_STARTED)
     assert next_deadline(g.state) == OPENED + 3900
     assert g.turn(OPENED + 3900, BOB, 1) == [
         ev.BoardStarted(OPENED + 3900, 1),
@@ -76,19 +77,19 @@ def test_every_board_becomes_turnable_three_seconds_after_the_last_ready() -> No
 
 def test_a_turn_before_ready_is_refused() -> None:
     g = Game.started()
-    error = g.refused(cmd.TurnTile(OPENED + 100, ANN, 1), Code.BOARD_NOT_STARTED)
+    error = g.refused(cmd.TurnTile(OPENED + 100, ANN, 1), RaceCode.BOARD_NOT_STARTED)
     assert "Ready" in error.message
 
 
 def test_a_second_ready_is_refused() -> None:
     g = Game.started()
     g.when(cmd.PressReady(OPENED + 100, ANN))
-    g.refused(cmd.PressReady(OPENED + 200, ANN), Code.ALREADY_READY)
+    g.refused(cmd.PressReady(OPENED + 200, ANN), RaceCode.ALREADY_READY)
 
 
 def test_ready_is_refused_once_the_board_is_under_way() -> None:
     g = Game.playing()
-    g.refused(cmd.PressReady(g.t0 + 10, ANN), Code.READY_NOT_OPEN)
+    g.refused(cmd.PressReady(g.t0 + 10, ANN), RaceCode.READY_NOT_OPEN)
 
 
 def test_ready_from_someone_not_seated_is_refused() -> None:
@@ -106,8 +107,8 @@ def test_missing_the_ready_deadline_puts_a_player_out_and_starts_the_countdown()
         ev.CountdownStarted(deadline, 1, deadline + 3000),
     ]
     assert BOB in g.state.out
-    g.refused(cmd.TurnTile(deadline + 3000, BOB, 1), Code.PLAYER_OUT)
-    g.refused(cmd.PressReady(deadline + 3000, BOB), Code.PLAYER_OUT)
+    g.refused(cmd.TurnTile(deadline + 3000, BOB, 1), RaceCode.PLAYER_OUT)
+    g.refused(cmd.PressReady(deadline + 3000, BOB), RaceCode.PLAYER_OUT)
 
 
 def test_when_nobody_presses_ready_the_game_ends() -> None:
@@ -135,7 +136,7 @@ def test_the_others_have_twenty_seconds_after_the_first_clear() -> None:
     last = g.find_pairs(ANN, PAIRS_1, g.t0 + 1000, step=600)
     g.turn(last + 19_999, BOB, 1)  # still in the grace
     # at the end of the grace board 1 is over; the next turn would be board 2's, not yet open
-    g.refused(cmd.TurnTile(last + 20_000, BOB, 2), Code.BOARD_NOT_STARTED)
+    g.refused(cmd.TurnTile(last + 20_000, BOB, 2), RaceCode.BOARD_NOT_STARTED)
     g.when(cmd.Tick(last + 20_000))
     ended = g.of(ev.BoardEnded)
     assert ended == [ev.BoardEnded(last + 20_000, 1, ev.EndReason.GRACE_OVER)]
@@ -164,7 +165,7 @@ def test_a_board_nobody_clears_ends_two_minutes_after_it_starts() -> None:
     g = Game.playing()
     t0 = g.t0
     g.turn(t0 + 119_999, ANN, 1)
-    g.refused(cmd.TurnTile(t0 + 120_000, BOB, 1), Code.BOARD_NOT_STARTED)  # board 2's turn
+    g.refused(cmd.TurnTile(t0 + 120_000, BOB, 1), RaceCode.BOARD_NOT_STARTED)  # board 2's turn
     events = g.when(cmd.Tick(t0 + 120_000))
     assert events[0] == ev.BoardEnded(t0 + 120_000, 1, ev.EndReason.TIME_CAP)
     assert isinstance(events[1], ev.BoardRevealed)
@@ -182,7 +183,7 @@ def test_a_board_allows_eighty_turns() -> None:
     assert g.state.board is not None
     assert g.state.board.players[ANN].turns == 80
     assert g.state.board.players[ANN].outcome is ev.Outcome.OUT_OF_TURNS
-    g.refused(cmd.TurnTile(at, ANN, 9), Code.BOARD_OVER)
+    g.refused(cmd.TurnTile(at, ANN, 9), RaceCode.BOARD_OVER)
     assert g.turn(at, BOB, 1)  # the others play on
 
 
@@ -209,7 +210,7 @@ def test_a_clear_under_twelve_seconds_is_disqualified_and_the_rest_play_on() -> 
     assert g.log[-1] == ev.ClearDisqualified(last, 1, ANN, 9_500)
     assert not g.of(ev.BoardTaken) and not g.of(ev.BoardCleared)
     assert next_deadline(g.state) == g.t0 + 120_000  # no grace for anybody
-    g.refused(cmd.TurnTile(last + 1, ANN, 1), Code.BOARD_OVER)
+    g.refused(cmd.TurnTile(last + 1, ANN, 1), RaceCode.BOARD_OVER)
     bob_last = g.find_pairs(BOB, PAIRS_1, g.t0 + 30_000)
     assert g.of(ev.BoardTaken) == [ev.BoardTaken(bob_last, 1, BOB, bob_last + 20_000)]
 
@@ -235,8 +236,8 @@ def test_resigning_ends_the_players_board_and_puts_them_out_of_the_game() -> Non
     assert g.when(cmd.Resign(g.t0 + 200, BOB)) == [ev.PlayerResigned(g.t0 + 200, 1, BOB)]
     assert g.state.board is not None
     assert g.state.board.players[BOB].outcome is ev.Outcome.RESIGNED
-    g.refused(cmd.TurnTile(g.t0 + 300, BOB, 3), Code.PLAYER_OUT)
-    g.refused(cmd.Resign(g.t0 + 300, BOB), Code.PLAYER_OUT)
+    g.refused(cmd.TurnTile(g.t0 + 300, BOB, 3), RaceCode.PLAYER_OUT)
+    g.refused(cmd.Resign(g.t0 + 300, BOB), RaceCode.PLAYER_OUT)
 
 
 def test_resigning_during_ready_starts_the_countdown_if_everybody_left_is_ready() -> None:

@@ -6,14 +6,14 @@ from __future__ import annotations
 import pytest
 
 from match.v1 import common_pb2, dealer_pb2, race_command_pb2, race_pb2, views_pb2
-from match_rules import deal as dealing
 from match_rules.errors import Code, RuleError
 from match_rules.game import Game, SeatInfo, TableContext
 from match_rules.race import commands as cmd
+from match_rules.race import deal as dealing
 from match_rules.race import events as ev
 from match_rules.race import initial_state, next_deadline
-from match_rules.race.codec import to_proto
-from match_rules.race.game import GAME
+from match_rules.race.errors import RaceCode
+from match_rules.race.game import GAME, to_proto
 from match_rules.race.view import OpponentMoved
 from tests.rules.race.helpers import ANN, BOB, BOT, DEAL, OPENED, PAIRS_1, WINDOW
 from tests.rules.race.helpers import Game as Play
@@ -52,9 +52,9 @@ def test_settings_fill_the_defaults_and_refuse_what_makes_no_game() -> None:
     given = race_pb2.RaceSettings(ready_window_ms=10_000, hints_per_board=0)
     assert GAME.settings(given) == given
     for bad, code in (
-        (race_pb2.RaceSettings(ready_window_ms=9_999), Code.INVALID_READY_WINDOW),
-        (race_pb2.RaceSettings(ready_window_ms=120_001), Code.INVALID_READY_WINDOW),
-        (race_pb2.RaceSettings(ready_window_ms=10_000, hints_per_board=11), Code.INVALID_HINTS),
+        (race_pb2.RaceSettings(ready_window_ms=9_999), RaceCode.INVALID_READY_WINDOW),
+        (race_pb2.RaceSettings(ready_window_ms=120_001), RaceCode.INVALID_READY_WINDOW),
+        (race_pb2.RaceSettings(ready_window_ms=10_000, hints_per_board=11), RaceCode.INVALID_HINTS),
     ):
         with pytest.raises(RuleError) as refused:
             GAME.settings(bad)
@@ -138,7 +138,7 @@ def test_an_accepted_reply_carries_the_events_and_the_players_counters() -> None
         paused_until_ms=0,
     )
     refusal = common_pb2.Refusal(code="paused")
-    assert GAME.refused(refusal) == race_command_pb2.RaceCommandReply(refusal=refusal)
+    assert GAME.reply_message(refusal=refusal) == race_command_pb2.RaceCommandReply(refusal=refusal)
 
 
 def test_before_the_game_the_snapshot_lists_the_seated_players() -> None:

@@ -8,8 +8,7 @@ from match.v1 import views_pb2
 from match_rules.race import commands as cmd
 from match_rules.race import events as ev
 from match_rules.race import initial_state, next_deadline
-from match_rules.race.codec import to_proto
-from match_rules.race.game import GAME
+from match_rules.race.game import GAME, to_proto
 from tests.rules.race.helpers import ANN, BOB, DEAL, PAIRS_1
 from tests.rules.race.helpers import Game as Play
 from tests.rules.race.test_seam import SEED, context

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from functools import reduce
+
 import pytest
 
-from match_rules.decider import fold
-from match_rules.race import RACE, decide, evolve, initial_state, next_deadline, player_view, redact
 from match_rules.race import commands as cmd
+from match_rules.race import decide, evolve, initial_state, next_deadline, player_view, redact
 from match_rules.race import events as ev
 from match_rules.race.state import Phase
 from match_rules.race.view import OpponentMoved, Status, TileState
@@ -152,7 +153,7 @@ def test_a_projection_folded_from_the_events_alone_gives_every_player_the_same_v
     with pytest.raises(ValueError, match="no deal"):  # a projection cannot referee
         decide(projection, cmd.TurnTile(g.t0 + 300, BOB, 9))
     g.when(cmd.Tick(g.t0 + 120_000))
-    projection = fold(RACE, projection, g.log[-3:])
+    projection = reduce(evolve, g.log[-3:], projection)
     assert player_view(projection, BOB).revealed == (DEAL[0],)
 
 

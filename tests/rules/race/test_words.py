@@ -11,6 +11,7 @@ from match_rules.race import commands as cmd
 from match_rules.race import events as ev
 from match_rules.race import next_deadline
 from match_rules.race.decide import decide
+from match_rules.race.errors import RaceCode
 from match_rules.race.game import GAME, _summary
 from match_rules.race.state import initial_state
 from tests.rules.race.helpers import ANN, BOB, BOT, CAT, DEAL, OPENED, PAIRS_1, WINDOW
@@ -81,27 +82,27 @@ def test_play_refusals_word_for_word() -> None:
         ),
         (
             lambda: ready.when(cmd.TurnTile(OPENED + 1, ANN, 1)),
-            Code.BOARD_NOT_STARTED,
+            RaceCode.BOARD_NOT_STARTED,
             "board 1 has not started: everybody must press Ready first",
         ),
         (
             lambda: counting.when(cmd.TurnTile(OPENED + 1_001, ANN, 1)),
-            Code.BOARD_NOT_STARTED,
+            RaceCode.BOARD_NOT_STARTED,
             f"board 1 has not started: it becomes turnable at {OPENED + 4_000}",
         ),
         (
             lambda: no_bot.when(cmd.RequestHint(no_bot.t0 + 1, ANN)),
-            Code.HINT_NO_BOT,
+            RaceCode.HINT_NO_BOT,
             "hints are given only at a table with a bot",
         ),
         (
             lambda: with_bot.when(cmd.RequestHint(with_bot.t0 + 1, ANN)),
-            Code.HINT_NEEDS_ONE_TILE,
+            RaceCode.HINT_NEEDS_ONE_TILE,
             "a hint marks the partner of the one tile you have showing: turn one tile first",
         ),
         (
             lambda: out.when(cmd.TurnTile(out.t0 + 3, ANN, 1)),
-            Code.PLAYER_OUT,
+            RaceCode.PLAYER_OUT,
             "you are out of this game and can no longer play",
         ),
         (
@@ -175,7 +176,7 @@ def test_wire_limits_and_refusals_word_for_word() -> None:
     problem = GAME.check_request(race_service_pb2.TurnTileRequest(tile=0))
     assert isinstance(problem, RuleError)
     assert (problem.code, problem.message) == (
-        Code.TILE_OUT_OF_RANGE,
+        RaceCode.TILE_OUT_OF_RANGE,
         "tiles are numbered 1 to 20, got 0",
     )
     assert _refused(lambda: GAME.command(race_command_pb2.RaceCommand(player_id=ANN), 5)) == (

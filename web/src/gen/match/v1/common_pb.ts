@@ -29,8 +29,9 @@ export const file_match_v1_common: GenFile = /*@__PURE__*/
  */
 export type Refusal = Message<"match.v1.Refusal"> & {
   /**
-   * The stable machine code: a slug of match_rules.errors.Code, e.g. "tile_face_up". The full
-   * list with meanings is in docs/contract.md.
+   * The stable machine code: a refusal code's slug, e.g. "tile_face_up" (match_rules.errors.Code
+   * for the codes games share, match_rules.<slug>.errors for a game's own). The full list with
+   * meanings is in docs/contract.md.
    *
    * @generated from field: string code = 1;
    */

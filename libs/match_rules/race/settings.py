@@ -1,4 +1,5 @@
-"""The numbers of Match, the race, as the seed and the rules note fix them (times in ms)."""
+"""The numbers of Match, the race, as the seed and the rules note fix them (times in ms): the
+board, the seats, the clock and the limits of a table's settings (``RaceSettings``)."""
 
 from __future__ import annotations
 
