@@ -8,6 +8,12 @@ to write into a log the ledger publishes): a table made through another replica,
 restart, counts for the whole system but not for its address. Like the rate limits, each replica
 keeps its own per-address view.
 
+The bot seats are a pool shared fairly between the addresses that made the tables
+(services.lobby.limits.FairShare): an address may have ``bots_per_address`` seats while at most
+half the pool is taken, less as it fills, and an address with no bot seat may always have its
+first table filled while the pool has the seats. So a few dozen addresses cannot leave "every bot
+is busy" to everybody else.
+
 Over a limit a call is RESOURCE_EXHAUSTED with ``retry-after-ms``: a count goes down when a
 table starts, expires or its game ends, which nobody can time, so the wait is a fixed hint.
 """
@@ -19,6 +25,7 @@ from dataclasses import dataclass
 import grpc  # type: ignore[import-untyped]
 
 from match.v1 import common_pb2
+from services.fairshare import FairShare
 from services.lobby import metrics
 from services.lobby.directory import TableDirectory
 from services.lobby.errors import RETRY_AFTER_KEY, ApiError
@@ -51,6 +58,7 @@ class TableQuotas:
     def __init__(self, directory: TableDirectory, caps: Caps) -> None:
         self._directory = directory
         self.caps = caps
+        self._bots = FairShare(caps.bots_max, caps.bots_per_address)
         self._made_by: dict[str, str] = {}  # table id -> the address that made it
         self._tables_of: dict[str, set[str]] = {}  # address -> its tables not over yet
         self._since_prune = 0
@@ -115,19 +123,30 @@ class TableQuotas:
             return  # the referee answers (unknown, expired, private: no bot there)
         need = max(table.seats - len(table.taken), 0)
         caps = self.caps
-        if caps.bots_max and directory.bot_seats_in_use() + need > caps.bots_max:
+        in_use = directory.bot_seats_in_use()
+        if caps.bots_max and in_use + need > caps.bots_max:
             raise _exhausted(
                 "bots",
                 f"every bot is busy ({caps.bots_max} seats): the bot fills this table when "
                 "games end, or invite people",
             )
         address = self._made_by.get(table_id)
-        if caps.bots_per_address and address is not None:
-            used = sum(directory.bot_seats(t) for t in self._live(address) if t != table_id)
-            if used + need > caps.bots_per_address:
-                raise _exhausted(
-                    "address_bots",
-                    f"the tables made from this table's address already have {used} of their "
-                    f"{caps.bots_per_address} bot seats: the bot fills this table when one of "
-                    "their games ends",
-                )
+        if address is None:
+            return  # made through another replica or before a restart: the pool's cap only
+        held = sum(directory.bot_seats(t) for t in self._live(address) if t != table_id)
+        if self._bots.allows(held, need, in_use):
+            return
+        if caps.bots_per_address and held + need > caps.bots_per_address:
+            raise _exhausted(
+                "address_bots",
+                f"the tables made from this table's address already have {held} of their "
+                f"{caps.bots_per_address} bot seats: the bot fills this table when one of "
+                "their games ends",
+            )
+        share = int(self._bots.share(in_use))
+        raise _exhausted(
+            "address_bots_share",
+            f"the bot is busy: {in_use} of its {caps.bots_max} seats are taken, and while so "
+            f"many are, the tables made from one address may have {share} bot seats (this "
+            f"table's address has {held}); the bot fills this table when games end",
+        )
