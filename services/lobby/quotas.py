@@ -20,6 +20,8 @@ table starts, expires or its game ends, which nobody can time, so the wait is a 
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import grpc  # type: ignore[import-untyped]
@@ -32,6 +34,9 @@ from services.lobby.errors import RETRY_AFTER_KEY, ApiError
 
 CAP_RETRY_MS = 5_000  # the retry-after-ms of a count limit: a hint, see the module docstring
 PRUNE_EVERY = 1_000  # creations between sweeps of the address book
+# A table admitted for bots holds its seats until the bot sits down, or this long (the bot may
+# be down): bots that have not sat yet still count, so a burst of starts cannot overshoot.
+CLAIM_TTL_S = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,8 +60,15 @@ def _exhausted(kind: str, message: str) -> ApiError:
 
 
 class TableQuotas:
-    def __init__(self, directory: TableDirectory, caps: Caps) -> None:
+    def __init__(
+        self,
+        directory: TableDirectory,
+        caps: Caps,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._directory = directory
+        self._clock = clock
+        self._claims: dict[str, tuple[int, float]] = {}  # table id -> (bot seats, admitted at)
         self.caps = caps
         self._bots = FairShare(caps.bots_max, caps.bots_per_address)
         self._made_by: dict[str, str] = {}  # table id -> the address that made it
@@ -112,18 +124,39 @@ class TableQuotas:
             for known in list(self._tables_of):
                 self._live(known)
 
+    def _unseated(self, table_id: str) -> int:
+        """Bot seats admitted at the table that no bot has taken yet."""
+        claim = self._claims.get(table_id)
+        return 0 if claim is None else max(claim[0] - self._directory.bot_seats(table_id), 0)
+
+    def _pending(self) -> int:
+        """Bot seats admitted and not yet taken, in all (claims done or stale are dropped)."""
+        now, total = self._clock(), 0
+        for table_id, (_, at) in list(self._claims.items()):
+            left = self._unseated(table_id)
+            if not left or now - at > CLAIM_TTL_S or self._directory.is_over(table_id):
+                del self._claims[table_id]
+            else:
+                total += left
+        return total
+
+    def _claim(self, table_id: str, need: int) -> None:
+        if need:
+            self._claims[table_id] = (need, self._clock())
+
     def admit_bots(self, table_id: str) -> None:
         """RESOURCE_EXHAUSTED when bots filling the table's free seats would go over a budget.
-        A table where a bot already sat was admitted whole: its other seats pass."""
+        A table admitted already (or where a bot already sat) was admitted whole: its other
+        seats pass. Seats admitted count from then on, before the bot sits down."""
         directory = self._directory
-        if directory.bot_seats(table_id):
+        if directory.bot_seats(table_id) or table_id in self._claims:
             return
         table = directory.get(table_id)
         if table is None or table.visibility != common_pb2.VISIBILITY_OPEN:
             return  # the referee answers (unknown, expired, private: no bot there)
         need = max(table.seats - len(table.taken), 0)
         caps = self.caps
-        in_use = directory.bot_seats_in_use()
+        in_use = directory.bot_seats_in_use() + self._pending()
         if caps.bots_max and in_use + need > caps.bots_max:
             raise _exhausted(
                 "bots",
@@ -132,9 +165,13 @@ class TableQuotas:
             )
         address = self._made_by.get(table_id)
         if address is None:
+            self._claim(table_id, need)
             return  # made through another replica or before a restart: the pool's cap only
-        held = sum(directory.bot_seats(t) for t in self._live(address) if t != table_id)
+        held = sum(
+            directory.bot_seats(t) + self._unseated(t) for t in self._live(address) if t != table_id
+        )
         if self._bots.allows(held, need, in_use):
+            self._claim(table_id, need)
             return
         if caps.bots_per_address and held + need > caps.bots_per_address:
             raise _exhausted(
