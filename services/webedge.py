@@ -28,6 +28,13 @@ What the edge adds, and only here (docs/client.md, "The web edge"):
   is read, as the gRPC server refuses a message over its limit.
 - **Content type.** Connect answers a content type it does not speak with 415 and the types it
   does (``application/proto``, ``application/json``, their streaming forms, gRPC-Web).
+- **Connections.** A :class:`ConnectionGuard` under uvicorn holds the edge's connections to a
+  total cap and each client address (services/peers.py) to a fair share of it
+  (services/fairshare.py): over it, a connection is answered 503 with ``Retry-After`` and closed
+  before anything is read. A connection has ``header_timeout_s`` to send a request's headers
+  (from when it opened or its last answer ended, however slowly the bytes come) and
+  ``body_timeout_s`` to send its body, or it is closed; an idle one goes after
+  ``idle_timeout_s``. An answer being sent (a Watch) has no time limit.
 - **Static files.** Anything else under ``/`` is the web client's bundle (``static_dir``), and
   ``/config.json`` what the page needs to know (``config``).
 
@@ -41,6 +48,7 @@ import asyncio
 import contextlib
 import ipaddress
 import json
+import math
 import mimetypes
 import re
 import socket
@@ -50,6 +58,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc  # type: ignore[import-untyped]
+import h11
 import structlog
 import uvicorn
 from connectrpc.code import Code
@@ -60,7 +69,11 @@ from connectrpc.request import RequestContext
 from connectrpc.server import ConnectASGIApplication, Endpoint
 from google.protobuf import json_format
 from google.protobuf.message import Message
-from prometheus_client import Counter
+from prometheus_client import Counter, Gauge
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from services.fairshare import FairShare
+from services.peers import IPV6_PREFIX, client_address
 
 log = structlog.get_logger()
 
@@ -76,6 +89,13 @@ REFUSED = Counter(
     "given), origin (another site's page), size, content_type, method, not_found",
     ["reason"],
 )
+CONNECTIONS_REFUSED = Counter(
+    "match_web_connections_closed_total",
+    "Web edge connections closed by its guard, by reason: full (over the total cap or the "
+    "address's share), slow_headers, slow_body",
+    ["reason"],
+)
+CONNECTIONS = Gauge("match_web_connections", "Web edge connections open now")
 
 
 # --- recording the gRPC handlers -------------------------------------------------------------
@@ -532,18 +552,26 @@ def listen(addr: str) -> socket.socket:
     return sock
 
 
-async def serve_web(app: Any, addr: str) -> Callable[[], Awaitable[None]]:
-    """Serve ``app`` on ``addr`` until the returned ``stop()``; raises OSError when the
-    address cannot be bound (the service should not start half-served)."""
+async def serve_web(
+    app: Any, addr: str, limits: ConnectionLimits | None = None
+) -> Callable[[], Awaitable[None]]:
+    """Serve ``app`` on ``addr`` until the returned ``stop()``, its connections held to
+    ``limits``; raises OSError when the address cannot be bound (the service should not start
+    half-served)."""
+    limits = limits or ConnectionLimits()
     sock = listen(addr)
+    guard = ConnectionGuard(limits)
     config = uvicorn.Config(
         app,
+        http=type("GuardedH11", (GuardedH11,), {"guard": guard}),
         lifespan="off",
         proxy_headers=False,  # the TCP peer is the caller: X-Forwarded-For is not trusted
         server_header=False,
         log_config=None,
         access_log=False,
         timeout_graceful_shutdown=3,
+        # uvicorn takes whole seconds; 0 (no idle timeout) is a day
+        timeout_keep_alive=math.ceil(limits.idle_timeout_s) if limits.idle_timeout_s else 86_400,
         ws="none",
     )
     server = _Server(config)
@@ -556,6 +584,143 @@ async def serve_web(app: Any, addr: str) -> Callable[[], Awaitable[None]]:
         sock.close()
 
     return stop
+
+
+# --- connections ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ConnectionLimits:
+    """What the web edge's connections may hold and how slow they may be (0 turns one off);
+    ``<PREFIX>_WEB_MAX_CONNECTIONS``, ``_MAX_CONNECTIONS_PER_ADDRESS``,
+    ``_HEADER_TIMEOUT_S``, ``_BODY_TIMEOUT_S``, ``_IDLE_TIMEOUT_S``."""
+
+    total: int = 512  # connections open at once
+    per_address: int = 64  # ... from one client address: its FairShare of ``total``
+    header_timeout_s: float = 10.0  # to send a request's headers
+    body_timeout_s: float = 10.0  # to send a request's body once its headers came
+    idle_timeout_s: float = 5.0  # between one answer and the next request
+    retry_after_s: int = 5  # what a connection over its share is told to wait
+    ipv6_prefix: int = IPV6_PREFIX  # an IPv6 client address is its first bits
+
+
+class ConnectionGuard:
+    """The edge's connections, counted by client address and in all."""
+
+    def __init__(self, limits: ConnectionLimits) -> None:
+        self.limits = limits
+        self.share = FairShare(limits.total, limits.per_address)
+        self.open = 0
+        self._by_address: dict[str, int] = {}
+
+    def admit(self, key: str) -> bool:
+        """Count one more connection from ``key``; False (nothing counted) over the share."""
+        if not self.share.allows(self._by_address.get(key, 0), 1, self.open):
+            return False
+        self._by_address[key] = self._by_address.get(key, 0) + 1
+        self.open += 1
+        CONNECTIONS.set(self.open)
+        return True
+
+    def release(self, key: str) -> None:
+        left = self._by_address.get(key, 0) - 1
+        if left > 0:
+            self._by_address[key] = left
+        else:
+            self._by_address.pop(key, None)
+        self.open -= 1
+        CONNECTIONS.set(self.open)
+
+
+class GuardedH11(H11Protocol):
+    """uvicorn's HTTP/1.1 connection, admitted by a ConnectionGuard and read against its
+    deadlines: the headers of each request within ``header_timeout_s`` of the connection or
+    of the last answer, its body within ``body_timeout_s`` of its headers."""
+
+    guard: ConnectionGuard  # set on a subclass per edge (serve_web)
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        self._key: str | None = None
+        self._deadline: asyncio.TimerHandle | None = None
+        peer = transport.get_extra_info("peername")
+        host, port = (str(peer[0]), int(peer[1])) if isinstance(peer, tuple) else ("", 0)
+        peer_name = grpc_peer(f"{host}:{port}" if host else None)
+        key = client_address(peer_name, self._limits.ipv6_prefix)
+        if not self.guard.admit(key):
+            CONNECTIONS_REFUSED.labels("full").inc()
+            wait = self._limits.retry_after_s
+            text = (
+                f"this edge holds as many connections as it may from your address now: close "
+                f"one, or try again in {wait} s\n"
+            ).encode()
+            transport.write(
+                b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n"
+                + f"retry-after: {wait}\r\ncontent-length: {len(text)}\r\n".encode()
+                + b"connection: close\r\n\r\n"
+                + text
+            )
+            transport.close()
+            return
+        self._key = key
+        super().connection_made(transport)
+        self._follow_state()
+
+    @property
+    def _limits(self) -> ConnectionLimits:
+        return self.guard.limits
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._key is None:
+            return  # refused: never counted, never served
+        self.guard.release(self._key)
+        self._key = None
+        self._clear_deadline()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self._key is None:
+            return
+        super().data_received(data)
+        self._follow_state()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._follow_state()
+
+    def _follow_state(self) -> None:
+        """The deadline for what the client owes now: a request's headers (not moved by a
+        part of them), its body, or nothing while it waits for its answer."""
+        if self.transport.is_closing():
+            self._clear_deadline()
+        elif self.conn.their_state is h11.IDLE:
+            if self._phase != "headers":
+                self._arm("headers", self._limits.header_timeout_s)
+        elif self.conn.their_state is h11.SEND_BODY:
+            if self._phase != "body":
+                self._arm("body", self._limits.body_timeout_s)
+        else:
+            self._clear_deadline()  # the request is in: its answer takes as long as it takes
+
+    _phase = ""
+
+    def _arm(self, phase: str, timeout_s: float) -> None:
+        self._clear_deadline()
+        self._phase = phase
+        if timeout_s > 0:
+            self._deadline = self.loop.call_later(timeout_s, self._too_slow, phase)
+
+    def _clear_deadline(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+        self._phase = ""
+
+    def _too_slow(self, phase: str) -> None:
+        self._deadline = None
+        waiting = h11.IDLE if phase == "headers" else h11.SEND_BODY
+        if self._phase == phase and self.conn.their_state is waiting:
+            CONNECTIONS_REFUSED.labels(f"slow_{phase}").inc()
+            self.transport.close()
 
 
 # --- configuration ----------------------------------------------------------------------------
@@ -576,6 +741,7 @@ class WebConfig:
     addr: str = ""
     origins: frozenset[str] = frozenset()
     hosts: frozenset[str] = frozenset()
+    limits: ConnectionLimits = field(default_factory=lambda: ConnectionLimits())
 
     def answered_hosts(self) -> frozenset[str]:
         """Every name a request's Host may carry (IP addresses are always answered)."""
@@ -614,7 +780,50 @@ class WebConfig:
                     f"{prefix}_WEB_HOSTS: {host!r} is not a host name (play.example.org: no "
                     "scheme, port or path)"
                 )
-        return cls(addr, origins, hosts)
+        d = ConnectionLimits()
+        limits = ConnectionLimits(
+            total=_whole(env, f"{prefix}_WEB_MAX_CONNECTIONS", d.total),
+            per_address=_whole(env, f"{prefix}_WEB_MAX_CONNECTIONS_PER_ADDRESS", d.per_address),
+            header_timeout_s=_seconds(env, f"{prefix}_WEB_HEADER_TIMEOUT_S", d.header_timeout_s),
+            body_timeout_s=_seconds(env, f"{prefix}_WEB_BODY_TIMEOUT_S", d.body_timeout_s),
+            idle_timeout_s=_seconds(env, f"{prefix}_WEB_IDLE_TIMEOUT_S", d.idle_timeout_s),
+            ipv6_prefix=ipv6_prefix(env, prefix),
+        )
+        return cls(addr, origins, hosts, limits)
+
+
+def ipv6_prefix(env: Mapping[str, str], prefix: str) -> int:
+    """``<PREFIX>_IPV6_PREFIX``: how many leading bits of an IPv6 address make one client
+    address (16..128; default 64)."""
+    name = f"{prefix}_IPV6_PREFIX"
+    bits = _whole(env, name, IPV6_PREFIX)
+    if not 16 <= bits <= 128:
+        raise WebConfigError(f"{name} must be a prefix length from 16 to 128 (e.g. 56), not {bits}")
+    return bits
+
+
+def _whole(env: Mapping[str, str], name: str, default: int) -> int:
+    text = env.get(name, "").strip()
+    if not text:
+        return default
+    if not text.isdigit():
+        raise WebConfigError(f"{name} must be a whole number, 0 or more (0: no cap), not {text!r}")
+    return int(text)
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    text = env.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not math.isfinite(value) or value < 0:
+        raise WebConfigError(
+            f"{name} must be a number of seconds, 0 or more (0: none), not {text!r}"
+        )
+    return value
 
 
 _LABEL = r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?"

@@ -259,7 +259,7 @@ async def serve_audit(
             recorder.services, allowed_origins=web.origins, allowed_hosts=web.answered_hosts()
         )
         try:
-            stop_web = await serve_web(edge, web.addr)
+            stop_web = await serve_web(edge, web.addr, web.limits)
         except OSError:
             await server.stop(grace=None)
             raise

@@ -14,8 +14,9 @@ from match_bus.secretfiles import SecretFileError, read_secret
 from match_bus.service import BaseConfig
 from services.lobby.limits import Rate, WatchLimits
 from services.lobby.quotas import Caps
+from services.peers import IPV6_PREFIX
 from services.tls import ServerTls, TlsConfigError, server_tls
-from services.webedge import WebConfig, WebConfigError
+from services.webedge import WebConfig, WebConfigError, ipv6_prefix
 
 DEFAULT_ADDR = "127.0.0.1:50051"
 DEFAULT_TOKEN_TTL_S = 6 * 3600
@@ -51,6 +52,20 @@ DEFAULT_SESSION_TTL_S = 24 * 3600
 DEFAULT_SIGN_IN_LIMIT = Rate(per_s=1.0, burst=20.0)
 # The players service's answers (profiles, statistics, leaderboards): reads, asked again freely.
 DEFAULT_PLAYERS_TIMEOUT_S = 2.0
+# The gRPC edge's connections (the web edge's: services.webedge.ConnectionLimits).
+
+
+@dataclass(frozen=True, slots=True)
+class GrpcLimits:
+    """The gRPC edge's connections; 0 turns one off."""
+
+    total: int = 512  # connections open at once (grpc.max_allowed_incoming_connections)
+    handshake_timeout_s: float = 10.0  # to finish the HTTP/2 (and TLS) handshake
+    idle_timeout_s: float = 300.0  # a connection with no call open this long is closed
+
+
+DEFAULT_GRPC_LIMITS = GrpcLimits()
+DEFAULT_FD_RESERVE = 256  # open files besides both edges' connections (services/lobby/files.py)
 
 
 # The web client's bundle, as `make install` builds it (web/dist in the repository).
@@ -90,6 +105,9 @@ class LobbyConfig:
     # LOBBY_AUDIT_ADDR: the ledger's gRPC address as an auditor dials it (host:port), for the
     # `match-audit --addr ... verify` the auditor's page prints; empty: match-audit's default
     audit_addr: str = ""
+    grpc_limits: GrpcLimits = DEFAULT_GRPC_LIMITS  # LOBBY_GRPC_MAX_CONNECTIONS, ...
+    fd_reserve: int = DEFAULT_FD_RESERVE  # LOBBY_FD_RESERVE
+    ipv6_prefix: int = IPV6_PREFIX  # LOBBY_IPV6_PREFIX: the bits of an IPv6 client address
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> LobbyConfig:
@@ -137,8 +155,17 @@ class LobbyConfig:
             raise ConfigError(str(error)) from None
         try:
             web = WebConfig.from_env(env, "LOBBY")
+            prefix = ipv6_prefix(env, "LOBBY")
         except WebConfigError as error:
             raise ConfigError(str(error)) from None
+        g = DEFAULT_GRPC_LIMITS
+        grpc_limits = GrpcLimits(
+            total=_count(env, "LOBBY_GRPC_MAX_CONNECTIONS", g.total),
+            handshake_timeout_s=_number(
+                env, "LOBBY_GRPC_HANDSHAKE_TIMEOUT_S", g.handshake_timeout_s
+            ),
+            idle_timeout_s=_number(env, "LOBBY_GRPC_IDLE_TIMEOUT_S", g.idle_timeout_s),
+        )
         audit_url = env.get("LOBBY_WEB_AUDIT_URL", "").strip().rstrip("/")
         if audit_url and not audit_url.startswith(("http://", "https://")):
             raise ConfigError(f"LOBBY_WEB_AUDIT_URL must be an http(s) URL, not {audit_url!r}")
@@ -182,6 +209,9 @@ class LobbyConfig:
             web_root=Path(env.get("LOBBY_WEB_ROOT", "").strip() or DEFAULT_WEB_ROOT),
             web_audit_url=audit_url,
             audit_addr=audit_addr,
+            grpc_limits=grpc_limits,
+            fd_reserve=_count(env, "LOBBY_FD_RESERVE", DEFAULT_FD_RESERVE),
+            ipv6_prefix=prefix,
         )
 
 
@@ -254,7 +284,8 @@ def _count(env: Mapping[str, str], name: str, default: int) -> int:
 
 def _watch_limits(env: Mapping[str, str]) -> WatchLimits:
     """LOBBY_MAX_WATCHES_PER_PLAYER, _PER_ADDRESS, LOBBY_MAX_WATCHES (the replica's),
-    LOBBY_MAX_WATCHED_TABLES: streams (tables) open at once, 0 for no cap;
+    LOBBY_MAX_WATCHED_TABLES (and _PER_ADDRESS, its fair share): streams (tables) open at
+    once, 0 for no cap;
     LOBBY_WATCH_LINGER_S: how long a table's consumer outlives its last watcher."""
     d = DEFAULT_WATCH_LIMITS
     return WatchLimits(
@@ -262,5 +293,8 @@ def _watch_limits(env: Mapping[str, str]) -> WatchLimits:
         per_address=_count(env, "LOBBY_MAX_WATCHES_PER_ADDRESS", d.per_address),
         per_lobby=_count(env, "LOBBY_MAX_WATCHES", d.per_lobby),
         tables=_count(env, "LOBBY_MAX_WATCHED_TABLES", d.tables),
+        tables_per_address=_count(
+            env, "LOBBY_MAX_WATCHED_TABLES_PER_ADDRESS", d.tables_per_address
+        ),
         linger_s=_number(env, "LOBBY_WATCH_LINGER_S", d.linger_s),
     )

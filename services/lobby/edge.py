@@ -29,7 +29,7 @@ from services.lobby.errors import ApiError, rate_limited
 from services.lobby.identity import SessionClaims, SessionError, SessionExpired, Sessions
 from services.lobby.limits import Limiter, Rate, retry_after_ms
 from services.lobby.tokens import Claims, TokenError, TokenExpired, Tokens
-from services.peers import client_address
+from services.peers import IPV6_PREFIX, client_address
 
 log = structlog.get_logger()
 
@@ -81,9 +81,10 @@ def _admit(limiter: Limiter, kind: str, key: str, what: str) -> None:
         raise rate_limited(what, retry_after_ms(wait))
 
 
-def address(context: Context) -> str:
-    """The caller's client address, the key of the limits kept per client."""
-    return client_address(str(context.peer()))
+def address(context: Context, ipv6_prefix: int = IPV6_PREFIX) -> str:
+    """The caller's client address, the key of the limits kept per client (an IPv6 one by its
+    first ``ipv6_prefix`` bits)."""
+    return client_address(str(context.peer()), ipv6_prefix)
 
 
 class Auth:
@@ -95,8 +96,10 @@ class Auth:
         bot_key: str | None,
         limits: Limits | None = None,
         sessions: Sessions | None = None,
+        ipv6_prefix: int = IPV6_PREFIX,
     ) -> None:
         self.tokens = tokens
+        self.ipv6_prefix = ipv6_prefix
         # Without sessions (a test's lobby), none is ever issued, so none verifies.
         self.sessions = sessions or Sessions(secrets.token_bytes(32), 1)
         self._bot_key = bot_key
@@ -109,15 +112,19 @@ class Auth:
         limiter = self._limits.address
         if not limiter.rate.enabled or self._is_bot_key(metadata(context, "x-match-bot-key")):
             return
-        _admit(limiter, "address", address(context), "this address")
+        _admit(limiter, "address", self.address(context), "this address")
+
+    def address(self, context: Context) -> str:
+        """The caller's client address (LOBBY_IPV6_PREFIX), the key of per-client limits."""
+        return address(context, self.ipv6_prefix)
 
     def admit_create(self, context: Context) -> None:
         """Count a CreateTable against its client address's table bucket."""
-        _admit(self._limits.create, "create", address(context), "this address (new tables)")
+        _admit(self._limits.create, "create", self.address(context), "this address (new tables)")
 
     def admit_sign_in(self, context: Context) -> None:
         """Count a GetChallenge or a SignIn against its client address's sign-in bucket."""
-        _admit(self._limits.sign_in, "sign_in", address(context), "this address (sign-ins)")
+        _admit(self._limits.sign_in, "sign_in", self.address(context), "this address (sign-ins)")
 
     def carries_bot_key(self, context: Context) -> bool:
         """True for a call with the right ``x-match-bot-key`` (a wrong one is just a caller)."""

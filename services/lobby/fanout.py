@@ -10,7 +10,11 @@ meanwhile finds it still there); its consumer is deleted then.
 :class:`Watches` admits each stream against the caps of :class:`WatchLimits` (per player, per
 client address, per lobby, tables followed at once): over one, the stream ends
 RESOURCE_EXHAUSTED with ``retry-after-ms`` before anything is read. So the consumers on the
-events stream grow with the tables watched, never with the watchers.
+events stream grow with the tables watched, never with the watchers. The tables followed are a
+pool shared fairly between client addresses (services.lobby.limits.FairShare): an address that
+watches many distinct tables may start following another only while the pool has room for its
+share, and one that watches none always may while any room is left, so a few dozen addresses
+cannot shut the others out.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from nats.js.api import ConsumerConfig, DeliverPolicy
 
 from match_bus import subjects
 from match_bus.jetstream import TableLog
+from services.fairshare import FairShare
 from services.lobby import metrics
 from services.lobby.errors import RETRY_AFTER_KEY, ApiError
 from services.lobby.limits import Counts, WatchLimits
@@ -172,6 +177,9 @@ class Watches:
         self._players = Counts(limits.per_player)
         self._addresses = Counts(limits.per_address)
         self._lobby = Counts(limits.per_lobby)
+        self._fair = FairShare(limits.tables, limits.tables_per_address)
+        # client address -> table id -> its streams of that table now
+        self._watched_by: dict[str, dict[str, int]] = {}
         self.feeds: dict[str, TableFeed] = {}
 
     @property
@@ -206,13 +214,29 @@ class Watches:
                 self._addresses.remove(address)
             self._lobby.remove("lobby")
 
+    def tables_of(self, address: str) -> int:
+        """How many distinct tables ``address`` watches now."""
+        return len(self._watched_by.get(address, ()))
+
     @contextlib.asynccontextmanager
-    async def feed(self, table_id: str) -> AsyncIterator[TableFeed]:
-        """The table's feed (made if needed) for one watcher while the block runs."""
-        feed = self._join(table_id)
+    async def feed(self, table_id: str, address: str | None = None) -> AsyncIterator[TableFeed]:
+        """The table's feed (made if needed) for one watcher from ``address`` (None: not
+        counted by address, the bot service) while the block runs."""
+        feed = self._join(table_id, address)
+        tables = self._watched_by.setdefault(address, {}) if address is not None else None
+        if tables is not None:
+            tables[table_id] = tables.get(table_id, 0) + 1
         try:
             yield feed
         finally:
+            if tables is not None and address is not None:
+                left = tables[table_id] - 1
+                if left:
+                    tables[table_id] = left
+                else:
+                    del tables[table_id]
+                    if not tables:
+                        self._watched_by.pop(address, None)
             feed.watchers -= 1
             if feed.watchers == 0 and self.feeds.get(table_id) is feed:
                 loop = asyncio.get_running_loop()
@@ -220,12 +244,14 @@ class Watches:
             elif feed.watchers == 0:
                 await feed.close()  # failed and replaced meanwhile
 
-    def _join(self, table_id: str) -> TableFeed:
+    def _join(self, table_id: str, address: str | None) -> TableFeed:
         feed = self.feeds.get(table_id)
         if feed is not None and feed.failure is not None:
             self._drop(feed)  # a broken feed serves nobody new: follow the table again
             feed = None
         if feed is None:
+            if address is not None:
+                self._admit_table(address)
             if self.limits.tables and len(self.feeds) >= self.limits.tables:
                 idle = next((f for f in self.feeds.values() if f.watchers == 0), None)
                 if idle is None:
@@ -240,6 +266,23 @@ class Watches:
             feed.linger = None
         feed.watchers += 1
         return feed
+
+    def _admit_table(self, address: str) -> None:
+        """RESOURCE_EXHAUSTED when ``address`` may not have one more table followed: past its
+        share of the pool (lingering feeds, which make room, are not counted as taken)."""
+        held = self.tables_of(address)
+        used = sum(1 for f in self.feeds.values() if f.watchers > 0)
+        if self._fair.allows(held, 1, used):
+            return
+        if self.limits.tables and used >= self.limits.tables:
+            return  # the pool is full: the caller's refusal says so
+        metrics.LIMITED.labels("watch_address_tables").inc()
+        share = max(int(self._fair.share(used)), 1)
+        raise exhausted(
+            f"from this address for distinct tables (it watches {held}; while this lobby "
+            f"follows {used} of its {self.limits.tables} tables, an address may watch {share})",
+            self.limits,
+        )
 
     def _expire(self, feed: TableFeed) -> None:
         if feed.watchers == 0 and self.feeds.get(feed.table_id) is feed:

@@ -137,6 +137,9 @@ class WatchLimits:
     tables: int = 400  # the events stream takes 1000 consumers: leave room for the replicas
     linger_s: float = 5.0  # a table's consumer outlives its last watcher this long
     retry_after_ms: int = 2000  # what a refused stream is told to wait
+    # distinct tables one address may have followed (a FairShare of ``tables``): another
+    # table's Watch is refused past its share, a table somebody already follows costs nothing
+    tables_per_address: int = 16
 
 
 class Counts:

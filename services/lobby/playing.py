@@ -31,7 +31,7 @@ from nats.js import JetStreamContext
 from match_rules.errors import RuleError
 from services.lobby import validation
 from services.lobby.directory import TableDirectory
-from services.lobby.edge import Auth, Context, address, metadata, streaming, unary
+from services.lobby.edge import Auth, Context, metadata, streaming, unary
 from services.lobby.errors import ApiError, invalid
 from services.lobby.fanout import Watches
 from services.lobby.games import GameService
@@ -183,7 +183,7 @@ class GameServicer:
             table_id, claims = seated_player(self.auth, self._directory, request.table_id, context)
             player = claims.player
         # The bot service plays every bot seat from one address: it is counted per seat only.
-        client = None if self.auth.carries_bot_key(context) else address(context)
+        client = None if self.auth.carries_bot_key(context) else self.auth.address(context)
         after = request.after_event_number
         seen: list[TableViewer] = []
         present = self._presence.stream(self.game, table_id, player) if player else None

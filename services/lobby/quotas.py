@@ -8,23 +8,35 @@ to write into a log the ledger publishes): a table made through another replica,
 restart, counts for the whole system but not for its address. Like the rate limits, each replica
 keeps its own per-address view.
 
+The bot seats are a pool shared fairly between the addresses that made the tables
+(services.lobby.limits.FairShare): an address may have ``bots_per_address`` seats while at most
+half the pool is taken, less as it fills, and an address with no bot seat may always have its
+first table filled while the pool has the seats. So a few dozen addresses cannot leave "every bot
+is busy" to everybody else.
+
 Over a limit a call is RESOURCE_EXHAUSTED with ``retry-after-ms``: a count goes down when a
 table starts, expires or its game ends, which nobody can time, so the wait is a fixed hint.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import grpc  # type: ignore[import-untyped]
 
 from match.v1 import common_pb2
+from services.fairshare import FairShare
 from services.lobby import metrics
 from services.lobby.directory import TableDirectory
 from services.lobby.errors import RETRY_AFTER_KEY, ApiError
 
 CAP_RETRY_MS = 5_000  # the retry-after-ms of a count limit: a hint, see the module docstring
 PRUNE_EVERY = 1_000  # creations between sweeps of the address book
+# A table admitted for bots holds its seats until the bot sits down, or this long (the bot may
+# be down): bots that have not sat yet still count, so a burst of starts cannot overshoot.
+CLAIM_TTL_S = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,9 +60,17 @@ def _exhausted(kind: str, message: str) -> ApiError:
 
 
 class TableQuotas:
-    def __init__(self, directory: TableDirectory, caps: Caps) -> None:
+    def __init__(
+        self,
+        directory: TableDirectory,
+        caps: Caps,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._directory = directory
+        self._clock = clock
+        self._claims: dict[str, tuple[int, float]] = {}  # table id -> (bot seats, admitted at)
         self.caps = caps
+        self._bots = FairShare(caps.bots_max, caps.bots_per_address)
         self._made_by: dict[str, str] = {}  # table id -> the address that made it
         self._tables_of: dict[str, set[str]] = {}  # address -> its tables not over yet
         self._since_prune = 0
@@ -104,30 +124,66 @@ class TableQuotas:
             for known in list(self._tables_of):
                 self._live(known)
 
+    def _unseated(self, table_id: str) -> int:
+        """Bot seats admitted at the table that no bot has taken yet."""
+        claim = self._claims.get(table_id)
+        return 0 if claim is None else max(claim[0] - self._directory.bot_seats(table_id), 0)
+
+    def _pending(self) -> int:
+        """Bot seats admitted and not yet taken, in all (claims done or stale are dropped)."""
+        now, total = self._clock(), 0
+        for table_id, (_, at) in list(self._claims.items()):
+            left = self._unseated(table_id)
+            if not left or now - at > CLAIM_TTL_S or self._directory.is_over(table_id):
+                del self._claims[table_id]
+            else:
+                total += left
+        return total
+
+    def _claim(self, table_id: str, need: int) -> None:
+        if need:
+            self._claims[table_id] = (need, self._clock())
+
     def admit_bots(self, table_id: str) -> None:
         """RESOURCE_EXHAUSTED when bots filling the table's free seats would go over a budget.
-        A table where a bot already sat was admitted whole: its other seats pass."""
+        A table admitted already (or where a bot already sat) was admitted whole: its other
+        seats pass. Seats admitted count from then on, before the bot sits down."""
         directory = self._directory
-        if directory.bot_seats(table_id):
+        if directory.bot_seats(table_id) or table_id in self._claims:
             return
         table = directory.get(table_id)
         if table is None or table.visibility != common_pb2.VISIBILITY_OPEN:
             return  # the referee answers (unknown, expired, private: no bot there)
         need = max(table.seats - len(table.taken), 0)
         caps = self.caps
-        if caps.bots_max and directory.bot_seats_in_use() + need > caps.bots_max:
+        in_use = directory.bot_seats_in_use() + self._pending()
+        if caps.bots_max and in_use + need > caps.bots_max:
             raise _exhausted(
                 "bots",
                 f"every bot is busy ({caps.bots_max} seats): the bot fills this table when "
                 "games end, or invite people",
             )
         address = self._made_by.get(table_id)
-        if caps.bots_per_address and address is not None:
-            used = sum(directory.bot_seats(t) for t in self._live(address) if t != table_id)
-            if used + need > caps.bots_per_address:
-                raise _exhausted(
-                    "address_bots",
-                    f"the tables made from this table's address already have {used} of their "
-                    f"{caps.bots_per_address} bot seats: the bot fills this table when one of "
-                    "their games ends",
-                )
+        if address is None:
+            self._claim(table_id, need)
+            return  # made through another replica or before a restart: the pool's cap only
+        held = sum(
+            directory.bot_seats(t) + self._unseated(t) for t in self._live(address) if t != table_id
+        )
+        if self._bots.allows(held, need, in_use):
+            self._claim(table_id, need)
+            return
+        if caps.bots_per_address and held + need > caps.bots_per_address:
+            raise _exhausted(
+                "address_bots",
+                f"the tables made from this table's address already have {held} of their "
+                f"{caps.bots_per_address} bot seats: the bot fills this table when one of "
+                "their games ends",
+            )
+        share = int(self._bots.share(in_use))
+        raise _exhausted(
+            "address_bots_share",
+            f"the bot is busy: {in_use} of its {caps.bots_max} seats are taken, and while so "
+            f"many are, the tables made from one address may have {share} bot seats (this "
+            f"table's address has {held}); the bot fills this table when games end",
+        )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import sys
 from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
@@ -17,7 +18,8 @@ from nats.aio.client import Client
 
 from match.v1 import lobby_pb2, lobby_pb2_grpc, players_pb2, players_pb2_grpc
 from match_bus.service import run
-from services.lobby.config import ConfigError, LobbyConfig
+from services.lobby import files
+from services.lobby.config import ConfigError, GrpcLimits, LobbyConfig
 from services.lobby.directory import TableDirectory
 from services.lobby.edge import Auth, Limits
 from services.lobby.fanout import Watches
@@ -55,6 +57,20 @@ SERVER_OPTIONS = [
 ]
 
 
+def server_options(limits: GrpcLimits) -> list[tuple[str, int]]:
+    """SERVER_OPTIONS and the gRPC edge's connection limits (0: that one off)."""
+    options = list(SERVER_OPTIONS)
+    if limits.total:
+        options.append(("grpc.max_allowed_incoming_connections", limits.total))
+    if limits.handshake_timeout_s:
+        options.append(
+            ("grpc.server_handshake_timeout_ms", max(1, round(limits.handshake_timeout_s * 1000)))
+        )
+    if limits.idle_timeout_s:
+        options.append(("grpc.max_connection_idle_ms", max(1, round(limits.idle_timeout_s * 1000))))
+    return options
+
+
 async def _mirror_nats_health(nc: Client, checks: health.aio.HealthServicer) -> None:
     """NOT_SERVING while the NATS connection is down: every RPC needs it."""
     serving: bool | None = None
@@ -74,7 +90,11 @@ async def _mirror_nats_health(nc: Client, checks: health.aio.HealthServicer) -> 
         await asyncio.sleep(1.0)
 
 
-async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]]:
+async def serve(
+    nc: Client, config: LobbyConfig, lowered: str = ""
+) -> Callable[[], Awaitable[None]]:
+    if lowered:
+        log.warning(lowered)
     if config.secret_generated:
         log.warning(
             "MATCH_TOKEN_SECRET_FILE is not set: using a random secret, so player tokens will not "
@@ -100,10 +120,11 @@ async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]
         config.bot_key,
         limits,
         Sessions(config.token_secret, config.session_ttl_s),
+        config.ipv6_prefix,
     )
     watches = Watches(js, config.watch_limits)
 
-    grpc_server = grpc.aio.server(options=SERVER_OPTIONS)
+    grpc_server = grpc.aio.server(options=server_options(config.grpc_limits))
     # Every service goes to the gRPC server and is kept for the web edge: one set of handlers.
     server = Recorder(grpc_server)
     add_safely(
@@ -162,7 +183,7 @@ async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]
             static_dir=config.web_root,
             config={"auditUrl": config.web_audit_url, "auditAddr": config.audit_addr},
         )
-        stop_web = await serve_web(edge, config.web.addr)
+        stop_web = await serve_web(edge, config.web.addr, config.web.limits)
         if not (config.web_root / "index.html").is_file():
             log.warning(
                 "the web client is not built: the web edge answers its calls but serves no "
@@ -185,6 +206,9 @@ async def serve(nc: Client, config: LobbyConfig) -> Callable[[], Awaitable[None]
         caps=str(config.caps),
         referee_wait_s=config.referee_wait_s,
         watch_limits=_watch_limits(config),
+        web_connections=_web_limits(config),
+        grpc_connections=_grpc_limits(config),
+        ipv6_prefix=config.ipv6_prefix,
         invite_ttl_s=config.invite_ttl_s,
         invite_failures=f"{config.invite_failures.per_s * 60:g}/min burst "
         f"{config.invite_failures.burst:g} per address",
@@ -211,13 +235,48 @@ def _watch_limits(config: LobbyConfig) -> str:
     w = config.watch_limits
     return (
         f"{w.per_player} per player, {w.per_address} per address, {w.per_lobby} in all, "
-        f"{w.tables} tables"
+        f"{w.tables} tables, {w.tables_per_address} per address"
+    )
+
+
+def _grpc_limits(config: LobbyConfig) -> str:
+    g = config.grpc_limits
+    return (
+        f"{g.total} at most, handshake within {g.handshake_timeout_s:g} s, "
+        f"idle {g.idle_timeout_s:g} s"
+    )
+
+
+def _web_limits(config: LobbyConfig) -> str:
+    c = config.web.limits
+    return (
+        f"{c.total} at most, {c.per_address} per address, headers within "
+        f"{c.header_timeout_s:g} s, body {c.body_timeout_s:g} s, idle {c.idle_timeout_s:g} s"
+    )
+
+
+def fit_open_files(config: LobbyConfig) -> tuple[LobbyConfig, str]:
+    """``config`` with both edges' connection caps within RLIMIT_NOFILE (services/lobby/
+    files.py; the soft limit raised as needed), and what was lowered ("" for nothing)."""
+    web = config.web.limits.total if config.web.addr else 0
+    budget = files.apply(web, config.grpc_limits.total, config.fd_reserve)
+    if not budget.note:
+        return config, ""
+    return (
+        dataclasses.replace(
+            config,
+            web=dataclasses.replace(
+                config.web, limits=dataclasses.replace(config.web.limits, total=budget.web)
+            ),
+            grpc_limits=dataclasses.replace(config.grpc_limits, total=budget.grpc),
+        ),
+        budget.note,
     )
 
 
 def main() -> None:
     try:
-        config = LobbyConfig.from_env()
-    except ConfigError as error:
+        config, lowered = fit_open_files(LobbyConfig.from_env())
+    except (ConfigError, files.FileBudgetError) as error:
         sys.exit(f"lobby: {error}")
-    run("lobby", config.base, lambda nc: serve(nc, config))
+    run("lobby", config.base, lambda nc: serve(nc, config, lowered))

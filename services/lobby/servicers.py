@@ -12,7 +12,7 @@ from match_bus.records import QUARANTINED
 from services.lobby import validation
 from services.lobby.callers import caller
 from services.lobby.directory import TableDirectory
-from services.lobby.edge import Auth, Context, address, metadata, unary
+from services.lobby.edge import Auth, Context, metadata, unary
 from services.lobby.errors import ApiError, ListingBehind, invalid
 from services.lobby.identity import SessionClaims
 from services.lobby.ids import Ids
@@ -99,7 +99,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         """The table the code opens. Only a code that opens nothing (unknown or expired) spends
         one of the client address's failures; with none left, every code is refused for a
         while, right ones too (services/lobby/invites.py: why, and why exact under load)."""
-        async with self._invites.failures.guess(address(context)) as guess:
+        async with self._invites.failures.guess(self.auth.address(context)) as guess:
             # No await before the code is known or ``hold``: the budget's unit is free until then.
             table_id = self._directory.table_of_invite(code)
             if table_id is None:
@@ -151,7 +151,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         player_id = session.player if session else self._ids.player(table_id, request_id, who)
         _bind_table(table_id)
         structlog.contextvars.bind_contextvars(player_id=player_id)
-        client = address(context)
+        client = self.auth.address(context)
         # A retry of a table already made (the same request id) is not a new table: it is
         # answered by the referee with its first answer, whatever the limits say now.
         if self._quotas is not None and not self._directory.known(table_id):

@@ -85,7 +85,7 @@ async def watch(
         last = await TableLog(js).last(table_id)
         if last is None:
             raise ApiError(grpc.StatusCode.NOT_FOUND, f"table {table_id} has no records (yet)")
-        async with watches.feed(table_id) as feed:
+        async with watches.feed(table_id, address) as feed:
             try:
                 async for item in follow(feed, table_id, viewer, after, last[0], stream, on_view):
                     yield item

@@ -13,10 +13,12 @@ import pytest
 
 from services.lobby import validation
 from services.lobby.config import ConfigError, LobbyConfig
+from services.lobby.edge import Auth
 from services.lobby.errors import RETRY_AFTER_KEY, ApiError
 from services.lobby.invites import FailureBudget, InviteRules
 from services.lobby.limits import Rate
 from services.lobby.servicers import LobbyServicer
+from services.lobby.tokens import Tokens
 
 
 class FakeClock:
@@ -149,9 +151,12 @@ class Peer:
         return f"{VENUE}:{self._port}"  # each person their own connection, one address
 
 
+AUTH = Auth(Tokens(b"k" * 32, 60), None)  # keys each caller by its address, limits off
+
+
 def lobby(listing: Listing, budget: FailureBudget) -> Any:
     rules = InviteRules(ttl_ms=3_600_000, failures=budget, now_ms=lambda: 0)
-    return LobbyServicer(None, None, listing, None, invites=rules)  # type: ignore[arg-type]
+    return LobbyServicer(AUTH, None, listing, None, invites=rules)  # type: ignore[arg-type]
 
 
 async def join_all(servicer: Any, codes: list[str]) -> list[str]:
@@ -224,7 +229,7 @@ async def test_an_expired_code_is_charged_and_refused_as_before() -> None:
     listing = Listing({RIGHT: "t1"})
     budget = FailureBudget(Rate(per_s=0.01, burst=1.0), FakeClock())
     rules = InviteRules(ttl_ms=1000, failures=budget, now_ms=lambda: 5000)
-    servicer: Any = LobbyServicer(None, None, listing, None, invites=rules)  # type: ignore[arg-type]
+    servicer: Any = LobbyServicer(AUTH, None, listing, None, invites=rules)  # type: ignore[arg-type]
     assert await join_all(servicer, [RIGHT, RIGHT]) == ["FAILED_PRECONDITION", "RESOURCE_EXHAUSTED"]
     assert listing.syncs == 0
 
