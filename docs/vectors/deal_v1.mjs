@@ -1,7 +1,7 @@
 // An independent implementation of the Match deal, match-deal-v1, written from docs/dealing.md.
 // Plain JavaScript for Node 20: node:crypto and node:fs only, no npm packages.
 //
-//   node docs/vectors/deal_v1.mjs docs/vectors/deal-v1.json
+//   node docs/vectors/deal_v1.mjs docs/vectors/match-deal-v1.json
 //
 // Prints one line per vector and a summary; exits 0 only if every vector is reproduced.
 
@@ -93,7 +93,7 @@ function sameBoards(a, b) {
 function main() {
   const path = process.argv[2];
   if (!path) {
-    console.error("usage: node deal_v1.mjs <path to deal-v1.json>");
+    console.error("usage: node deal_v1.mjs <path to match-deal-v1.json>");
     return 2;
   }
   const doc = JSON.parse(readFileSync(path, "utf8"));

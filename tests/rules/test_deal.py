@@ -1,6 +1,6 @@
 """The deal of Match (match-deal-v1): seed -> three boards and the bot's strength.
 
-The algorithm is specified in docs/dealing.md; the vectors in docs/vectors/deal-v1.json are checked
+The algorithm is specified in docs/dealing.md; the vectors in docs/vectors/match-deal-v1.json are checked
 here against the Python reference and, through Node, against an independent JavaScript version.
 """
 
@@ -33,7 +33,7 @@ from match_rules.race.deal import (
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "docs" / "dealing.md"
-VECTORS_PATH = ROOT / "docs" / "vectors" / "deal-v1.json"
+VECTORS_PATH = ROOT / "docs" / "vectors" / "match-deal-v1.json"
 JS_CHECKER = ROOT / "docs" / "vectors" / "deal_v1.mjs"
 
 WORDS_PER_BOARD_WITHOUT_REJECTION = 29  # 10 draws to choose symbols + 19 to shuffle

@@ -1,5 +1,5 @@
 // The race's turn, for the peer: a 4x5 board dealt from a seed, one player's board and its turn
-// rules (docs/rules-match.md, "One board"). Shared by the room (server.mjs) and the driver
+// rules (docs/rules-race.md, "One board"). Shared by the room (server.mjs) and the driver
 // (driver.mjs), which knows the deal as match_bench's players do.
 
 export const TILES = 20; // 1..20, row-major, 4 across, 5 down

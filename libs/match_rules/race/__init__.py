@@ -1,6 +1,6 @@
 """Match, the race: 2-4 players race on private copies of the same board, three boards a game.
 
-The rules as implemented are stated in docs/rules-match.md; each one has a test in
+The rules as implemented are stated in docs/rules-race.md; each one has a test in
 tests/rules/race/ named after it.
 """
 

@@ -2,7 +2,7 @@
 from a seed.
 
 The algorithm is specified, language-independently, in ``docs/dealing.md``; test vectors are in
-``docs/vectors/deal-v1.json``. In short:
+``docs/vectors/match-deal-v1.json``. In short:
 
 * every label (``board/1``, ``board/2``, ``board/3``, ``bot-strength``) has its own byte stream
   (:class:`match_rules.deal.DealStream` with this version);

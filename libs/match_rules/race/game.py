@@ -210,7 +210,7 @@ def _boards(deal: Message) -> tuple[tuple[int, ...], ...]:
 _AWAY = frozenset({ev.Outcome.OUT, ev.Outcome.RESIGNED, ev.Outcome.NOT_PLAYED})
 
 # A race counts for a rating only when each player turned at least this many tiles over the
-# game (docs/rules-match.md): half a board, so resigning at once rates nobody.
+# game (docs/rules-race.md): half a board, so resigning at once rates nobody.
 RATED_TURNS = 10
 
 

@@ -1,5 +1,5 @@
 """The race bot's small parts, each against its documented rule (match_rules.race.bot and
-docs/rules-match.md, "The bot"): the grid's neighbours, a slip, memory's edges, the median
+docs/rules-race.md, "The bot"): the grid's neighbours, a slip, memory's edges, the median
 thinking time, the seat's default stream."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Folding the race's events (match_rules.race.state.evolve): every event moves the state's
-clock to its instant, and each outcome lands on the player it names (docs/rules-match.md)."""
+clock to its instant, and each outcome lands on the player it names (docs/rules-race.md)."""
 
 from __future__ import annotations
 

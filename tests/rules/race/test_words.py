@@ -1,4 +1,4 @@
-"""The race's refusals word for word (docs/rules-match.md, "Commands and refusals"), and the hint
+"""The race's refusals word for word (docs/rules-race.md, "Commands and refusals"), and the hint
 that marks the partner on either side of the showing tile."""
 
 from __future__ import annotations
