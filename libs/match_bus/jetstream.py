@@ -10,6 +10,7 @@ only after checking the stored record is byte for byte ours).
 from __future__ import annotations
 
 import asyncio
+import weakref
 from dataclasses import dataclass
 
 import structlog
@@ -23,11 +24,13 @@ from nats.js.errors import (
     KeyNotFoundError,
     NotFoundError,
 )
+from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js.kv import KeyValue
 from prometheus_client import Counter, Gauge
 
 from match_bus import subjects
 from match_bus.access import connect_options
+from match_bus.failover import Chooser, Failover, FailoverSettings
 
 WRONG_LAST_SEQUENCE = 10071  # single replica; a three-replica stream answers 10164
 CLUSTER_WRONG_LAST_SEQUENCE = 10164
@@ -148,6 +151,9 @@ class TableLog:
             raise SequenceConflict(
                 f"table {table_id} moved past sequence {expected_last}"
             ) from error
+        except NatsTimeoutError:  # a node cut off from the quorum, maybe: its watch judges
+            await timed_out(self._js._nc, "append timed out")
+            raise
         return ack.seq
 
     async def _is_ours(self, sequence: int, data: bytes) -> bool:
@@ -222,13 +228,23 @@ async def consume_until(
         await sub.unsubscribe()
 
 
-async def connect(url: str, name: str, seed_file: str = "") -> Client:
+async def connect(
+    url: str, name: str, seed_file: str = "", failover: FailoverSettings | None = None
+) -> Client:
     """Connect with reconnects forever: services ride out a NATS restart. ``url`` may list
     several servers, comma-separated (the nodes of a cluster). With ``seed_file`` (an NKey
     seed, readable by its owner only) it connects as identity ``name``, whose replies and
     deliveries arrive under its own inbox prefix (see match_bus.access). A subject NATS
-    refuses is logged and counted, never silent."""
+    refuses is logged and counted, never silent. The connection leaves a node that cannot
+    reach JetStream's quorum for another one of the cluster (match_bus.failover)."""
     import nats
+
+    settings = failover if failover is not None else FailoverSettings()
+    watch = Failover(settings, Chooser(reconnect_wait_s=RECONNECT_WAIT_S))
+
+    async def reconnected() -> None:
+        watch.reconnected()
+        await _on_reconnected()
 
     servers = [part.strip() for part in url.split(",") if part.strip()]  # a cluster: a, b, c
     options = connect_options(seed_file, name) if seed_file else {}
@@ -238,16 +254,37 @@ async def connect(url: str, name: str, seed_file: str = "") -> Client:
         servers,
         name=name,
         max_reconnect_attempts=-1,
-        reconnect_time_wait=0.5,
+        reconnect_time_wait=RECONNECT_WAIT_S,
         connect_timeout=5,
         error_cb=_on_error,
         disconnected_cb=_on_disconnected,
-        reconnected_cb=_on_reconnected,
+        reconnected_cb=reconnected,
         closed_cb=_on_disconnected,
+        reconnect_to_server_handler=watch.chooser,
         **options,
     )
     NATS_CONNECTED.set(1)
+    watch.nc = nc
+    _WATCHES[nc] = watch
+    if settings.interval_s > 0:
+        task = asyncio.create_task(watch.run())
+        _PROBES.add(task)
+        task.add_done_callback(_PROBES.discard)
     return nc
+
+
+RECONNECT_WAIT_S = 0.5
+# Each connection's watch, and the probing tasks (kept: a task nobody holds may be collected).
+_WATCHES: weakref.WeakKeyDictionary[Client, Failover] = weakref.WeakKeyDictionary()
+_PROBES: set[asyncio.Task[None]] = set()
+
+
+async def timed_out(nc: Client, what: str) -> None:
+    """A JetStream call through ``nc`` got no answer in time: one miss for its watch (a
+    connection not made by :func:`connect` has none)."""
+    watch = _WATCHES.get(nc)
+    if watch is not None:
+        await watch.missed(what)
 
 
 async def _on_disconnected() -> None:

@@ -19,6 +19,7 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from prometheus_client import Counter
 
+from match_bus.failover import FailoverSettings
 from match_bus.jetstream import connect
 from match_bus.secretfiles import SecretFileError, check_private
 from match_obs import configure_logging, serve_metrics
@@ -47,6 +48,8 @@ class BaseConfig:
     nats_seed_file: str = ""  # the service's NATS identity (an NKey seed file, mode 0600)
     metrics_host: str = "127.0.0.1"  # METRICS_HOST: 0.0.0.0 in a pod, so Prometheus can scrape
     event_loop: str = DEFAULT_EVENT_LOOP  # MATCH_EVENT_LOOP: uvloop (libuv's), or asyncio's
+    # MATCH_NATS_PROBE_S, _TIMEOUT_S, _MISSES: when to leave a node cut off from the quorum
+    failover: FailoverSettings = FailoverSettings()
 
     @classmethod
     def from_env(cls, default_metrics_port: int) -> BaseConfig:
@@ -61,6 +64,7 @@ class BaseConfig:
             nats_seed_file=os.environ.get("NATS_NKEY_FILE", ""),
             metrics_host=os.environ.get("METRICS_HOST", "127.0.0.1"),
             event_loop=event_loop_from_env(),
+            failover=FailoverSettings.from_env(),
         )
 
 
@@ -166,7 +170,7 @@ def run(
     serve_metrics(config.metrics_port, config.metrics_host)
 
     async def main() -> None:
-        nc = await connect(config.nats_url, name, config.nats_seed_file)
+        nc = await connect(config.nats_url, name, config.nats_seed_file, config.failover)
         log.info("connected", nats=config.nats_url)
         cleanup = await serve(nc)
         log.info("serving")
