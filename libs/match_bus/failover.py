@@ -30,7 +30,7 @@ import contextlib
 import json
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -126,16 +126,21 @@ class Chooser:
     avoid_s: float = 60.0
     clock: Callable[[], float] = time.monotonic
     avoided: dict[str, float] = field(default_factory=dict)  # netloc -> until when
+    preferred: str | None = None  # tried first, once: a server seen reaching the quorum
 
-    def avoid(self, netloc: str) -> None:
+    def avoid(self, netloc: str, prefer: str | None = None) -> None:
         self.avoided = {netloc: self.clock() + self.avoid_s}
+        self.preferred = prefer
 
     def __call__(self, servers: list[Server], info: dict[str, Any]) -> tuple[Server | None, float]:
         if not servers:
             return None, self.reconnect_wait_s
         now = self.clock()
+        preferred, self.preferred = self.preferred, None
 
         def cost(server: Server) -> int:
+            if server.uri.netloc == preferred:
+                return -1
             until = self.avoided.get(server.uri.netloc)
             return server.reconnects + (AVOID_PENALTY if until is not None and now < until else 0)
 
@@ -149,12 +154,19 @@ def elsewhere(nc: Client) -> int:
     return len({s.uri.netloc for s in nc.server_pool} - {here})
 
 
+Healthy = Callable[[str], Awaitable[bool]]
+
+
 @dataclass
 class Failover:
-    """One connection's watch: the judge, the chooser, and the move itself."""
+    """One connection's watch: the judge, the chooser, and the move itself. ``healthy(url)``
+    asks another server, on a connection of its own, whether it reaches the quorum: the
+    connection moves only to a server that does (when none does, the whole cluster is without
+    one, an election say, and moving would only drop the answers in flight)."""
 
     settings: FailoverSettings
     chooser: Chooser
+    healthy: Healthy
     judge: Judge = field(init=False)
     nc: Client | None = None
     moving: bool = False
@@ -178,12 +190,28 @@ class Failover:
             return
         left = nc.connected_url
         assert left is not None
-        self.chooser.avoid(left.netloc)
         self.moving = True
+        try:
+            others = [s.uri for s in nc.server_pool if s.uri.netloc != left.netloc]
+            answers = await asyncio.gather(*(self.healthy(uri.geturl()) for uri in others))
+            better = [uri for uri, ok in zip(others, answers, strict=True) if ok]
+        except BaseException:
+            self.moving = False
+            raise
+        if not better or not nc.is_connected:
+            self.moving = False
+            _log.info(
+                "NATS node does not reach JetStream's quorum, nor does any other: staying",
+                node=left.netloc,
+                last=why,
+            )
+            return
+        self.chooser.avoid(left.netloc, prefer=better[0].netloc)
         MOVES.inc()
         _log.warning(
             "leaving a NATS node that does not reach JetStream's quorum",
             node=left.netloc,
+            to=better[0].netloc,
             misses=self.settings.misses,
             last=why,
         )
@@ -194,20 +222,11 @@ class Failover:
         nc = self.nc
         if nc is None or not nc.is_connected:
             return
-        try:
-            msg = await nc.request(PROBE_SUBJECT, b"", timeout=self.settings.timeout_s)
-        except (NatsTimeoutError, TimeoutError):
-            await self.missed("probe timed out")
-            return
-        except NoRespondersError:
-            await self.missed("no JetStream on this node")
-            return
-        except NatsError:
-            return  # the connection is going or gone: the reconnect will tell
-        if unavailable(msg.data):
-            await self.missed("JetStream unavailable")
-        else:
+        why = await ask(nc, self.settings.timeout_s)
+        if why is None:
             self.answered()
+        elif why != GONE:
+            await self.missed(why)
 
     async def run(self) -> None:
         """Probe every ``interval_s`` until the connection closes."""
@@ -217,6 +236,45 @@ class Failover:
             await asyncio.sleep(self.settings.interval_s)
             with contextlib.suppress(Exception):
                 await self.probe()
+
+
+GONE = "the connection is going or gone"  # not the node's fault: the reconnect will tell
+
+
+async def ask(nc: Client, timeout_s: float) -> str | None:
+    """Ask JetStream for the account's info through ``nc``: None when it answered, else why
+    not."""
+    try:
+        msg = await nc.request(PROBE_SUBJECT, b"", timeout=timeout_s)
+    except (NatsTimeoutError, TimeoutError):
+        return "probe timed out"
+    except NoRespondersError:
+        return "no JetStream on this node"
+    except NatsError:
+        return GONE
+    return "JetStream unavailable" if unavailable(msg.data) else None
+
+
+async def reaches_quorum(url: str, timeout_s: float, options: Mapping[str, Any]) -> bool:
+    """Whether the server at ``url`` answers the probe, asked on a connection of its own
+    (made and closed here, ``options`` as the service's own: its identity)."""
+    import nats
+
+    try:
+        nc = await nats.connect(
+            [url],
+            connect_timeout=timeout_s,
+            allow_reconnect=False,
+            max_reconnect_attempts=0,
+            **options,
+        )
+    except (OSError, NatsError, TimeoutError):
+        return False
+    try:
+        return await ask(nc, timeout_s) is None
+    finally:
+        with contextlib.suppress(Exception):
+            await nc.close()
 
 
 def unavailable(data: bytes) -> bool:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import structlog
 from nats.aio.client import Client
+from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js import JetStreamContext
 from nats.js.api import DeliverPolicy, KeyValueConfig, RawStreamMsg, StorageType, StreamConfig
 from nats.js.errors import (
@@ -24,13 +25,12 @@ from nats.js.errors import (
     KeyNotFoundError,
     NotFoundError,
 )
-from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js.kv import KeyValue
 from prometheus_client import Counter, Gauge
 
 from match_bus import subjects
 from match_bus.access import connect_options
-from match_bus.failover import Chooser, Failover, FailoverSettings
+from match_bus.failover import Chooser, Failover, FailoverSettings, reaches_quorum
 
 WRONG_LAST_SEQUENCE = 10071  # single replica; a three-replica stream answers 10164
 CLUSTER_WRONG_LAST_SEQUENCE = 10164
@@ -239,15 +239,19 @@ async def connect(
     reach JetStream's quorum for another one of the cluster (match_bus.failover)."""
     import nats
 
+    servers = [part.strip() for part in url.split(",") if part.strip()]  # a cluster: a, b, c
+    options = connect_options(seed_file, name) if seed_file else {}
     settings = failover if failover is not None else FailoverSettings()
-    watch = Failover(settings, Chooser(reconnect_wait_s=RECONNECT_WAIT_S))
+
+    async def healthy(other: str) -> bool:
+        return await reaches_quorum(other, settings.timeout_s, {"name": name, **options})
+
+    watch = Failover(settings, Chooser(reconnect_wait_s=RECONNECT_WAIT_S), healthy)
 
     async def reconnected() -> None:
         watch.reconnected()
         await _on_reconnected()
 
-    servers = [part.strip() for part in url.split(",") if part.strip()]  # a cluster: a, b, c
-    options = connect_options(seed_file, name) if seed_file else {}
     if not seed_file:
         _log.warning("connecting to NATS without an identity (NATS_NKEY_FILE is not set)")
     nc = await nats.connect(

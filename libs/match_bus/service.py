@@ -10,7 +10,7 @@ import signal
 import socket
 import sys
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +49,7 @@ class BaseConfig:
     metrics_host: str = "127.0.0.1"  # METRICS_HOST: 0.0.0.0 in a pod, so Prometheus can scrape
     event_loop: str = DEFAULT_EVENT_LOOP  # MATCH_EVENT_LOOP: uvloop (libuv's), or asyncio's
     # MATCH_NATS_PROBE_S, _TIMEOUT_S, _MISSES: when to leave a node cut off from the quorum
-    failover: FailoverSettings = FailoverSettings()
+    failover: FailoverSettings = field(default_factory=FailoverSettings)
 
     @classmethod
     def from_env(cls, default_metrics_port: int) -> BaseConfig:

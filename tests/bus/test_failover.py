@@ -11,6 +11,7 @@ from match_bus.failover import (
     AVOID_PENALTY,
     MAX_BACKOFF,
     Chooser,
+    Failover,
     FailoverSettings,
     Judge,
     unavailable,
@@ -118,3 +119,69 @@ def test_the_settings_come_from_the_environment_and_bad_ones_are_named() -> None
     for env, message in bad:
         with pytest.raises(ValueError, match=message.replace("(", r"\(")):
             FailoverSettings.from_env(env)
+
+
+def test_a_server_seen_reaching_the_quorum_is_tried_first_once() -> None:
+    chooser = Chooser(reconnect_wait_s=0.5)
+    pool = [server("a:4222"), server("b:4222"), server("c:4222")]
+    chooser.avoid("a:4222", prefer="c:4222")
+    assert chooser(pool, {})[0].uri.netloc == "c:4222"
+    assert chooser(pool, {})[0].uri.netloc == "b:4222"  # c refused: the others as before
+
+
+class FakeClient:
+    """Only what Failover.missed reads of a connection, and its one act: force_reconnect."""
+
+    def __init__(self, here: str, pool: list[str]) -> None:
+        self.connected_url = urlparse(f"nats://{here}")
+        self.server_pool = [server(netloc) for netloc in pool]
+        self.is_connected = True
+        self.forced = 0
+
+    async def force_reconnect(self) -> None:
+        self.forced += 1
+
+
+async def test_it_moves_only_to_a_server_that_reaches_the_quorum() -> None:
+    asked: list[str] = []
+    answers = {"nats://b:4222": False, "nats://c:4222": True}
+
+    async def healthy(url: str) -> bool:
+        asked.append(url)
+        return answers[url]
+
+    chooser = Chooser(reconnect_wait_s=0.5)
+    watch = Failover(FailoverSettings(misses=2), chooser, healthy)
+    nc = FakeClient("a:4222", ["a:4222", "b:4222", "c:4222"])
+    watch.nc = nc  # type: ignore[assignment]
+    await watch.missed("probe timed out")
+    assert (nc.forced, asked) == (0, [])  # one miss is not a reason
+    await watch.missed("probe timed out")
+    assert nc.forced == 1 and sorted(asked) == ["nats://b:4222", "nats://c:4222"]
+    assert chooser.preferred == "c:4222" and "a:4222" in chooser.avoided
+    await watch.missed("probe timed out")  # moving already: nothing more until reconnected
+    assert nc.forced == 1
+
+
+async def test_it_stays_when_no_other_server_reaches_the_quorum_either() -> None:
+    async def healthy(url: str) -> bool:
+        return False  # an election under way everywhere, or the whole cluster without one
+
+    watch = Failover(FailoverSettings(misses=1), Chooser(reconnect_wait_s=0.5), healthy)
+    nc = FakeClient("a:4222", ["a:4222", "b:4222"])
+    watch.nc = nc  # type: ignore[assignment]
+    for _ in range(5):
+        await watch.missed("JetStream unavailable")
+    assert nc.forced == 0 and not watch.moving
+
+
+async def test_a_lone_server_is_not_even_compared() -> None:
+    async def healthy(url: str) -> bool:
+        raise AssertionError("nothing to ask")
+
+    watch = Failover(FailoverSettings(misses=1), Chooser(reconnect_wait_s=0.5), healthy)
+    nc = FakeClient("a:4222", ["a:4222"])
+    watch.nc = nc  # type: ignore[assignment]
+    for _ in range(5):
+        await watch.missed("probe timed out")
+    assert nc.forced == 0

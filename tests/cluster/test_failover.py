@@ -103,7 +103,7 @@ async def test_a_service_leaves_a_cut_off_node_and_writes_through_the_majority(
         # the connection not watched stays on the cut-off node and cannot write
         with pytest.raises(NatsTimeoutError):
             await unwatched.jetstream().publish("failover.stuck", b"x", timeout=2.0)
-        print(f"left node n{here + 1} and wrote through the majority {moved_in:.1f} s after the cut")
+        print(f"left n{here + 1}, wrote through the majority {moved_in:.1f} s after the cut")
     finally:
         lab.heal_all()
         for nc in (watched, unwatched, outside):
