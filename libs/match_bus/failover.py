@@ -2,25 +2,26 @@
 
 A node cut off from the rest of its cluster keeps its clients' TCP connections: nats-py sees a
 healthy link and never moves, while every JetStream call through that node times out for as
-long as the cut lasts. So each service's connection is watched (:func:`watch`): every
+long as the cut lasts. So each service's connection is watched (:class:`Failover`): every
 ``interval_s`` it asks JetStream for the account's info (``$JS.API.INFO``, answered by the
 meta leader, so only through a node in touch with the cluster's quorum) with a short timeout,
 and the referee's appends report their timeouts too (:meth:`Failover.missed`). ``misses`` in a
-row without an answer and the connection moves: nats-py's own ``force_reconnect`` (the
-subscriptions are sent again on the new connection, as after any reconnect; JetStream
-consumers live on the servers and follow), with :class:`Chooser` picking the next server so
-that the node just left is tried last.
+row without an answer, the node asked once more (an append also times out while a stream
+elects a leader on a healthy node), another server seen answering, and the connection moves:
+nats-py's own ``force_reconnect`` (the subscriptions are sent again on the new connection, as
+after any reconnect; JetStream consumers live on the servers and follow), with
+:class:`Chooser` picking the server seen answering, the node just left tried last.
 
 It must not flap, nor leave a node it cannot do without:
 
 * one slow answer is not a reason: it takes ``misses`` in a row, and any answer starts the
   count again;
 * a connection with no other server in its pool (one node, as under `make run`) never moves;
-* when the new node does no better (the whole cluster without a quorum), each further move
-  waits twice as many misses as the one before (up to :data:`MAX_BACKOFF` times), until a
-  probe is answered.
+* it moves only to a server seen answering the probe (an election answers 503 on every node
+  for a moment: nobody moves then), and each further try after one waits twice as many
+  misses as the one before (up to :data:`MAX_BACKOFF` times), until a probe is answered.
 
-The decisions (:class:`Judge`, :class:`Chooser`) are pure; :func:`watch` does the I/O.
+The decisions (:class:`Judge`, :class:`Chooser`) are pure; :class:`Failover` does the I/O.
 """
 
 from __future__ import annotations
@@ -167,6 +168,7 @@ class Failover:
     settings: FailoverSettings
     chooser: Chooser
     healthy: Healthy
+    ask: Callable[[Client, float], Awaitable[str | None]] = field(default=lambda nc, t: ask(nc, t))
     judge: Judge = field(init=False)
     nc: Client | None = None
     moving: bool = False
@@ -192,6 +194,11 @@ class Failover:
         assert left is not None
         self.moving = True
         try:
+            if await self.ask(nc, self.settings.timeout_s) is None:
+                # this node reaches the meta leader: the timeouts were a stream's election
+                self.moving = False
+                self.judge.answered()
+                return
             others = [s.uri for s in nc.server_pool if s.uri.netloc != left.netloc]
             answers = await asyncio.gather(*(self.healthy(uri.geturl()) for uri in others))
             better = [uri for uri, ok in zip(others, answers, strict=True) if ok]
@@ -222,7 +229,7 @@ class Failover:
         nc = self.nc
         if nc is None or not nc.is_connected:
             return
-        why = await ask(nc, self.settings.timeout_s)
+        why = await self.ask(nc, self.settings.timeout_s)
         if why is None:
             self.answered()
         elif why != GONE:

@@ -129,6 +129,10 @@ def test_a_server_seen_reaching_the_quorum_is_tried_first_once() -> None:
     assert chooser(pool, {})[0].uri.netloc == "b:4222"  # c refused: the others as before
 
 
+async def still_missing(nc: object, timeout_s: float) -> str:
+    return "probe timed out"  # the node asked once more, and again no answer
+
+
 class FakeClient:
     """Only what Failover.missed reads of a connection, and its one act: force_reconnect."""
 
@@ -151,7 +155,7 @@ async def test_it_moves_only_to_a_server_that_reaches_the_quorum() -> None:
         return answers[url]
 
     chooser = Chooser(reconnect_wait_s=0.5)
-    watch = Failover(FailoverSettings(misses=2), chooser, healthy)
+    watch = Failover(FailoverSettings(misses=2), chooser, healthy, still_missing)
     nc = FakeClient("a:4222", ["a:4222", "b:4222", "c:4222"])
     watch.nc = nc  # type: ignore[assignment]
     await watch.missed("probe timed out")
@@ -167,7 +171,9 @@ async def test_it_stays_when_no_other_server_reaches_the_quorum_either() -> None
     async def healthy(url: str) -> bool:
         return False  # an election under way everywhere, or the whole cluster without one
 
-    watch = Failover(FailoverSettings(misses=1), Chooser(reconnect_wait_s=0.5), healthy)
+    watch = Failover(
+        FailoverSettings(misses=1), Chooser(reconnect_wait_s=0.5), healthy, still_missing
+    )
     nc = FakeClient("a:4222", ["a:4222", "b:4222"])
     watch.nc = nc  # type: ignore[assignment]
     for _ in range(5):
@@ -185,3 +191,19 @@ async def test_a_lone_server_is_not_even_compared() -> None:
     for _ in range(5):
         await watch.missed("probe timed out")
     assert nc.forced == 0
+
+
+async def test_it_stays_when_its_own_node_answers_when_asked_again() -> None:
+    async def healthy(url: str) -> bool:
+        return True
+
+    async def answers(nc: object, timeout_s: float) -> None:
+        return None  # the appends timed out while a stream elected a leader; the node is fine
+
+    watch = Failover(FailoverSettings(misses=2), Chooser(reconnect_wait_s=0.5), healthy, answers)
+    nc = FakeClient("a:4222", ["a:4222", "b:4222"])
+    watch.nc = nc  # type: ignore[assignment]
+    for _ in range(6):
+        await watch.missed("append timed out")
+    assert nc.forced == 0 and not watch.moving
+    assert watch.judge.backoff == 1  # an answer: the next move needs the full count only
