@@ -236,11 +236,15 @@ class Failover:
             await self.missed(why)
 
     async def run(self) -> None:
-        """Probe every ``interval_s`` until the connection closes."""
+        """Probe every ``interval_s`` (from the start of one probe to the next: a probe that
+        times out does not slow the count down) until the connection closes."""
         nc = self.nc
         assert nc is not None
+        loop = asyncio.get_running_loop()
+        due = loop.time()
         while not nc.is_closed:
-            await asyncio.sleep(self.settings.interval_s)
+            due = max(due + self.settings.interval_s, loop.time())
+            await asyncio.sleep(due - loop.time())
             with contextlib.suppress(Exception):
                 await self.probe()
 
