@@ -269,8 +269,8 @@ async def connect(
     )
     NATS_CONNECTED.set(1)
     watch.nc = nc
-    _WATCHES[nc] = watch
-    if settings.interval_s > 0:
+    if settings.interval_s > 0:  # 0: the failover is off, the appends' timeouts too
+        _WATCHES[nc] = watch
         task = asyncio.create_task(watch.run())
         _PROBES.add(task)
         task.add_done_callback(_PROBES.discard)
