@@ -133,6 +133,14 @@ def _own_inbox(name: str) -> Grant:
     return Grant("sub", f"{inbox(name)}.>", "its own replies and consumer deliveries")
 
 
+def _probe() -> Grant:
+    return Grant(
+        "pub",
+        "$JS.API.INFO",
+        "probe that its NATS node reaches JetStream's quorum (match_bus.failover)",
+    )
+
+
 PERMISSIONS: dict[str, list[Grant]] = {
     "referee": [
         Grant("sub", subjects.REFEREE_ALL, "the commands of the partitions it holds"),
@@ -145,6 +153,7 @@ PERMISSIONS: dict[str, list[Grant]] = {
         *_follow_events("read the tables of a partition it takes on"),
         # No listing or watching: a lease round reads the keys without a consumer.
         *_bucket(subjects.REFEREE_LEASES_BUCKET, "partition leases"),
+        _probe(),
         _own_inbox("referee"),
     ],
     "lobby": [
@@ -153,12 +162,14 @@ PERMISSIONS: dict[str, list[Grant]] = {
         *_read_records("a table's last record (where Watch catches up to)"),
         *_follow_copy("lobby", "Watch a table; follow the log for the table listing"),
         Grant("pub", subjects.PLAYERS_QUERY, "ask the players service for profiles and boards"),
+        _probe(),
         _own_inbox("lobby"),
     ],
     "dealer": [
         Grant("sub", "match.dealer.>", "the referee's commit, deal and reveal requests"),
         *_bucket(subjects.SEEDS_BUCKET, "the only holder of seeds"),
         *_read_records("check that a game is over before its seed is revealed"),
+        _probe(),
         _own_inbox("dealer"),
     ],
     "ledger": [
@@ -171,17 +182,20 @@ PERMISSIONS: dict[str, list[Grant]] = {
         *_js("CONSUMER.MSG.NEXT", subjects.EVENTS_STREAM, "pull the next batch of records"),
         *_js("CONSUMER.RESET", subjects.EVENTS_STREAM, "have unacked records delivered again"),
         Grant("pub", f"$JS.ACK.{subjects.EVENTS_STREAM}.>", "ack records once committed"),
+        _probe(),
         _own_inbox("ledger"),
     ],
     "players": [
         Grant("sub", subjects.PLAYERS_QUERY, "answer the lobby's questions about players"),
         *_js("STREAM.INFO", subjects.EVENTS_STREAM, "the table log's state", more=False),
         *_follow_copy("players", "follow the log from where its store stopped; read a table"),
+        _probe(),
         _own_inbox("players"),
     ],
     "bot": [
         *_bucket(BOT_SEATS_BUCKET, "the seats bots play", watch=True),
         *_bucket(BOT_REPLICAS_BUCKET, "bot replicas' heartbeats", watch=True),
+        _probe(),
         _own_inbox("bot"),
     ],
 }

@@ -10,10 +10,12 @@ only after checking the stored record is byte for byte ours).
 from __future__ import annotations
 
 import asyncio
+import weakref
 from dataclasses import dataclass
 
 import structlog
 from nats.aio.client import Client
+from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js import JetStreamContext
 from nats.js.api import (
     DeliverPolicy,
@@ -35,6 +37,7 @@ from prometheus_client import Counter, Gauge
 
 from match_bus import subjects
 from match_bus.access import connect_options
+from match_bus.failover import Chooser, Failover, FailoverSettings, reaches_quorum
 
 WRONG_LAST_SEQUENCE = 10071  # single replica; a three-replica stream answers 10164
 CLUSTER_WRONG_LAST_SEQUENCE = 10164
@@ -177,6 +180,9 @@ class TableLog:
             raise SequenceConflict(
                 f"table {table_id} moved past sequence {expected_last}"
             ) from error
+        except NatsTimeoutError:  # a node cut off from the quorum, maybe: its watch judges
+            await timed_out(self._js._nc, "append timed out")
+            raise
         return ack.seq
 
     async def _is_ours(self, sequence: int, data: bytes) -> bool:
@@ -256,32 +262,67 @@ async def consume_until(
         await sub.unsubscribe()
 
 
-async def connect(url: str, name: str, seed_file: str = "") -> Client:
+async def connect(
+    url: str, name: str, seed_file: str = "", failover: FailoverSettings | None = None
+) -> Client:
     """Connect with reconnects forever: services ride out a NATS restart. ``url`` may list
     several servers, comma-separated (the nodes of a cluster). With ``seed_file`` (an NKey
     seed, readable by its owner only) it connects as identity ``name``, whose replies and
     deliveries arrive under its own inbox prefix (see match_bus.access). A subject NATS
-    refuses is logged and counted, never silent."""
+    refuses is logged and counted, never silent. The connection leaves a node that cannot
+    reach JetStream's quorum for another one of the cluster (match_bus.failover)."""
     import nats
 
     servers = [part.strip() for part in url.split(",") if part.strip()]  # a cluster: a, b, c
     options = connect_options(seed_file, name) if seed_file else {}
+    settings = failover if failover is not None else FailoverSettings()
+
+    async def healthy(other: str) -> bool:
+        return await reaches_quorum(other, settings.timeout_s, {"name": name, **options})
+
+    watch = Failover(settings, Chooser(reconnect_wait_s=RECONNECT_WAIT_S), healthy)
+
+    async def reconnected() -> None:
+        watch.reconnected()
+        await _on_reconnected()
+
     if not seed_file:
         _log.warning("connecting to NATS without an identity (NATS_NKEY_FILE is not set)")
     nc = await nats.connect(
         servers,
         name=name,
         max_reconnect_attempts=-1,
-        reconnect_time_wait=0.5,
+        reconnect_time_wait=RECONNECT_WAIT_S,
         connect_timeout=5,
         error_cb=_on_error,
         disconnected_cb=_on_disconnected,
-        reconnected_cb=_on_reconnected,
+        reconnected_cb=reconnected,
         closed_cb=_on_disconnected,
+        reconnect_to_server_handler=watch.chooser,
         **options,
     )
     NATS_CONNECTED.set(1)
+    watch.nc = nc
+    if settings.interval_s > 0:  # 0: the failover is off, the appends' timeouts too
+        _WATCHES[nc] = watch
+        task = asyncio.create_task(watch.run())
+        _PROBES.add(task)
+        task.add_done_callback(_PROBES.discard)
     return nc
+
+
+RECONNECT_WAIT_S = 0.5
+# Each connection's watch, and the probing tasks (kept: a task nobody holds may be collected).
+_WATCHES: weakref.WeakKeyDictionary[Client, Failover] = weakref.WeakKeyDictionary()
+_PROBES: set[asyncio.Task[None]] = set()
+
+
+async def timed_out(nc: Client, what: str) -> None:
+    """A JetStream call through ``nc`` got no answer in time: one miss for its watch (a
+    connection not made by :func:`connect` has none)."""
+    watch = _WATCHES.get(nc)
+    if watch is not None:
+        await watch.missed(what)
 
 
 async def _on_disconnected() -> None:

@@ -9,8 +9,9 @@ import os
 import signal
 import socket
 import sys
+import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from prometheus_client import Counter
 
+from match_bus.failover import FailoverSettings
 from match_bus.jetstream import connect
 from match_bus.secretfiles import SecretFileError, check_private
 from match_obs import configure_logging, serve_metrics
@@ -47,6 +49,8 @@ class BaseConfig:
     nats_seed_file: str = ""  # the service's NATS identity (an NKey seed file, mode 0600)
     metrics_host: str = "127.0.0.1"  # METRICS_HOST: 0.0.0.0 in a pod, so Prometheus can scrape
     event_loop: str = DEFAULT_EVENT_LOOP  # MATCH_EVENT_LOOP: uvloop (libuv's), or asyncio's
+    # MATCH_NATS_PROBE_S, _TIMEOUT_S, _MISSES: when to leave a node cut off from the quorum
+    failover: FailoverSettings = field(default_factory=FailoverSettings)
 
     @classmethod
     def from_env(cls, default_metrics_port: int) -> BaseConfig:
@@ -61,6 +65,7 @@ class BaseConfig:
             nats_seed_file=os.environ.get("NATS_NKEY_FILE", ""),
             metrics_host=os.environ.get("METRICS_HOST", "127.0.0.1"),
             event_loop=event_loop_from_env(),
+            failover=FailoverSettings.from_env(),
         )
 
 
@@ -92,6 +97,34 @@ DROPPED_REPLIES = Counter(
 
 def _connection(msg: Msg) -> int:
     return int(msg._client.stats["reconnects"])
+
+
+GIVE_UP_HEADER = "Match-Give-Up-At-Ms"
+
+
+def give_up_headers(timeout_s: float, now_ms: float | None = None) -> dict[str, str]:
+    """The header a request carries saying when its sender stops waiting for the answer (wall
+    time, Unix ms): see :func:`given_up`."""
+    now = time.time() * 1000 if now_ms is None else now_ms
+    return {GIVE_UP_HEADER: str(int(now + timeout_s * 1000))}
+
+
+def given_up(msg: Msg, now_ms: float | None = None) -> bool:
+    """Whether ``msg``'s sender had stopped waiting before it arrived. Such a request is not
+    judged: its sender told its caller to try again (with the same request id), and a copy
+    held up in a cut link (a NATS partition) can arrive after that retry was judged and after
+    many newer commands, past what the referee remembers of a player's answers; judging it
+    then would make one move twice. Without the header (an older sender), it is judged."""
+    headers = msg.headers or {}
+    at = headers.get(GIVE_UP_HEADER)
+    if at is None:
+        return False
+    try:
+        deadline = int(at)
+    except ValueError:
+        return False
+    now = time.time() * 1000 if now_ms is None else now_ms
+    return now > deadline
 
 
 def received(msg: Msg) -> None:
@@ -166,7 +199,7 @@ def run(
     serve_metrics(config.metrics_port, config.metrics_host)
 
     async def main() -> None:
-        nc = await connect(config.nats_url, name, config.nats_seed_file)
+        nc = await connect(config.nats_url, name, config.nats_seed_file, config.failover)
         log.info("connected", nats=config.nats_url)
         cleanup = await serve(nc)
         log.info("serving")

@@ -28,8 +28,9 @@ missing from the table's log, nothing decided twice, every game verifies):
   meanwhile (errors by gRPC status). The time between events is no measure of it: a race
   table is quiet for seconds between boards by its rules;
 * **majority-side tables play on**: how many tables got events while the fault was in force,
-  beside which service processes were connected to the cut-off node (``ss``): a process
-  connected to it stays there (its connection is up) and waits with it.
+  beside which service processes were connected to the cut-off node (``ss``) when it was cut
+  off and which still were when it healed (a service leaves a node that does not reach
+  JetStream's quorum within a few seconds: match_bus.failover).
 """
 
 from __future__ import annotations
@@ -146,6 +147,7 @@ class Window:
     progressed: int = 0  # tables with events while the fault was in force
     in_play: int = 0  # tables that made a call in the window
     on_cut_off: list[str] = field(default_factory=list)  # processes connected to the cut node
+    still_on: list[str] = field(default_factory=list)  # ... of them, still there at the heal
     errors: Counter[str] = field(default_factory=Counter)  # calls answered with an error
     minority_acked: int = 0  # probes the cut-off node acknowledged while cut off
     minority_refused: int = 0
@@ -171,6 +173,7 @@ class Window:
         )
         connected = (
             f"; connected to it: {' '.join(self.on_cut_off) or 'nothing'}"
+            f" (at the heal: {' '.join(self.still_on) or 'nothing'})"
             if self.cut_off is not None
             else ""
         )
@@ -587,6 +590,7 @@ class Chaos:
             self.lab.isolate(target)
             self.note(f"{sc.kind}: cut {name[target].name} off")
             await asyncio.sleep(sc.fault_s)
+            window.still_on = processes_on(self.stack, self.cluster.nodes[target])
             self.lab.heal_all()
         elif sc.kind == FLAPPING:
             peer = self.rng.choice(others)

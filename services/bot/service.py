@@ -484,7 +484,7 @@ def main(config: BotConfig) -> None:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        nc = await connect(base.nats_url, "bot", base.nats_seed_file)
+        nc = await connect(base.nats_url, "bot", base.nats_seed_file, base.failover)
         log.info("connected", nats=base.nats_url, replica=config.replica_id)
         try:
             book = await open_book(nc.jetstream(), config)

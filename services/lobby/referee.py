@@ -27,6 +27,7 @@ from nats.aio.client import Client
 
 from match.v1 import referee_pb2
 from match_bus import subjects
+from match_bus.service import give_up_headers
 from match_rules.game import Game
 from services.lobby.errors import REFEREE_DOWN, ApiError, from_refusal, referee_silent
 
@@ -54,7 +55,9 @@ class Referee:
         pause = FIRST_PAUSE_S
         while True:
             try:
-                reply = await self._nc.request(subject, data, timeout=self._timeout_s)
+                reply = await self._nc.request(
+                    subject, data, timeout=self._timeout_s, headers=give_up_headers(self._timeout_s)
+                )
             except nats.errors.NoRespondersError:
                 remaining = give_up - loop.time()
                 if remaining <= 0:

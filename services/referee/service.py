@@ -37,7 +37,7 @@ from match_bus import subjects
 from match_bus.clock import Clock
 from match_bus.jetstream import SequenceConflict, StoredRecord, TableLog, ensure_stream
 from match_bus.records import BadRecord
-from match_bus.service import answerable, received
+from match_bus.service import answerable, given_up, received
 from match_bus.service import reply as respond
 from match_rules import registry
 from match_rules.errors import Category, RuleError
@@ -318,6 +318,10 @@ class Referee:
 
     async def _on_message(self, msg: Msg) -> None:
         stamp = self._clock.now_ms()  # the arrival, before anything else
+        if given_up(msg):  # its sender told the player to try again: judging it could double a move
+            COMMANDS.labels(_subject_kind(msg.subject), "given_up").inc()
+            log.warning("command dropped: it came after its sender gave up", subject=msg.subject)
+            return
         if answerable(msg):
             received(msg)  # the task made next keeps it: no answer over a later connection
             self._spawn(self._handle(msg, stamp))
@@ -991,3 +995,9 @@ async def serve(nc: Client, config: RefereeConfig) -> Callable[[], Awaitable[Non
     referee = Referee(nc, config, Clock(config.clock_rate, config.clock_anchor_ms))
     await referee.start()
     return referee.stop
+
+
+def _subject_kind(subject: str) -> str:
+    """A command subject's game slug, or ``table`` (match.referee.pNN.<kind>.<table_id>)."""
+    parts = subject.split(".")
+    return parts[3] if len(parts) == 5 else "?"

@@ -145,6 +145,15 @@ def test_a_minority_ack_fails_the_run_and_a_calm_window_is_not_judged() -> None:
     ]
 
 
+def test_a_cut_line_says_who_was_on_the_node_at_the_cut_and_at_the_heal() -> None:
+    window = cut_window()
+    window.on_cut_off, window.still_on = ["dealer.2", "lobby.2"], []
+    assert window.line().endswith("; connected to it: dealer.2 lobby.2 (at the heal: nothing)")
+    window.still_on = ["lobby.2"]
+    assert window.line().endswith("(at the heal: lobby.2)")
+    assert "connected to it" not in Window(CALM).line()
+
+
 def test_stored_check_finds_acknowledged_probes_missing_or_stored_twice() -> None:
     probes = [
         Probe(0, "a:n1:1", 0.0, 0.1, seq=1),

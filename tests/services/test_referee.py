@@ -16,6 +16,7 @@ from nats.aio.client import Client
 from match.v1 import common_pb2, race_command_pb2, referee_pb2
 from match_bus import subjects
 from match_bus.jetstream import TableLog
+from match_bus.service import give_up_headers
 from match_launch.stack import Stack
 from match_rules.race import events as ev
 from match_rules.race.game import from_proto
@@ -130,6 +131,31 @@ async def test_a_table_fills_starts_and_takes_turns(nc: Client, stack: Stack) ->
     assert any(r.refusal.code == "tile_out_of_range" for r in decoded)
     numbers = [e.event_number for r in decoded for e in r.events]
     assert numbers == list(range(1, len(numbers) + 1))
+
+
+async def test_a_command_its_sender_gave_up_on_is_not_judged(nc: Client, stack: Stack) -> None:
+    """A copy held up in a cut link arrives after its sender told the player to try again (and
+    the retry was judged): judging it would make the move twice, so it is dropped unanswered."""
+    table = "t1givenup1"
+    created = await table_cmd(nc, table, "ann", **create())
+    assert created.WhichOneof("result") == "accepted", created
+    join = referee_pb2.TableCommand(
+        table_id=table, player_id="bob", request_id="late0001", join_table={"display_name": "Bob"}
+    ).SerializeToString()
+    late = give_up_headers(5.0, now_ms=time.time() * 1000 - 6_000)  # gave up a second ago
+    with pytest.raises(nats.errors.TimeoutError):
+        await nc.request(subjects.referee_table(table), join, 1, headers=late)
+    records = await TableLog(nc.jetstream()).read(table)
+    seated = [
+        e.table.player_seated
+        for r in records
+        for e in referee_pb2.TableRecord.FromString(r.data).events
+        if e.table.HasField("player_seated")
+    ]
+    assert [p.player_id for p in seated] == ["ann"]  # nothing of Bob's joining was judged
+    msg = await nc.request(subjects.referee_table(table), join, 5, headers=give_up_headers(5.0))
+    joined = referee_pb2.TableCommandReply.FromString(msg.data)
+    assert joined.accepted.seat == 2, joined
 
 
 async def test_unknown_tables_and_garbage_are_refused(nc: Client, stack: Stack) -> None:
