@@ -110,11 +110,23 @@ def test_every_registered_game_is_known_here() -> None:
     assert {game.slug for game in games()} <= SLUGS
 
 
+def _words(name: str) -> list[str]:
+    """The words of a name, lower case: ``ThreeInARowEvent`` -> three, in, a, row, event."""
+    split = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)  # ARow: A_Row
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", split).lower().split("_")
+
+
+def test_a_name_splits_into_its_words_even_with_a_one_letter_word() -> None:
+    assert _words("ThreeInARowEvent") == ["three", "in", "a", "row", "event"]
+    assert _words("MatchCardsEvent") == ["match", "cards", "event"]
+    assert _words("race_pb2") == ["race", "pb2"]
+
+
 def _names_a_game(token: tokenize.TokenInfo) -> bool:
     """A name with a game's slug as a word (``race``, ``race_pb2``, ``RaceEvent``,
     ``concentration_pb2``), or a string that is exactly a slug (``HasField("race")``)."""
     if token.type == tokenize.NAME:
-        words = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", token.string).lower().split("_")
+        words = _words(token.string)
         joined = f"_{'_'.join(words)}_"  # a slug of several words (match_cards) as words
         return any(word in SLUGS for word in words) or any(f"_{s}_" in joined for s in SLUGS)
     if token.type == tokenize.STRING:

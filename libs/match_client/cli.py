@@ -447,7 +447,7 @@ async def leaderboard(
         out("--page counts from 1")
         return 1
     board = "" if args.board == "main" else args.board  # "main" as the footer names it
-    page = await client.leaderboard(players.KINDS[args.game], board, args.page)
+    page = await client.leaderboard(players.kind_of(args.game), board, args.page)
     me = None
     with contextlib.suppress(identity.KeyFileError, OSError):  # only to mark the caller's row
         me = identity.load(identity.key_path(settings.config_dir)).player_id
