@@ -138,9 +138,13 @@ async def reply(msg: Msg, data: bytes) -> bool:
     service answer a request (``allow_responses``) only through the server that delivered it,
     on that connection: an answer sent after a reconnect is refused as a permission violation.
     So it is not sent; the requester's timeout and retry cover it (every request the services
-    answer is idempotent). False when dropped."""
+    answer is idempotent). Nor is it sent while the client is reconnecting: nats-py keeps what
+    is published then and sends it over the next connection, before that connection counts as
+    a reconnect (a failover's move away from a node, match_bus.failover, made a chaos run see
+    the referee refused so). False when dropped."""
     came = _RECEIVED_ON.get()
-    if came is not None and came != _connection(msg):
+    lost = came is not None and came != _connection(msg)
+    if lost or msg._client.is_reconnecting:
         DROPPED_REPLIES.inc()
         structlog.get_logger().info(
             "answer dropped: the request came over a connection lost since; it will be asked again",

@@ -14,6 +14,7 @@ from match_bus import service
 @dataclass
 class FakeClient:
     stats: dict[str, int] = field(default_factory=lambda: {"reconnects": 0})
+    is_reconnecting: bool = False
 
 
 @dataclass
@@ -74,3 +75,14 @@ async def test_each_request_is_judged_by_its_own_connection() -> None:
         await asyncio.sleep(0)
     assert (first.sent, second.sent) == ([], [b"x"])
     assert sorted(results) == [False, True]
+
+
+async def test_an_answer_while_reconnecting_is_dropped() -> None:
+    """nats-py would keep it and send it over the next connection, where NATS refuses it (the
+    reconnect is counted only once that connection is up)."""
+    client = FakeClient()
+    msg = FakeMsg(client)
+    service.received(msg)  # type: ignore[arg-type]
+    client.is_reconnecting = True  # a failover's move under way
+    assert not await service.reply(msg, b"deal")  # type: ignore[arg-type]
+    assert msg.sent == []
