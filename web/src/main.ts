@@ -9,6 +9,7 @@ import type { App } from "./app";
 import { mountBanner } from "./connection";
 import { h } from "./dom";
 import { gameBySlug } from "./games";
+import { chooseLocale, setLocale, t } from "./i18n";
 import { homePage } from "./home";
 import { ROUTES } from "./routes";
 import { makeApi } from "./rpc";
@@ -20,6 +21,7 @@ function start(): void {
   const root = document.getElementById("app");
   const live = document.getElementById("live");
   if (root === null || live === null) throw new Error("index.html needs #app and #live");
+  setLocale(chooseLocale(localStorage, navigator.languages));
   mountBanner(root); // the connection-lost banner, above every page
   const store = new Store();
   const api = makeApi(location.origin, store.clientKey());
@@ -60,7 +62,7 @@ function start(): void {
       root!.replaceChildren(h("section", { class: "panel" },
         h("h1", {}, game ? game.title : "Unknown game"),
         h("p", {}, game ? "This game's page is not in this build yet." : `There is no game "${slug ?? ""}".`),
-        h("p", {}, h("a", { href: "#/" }, "Back to the games"))));
+        h("p", {}, h("a", { href: "#/" }, t("common.back")))));
       return;
     }
     const page = ROUTES[head];
@@ -68,7 +70,7 @@ function start(): void {
       stop = page(root!, app, rest);
       return;
     }
-    root!.replaceChildren(h("section", { class: "panel" }, h("h1", {}, "Not found"), h("p", {}, h("a", { href: "#/" }, "Back to the games"))));
+    root!.replaceChildren(h("section", { class: "panel" }, h("h1", {}, t("common.notFound")), h("p", {}, h("a", { href: "#/" }, t("common.back")))));
   }
   window.addEventListener("hashchange", route);
   route();
