@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -35,8 +36,15 @@ class Leaks(Protocol):
     def snapshot(self, view: Message) -> None: ...
 
 
+# How many moves a player made, from the game's own state, and the least its rules page names
+# for a game to count (``Results.moves`` and ``Results.rated_moves``).
+CountedMoves = tuple[Callable[[Any, str], int], int]
+
+
 class Harness(Protocol):
     slug: str
+    seats: tuple[int, int]  # the fewest and most seats its seed allows, written by hand
+    counted_moves: CountedMoves | None  # None for a solo game
 
     def tick_chance(self, state: Any) -> float:
         """How often the random game lets time run to the next deadline, in ``state``."""

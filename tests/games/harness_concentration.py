@@ -11,7 +11,7 @@ from google.protobuf.message import Message
 
 from match.v1 import concentration_command_pb2, concentration_pb2
 from match_rules.game import Game, SeatInfo
-from tests.games.harness import Leaks
+from tests.games.harness import CountedMoves, Leaks
 
 Settings = concentration_pb2.ConcentrationSettings
 View = concentration_pb2.ConcentrationView
@@ -20,6 +20,13 @@ Command = concentration_command_pb2.ConcentrationCommand
 
 class ConcentrationHarness:
     slug = "concentration"
+    # The seats its seed allows, by hand (docs/rules-*.md): Concentration is for 1 to 6 players.
+    seats = (1, 6)
+    # A player's moves (tries), and the least its rules page names for a rated game.
+    counted_moves: CountedMoves | None = (
+        lambda state, p: state.tries.get(p, 0),
+        3,
+    )
 
     def tick_chance(self, state: Any) -> float:
         return 0.3

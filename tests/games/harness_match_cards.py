@@ -11,7 +11,7 @@ from google.protobuf.message import Message
 
 from match.v1 import match_cards_command_pb2, match_cards_pb2
 from match_rules.game import Game, SeatInfo
-from tests.games.harness import Leaks
+from tests.games.harness import CountedMoves, Leaks
 
 Settings = match_cards_pb2.MatchCardsSettings
 View = match_cards_pb2.MatchCardsView
@@ -21,6 +21,13 @@ PRIVATE = {"card_turned", "group_found", "attempt_failed", "notice_turned_off"}
 
 class MatchCardsHarness:
     slug = "match_cards"
+    # The seats its seed allows, by hand (docs/rules-*.md): solo, or a challenge table of up to 4.
+    seats = (1, 4)
+    # A player's moves (groups found plus failed attempts), and the least for a rated game.
+    counted_moves: CountedMoves | None = (
+        lambda state, p: next(s.groups + s.failed for s in state.standings if s.player == p),
+        3,
+    )
 
     def tick_chance(self, state: Any) -> float:
         """Ticks for the compares; the cap (an hour on) only rarely."""

@@ -11,7 +11,7 @@ from google.protobuf.message import Message
 
 from match.v1 import match_five_command_pb2, match_five_pb2, race_pb2
 from match_rules.game import Game, SeatInfo
-from tests.games.harness import Leaks
+from tests.games.harness import CountedMoves, Leaks
 
 Settings = match_five_pb2.MatchFiveSettings
 View = match_five_pb2.MatchFiveView
@@ -45,6 +45,13 @@ def _call(player: str, ballot: int) -> Message:
 
 class MatchFiveHarness:
     slug = "match_five"
+    # The seats its seed allows, by hand (docs/rules-*.md): MATCH 5 is for 2 to 8 players.
+    seats = (2, 8)
+    # A player's moves (links written), and the least its rules page names for a rated game.
+    counted_moves: CountedMoves | None = (
+        lambda state, p: len(state.sheets.get(p, {})),
+        3,
+    )
 
     def tick_chance(self, state: Any) -> float:
         """The sand timer rarely (most writings end with everybody done), each vote's often."""

@@ -11,7 +11,7 @@ from google.protobuf.message import Message
 
 from match.v1 import number_match_command_pb2, number_match_pb2
 from match_rules.game import Game, SeatInfo
-from tests.games.harness import Leaks
+from tests.games.harness import CountedMoves, Leaks
 
 Settings = number_match_pb2.NumberMatchSettings
 View = number_match_pb2.NumberMatchView
@@ -20,6 +20,9 @@ Command = number_match_command_pb2.NumberMatchCommand
 
 class NumberMatchHarness:
     slug = "number_match"
+    # The seats its seed allows, by hand (docs/rules-*.md): Number Match is solo.
+    seats = (1, 1)
+    counted_moves: CountedMoves | None = None  # solo: nothing to rate
 
     def tick_chance(self, state: Any) -> float:
         """The idle limit (30 minutes on) only rarely."""

@@ -11,7 +11,7 @@ from google.protobuf.message import Message
 
 from match.v1 import race_command_pb2, race_pb2, views_pb2
 from match_rules.game import Game, SeatInfo
-from tests.games.harness import Leaks
+from tests.games.harness import CountedMoves, Leaks
 
 Command = race_command_pb2.RaceCommand
 View = views_pb2.RaceView
@@ -20,6 +20,13 @@ PRIVATE = {"tile_turned", "pair_found", "attempt_missed", "tiles_turned_down", "
 
 class RaceHarness:
     slug = "race"
+    # The seats its seed allows, by hand (docs/rules-*.md): the race is for 2 to 4 players.
+    seats = (2, 4)
+    # A player's moves (turns), and the least its rules page names for a rated game.
+    counted_moves: CountedMoves | None = (
+        lambda state, p: next(s.turns for s in state.standings if s.player == p),
+        10,
+    )
 
     def tick_chance(self, state: Any) -> float:
         return {"playing": 0.01, "ready": 0.05}.get(state.phase.value, 0.3)  # a cap ends a board

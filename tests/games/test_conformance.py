@@ -57,24 +57,12 @@ def viewers(run: Run) -> list[str]:
 # --- the registry and the slug convention ---------------------------------------------------------
 
 
-# The seats each game's seed allows, written out by hand (docs/rules-*.md): the race 2 to 4,
-# Concentration 1 to 6, Match Cards solo or a challenge table of up to 4, Number Match solo,
-# MATCH 5 2 to 8.
-SEATS = {
-    "race": (2, 4),
-    "concentration": (1, 6),
-    "match_cards": (1, 4),
-    "number_match": (1, 1),
-    "match_five": (2, 8),
-}
-
-
 def test_every_registered_game_has_a_harness_a_slug_and_a_kind_of_its_own() -> None:
     assert len({g.slug for g in GAMES}) == len({g.kind for g in GAMES}) == len(GAMES) >= 2
     for game in GAMES:
         assert harness(game.slug).slug == game.slug  # tests/games/harness_<slug>.py
         assert registry.by_slug(game.slug) is game and registry.by_kind(game.kind) is game
-        assert (game.min_seats, game.max_seats) == SEATS[game.slug], game.slug
+        assert (game.min_seats, game.max_seats) == harness(game.slug).seats, game.slug
         assert common_pb2.GameKind.Name(game.kind) != "GAME_KIND_UNSPECIFIED"
 
 
