@@ -83,7 +83,11 @@ def missing(game: Names, root: Path = ROOT, chaos_kinds: tuple[str, ...] = ()) -
     )
     file("9 end to end", f"tests/e2e/test_{slug}.py")
     file("9 end to end", f"tests/e2e/players_{slug}.py")
-    need("9 end to end", name in chaos_kinds, f"a chaos player ({name} in match_chaos.run.KINDS)")
+    need(
+        "9 end to end",
+        name in chaos_kinds,
+        "a chaos player (its entry in GAMES, libs/match_chaos/games.py)",
+    )
     file("10 terminal client", f"libs/match_client/{slug}/game.py")
     file("10 terminal client", f"libs/match_client/{slug}/demo.py")
     need(
@@ -116,9 +120,9 @@ def _games() -> list[Names]:
 
 
 def _chaos_kinds() -> tuple[str, ...]:
-    from match_chaos import run  # only its list of kinds: nothing is started
+    from match_chaos import games  # only its list of games: nothing is started
 
-    return tuple(run.KINDS)
+    return games.NAMES
 
 
 @pytest.mark.parametrize("game", _games(), ids=lambda g: g.slug)

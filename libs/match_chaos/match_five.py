@@ -167,3 +167,9 @@ async def seat_three(players: list[MatchFiveChaosPlayer], table_settings: Settin
     for other in others:
         await other.join(seat.table_id)
     await asyncio.sleep(0)
+
+
+async def play(players: list[MatchFiveChaosPlayer], table_settings: Settings) -> None:
+    """MATCH 5: the host makes the table, the others join it, all play it to its end."""
+    await seat_three(players, table_settings)
+    await asyncio.gather(*(p.play_game() for p in players))

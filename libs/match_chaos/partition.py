@@ -52,6 +52,7 @@ from typing import Any, TypeVar
 
 from match_bus import subjects
 from match_bus.clock import Clock
+from match_chaos.games import concentration_settings
 from match_chaos.player import ChaosPlayer, ChaosSeat, ConcentrationChaosPlayer
 from match_chaos.run import (
     CONCENTRATION,
@@ -59,7 +60,6 @@ from match_chaos.run import (
     GameResult,
     Options,
     check_all,
-    concentration_settings,
     player_key,
     say,
     stack_env,

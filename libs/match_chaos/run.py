@@ -19,36 +19,28 @@ import random
 import sqlite3
 import sys
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from match.v1 import concentration_pb2, referee_pb2
+from match.v1 import referee_pb2
 from match_audit import cli as audit_cli
 from match_bus import subjects
 from match_bus.clock import Clock
 from match_bus.jetstream import TableLog
-from match_chaos import match_cards, match_five, number_match, projection
+from match_chaos import games, projection
 from match_chaos.check import GameCheck, check_game
 from match_chaos.faults import Faults
-from match_chaos.player import ChaosPlayer, ChaosSeat, ConcentrationChaosPlayer, Received, Tally
+from match_chaos.player import Received, Tally
 from match_chaos.unavailable import KindReport, Outage, by_fault
 from match_launch.natscluster import NatsCluster
 from match_launch.stack import ONE_ADDRESS_MANY_PLAYERS, SERVICES, Stack
 from match_rules import registry
 
-RACE, CONCENTRATION = "race", "concentration"
-MATCH_CARDS, NUMBER_MATCH, MATCH_FIVE = "match-cards", "number-match", "match-5"
-KINDS = (RACE, CONCENTRATION, MATCH_CARDS, NUMBER_MATCH, MATCH_FIVE)
-SLUG_OF = {
-    RACE: "race",
-    CONCENTRATION: "concentration",
-    MATCH_CARDS: "match_cards",
-    NUMBER_MATCH: "number_match",
-    MATCH_FIVE: "match_five",
-}
+RACE, CONCENTRATION = "race", "concentration"  # the two the partition run plays
+KINDS = games.NAMES  # every game, in turn
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,13 +179,6 @@ def cluster_stack(workdir: Path, env: dict[str, str], replicas: int) -> Stack:
     )
 
 
-def concentration_settings(rng: random.Random) -> concentration_pb2.ConcentrationSettings:
-    """A small emoji deck (24 or 36 cards), with no turn limit or the 30 s one."""
-    return concentration_pb2.ConcentrationSettings(
-        cards=rng.choice((24, 36)), turn_limit_ms=rng.choice((0, 30_000))
-    )
-
-
 KEYED_PLAYERS = 6
 
 
@@ -209,36 +194,11 @@ async def play_one(
 ) -> GameResult:
     game = opts.game_of(index)
     result = GameResult(index, game)
-    players: list[ChaosSeat]
-    play: Awaitable[None]
     started = time.monotonic()
-    name = f"Chaos {index}"
-    if game == CONCENTRATION:
-        seats = rng.choice((2, 3))
-        cplayer = ConcentrationChaosPlayer(addr, name, clock, rng)
-        # Away once, for 0.2-0.8 s of wall time (2-8 s of game time at rate 10, well under
-        # the CPU's 30 s takeover), then back: the presence path under failover.
-        cplayer.drop_after, cplayer.drop_for_s = rng.randint(8, 40), rng.uniform(0.2, 0.8)
-        players, play = [cplayer], cplayer.play_game(seats, concentration_settings(rng))
-    elif game == MATCH_CARDS:
-        seats = rng.choice((2, 3)) if opts.challenge(index) else 1
-        mplayer = match_cards.MatchCardsChaosPlayer(addr, name, clock, rng)
-        players, play = [mplayer], mplayer.play_game(seats, match_cards.settings(rng))
-    elif game == NUMBER_MATCH:
-        seats = 1
-        nplayer = number_match.NumberMatchChaosPlayer(addr, name, clock, rng)
-        players, play = [nplayer], nplayer.play_game(number_match.settings(rng))
-    elif game == MATCH_FIVE:
-        seats = match_five.PLAYERS
-        five = [
-            match_five.MatchFiveChaosPlayer(addr, f"{name}{'abc'[n]}", clock, rng)
-            for n in range(seats)
-        ]
-        players, play = list(five), play_five(five, match_five.settings(rng))
-    else:
-        seats = rng.choice((2, 3))
-        race = ChaosPlayer(addr, name, clock, rng)
-        players, play = [race], race.play_game(seats, opts.ready_window_ms)
+    seated = games.BY_NAME[game].seat(
+        games.Setup(addr, f"Chaos {index}", clock, rng, opts.challenge(index), opts.ready_window_ms)
+    )
+    seats, players, play = seated.seats, seated.players, seated.play
     result.table = "solo" if seats == 1 else f"{seats} seats"
     # Six players with keys of their own, each in many games: the players service rates them,
     # and its replicas must agree on every row (check_all). At one table, different keys.
@@ -259,14 +219,6 @@ async def play_one(
     result.seats = [SeatResult(p.player_id, p.received, p.tally, p.outages) for p in players]
     result.seconds = time.monotonic() - started
     return result
-
-
-async def play_five(
-    players: list[match_five.MatchFiveChaosPlayer], settings: match_five.Settings
-) -> None:
-    """MATCH 5: the host makes the table, the others join it, all play it to its end."""
-    await match_five.seat_three(players, settings)
-    await asyncio.gather(*(p.play_game() for p in players))
 
 
 async def play_all(
@@ -409,7 +361,7 @@ def projection_rows(db: Path, players: set[str]) -> projection.Rows:
 
 def kind_names() -> dict[int, str]:
     """Game kind number -> the name the run reports it by."""
-    return {registry.by_slug(slug).kind: name for name, slug in SLUG_OF.items()}
+    return {registry.by_slug(g.slug).kind: g.name for g in games.GAMES}
 
 
 async def check_all(
