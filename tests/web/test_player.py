@@ -4,9 +4,11 @@ rating on the profile page, its row on the leaderboard), the key saved as a file
 client's own key file (match_client.identity loads it as the same player) and, pasted into a
 fresh browser, is the same player there; the daily Number Match started from the player's page
 and cleared in the page (the rules' solver chooses the moves, the page makes them by clicks)
-shows a streak of 1, and a game in progress is found again from the player's page with nothing
-kept in the browser (FindMySeats). Every control of the player's pages has a name, what they do is said in
-the live region, and the key is made by keyboard alone.
+shows a streak of 1 and a row on the day's board, and a game in progress is found again from
+the player's page with nothing kept in the browser (FindMySeats). A browser without WebCrypto's
+Ed25519 (a plain-http page has no crypto.subtle) signs in with @noble/ed25519 instead. Every
+control of the player's pages has a name, what they do is said in the live region, the key is
+made by keyboard alone, and the pages fit a phone's width.
 """
 
 from __future__ import annotations
@@ -27,11 +29,10 @@ from tests.web.conftest import DESKTOP_CONTEXT, Shots, open_page
 from tests.web.racer import Clicks, Player
 
 PLAYER_ID = re.compile(r"^k[0-9a-f]{23}$")
-PEM = re.compile(
-    r"^-----BEGIN PRIVATE KEY-----\n[A-Za-z0-9+/=]{64}\n-----END PRIVATE KEY-----\n$"
-)
+PEM = re.compile(r"^-----BEGIN PRIVATE KEY-----\n[A-Za-z0-9+/=]{64}\n-----END PRIVATE KEY-----\n$")
 FIGURES_WAIT_S = 60  # the players service folds the table log: a moment after the game ends
-UNNAMED = """() => [...document.querySelectorAll('#app button, #app a, #app input, #app textarea, #app select')]
+UNNAMED = """() => [...document.querySelectorAll(
+    '#app button, #app a, #app input, #app textarea, #app select')]
   .filter(el => !el.hidden && el.offsetParent !== null)
   .filter(el => {
     const labelled = el.labels && [...el.labels].some(l => l.textContent.trim());
@@ -158,10 +159,11 @@ def test_a_key_made_in_the_page_plays_ranked_and_moves_to_another_browser(
 
 
 def read_board(page: Page) -> tuple[list[int], int | None]:
-    """The board as the page shows it (reading order, 0 for an empty cell) and the additions left."""
+    """The board as the page shows it (reading order, 0 for an empty cell), the additions left."""
     cells = page.eval_on_selector_all(
         "#board .cell",
-        "els => els.map(e => [Number(e.dataset.cell), e.dataset.state === 'empty' ? 0 : Number(e.textContent)])",
+        """els => els.map(e => [Number(e.dataset.cell),
+            e.dataset.state === 'empty' ? 0 : Number(e.textContent)])""",
     )
     board = [n for _, n in sorted(cells)]
     left = page.locator("#additions-left").get_attribute("data-count") or ""
@@ -175,7 +177,7 @@ def numbers_left(page: Page) -> int:
 def test_the_daily_puzzle_cleared_in_the_page_shows_a_streak_of_one(
     stack: Stack, page: Page, shots: Shots
 ) -> None:
-    make_key_by_keyboard(page, stack.web_url)
+    player_id = make_key_by_keyboard(page, stack.web_url)
     expect(page.locator("#streak")).to_have_attribute("data-current", "0")
     expect(page.locator("#streak")).to_contain_text("No daily puzzle solved yet")
     page.click("#play-daily")
@@ -220,3 +222,45 @@ def test_the_daily_puzzle_cleared_in_the_page_shows_a_streak_of_one(
     expect(page.locator("#streak")).to_contain_text("Streak: 1 day (best 1)")
     assert_named(page)
     shots.take(page, "streak", full_page=True)
+
+    # The day's own board among Number Match's boards, this player on it.
+    day = page.locator("#play-daily").inner_text().split("(")[1].rstrip(")")
+    page.goto(stack.web_url + "/#/leaderboard/number-match")
+    board = page.locator("#boards").get_by_role("link", name=f"daily-{day}")
+    expect(board).to_be_visible()
+    board.click()
+    expect(page).to_have_url(re.compile(rf"#/leaderboard/number-match/daily-{day}$"))
+    expect(page.locator("h1")).to_contain_text(f"leaderboard, daily-{day}")
+    mine = page.locator(f'#board-rows tr[data-player-id="{player_id}"]')
+    expect(mine).to_have_attribute("aria-current", "true")
+    assert_named(page)
+
+
+def test_without_webcrypto_ed25519_the_page_signs_in_with_noble(
+    stack: Stack, phone: Page, shots: Shots
+) -> None:
+    """A page with no crypto.subtle (plain http, not 127.0.0.1) makes and uses its key with
+    @noble/ed25519: the lobby lets it in, and the pages fit a phone."""
+    phone.add_init_script(
+        "Object.defineProperty(globalThis.crypto, 'subtle', { value: undefined })"
+    )
+    phone.goto(stack.web_url + "/#/me")
+    assert phone.evaluate("crypto.subtle === undefined")
+    expect(phone.locator("#make-key")).to_be_visible()
+    phone.click("#make-key")
+    expect(phone.locator("#player-id")).to_have_attribute("data-player-id", PLAYER_ID)
+    # signed in: the "my" calls answered (GetMyStreak, FindMySeats need the session)
+    expect(phone.locator("#streak")).to_have_attribute("data-current", "0")
+    expect(phone.locator("#online-seats")).to_contain_text("None")
+    expect(phone.locator("#profile .error")).to_have_count(0)
+    drawn = "#board-rows, #board-empty"  # a leaderboard's page once it has its answer
+    for hash_, ready in (
+        ("#/me", "#streak"),
+        ("#/leaderboard/race", drawn),
+        ("#/leaderboard/number-match", drawn),
+    ):
+        phone.goto(stack.web_url + "/" + hash_)
+        expect(phone.locator(ready)).to_be_visible()
+        wide = phone.evaluate("document.documentElement.scrollWidth")
+        assert wide <= 390, f"{hash_} is {wide} px wide on a 390 px phone"
+    shots.take(phone, "me-phone", full_page=True)
