@@ -264,3 +264,8 @@ def test_without_webcrypto_ed25519_the_page_signs_in_with_noble(
         wide = phone.evaluate("document.documentElement.scrollWidth")
         assert wide <= 390, f"{hash_} is {wide} px wide on a 390 px phone"
     shots.take(phone, "me-phone", full_page=True)
+    phone.goto(stack.web_url + "/#/leaderboard/no-such-game")
+    expect(phone.locator("#app h1")).to_have_text(
+        'There is no game "no-such-game": choose one of these.'
+    )
+    expect(phone.locator("#board-games a")).to_have_count(5)

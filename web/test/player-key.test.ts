@@ -208,3 +208,24 @@ describe("the session on CreateTable and JoinTable", () => {
     await expect(lobby.createTable({})).rejects.toThrow(/expired/); // renewed once, then said
   });
 });
+
+describe("the player's pages' reads", () => {
+  it("ask again while the server could not answer, and say a refusal at once", async () => {
+    const { read } = await import("../src/player/pages");
+    let calls = 0;
+    const flaky = async (): Promise<string> => {
+      calls += 1;
+      if (calls < 3) throw new ConnectError("the players service is not answering", Code.Unavailable);
+      return "page";
+    };
+    expect(await read(flaky)).toBe("page");
+    expect(calls).toBe(3);
+    calls = 0;
+    const unknown = async (): Promise<string> => {
+      calls += 1;
+      throw new ConnectError("no such player", Code.NotFound);
+    };
+    await expect(read(unknown)).rejects.toThrow(/no such player/);
+    expect(calls).toBe(1);
+  }, 10_000);
+});

@@ -15,7 +15,7 @@ import type { GetLeaderboardResponse, Profile } from "../gen/match/v1/players_pb
 import { t } from "../i18n";
 import { chooseName } from "../play/name";
 import { keepSeat } from "../play/seat";
-import { command, errorText } from "../rpc";
+import { backoffMs, command, errorText, retriable, retryWait } from "../rpc";
 import { boardOfPath, figureName, duration, number, pathOfBoard, valueText } from "./figures";
 import { KeyTextError } from "./key";
 import { ImportRefused } from "./session";
@@ -28,6 +28,21 @@ export interface GameRef {
 
 const DAILY_SLUG = "number-match";
 const PAGE_SIZE = 20;
+/** A read the server could not answer (the players service busy or starting, the connection
+ * lost) is asked again this many times, after 0.5 s, 1 s, 2 s, before the page says why. */
+const READ_RETRIES = 3;
+
+/** `call`, asked again while its error is worth another try (rpc.retriable); then its error. */
+export async function read<T>(call: () => Promise<T>, isStopped: () => boolean = () => false): Promise<T> {
+  for (let n = 0; ; n++) {
+    try {
+      return await call();
+    } catch (err) {
+      if (n >= READ_RETRIES || !retriable(err) || isStopped()) throw err;
+      await retryWait(backoffMs(n));
+    }
+  }
+}
 
 function gameTitle(games: readonly GameRef[], kind: GameKind): string {
   return games.find((g) => g.kind === kind)?.title ?? t("player.unknownGame", { kind });
@@ -195,8 +210,10 @@ export function mountMe(root: HTMLElement, app: App, games: readonly GameRef[]):
       return;
     }
     const { players } = app.api;
+    const gone = (): boolean => stopped;
     const [profile, statistics, streak, seats] = await Promise.allSettled([
-      players.getMyProfile({}), players.getMyStatistics({}), players.getMyStreak({}), players.findMySeats({}),
+      read(() => players.getMyProfile({}), gone), read(() => players.getMyStatistics({}), gone),
+      read(() => players.getMyStreak({}), gone), read(() => players.findMySeats({}), gone),
     ]);
     if (stopped) return;
     const failed = (r: PromiseSettledResult<unknown>): HTMLElement | null =>
@@ -291,7 +308,7 @@ export function mountProfile(root: HTMLElement, app: App, games: readonly GameRe
     h("p", {}, h("a", { href: "#/me" }, t("player.toMe")), " · ", h("a", { href: "#/" }, t("common.back")))));
   void (async () => {
     try {
-      const r = await app.api.players.getProfile({ playerId });
+      const r = await read(() => app.api.players.getProfile({ playerId }), () => stopped);
       if (stopped) return;
       fill(body, ...(r.profile ? profileBlock(games, r.profile, playerId === app.player.playerId()) : []));
     } catch (err) {
@@ -309,7 +326,16 @@ function boardName(board: string): string {
 
 export function mountLeaderboard(root: HTMLElement, app: App, games: readonly GameRef[], args: string[]): () => void {
   const [slug, boardPart, pagePart] = args;
-  const game = games.find((g) => g.slug === slug) ?? games[0]!;
+  const found = slug === undefined ? games[0] : games.find((g) => g.slug === slug);
+  if (found === undefined) {
+    document.title = t("player.boardTitle", { game: slug ?? "" });
+    root.replaceChildren(h("section", { class: "panel" },
+      h("h1", {}, t("player.noSuchGame", { slug: slug ?? "" })),
+      h("ul", { id: "board-games" }, ...games.map((g) => h("li", {}, h("a", { href: `#/leaderboard/${g.slug}` }, g.title)))),
+      h("p", {}, h("a", { href: "#/" }, t("common.back")))));
+    return () => {};
+  }
+  const game = found;
   const board = boardOfPath(boardPart);
   const page = /^[1-9][0-9]{0,5}$/.test(pagePart ?? "") ? Number(pagePart) : 1;
   let stopped = false;
@@ -324,7 +350,7 @@ export function mountLeaderboard(root: HTMLElement, app: App, games: readonly Ga
     h("p", {}, h("a", { href: "#/me" }, t("player.toMe")), " · ", h("a", { href: "#/" }, t("common.back")))));
   void (async () => {
     try {
-      const r = await app.api.players.getLeaderboard({ gameKind: game.kind, board, page, pageSize: PAGE_SIZE });
+      const r = await read(() => app.api.players.getLeaderboard({ gameKind: game.kind, board, page, pageSize: PAGE_SIZE }), () => stopped);
       const me = (await app.player.current())?.playerId ?? null;
       if (!stopped) fill(body, ...leaderboardBody(game, board, r, me));
     } catch (err) {

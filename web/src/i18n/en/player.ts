@@ -70,6 +70,7 @@ export const PLAYER = {
   "player.boardTitle": "{game}: leaderboard · Match",
   "player.boardHeading": "{game}: leaderboard, {board}",
   "player.mainBoard": "main board",
+  "player.noSuchGame": "There is no game \"{slug}\": choose one of these.",
   "player.gamesNav": "The games' leaderboards",
   "player.boardsNav": "This game's boards",
   "player.otherBoards": "Boards:",
