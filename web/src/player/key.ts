@@ -6,8 +6,9 @@
  *
  * The key is made and used by the browser's own WebCrypto where it has Ed25519 (Chromium 137,
  * Firefox 129, Safari 17 and later, in a secure context), else by @noble/ed25519: a small,
- * audited implementation of RFC 8032, with SHA-512 from @noble/hashes, so it also works on a
- * plain-http page, where `crypto.subtle` is missing. Both give the same signature for the same
+ * dependency-free implementation of RFC 8032 (cross-tested against the audited noble-curves),
+ * with SHA-512 from @noble/hashes (audited), so it also works on a plain-http page, where
+ * `crypto.subtle` is missing. Both give the same signature for the same
  * key and message (Ed25519 signing is deterministic); the unit tests hold them to it.
  *
  * What is kept is the 32-byte secret seed (RFC 8032). Its text form is the terminal's own key
