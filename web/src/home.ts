@@ -8,6 +8,7 @@ import { byId, fill, h } from "./dom";
 import { GameKind, Visibility } from "./gen/match/v1/common_pb";
 import type { Table } from "./gen/match/v1/lobby_pb";
 import { GAMES, gameBySlug } from "./games";
+import { t } from "./i18n";
 import { chooseName, nameField, NAME_MAX_CHARS } from "./play/name";
 import { keepSeat } from "./play/seat";
 import { options, submitting } from "./play/setup";
@@ -121,6 +122,7 @@ export const homePage: Page = (root, app) => {
   root.replaceChildren(
     h("section", { class: "panel" },
       h("h1", {}, "Match"),
+      h("p", {}, h("a", { id: "me-link", href: "#/me" }, t("player.homeLink"))),
       h("label", { for: "display-name" }, "Your name at the table"),
       nameInput,
       h("p", { id: "display-name-help", class: "muted" }, `What the others see: 1 to ${NAME_MAX_CHARS} characters. Empty: a neutral Guest name.`),

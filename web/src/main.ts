@@ -11,6 +11,7 @@ import { h } from "./dom";
 import { gameBySlug } from "./games";
 import { chooseLocale, setLocale, t } from "./i18n";
 import { homePage } from "./home";
+import { Player } from "./player/session";
 import { ROUTES } from "./routes";
 import { makeApi } from "./rpc";
 import { Store } from "./store";
@@ -24,10 +25,13 @@ function start(): void {
   setLocale(chooseLocale(localStorage, navigator.languages));
   mountBanner(root); // the connection-lost banner, above every page
   const store = new Store();
-  const api = makeApi(location.origin, store.clientKey());
+  // The session goes with CreateTable and JoinTable once this browser holds a player key.
+  const api = makeApi(location.origin, store.clientKey(), () => player);
+  const player: Player = new Player(() => api.players, store.kv);
   const app: App = {
     api,
     store,
+    player,
     announce(text: string) {
       live.append(h("p", {}, text));
       while (live.childElementCount > LIVE_LINES) live.firstElementChild?.remove();

@@ -1,10 +1,14 @@
 /**
  * Pages that are not a game's: `#/<name>/<args...>`. `#/audit/<game_id>` is the auditor's
  * page (web/src/audit/): the ledger's checks of a finished game; `#/audit` asks for an id.
+ * The player's pages (web/src/player/): `#/me` (your key, profile, statistics, streak, seats),
+ * `#/player/<player_id>` and `#/leaderboard/<game>[/<board>[/<page>]]`.
  */
 
 import type { Page } from "./app";
 import { mountAudit } from "./audit/page";
+import { GAMES } from "./games";
+import { mountLeaderboard, mountMe, mountProfile } from "./player/pages";
 
 const auditPage: Page = (root, _app, args) => {
   document.title = "Check a game · Match";
@@ -14,4 +18,7 @@ const auditPage: Page = (root, _app, args) => {
 
 export const ROUTES: Record<string, Page> = {
   audit: auditPage,
+  me: (root, app) => mountMe(root, app, GAMES),
+  player: (root, app, args) => mountProfile(root, app, GAMES, args[0] ?? ""),
+  leaderboard: (root, app, args) => mountLeaderboard(root, app, GAMES, args),
 };

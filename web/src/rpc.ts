@@ -9,6 +9,7 @@
 import { Code, ConnectError, createClient, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { LobbyService } from "./gen/match/v1/lobby_pb";
+import { PlayerService } from "./gen/match/v1/players_pb";
 import { MatchRaceService } from "./gen/match/v1/race_service_pb";
 import { connection } from "./connection";
 import { randomId } from "./ids";
@@ -18,15 +19,67 @@ export interface Api {
   readonly transport: Transport;
   readonly lobby: Client<typeof LobbyService>;
   readonly race: Client<typeof MatchRaceService>;
+  readonly players: Client<typeof PlayerService>;
 }
 
-export function makeApi(baseUrl: string, clientKey: string): Api {
+/** The signed-in player's session (player/session.ts), or none: the browser plays anonymously. */
+export interface SessionSource {
+  /** The session token to send (signed in first when needed); null without a key. */
+  token(): Promise<string | null>;
+  /** The lobby refused `token` (UNAUTHENTICATED): forget it, so that `token()` signs in again. */
+  expired(token: string): void;
+}
+
+/** The calls that go as the signed-in player: a seat taken is theirs, and what they play counts. */
+export const AS_PLAYER: ReadonlySet<string> = new Set([
+  "match.v1.LobbyService/CreateTable",
+  "match.v1.LobbyService/JoinTable",
+  "match.v1.PlayerService/FindMySeats",
+  "match.v1.PlayerService/GetMyProfile",
+  "match.v1.PlayerService/GetMyStatistics",
+  "match.v1.PlayerService/GetMyStreak",
+]);
+
+/**
+ * Sends the session (`authorization: Bearer <session>`) with the AS_PLAYER calls that carry no
+ * other token, as the terminal client does (MatchClient._as_player); when the lobby answers
+ * UNAUTHENTICATED (the session ran out, or the lobby's secret changed) it signs in again and
+ * sends the call once more, with the same request id.
+ */
+export function asPlayer(session: () => SessionSource | null): Interceptor {
+  return (next) => async (req) => {
+    const source = session();
+    if (source === null || req.stream || !AS_PLAYER.has(`${req.service.typeName}/${req.method.name}`) || req.header.has("authorization")) {
+      return next(req);
+    }
+    const token = await source.token();
+    if (token === null) return next(req);
+    req.header.set("authorization", `Bearer ${token}`);
+    try {
+      return await next(req);
+    } catch (err) {
+      if (!(err instanceof ConnectError) || err.code !== Code.Unauthenticated) throw err;
+      source.expired(token);
+      const again = await source.token();
+      if (again === null || again === token) throw err;
+      req.header.set("authorization", `Bearer ${again}`);
+      return next(req);
+    }
+  };
+}
+
+export function makeApi(baseUrl: string, clientKey: string, session: () => SessionSource | null = () => null): Api {
   const withKey: Interceptor = (next) => (req) => {
     req.header.set("x-client-key", clientKey);
     return next(req);
   };
-  const transport = createConnectTransport({ baseUrl, interceptors: [withKey, reachability] });
-  return { transport, lobby: createClient(LobbyService, transport), race: createClient(MatchRaceService, transport) };
+  const transport = createConnectTransport({ baseUrl, interceptors: [withKey, asPlayer(session), reachability] });
+  return {
+    transport,
+    lobby: createClient(LobbyService, transport),
+    race: createClient(MatchRaceService, transport),
+    players: createClient(PlayerService, transport),
+  };
 }
 
 /** No answer came at all: the network failed (offline, a cut, a reset) or an attempt timed out. */

@@ -53,7 +53,7 @@ function defaultStorage(): KeyValue {
 }
 
 export class Store {
-  constructor(private readonly kv: KeyValue = defaultStorage()) {}
+  constructor(readonly kv: KeyValue = defaultStorage()) {}
 
   /** The random secret sent as `x-client-key` with every call, made once per browser. */
   clientKey(): string {

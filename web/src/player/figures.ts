@@ -1,0 +1,47 @@
+/**
+ * The players' figures as the pages show them, written as `match profile` and `match
+ * leaderboard` print them (libs/match_client/players.py): a rating with one decimal, a time in
+ * ms as m:ss.s, any other figure as a whole number or with one decimal. Pure: no DOM.
+ */
+
+/** A time in ms as m:ss.s (h:mm:ss.s from an hour): 83_400 -> "1:23.4". */
+export function duration(ms: number): string {
+  let tenths = Math.floor((ms + 50) / 100);
+  const minutesAll = Math.floor(tenths / 600);
+  tenths -= minutesAll * 600;
+  const hours = Math.floor(minutesAll / 60);
+  const minutes = minutesAll % 60;
+  const seconds = `${String(Math.floor(tenths / 10)).padStart(2, "0")}.${tenths % 10}`;
+  return hours ? `${hours}:${String(minutes).padStart(2, "0")}:${seconds}` : `${minutes}:${seconds}`;
+}
+
+/** A count as a whole number, anything else with one decimal. */
+export function number(value: number): string {
+  return Number.isInteger(value) ? String(value) : value.toFixed(1);
+}
+
+/** A leaderboard's figure by its unit ("rating", "ms", "points", ...). */
+export function valueText(value: number, unit: string): string {
+  if (unit === "rating") return value.toFixed(1);
+  if (unit === "ms") return duration(value);
+  return number(value);
+}
+
+/** A statistic's name as words: "best_time_ms/level-hard" -> { label: "best time (level-hard)", timed: true }. */
+export function figureName(name: string): { label: string; timed: boolean } {
+  const slash = name.indexOf("/");
+  let base = slash < 0 ? name : name.slice(0, slash);
+  const qualifier = slash < 0 ? "" : name.slice(slash + 1);
+  const timed = base.endsWith("_ms");
+  if (timed) base = base.slice(0, -3);
+  return { label: base.replace(/_/g, " ") + (qualifier ? ` (${qualifier})` : ""), timed };
+}
+
+/** The board's name in a page's address: "main" for the game's main board (""), as the CLI says it. */
+export function boardOfPath(part: string | undefined): string {
+  return part === undefined || part === "" || part === "main" ? "" : part;
+}
+
+export function pathOfBoard(board: string): string {
+  return board === "" ? "main" : board;
+}
