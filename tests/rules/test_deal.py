@@ -1,7 +1,8 @@
 """The deal of Match (match-deal-v1): seed -> three boards and the bot's strength.
 
-The algorithm is specified in docs/dealing.md; the vectors in docs/vectors/match-deal-v1.json are checked
-here against the Python reference and, through Node, against an independent JavaScript version.
+The algorithm is specified in docs/dealing.md; the vectors in docs/vectors/match-deal-v1.json are
+checked here against the Python reference and, through Node, against an independent JavaScript
+version.
 """
 
 from __future__ import annotations
