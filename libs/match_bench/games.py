@@ -71,6 +71,7 @@ class Table:
 @dataclass
 class Counts:
     tables: int = 0
+    opening: int = 0  # tables being made and dealt now
     finished: int = 0  # tables whose every seat ran its script to the end
     given_up: int = 0
     failed_to_open: int = 0
@@ -151,6 +152,7 @@ async def keep_playing(
 ) -> None:
     """Play a table to the end of its script, then another, until ``stop``."""
     while not stop.is_set():
+        counts.opening += 1
         try:
             table: Table = await opener(n)
         except (grpc.aio.AioRpcError, TimeoutError, RuntimeError) as error:
@@ -159,6 +161,8 @@ async def keep_playing(
                 counts.errors.append(f"{error!r:.200}")
             await pause(stop, 1.0)
             continue
+        finally:
+            counts.opening -= 1
         counts.tables += 1
         done = await asyncio.gather(
             *(play_seat(table, seat, sink, stop) for seat in range(len(table.seats)))

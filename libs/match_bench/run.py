@@ -206,6 +206,7 @@ class Bench:
             "service_cpu_us_per_turn": round(services / turns * 1e6),
             "nats_cpu_us_per_turn": round(cpu.get("nats", 0.0) / turns * 1e6),
             "stack_cpu_us_per_turn": round((services + cpu.get("nats", 0.0)) / turns * 1e6),
+            "dealer_cpu_us_per_turn": round(cpu.get("dealer", 0.0) / turns * 1e6),
             "driver_cpu_us_per_turn": round(cpu.get("driver", 0.0) / turns * 1e6),
             "all_cpu_us_per_turn": round(sum(cpu.values()) / turns * 1e6),
             "cpu_utilisation_cores": round(sum(cpu.values()) / elapsed, 2),
@@ -595,9 +596,12 @@ class Bench:
 
     async def game_load(self, client: MatchClient, channels: Channels, slug: str) -> dict[str, Any]:
         """``slug``'s tables played by script at full speed (at most ``--concurrency`` commands
-        in flight), measured for ``--game-seconds`` after ``--game-warmup``. A feeder adds
-        tables (8 at a time, up to ``--max-tables``) while fewer commands wait for a slot than
-        there are slots, so the load offered stays above what the stack carries."""
+        in flight), measured for ``--game-seconds`` after a warm-up of ``--game-warmup`` (up to
+        three times as long until 95 % of the slots are busy). A feeder adds tables (8 at a
+        time, up to ``--max-tables``) while fewer commands wait for a slot, counting the tables
+        being opened as waiting, than there are slots: the load offered stays above what the
+        stack carries, and a slow stack is not flooded with new tables. Then ``--settle`` s for
+        what the game's tables left (deals, records) before the next game."""
         a = self.args
         sink, stop = Sink(limit=asyncio.Semaphore(a.concurrency)), asyncio.Event()
         counts = games.Counts()
@@ -613,20 +617,28 @@ class Bench:
 
         async def feed() -> None:
             while not stop.is_set():
-                if sink.waiting < a.concurrency and len(tasks) < a.max_tables:
+                pending = sink.waiting + counts.opening
+                if pending < a.concurrency and len(tasks) < a.max_tables:
                     add(min(8, a.max_tables - len(tasks)))
                 await pause(stop, 0.25)
 
         seats = games.script_of(slug).SEATS
         add(max(1, a.concurrency // seats))
         feeder = asyncio.create_task(feed())
+        t0 = time.monotonic()
         await asyncio.sleep(a.game_warmup)
+        while time.monotonic() - t0 < 3 * a.game_warmup:
+            t1, area1 = time.monotonic(), sink.area()
+            await asyncio.sleep(1.0)
+            if (sink.area() - area1) / (time.monotonic() - t1) >= 0.95 * a.concurrency:
+                break
         before = counts.tables
         stats, elapsed, cpu, flight = await self.window(sink, a.game_seconds)
         fig = self.figures(stats, elapsed, cpu, flight)
         stop.set()
         await feeder
         await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.sleep(a.settle)
         fig.update(
             transport=TRANSPORT,
             seats=seats,
@@ -639,7 +651,8 @@ class Bench:
         )
         self.log(
             f"{slug}: {fig['turns_per_s']} commands/s, {fig['stack_cpu_us_per_turn']} us of "
-            f"services + NATS per command {fig['latency_ms']}, {flight:.1f} in flight, "
+            f"services + NATS per command (dealer {fig['dealer_cpu_us_per_turn']}) "
+            f"{fig['latency_ms']}, {flight:.1f} in flight, "
             f"{len(tasks)} tables at once, refused {dict(stats.refused)}"
         )
         return fig
