@@ -181,7 +181,7 @@ bench-bot: $(STAMP) ## Measure the bot's strengths against baselines (not a test
 
 # --- performance ------------------------------------------------------------------------------------
 .PHONY: bench
-bench: $(STAMP) ## Load the stack: turns/s, latency, ledger lag, memory per table; fsync always vs group commit (not a test)
+bench: $(STAMP) ## Load the stack: the event loop by alternation, turns/s, latency, ledger lag, memory per table, fsync always vs group commit, every game's CPU per command (not a test)
 	$(BIN)/python -m match_bench --out var
 
 .PHONY: bench-sync

@@ -32,8 +32,8 @@ from match.v1 import (
     lobby_pb2_grpc,
     race_pb2,
     race_service_pb2,
-    race_service_pb2_grpc,
 )
+from match_bench import transport
 from match_bus import subjects
 from match_client.client import refusal_code
 
@@ -181,18 +181,29 @@ class Signals:
 
 
 class Player:
-    def __init__(self, name: str, channel: grpc.aio.Channel) -> None:
+    """One seat of a race table. It makes or joins its table with the lobby's stub and sends
+    its game's commands (PressReady, TurnTile, Resign) through its seat's transport
+    (match_bench.transport, ``via``: "unary" for now)."""
+
+    def __init__(self, name: str, channel: grpc.aio.Channel, via: str = "unary") -> None:
         self.name = name
+        self.channel = channel
+        self.via = via
         self.lobby: Any = lobby_pb2_grpc.LobbyServiceStub(channel)  # type: ignore[no-untyped-call, unused-ignore]
-        self.race: Any = race_service_pb2_grpc.MatchRaceServiceStub(channel)  # type: ignore[no-untyped-call, unused-ignore]
+        self.seat: transport.Transport | None = None  # once seated
         self.table_id = ""
         self.token = ""
         self.layouts: list[list[int]] = []
         self.board = 1
         self.signals = Signals()
 
-    def metadata(self) -> tuple[tuple[str, str], ...]:
-        return (("authorization", f"Bearer {self.token}"),)
+    def seated(self, table_id: str, token: str) -> None:
+        self.table_id, self.token = table_id, token
+        self.seat = transport.make(self.via, self.channel, "race", token)
+
+    async def send(self, rpc: str, request: Any) -> Any:
+        assert self.seat is not None, "not seated"
+        return await self.seat.send(rpc, request)
 
     async def create(self) -> str:
         reply = await self.lobby.CreateTable(
@@ -205,24 +216,22 @@ class Player:
             ),
             timeout=60,
         )
-        self.table_id, self.token = reply.table_id, reply.player_token
+        self.seated(reply.table_id, reply.player_token)
         return str(reply.invite_code)
 
     async def join(self, invite_code: str) -> None:
         reply = await self.lobby.JoinTable(
             lobby_pb2.JoinTableRequest(display_name=self.name, invite_code=invite_code), timeout=60
         )
-        self.table_id, self.token = reply.table_id, reply.player_token
+        self.seated(reply.table_id, reply.player_token)
 
     async def ready(self, stop: asyncio.Event, poll: float) -> bool:
         """Press Ready for the next board once it opens; False when the game is over."""
         await self.signals.wait(self.signals.opened, self.board, stop)
         while not stop.is_set():
             try:
-                reply = await self.race.PressReady(
-                    race_service_pb2.PressReadyRequest(table_id=self.table_id),
-                    metadata=self.metadata(),
-                    timeout=30,
+                reply = await self.send(
+                    "PressReady", race_service_pb2.PressReadyRequest(table_id=self.table_id)
                 )
                 self.signals.note(reply.events)
                 return True
@@ -260,10 +269,9 @@ class Player:
             t0 = time.perf_counter()
             code: str | None = None
             try:
-                reply = await self.race.TurnTile(
+                reply = await self.send(
+                    "TurnTile",
                     race_service_pb2.TurnTileRequest(table_id=self.table_id, tile=order[i]),
-                    metadata=self.metadata(),
-                    timeout=30,
                 )
             except grpc.aio.AioRpcError as error:
                 reply, code = None, refusal_code(error)
@@ -300,16 +308,15 @@ class Player:
 
     async def resign(self) -> None:
         with contextlib.suppress(grpc.aio.AioRpcError):  # already over
-            await self.race.Resign(
-                race_service_pb2.ResignRequest(table_id=self.table_id),
-                metadata=self.metadata(),
-                timeout=30,
-            )
+            await self.send("Resign", race_service_pb2.ResignRequest(table_id=self.table_id))
 
 
-async def open_table(channels: Channels, nc: Client, n: int) -> tuple[Player, Player]:
-    """A private 2-player table, created, joined by invite and started (the deal is known)."""
-    host, guest = Player(f"h{n}", channels.pick()), Player(f"g{n}", channels.pick())
+async def open_table(
+    channels: Channels, nc: Client, n: int, via: str = "unary"
+) -> tuple[Player, Player]:
+    """A private 2-player table, created, joined by invite and started (the deal is known);
+    its players send their commands ``via`` that transport."""
+    host, guest = Player(f"h{n}", channels.pick(), via), Player(f"g{n}", channels.pick(), via)
     guest.signals = host.signals
     invite = await host.create()
     await guest.join(invite)
@@ -340,6 +347,6 @@ async def play_tables(
         await asyncio.gather(*(p.play(sink, stop, interval, poll) for p in pair))
         if stop.is_set() or not again:
             break
-        pair = await open_table(channels, nc, n)
+        pair = await open_table(channels, nc, n, pair[0].via)
     if resign:
         await asyncio.gather(*(p.resign() for p in pair))

@@ -1,13 +1,20 @@
 """`python -m match_bench`: start the stack, load it, measure, write var/bench.json and .png.
 
-Phases on the stack as Match runs it (NATS with ``sync_interval: always``): full speed (a closed
-loop of ``--concurrency`` TurnTile calls, fed with as many tables as keep every slot busy), the
-bare chain (same gRPC/NATS/JetStream, no game) at the same concurrency, a human-pace ramp (~1.3
+First the event loop: short full-speed steps of the race on fresh stacks whose services run on
+uvloop and asyncio in turn (A B A B, ``--loop-rounds``); the loop with the more turns/s over its
+steps wins, and every stack started after runs its services on it. Then the phases on the stack
+as Match runs it (NATS with ``sync_interval: always``): full speed (a closed loop of
+``--concurrency`` TurnTile calls, fed with as many tables as keep every slot busy), the bare
+chain (same gRPC/NATS/JetStream, no game) at the same concurrency, a human-pace ramp (~1.3
 turns/s per table, stepping until p99 passes ``--p99-ms``), then idle tables (created and
 started, nobody turns) for memory per table. Then the same human-pace ramp on a second stack
-whose NATS syncs every ``--group-sync`` (group commit), for the price of durability, and full
-speed again on a third whose services run on the other event loop. Ends with
-the one ``bench:`` line.
+whose NATS syncs every ``--group-sync`` (group commit), for the price of durability, and the
+scripted load of every other game (match_bench.games) at full speed on a third. Ends with the
+one ``bench:`` line.
+
+The race's commands go through a transport (match_bench.transport): ``unary`` today. A ``Play``
+stream per seat is not served yet: the line says ``play=absent`` and ``turns_s`` is the unary
+path's.
 """
 
 from __future__ import annotations
@@ -35,7 +42,7 @@ import grpc  # type: ignore[import-untyped, unused-ignore]
 from nats.aio.client import Client
 
 from match.v1 import common_pb2, lobby_pb2, lobby_pb2_grpc
-from match_bench import procstat
+from match_bench import games, procstat
 from match_bench.bare import METHOD
 from match_bench.players import (
     Channels,
@@ -48,6 +55,7 @@ from match_bench.players import (
 )
 from match_bus import subjects
 from match_bus.service import DEFAULT_EVENT_LOOP, EVENT_LOOPS
+from match_client.client import MatchClient
 from match_launch.child import tied
 from match_launch.natsserver import NatsServer, free_port
 from match_launch.stack import ONE_ADDRESS_MANY_PLAYERS, Stack
@@ -55,6 +63,7 @@ from match_launch.stack import ONE_ADDRESS_MANY_PLAYERS, Stack
 Job = Coroutine[Any, Any, None]
 SERVICES = ("dealer", "ledger", "referee", "lobby")
 OTHER_LOOP = next(loop for loop in EVENT_LOOPS if loop != DEFAULT_EVENT_LOOP)
+TRANSPORT = "unary"  # the race's full speed and human pace; see match_bench.transport
 # Every game but the race (whose idle tables are started, 2-seat races), and its seats: one for
 # a solo game (it starts at once), MATCH 5's least (three: its tables wait for players).
 IDLE_GAMES = (
@@ -155,7 +164,7 @@ class Bench:
                 if time.monotonic() > deadline:
                     return
                 try:
-                    opened.append(await open_table(channels, self.nc, n))
+                    opened.append(await open_table(channels, self.nc, n, TRANSPORT))
                 except (grpc.aio.AioRpcError, TimeoutError) as error:
                     self.log(f"open table failed: {error!r:.200}")
 
@@ -196,18 +205,30 @@ class Bench:
             "cpu_s": cpu,
             "service_cpu_us_per_turn": round(services / turns * 1e6),
             "nats_cpu_us_per_turn": round(cpu.get("nats", 0.0) / turns * 1e6),
+            "stack_cpu_us_per_turn": round((services + cpu.get("nats", 0.0)) / turns * 1e6),
+            "dealer_cpu_us_per_turn": round(cpu.get("dealer", 0.0) / turns * 1e6),
             "driver_cpu_us_per_turn": round(cpu.get("driver", 0.0) / turns * 1e6),
             "all_cpu_us_per_turn": round(sum(cpu.values()) / turns * 1e6),
             "cpu_utilisation_cores": round(sum(cpu.values()) / elapsed, 2),
         }
 
-    async def full_speed(self, channels: Channels, key: str = "full_speed") -> None:
+    async def full_speed(
+        self,
+        channels: Channels,
+        key: str = "full_speed",
+        tables: int | None = None,
+        warmup: float | None = None,
+        seconds: float | None = None,
+    ) -> dict[str, Any]:
         """Every player turns as fast as replies come, at most ``--concurrency`` TurnTile calls
         in flight (a closed loop, like the bare chain's callers). A player's last pair of a board
         waits until 12.1 s after its first turn, so a fixed set of tables runs dry; a feeder
         opens more whenever fewer than twice ``--concurrency`` players are queued for a slot, so
         the load offered stays above what the stack carries and the window measures the stack."""
         a = self.args
+        tables = a.tables if tables is None else tables
+        warmup = a.warmup if warmup is None else warmup
+        seconds = a.full_seconds if seconds is None else seconds
         sink, stop = Sink(limit=asyncio.Semaphore(a.concurrency)), asyncio.Event()
         tasks: list[asyncio.Task[None]] = []
 
@@ -219,15 +240,15 @@ class Bench:
                 )
                 tasks.append(asyncio.create_task(play))
 
-        self.log(f"full speed: opening {a.tables} tables")
+        self.log(f"full speed: opening {tables} tables")
         t0 = time.monotonic()
-        launch(await self.open_tables(channels, a.tables, a.create_budget), min(2.0, a.warmup))
+        launch(await self.open_tables(channels, tables, a.create_budget), min(2.0, warmup))
         self.log(f"opened {len(tasks)} tables in {time.monotonic() - t0:.1f}s")
         feeder = asyncio.create_task(self.feed(channels, sink, stop, tasks, launch))
         # Warm up for --warmup s, longer (up to three times) while the slots are not yet full.
         t0, area0 = time.monotonic(), sink.area()
-        await asyncio.sleep(a.warmup)
-        while time.monotonic() - t0 < 3 * a.warmup:
+        await asyncio.sleep(warmup)
+        while time.monotonic() - t0 < 3 * warmup:
             t1, area1 = time.monotonic(), sink.area()
             await asyncio.sleep(1.0)
             if (sink.area() - area1) / (time.monotonic() - t1) >= 0.95 * a.concurrency:
@@ -237,8 +258,9 @@ class Bench:
             f"warm after {time.monotonic() - t0:.1f}s: {len(tasks)} tables, {warm:.1f} in flight"
         )
         before = len(tasks)
-        stats, elapsed, cpu, flight = await self.window(sink, a.full_seconds)
+        stats, elapsed, cpu, flight = await self.window(sink, seconds)
         fig = self.figures(stats, elapsed, cpu, flight)
+        fig["transport"] = TRANSPORT
         fig["tables"] = len(tasks)
         fig["tables_opened_in_window"] = len(tasks) - before
         fig["concurrency"] = a.concurrency
@@ -252,6 +274,7 @@ class Bench:
         stop.set()
         await feeder
         await asyncio.gather(*tasks, return_exceptions=True)
+        return fig
 
     async def feed(
         self,
@@ -544,14 +567,95 @@ class Bench:
         self.results["ledger"] = self.ledger_summary()
         self.results["held"] = {"tables": live, "bytes_per_table": per_table}
 
-    async def run_other_loop(self) -> None:
-        """Full speed again, on a stack whose services run on the other event loop (asyncio's
-        own, where they run on uvloop by default: ``MATCH_EVENT_LOOP``)."""
+    async def run_loop_step(self) -> None:
+        """One step of the event loops' alternation: a short full speed on this fresh stack,
+        whose services run on the loop its ``MATCH_EVENT_LOOP`` names."""
+        a = self.args
         channels = Channels(self.stack.lobby_addr)
         try:
-            await self.full_speed(channels, key=f"full_speed_{OTHER_LOOP}")
+            await self.full_speed(
+                channels, "loop_step", a.loop_tables, a.loop_warmup, a.loop_seconds
+            )
         finally:
             await channels.close()
+        fig = self.results.pop("loop_step")
+        fig["loop"] = self.stack.env["MATCH_EVENT_LOOP"]
+        self.results.setdefault("loop_steps", []).append(fig)
+
+    async def run_games(self) -> None:
+        """The scripted load of every game that has a script, one after the other."""
+        channels = Channels(self.stack.lobby_addr)
+        client = MatchClient(self.stack.lobby_addr, timeout=60)
+        try:
+            for slug in games.scripted_slugs():
+                fig = await self.game_load(client, channels, slug)
+                self.results.setdefault("games", {})[slug] = fig
+        finally:
+            await client.close()
+            await channels.close()
+
+    async def game_load(self, client: MatchClient, channels: Channels, slug: str) -> dict[str, Any]:
+        """``slug``'s tables played by script at full speed (at most ``--concurrency`` commands
+        in flight), measured for ``--game-seconds`` after a warm-up of ``--game-warmup`` (up to
+        three times as long until 95 % of the slots are busy). A feeder adds tables (8 at a
+        time, up to ``--max-tables``) while fewer commands wait for a slot, counting the tables
+        being opened as waiting, than there are slots: the load offered stays above what the
+        stack carries, and a slow stack is not flooded with new tables. Then ``--settle`` s for
+        what the game's tables left (deals, records) before the next game."""
+        a = self.args
+        sink, stop = Sink(limit=asyncio.Semaphore(a.concurrency)), asyncio.Event()
+        counts = games.Counts()
+        tasks: list[asyncio.Task[None]] = []
+
+        def opener(n: int) -> Any:
+            return games.open_table(client, channels, self.nc, slug, n, TRANSPORT)
+
+        def add(count: int) -> None:
+            for _ in range(count):
+                play = games.keep_playing(opener, len(tasks), sink, stop, counts)
+                tasks.append(asyncio.create_task(play))
+
+        async def feed() -> None:
+            while not stop.is_set():
+                pending = sink.waiting + counts.opening
+                if pending < a.concurrency and len(tasks) < a.max_tables:
+                    add(min(8, a.max_tables - len(tasks)))
+                await pause(stop, 0.25)
+
+        seats = games.script_of(slug).SEATS
+        add(max(1, a.concurrency // seats))
+        feeder = asyncio.create_task(feed())
+        t0 = time.monotonic()
+        await asyncio.sleep(a.game_warmup)
+        while time.monotonic() - t0 < 3 * a.game_warmup:
+            t1, area1 = time.monotonic(), sink.area()
+            await asyncio.sleep(1.0)
+            if (sink.area() - area1) / (time.monotonic() - t1) >= 0.95 * a.concurrency:
+                break
+        before = counts.tables
+        stats, elapsed, cpu, flight = await self.window(sink, a.game_seconds)
+        fig = self.figures(stats, elapsed, cpu, flight)
+        stop.set()
+        await feeder
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.sleep(a.settle)
+        fig.update(
+            transport=TRANSPORT,
+            seats=seats,
+            tables_playing=len(tasks),
+            tables_opened_in_window=counts.tables - before,
+            tables_finished=counts.finished,
+            seats_given_up=counts.given_up,
+            tables_failed_to_open=counts.failed_to_open,
+            open_errors=counts.errors,
+        )
+        self.log(
+            f"{slug}: {fig['turns_per_s']} commands/s, {fig['stack_cpu_us_per_turn']} us of "
+            f"services + NATS per command (dealer {fig['dealer_cpu_us_per_turn']}) "
+            f"{fig['latency_ms']}, {flight:.1f} in flight, "
+            f"{len(tasks)} tables at once, refused {dict(stats.refused)}"
+        )
+        return fig
 
     async def run_peer(self, bare: bool) -> None:
         """``make bench-peer``'s phases on our stack: full speed, the bare chain (with ``bare``)
@@ -622,6 +726,37 @@ def at_tables(points: list[dict[str, Any]], tables: int) -> dict[str, Any]:
     return next((p for p in points if p["tables"] == tables), points[-1])
 
 
+def loop_sequence(rounds: int) -> list[str]:
+    """The event loops' alternation: the services' default first, then the other, ``rounds``
+    times (A B A B for 2)."""
+    return [DEFAULT_EVENT_LOOP, OTHER_LOOP] * rounds
+
+
+def loop_winner(steps: list[dict[str, Any]]) -> tuple[str, dict[str, dict[str, Any]]]:
+    """The loop with the more turns/s over its steps (the mean; the services' default on a tie
+    or with no steps), and each loop's figures: its steps' turns/s, their mean, and the mean
+    CPU of services + NATS per turn."""
+    by_loop: dict[str, dict[str, Any]] = {}
+    for loop in EVENT_LOOPS:
+        mine = [step for step in steps if step["loop"] == loop]
+        if not mine:
+            continue
+        rates = [step["turns_per_s"] for step in mine]
+        by_loop[loop] = {
+            "turns_per_s": rates,
+            "mean_turns_per_s": round(sum(rates) / len(rates), 1),
+            "stack_cpu_us_per_turn": round(
+                sum(step["stack_cpu_us_per_turn"] for step in mine) / len(mine)
+            ),
+        }
+    best = max(
+        by_loop,
+        key=lambda loop: (by_loop[loop]["mean_turns_per_s"], loop == DEFAULT_EVENT_LOOP),
+        default=DEFAULT_EVENT_LOOP,
+    )
+    return best, by_loop
+
+
 def summary(results: dict[str, Any], args: argparse.Namespace) -> str:
     """Fill ``results["summary"]`` and return the ``bench:`` line."""
     full, bare = results["full_speed"], results["bare_chain"]
@@ -637,25 +772,40 @@ def summary(results: dict[str, Any], args: argparse.Namespace) -> str:
     }
     if full["all_cpu_us_per_turn"]:  # the same ratio by CPU: a bare call's over a turn's
         s["cpu_ratio"] = round(bare["all_cpu_us_per_turn"] / full["all_cpu_us_per_turn"], 3)
-    other = results.get(f"full_speed_{OTHER_LOOP}")
-    if other and bare["turns_per_s"]:
-        s["loops"] = {
-            DEFAULT_EVENT_LOOP: {"ratio": s["ratio"], "cpu": full["service_cpu_us_per_turn"]},
-            OTHER_LOOP: {
-                "ratio": round(other["turns_per_s"] / bare["turns_per_s"], 3),
-                "cpu": other["service_cpu_us_per_turn"],
-            },
-        }
+    s["turns_s"] = round(full["turns_per_s"])
+    s["cpu_us_per_turn"] = full["stack_cpu_us_per_turn"]
+    s["unary_turns_s"] = round(full["turns_per_s"])
+    s["play"] = "absent"  # no Play rpc on the services yet: nothing measured, nothing printed
+    s["loop"], s["loops"] = loop_winner(results.get("loop_steps", []))
+    s["games"] = {
+        slug: {"cpu_us": fig["stack_cpu_us_per_turn"], "cmds_s": round(fig["turns_per_s"])}
+        for slug, fig in results.get("games", {}).items()
+    }
     group = results.get("human_pace_group")
     if group:
         under = [p["tables"] for p in group if p["latency_ms"]["p99"] < args.p99_ms]
         s["group_sync"] = args.group_sync
         s["group_p99_ms"] = at_tables(group, args.human_tables)["latency_ms"]["p99"]
         s["group_max_tables_50ms"] = max(under, default=0)
-    return (
-        f"bench: ratio={s['ratio']:.3f} in_flight={s['in_flight']:.0f} p99_ms={s['p99_ms']:.1f} "
-        f"max_tables_50ms={s['max_tables_50ms']} tables={s['tables']} "
-        f"bytes_per_table={s['bytes_per_table']}"
+    loops = " ".join(
+        f"{loop}_turns_s={fig['mean_turns_per_s']:.0f}" for loop, fig in s["loops"].items()
+    )
+    per_game = " ".join(
+        f"{slug}_cpu_us={fig['cpu_us']} {slug}_cmds_s={fig['cmds_s']}"
+        for slug, fig in s["games"].items()
+    )
+    return " ".join(
+        part
+        for part in (
+            f"bench: turns_s={s['turns_s']} cpu_us_per_turn={s['cpu_us_per_turn']} "
+            f"in_flight={s['in_flight']:.0f} p99_ms={s['p99_ms']:.1f} "
+            f"max_tables_50ms={s['max_tables_50ms']} unary_turns_s={s['unary_turns_s']} "
+            f"play={s['play']} loop={s['loop']}",
+            loops,
+            per_game,
+            f"ratio={s['ratio']:.3f} tables={s['tables']} bytes_per_table={s['bytes_per_table']}",
+        )
+        if part
     )
 
 
@@ -676,10 +826,11 @@ def table_text(results: dict[str, Any], group_sync: str = "") -> str:
              f"{fig['service_cpu_us_per_turn']}/{fig['all_cpu_us_per_turn']}")
         )  # fmt: skip
 
+    for step in results.get("loop_steps", []):
+        row(f"loop {step['loop']}", step, step["tables"])
     row("full speed", results["full_speed"], results["full_speed"]["tables"])
-    other = results.get(f"full_speed_{OTHER_LOOP}")
-    if other:
-        row(f"full {OTHER_LOOP}", other, other["tables"])
+    for slug, fig in results.get("games", {}).items():
+        row(slug, fig, fig["tables_playing"])
     row("bare chain", results["bare_chain"], f"c={results['bare_chain']['concurrency']}")
     for point in results["human_pace"]:
         row("human pace", point, point["tables"])
@@ -687,7 +838,10 @@ def table_text(results: dict[str, Any], group_sync: str = "") -> str:
     for point in group:
         row(f"human {group_sync}", point, point["tables"])
     lines = aligned(rows)
-    lines.append("us/turn: CPU of the four services / of everything (NATS, the driver, bare)")
+    lines.append(
+        "us/turn: CPU of the four services / of everything (NATS, the driver, bare); a game's "
+        "row: per command, its tables at once"
+    )
     if group:
         lines.append("")
         lines.extend(side_by_side(results["human_pace"], group, group_sync))
@@ -713,12 +867,26 @@ def table_text(results: dict[str, Any], group_sync: str = "") -> str:
             f"ratio by CPU: {s['cpu_ratio']:.3f} (a bare call's CPU, all processes, over a "
             f"full-speed turn's); by throughput: {s['ratio']:.3f}"
         )
-    if "loops" in s:
-        ours, theirs = s["loops"][DEFAULT_EVENT_LOOP], s["loops"][OTHER_LOOP]
+    if s.get("loops"):
+        each = "; ".join(
+            f"{loop} {fig['mean_turns_per_s']:.0f} turns/s (steps "
+            f"{', '.join(f'{r:.0f}' for r in fig['turns_per_s'])}), "
+            f"{fig['stack_cpu_us_per_turn']} us services + NATS per turn"
+            for loop, fig in s["loops"].items()
+        )
+        lines.append(f"event loop: {s['loop']} won ({each}); the stacks after ran on it")
+    if s.get("games"):
         lines.append(
-            f"event loop: {DEFAULT_EVENT_LOOP} ratio={ours['ratio']:.3f} "
-            f"service_cpu_us_per_turn={ours['cpu']} ({OTHER_LOOP}: ratio={theirs['ratio']:.3f} "
-            f"service_cpu_us_per_turn={theirs['cpu']})"
+            "scripted games, full speed, services + NATS per command: "
+            + ", ".join(
+                f"{slug} {g['cpu_us']} us at {g['cmds_s']} commands/s"
+                for slug, g in s["games"].items()
+            )
+        )
+    if "turns_s" in s:
+        lines.append(
+            f"transport: {TRANSPORT} (turns_s is its figure); play: absent (not served yet, "
+            "not measured)"
         )
     if "group_p99_ms" in s:
         lines.append(
@@ -823,11 +991,23 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         help="the human-pace ramp again with this JetStream sync_interval ('' to skip)",
     )
     p.add_argument(
-        "--other-loop",
+        "--loop-rounds",
+        type=int,
+        default=2,
+        help=f"{DEFAULT_EVENT_LOOP} then {OTHER_LOOP}, this many times, a short full speed each "
+        "on a fresh stack; the winner runs the services after (0: the default, no steps)",
+    )
+    p.add_argument("--loop-tables", type=int, default=100, help="tables opened before a step")
+    p.add_argument("--loop-warmup", type=float, default=4.0)
+    p.add_argument("--loop-seconds", type=float, default=8.0)
+    p.add_argument(
+        "--games",
         action=argparse.BooleanOptionalAction,
         default=True,
-        help=f"full speed again with the services on {OTHER_LOOP}, beside {DEFAULT_EVENT_LOOP}",
+        help="the scripted load of every other game (match_bench.games), on its own stack",
     )
+    p.add_argument("--game-warmup", type=float, default=5.0)
+    p.add_argument("--game-seconds", type=float, default=10.0)
     p.add_argument("--idle-tables", type=int, default=10_000)
     p.add_argument("--idle-per-game", type=int, default=1000, help="idle tables of each other game")
     p.add_argument("--idle-budget", type=float, default=70.0, help="seconds to open idle tables")
@@ -870,7 +1050,8 @@ async def on_stack(
     args: argparse.Namespace, stack: Stack, results: dict[str, Any], phases: str
 ) -> None:
     """Start ``stack``, run its ``phases`` (main: how Match runs; group: the group-commit ramp;
-    other_loop: full speed on the other event loop; peer, peer_no_bare: ``make bench-peer``'s),
+    loop_step: a short full speed for the loops' alternation; games: the scripted games; peer,
+    peer_no_bare: ``make bench-peer``'s),
     stop."""
     bench: Bench | None = None
     try:
@@ -886,7 +1067,8 @@ async def on_stack(
         runs: dict[str, Callable[[], Job]] = {
             "main": bench.run,
             "group": bench.run_group,
-            "other_loop": bench.run_other_loop,
+            "loop_step": bench.run_loop_step,
+            "games": bench.run_games,
             "peer": functools.partial(bench.run_peer, bare=True),
             "peer_no_bare": functools.partial(bench.run_peer, bare=False),
         }
@@ -904,13 +1086,20 @@ async def amain(args: argparse.Namespace) -> str:
     args.out.mkdir(parents=True, exist_ok=True)
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="match-bench-") as tmp:
-        await on_stack(args, bench_stack(Path(tmp) / "stack"), results, "main")
+        for i, loop in enumerate(loop_sequence(args.loop_rounds)):
+            step = bench_stack(Path(tmp) / f"loop-{i}", event_loop=loop)
+            await on_stack(args, step, results, "loop_step")
+        loop, figures = loop_winner(results.get("loop_steps", []))
+        if figures:
+            said = ", ".join(f"{k} {v['mean_turns_per_s']:.0f} turns/s" for k, v in figures.items())
+            print(f"event loop: {loop} won ({said}): the services run on it from here", flush=True)
+        await on_stack(args, bench_stack(Path(tmp) / "stack", event_loop=loop), results, "main")
         if args.group_sync:
-            group = bench_stack(Path(tmp) / "group", args.group_sync)
+            group = bench_stack(Path(tmp) / "group", args.group_sync, loop)
             await on_stack(args, group, results, "group")
-        if args.other_loop:
-            other = bench_stack(Path(tmp) / "other-loop", event_loop=OTHER_LOOP)
-            await on_stack(args, other, results, "other_loop")
+        if args.games:
+            scripted = bench_stack(Path(tmp) / "games", event_loop=loop)
+            await on_stack(args, scripted, results, "games")
     line = summary(results, args)
     results["settings"] = {k: str(v) for k, v in vars(args).items()}
     results["summary_line"] = line

@@ -13,10 +13,14 @@ import pytest
 
 pytestmark = pytest.mark.stack  # python -m match_bench starts a whole stack
 
+GAMES = ("concentration", "match_cards", "number_match", "match_five")
 LINE = re.compile(
-    r"^bench: ratio=(?P<ratio>[0-9.]+) in_flight=(?P<in_flight>\d+) "
-    r"p99_ms=(?P<p99>[0-9.]+|nan) max_tables_50ms=(?P<max_tables>\d+) "
-    r"tables=(?P<tables>\d+) bytes_per_table=(?P<bytes>-?\d+)$"
+    r"^bench: turns_s=(?P<turns_s>\d+) cpu_us_per_turn=(?P<cpu>\d+) "
+    r"in_flight=(?P<in_flight>\d+) p99_ms=(?P<p99>[0-9.]+|nan) "
+    r"max_tables_50ms=(?P<max_tables>\d+) unary_turns_s=(?P<unary>\d+) play=absent "
+    r"loop=(?P<loop>uvloop|asyncio) asyncio_turns_s=\d+ uvloop_turns_s=\d+ "
+    + "".join(rf"{g}_cpu_us=(?P<{g}_cpu>\d+) {g}_cmds_s=(?P<{g}_cmds>\d+) " for g in GAMES)
+    + r"ratio=(?P<ratio>[0-9.]+) tables=(?P<tables>\d+) bytes_per_table=(?P<bytes>-?\d+)$"
 )
 
 
@@ -35,13 +39,16 @@ def test_a_tiny_bench_prints_its_summary_line(tmp_path: Path) -> None:
         "--group-sync", "5ms", "--idle-tables", "4", "--idle-budget", "5", "--idle-per-game", "3",
         "--settle", "0.5",
         "--no-profile",
+        "--loop-rounds", "1", "--loop-tables", "4", "--loop-warmup", "1", "--loop-seconds", "3",
+        "--game-warmup", "2", "--game-seconds", "3",
     ]  # fmt: skip
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=180, check=False)
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     last = done.stdout.strip().splitlines()[-1]
     match = LINE.match(last)
     assert match, done.stdout[-3000:]
     assert float(match["ratio"]) >= 0
+    assert match["turns_s"] == match["unary"]  # Play is not measured: turns_s is unary's
     assert int(match["tables"]) >= 2
     results = json.loads((tmp_path / "bench.json").read_text())
     full = results["full_speed"]
@@ -50,11 +57,25 @@ def test_a_tiny_bench_prints_its_summary_line(tmp_path: Path) -> None:
     assert full["tables"] >= 2  # the feeder may have opened more (at most --max-tables)
     assert full["tables"] <= 48
     assert results["bare_chain"]["turns"] > 0
-    # The same closed loop again with the services on asyncio's own loop (they run on uvloop
-    # by default), in the same run; each stack says its loop.
-    assert results["full_speed_asyncio"]["turns"] > 0, done.stdout[-3000:]
-    assert "event loop: uvloop ratio=" in done.stdout and "(asyncio: ratio=" in done.stdout
+    assert full["transport"] == "unary"
+    # The event loops' steps, uvloop then asyncio, each on its own stack; the winner by turns/s
+    # runs every stack after (each stack says its loop).
+    steps = results["loop_steps"]
+    assert [s["loop"] for s in steps] == ["uvloop", "asyncio"], steps
+    assert all(s["turns"] > 0 for s in steps), steps
+    winner = max(steps, key=lambda s: (s["turns_per_s"], s["loop"] == "uvloop"))["loop"]
+    assert match["loop"] == results["summary"]["loop"] == winner
+    assert f"event loop: {winner} won (" in done.stdout
     assert "always, uvloop)" in done.stdout and "always, asyncio)" in done.stdout
+    assert done.stdout.count(f"always, {winner})") == 3  # its step, the main stack, the games'
+    # Every other game played by script on the real stack: commands accepted, none refused (the
+    # scripts' moves are legal), its CPU per command on the line.
+    for game in GAMES:
+        fig = results["games"][game]
+        assert fig["turns"] > 0 and fig["refused"] == {} and fig["errors"] == {}, (game, fig)
+        assert fig["tables_failed_to_open"] == 0 and fig["seats_given_up"] == 0, (game, fig)
+        assert int(match[f"{game}_cpu"]) == fig["stack_cpu_us_per_turn"] > 0
+        assert int(match[f"{game}_cmds"]) == round(fig["turns_per_s"])
     # Both ramps ran, by table count: the target's step is in each.
     for key in ("human_pace", "human_pace_group"):
         assert 2 in [p["tables"] for p in results[key]], results[key]

@@ -1,0 +1,87 @@
+"""How a bench seat sends its game's commands: one interface, a transport per way of sending.
+
+A seat's transport takes one command (the name of an rpc of its game's service and the request
+message) and returns the reply, or raises the call's ``grpc.aio.AioRpcError`` (a refusal of the
+rules carries its code, :func:`match_client.client.refusal_code`). The players of every game (the
+race's and the scripted ones, match_bench.games) send through it and know nothing else of the
+wire, so a second transport is a class here and an entry in :data:`TRANSPORTS`.
+
+``unary``: one gRPC unary call per command, the rpc found by name in the game's service
+descriptor (match_client.session.rpcs, the table ``GameSession`` calls from), sent over the
+bench's own channels: ``GameSession`` calls over its ``MatchClient``'s channel, and every
+``MatchClient`` of a process shares one HTTP/2 connection (gRPC's global subchannel pool), which
+would cap the load; the bench's channels each keep their own.
+
+``play`` (a bidirectional ``Play`` stream per seat) is not on this branch's services yet:
+:data:`ABSENT` says so, and the bench prints ``play=absent`` rather than a figure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import grpc  # type: ignore[import-untyped, unused-ignore]
+from google.protobuf.message import Message
+
+from match_client.session import rpcs
+
+ABSENT = ("play",)  # transports the bench knows of whose rpc the services do not serve yet
+TIMEOUT_S = 30.0
+
+
+class Transport(Protocol):
+    """One seat's way of sending its game's commands."""
+
+    name: str
+
+    async def send(self, rpc: str, request: Message) -> Any:
+        """The reply to ``request`` sent as the rpc ``rpc``; raises the call's AioRpcError."""
+        ...
+
+    async def close(self) -> None:
+        """Nothing more will be sent."""
+        ...
+
+
+class Unary:
+    """A unary call per command, with the seat's token."""
+
+    name = "unary"
+
+    def __init__(self, channel: grpc.aio.Channel, slug: str, token: str) -> None:
+        self._channel = channel
+        self._rpcs = rpcs(slug)
+        self._metadata = (("authorization", f"Bearer {token}"),)
+        self._calls: dict[str, Any] = {}
+
+    def _call(self, name: str) -> Any:
+        found = self._calls.get(name)
+        if found is None:
+            rpc = self._rpcs[name]
+            if rpc.streaming:
+                raise ValueError(f"{rpc.path} streams: a transport sends commands, not Watch")
+            found = self._calls[name] = self._channel.unary_unary(
+                rpc.path,
+                request_serializer=rpc.request.SerializeToString,
+                response_deserializer=rpc.response.FromString,
+            )
+        return found
+
+    async def send(self, rpc: str, request: Message) -> Any:
+        return await self._call(rpc)(request, metadata=self._metadata, timeout=TIMEOUT_S)
+
+    async def close(self) -> None:
+        return None
+
+
+# name -> how a seat's transport is made from (channel, game slug, seat token)
+TRANSPORTS: dict[str, Callable[[grpc.aio.Channel, str, str], Transport]] = {"unary": Unary}
+
+
+def make(name: str, channel: grpc.aio.Channel, slug: str, token: str) -> Transport:
+    """The seat's transport ``name``; a clear error for one the bench does not have."""
+    if name not in TRANSPORTS:
+        absent = " (its rpc is not served yet)" if name in ABSENT else ""
+        raise ValueError(f"no transport {name!r}{absent}; the bench has {sorted(TRANSPORTS)}")
+    return TRANSPORTS[name](channel, slug, token)

@@ -1,0 +1,195 @@
+"""The bench's scripted games (match_bench.scripts, match_bench.games) and its pure pieces: every
+script's moves are legal by the game's own rules on the game's own deal, the games are found by
+the registry, the transports, the event loops' alternation and the ``bench:`` line. Pure: no
+stack (tests/bench/test_bench_smoke.py runs them on one)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import pytest
+
+from match.v1 import dealer_pb2
+from match_bench import games, run, transport
+from match_bench.scripts.common import grouped
+from match_client.session import rpcs
+from match_rules import registry
+from match_rules.concentration.settings import Matching, pair
+from match_rules.number_match import board as boards
+
+SEED = bytes(range(32))
+
+
+def dealt(slug: str, settings: Any = None) -> dealer_pb2.Deal:
+    """The game's own deal of ``SEED``, in the dealer's envelope (its member named by slug)."""
+    game = registry.by_slug(slug)
+    chosen = game.settings(settings if settings is not None else games.script_of(slug).settings())
+    deal = dealer_pb2.Deal()
+    getattr(deal, slug).CopyFrom(game.deal(SEED, chosen))
+    return deal
+
+
+def commands(slug: str, deal: dealer_pb2.Deal, seat: int = 0) -> list[tuple[str, dict[str, Any]]]:
+    """Every command the script sends for ``seat``, each answered."""
+    script = games.script_of(slug).Script(deal, games.script_of(slug).SEATS)
+    out = []
+    while (command := script.next(seat)) is not None:
+        out.append(command)
+        script.answered(seat, None)
+        assert len(out) < 10_000
+    return out
+
+
+def test_every_game_but_the_race_has_a_script_found_by_its_slug() -> None:
+    assert games.scripted_slugs() == [s for s in registry.slugs() if s != "race"]
+    for slug in games.scripted_slugs():
+        module = games.script_of(slug)
+        game = registry.by_slug(slug)
+        assert game.min_seats <= module.SEATS <= game.max_seats, slug
+        game.settings(module.settings())  # the rules take the table's settings as they are
+        for name, _ in commands(slug, dealt(slug)):
+            assert name in rpcs(slug), (slug, name)
+
+
+def test_grouping_puts_equal_faces_together_in_first_seen_order() -> None:
+    assert grouped(["a", "b", "a", "c", "b", "a"]) == [[1, 3, 6], [2, 5], [4]]
+
+
+def test_concentration_flips_pairs_that_match_by_the_rules() -> None:
+    deal = dealt("concentration")
+    faces = list(deal.concentration.cards)
+    sent = commands("concentration", deal)
+    cards = [fields["card"] for name, fields in sent]
+    assert {name for name, _ in sent} == {"FlipCard"}
+    assert sorted(cards) == list(range(1, len(faces) + 1))  # every card, once
+    for a, b in zip(cards[::2], cards[1::2], strict=True):
+        assert pair(faces[a - 1], faces[b - 1], Matching.IDENTICAL), (a, b)
+
+
+@pytest.mark.parametrize("mode, size", [("MODE_PAIRS", 2), ("MODE_TRIPLES", 3)])
+def test_match_cards_turns_whole_groups_and_waits_for_each_comparison(mode: str, size: int) -> None:
+    from match.v1 import match_cards_pb2
+    from match_rules.match_cards.decide import COMPARE_MS
+
+    deal = dealt("match_cards", match_cards_pb2.MatchCardsSettings(mode=mode))
+    faces = list(deal.match_cards.cards)
+    script = games.script_of("match_cards").Script(deal, 1)
+    turned: list[int] = []
+    waits: list[float] = []
+    while (command := script.next(0)) is not None:
+        turned.append(command[1]["card"])
+        script.answered(0, None)
+        waits.append(script.pause_s(0))
+    assert sorted(turned) == list(range(1, len(faces) + 1))
+    for start in range(0, len(turned), size):
+        group = {faces[c - 1] for c in turned[start : start + size]}
+        assert len(group) == 1, turned[start : start + size]
+    # a wait longer than the comparison after each attempt's last card, none inside one
+    assert waits == [
+        COMPARE_MS / 1000 + 0.1 if (i + 1) % size == 0 else 0.0 for i in range(len(waits))
+    ]
+
+
+def test_number_match_plays_its_deal_to_a_clear_board() -> None:
+    deal = dealt("number_match")
+    board = tuple(deal.number_match.board)
+    for name, fields in commands("number_match", deal):
+        if name == "AddNumbers":
+            assert boards.can_add(board)
+            board = boards.add_numbers(board)
+        else:
+            i, j = fields["first"] - 1, fields["second"] - 1
+            assert (i, j) in boards.pair_moves(board), (i, j)
+            board, _ = boards.remove_pair(board, i, j)
+    assert boards.is_clear(board)
+
+
+def test_match_five_writes_and_erases_only_its_own_links() -> None:
+    module = games.script_of("match_five")
+    deal = dealt("match_five")
+    texts: dict[int, set[str]] = {}
+    for seat in range(module.SEATS):
+        links: dict[int, str] = {}
+        sent = commands("match_five", deal, seat)
+        assert len(sent) == module.ROUNDS * 2 * module.COMBINATIONS
+        for name, fields in sent:
+            combination = fields["combination"]
+            assert 1 <= combination <= module.COMBINATIONS
+            if name == "WriteLink":
+                assert combination not in links  # written on an empty combination
+                links[combination] = fields["text"]
+            else:
+                assert name == "EraseLink" and combination in links  # erased: it was there
+                del links[combination]
+        assert links == {}
+        texts[seat] = {f["text"] for n, f in sent if n == "WriteLink"}
+        assert len(texts[seat]) == module.COMBINATIONS  # one word per combination: never reused
+    assert module.Script(deal, 3).pause_s(0) == 0.0
+
+
+def test_a_transport_is_made_by_name_and_play_is_said_to_be_absent() -> None:
+    assert set(transport.TRANSPORTS) == {"unary"}
+    with pytest.raises(ValueError, match=r"'play' .*not served yet"):
+        transport.make("play", None, "race", "t")
+    with pytest.raises(ValueError, match="no transport 'pigeon'; the bench has \\['unary'\\]"):
+        transport.make("pigeon", None, "race", "t")
+
+
+def test_the_unary_transport_sends_commands_not_the_watch() -> None:
+    class Channel:
+        def unary_unary(self, path: str, **_: Any) -> str:
+            return path
+
+    way = transport.make("unary", Channel(), "concentration", "tok")
+    assert isinstance(way, transport.Unary)
+    assert way._call("FlipCard") == "/match.v1.ConcentrationService/FlipCard"
+    with pytest.raises(ValueError, match="streams"):
+        way._call("Watch")
+
+
+def test_the_loops_alternate_and_the_faster_mean_wins() -> None:
+    assert run.loop_sequence(2) == ["uvloop", "asyncio", "uvloop", "asyncio"]
+    assert run.loop_sequence(0) == []
+
+    def step(loop: str, rate: float, cpu: int) -> dict[str, Any]:
+        return {"loop": loop, "turns_per_s": rate, "stack_cpu_us_per_turn": cpu}
+
+    steps = [step("uvloop", 900, 1000), step("asyncio", 700, 1200), step("uvloop", 500, 1400),
+             step("asyncio", 800, 1100)]  # fmt: skip
+    winner, loops = run.loop_winner(steps)
+    assert winner == "asyncio"  # 750 against 700, though uvloop had the best single step
+    assert loops["uvloop"] == {
+        "turns_per_s": [900, 500], "mean_turns_per_s": 700.0, "stack_cpu_us_per_turn": 1200,
+    }  # fmt: skip
+    assert run.loop_winner([step("uvloop", 5, 1), step("asyncio", 5, 1)])[0] == "uvloop"  # tie
+    assert run.loop_winner([]) == ("uvloop", {})
+
+
+def test_the_bench_line_says_play_is_absent_and_every_games_cpu() -> None:
+    def fig(rate: float, cpu: int, **more: Any) -> dict[str, Any]:
+        return {"turns_per_s": rate, "stack_cpu_us_per_turn": cpu, "all_cpu_us_per_turn": cpu,
+                "service_cpu_us_per_turn": cpu, "mean_in_flight": 63.6, "tables": 40,
+                "tables_playing": 9, "concurrency": 64,
+                "latency_ms": {"p50": 3.0, "p95": 8.0, "p99": 12.0}, **more}  # fmt: skip
+
+    results: dict[str, Any] = {
+        "full_speed": fig(812.4, 1900),
+        "bare_chain": fig(2000.0, 600),
+        "human_pace": [fig(325, 0, tables=250), fig(1300, 0, tables=1000)],
+        "held": {"tables": 11000, "bytes_per_table": 5000},
+        "loop_steps": [fig(800, 1900, loop="uvloop"), fig(900, 1700, loop="asyncio")],
+        "games": {"concentration": fig(640.2, 2100), "match_five": fig(500, 2500)},
+    }  # fmt: skip
+    args = argparse.Namespace(p99_ms=50.0, human_tables=1000, group_sync="")
+    line = run.summary(results, args)
+    assert line == (
+        "bench: turns_s=812 cpu_us_per_turn=1900 in_flight=64 p99_ms=12.0 max_tables_50ms=1000 "
+        "unary_turns_s=812 play=absent loop=asyncio asyncio_turns_s=900 uvloop_turns_s=800 "
+        "concentration_cpu_us=2100 concentration_cmds_s=640 match_five_cpu_us=2500 "
+        "match_five_cmds_s=500 ratio=0.406 tables=11000 bytes_per_table=5000"
+    )
+    text = run.table_text(results)
+    assert "event loop: asyncio won (asyncio 900 turns/s (steps 900)" in text
+    assert "play: absent (not served yet, not measured)" in text
+    assert "concentration 2100 us at 640 commands/s, match_five 2500 us at 500" in text
