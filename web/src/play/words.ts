@@ -3,6 +3,8 @@
  * and full stop are ../sentence.ts's.)
  */
 
+import { t } from "../i18n";
+
 /** `1 pair`, `3 pairs`, `2 matches` (`plural` where adding an s is wrong). */
 export function count(n: number, noun: string, plural = `${noun}s`): string {
   return `${n} ${n === 1 ? noun : plural}`;
@@ -22,5 +24,5 @@ export function hex(bytes: Uint8Array | null): string {
 /** A list for people: `1, 2 and 3`. */
 export function listText(items: readonly (string | number)[]): string {
   const s = items.map(String);
-  return s.length <= 1 ? (s[0] ?? "") : `${s.slice(0, -1).join(", ")} and ${s[s.length - 1]}`;
+  return s.length <= 1 ? (s[0] ?? "") : t("kit.list", { most: s.slice(0, -1).join(", "), last: s[s.length - 1]! });
 }

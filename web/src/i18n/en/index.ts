@@ -1,5 +1,9 @@
 /** English, the source language: every area's messages, merged. A key is `<area>.<name>`. */
 
 import { COMMON } from "./common";
+import { GAMES } from "./games";
+import { HOME } from "./home";
+import { KIT } from "./kit";
+import { REFUSALS } from "./refusals";
 
-export const EN: Readonly<Record<string, string>> = { ...COMMON };
+export const EN: Readonly<Record<string, string>> = { ...COMMON, ...GAMES, ...HOME, ...KIT, ...REFUSALS };

@@ -1,0 +1,9 @@
+/** The de catalog: every area's messages, merged (the same keys as en/). */
+
+import { COMMON } from "./common";
+import { GAMES } from "./games";
+import { HOME } from "./home";
+import { KIT } from "./kit";
+import { REFUSALS } from "./refusals";
+
+export const DE: Readonly<Record<string, string>> = { ...COMMON, ...GAMES, ...HOME, ...KIT, ...REFUSALS };

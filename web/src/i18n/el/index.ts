@@ -1,0 +1,9 @@
+/** The el catalog: every area's messages, merged (the same keys as en/). */
+
+import { COMMON } from "./common";
+import { GAMES } from "./games";
+import { HOME } from "./home";
+import { KIT } from "./kit";
+import { REFUSALS } from "./refusals";
+
+export const EL: Readonly<Record<string, string>> = { ...COMMON, ...GAMES, ...HOME, ...KIT, ...REFUSALS };
