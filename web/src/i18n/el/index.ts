@@ -4,6 +4,7 @@ import { COMMON } from "./common";
 import { GAMES } from "./games";
 import { HOME } from "./home";
 import { KIT } from "./kit";
+import { RACE } from "./race";
 import { REFUSALS } from "./refusals";
 
-export const EL: Readonly<Record<string, string>> = { ...COMMON, ...GAMES, ...HOME, ...KIT, ...REFUSALS };
+export const EL: Readonly<Record<string, string>> = { ...COMMON, ...GAMES, ...HOME, ...KIT, ...RACE, ...REFUSALS };
