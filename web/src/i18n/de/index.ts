@@ -3,8 +3,9 @@
 import { COMMON } from "./common";
 import { GAMES } from "./games";
 import { HOME } from "./home";
+import { CONCENTRATION } from "./concentration";
 import { KIT } from "./kit";
 import { RACE } from "./race";
 import { REFUSALS } from "./refusals";
 
-export const DE: Readonly<Record<string, string>> = { ...COMMON, ...GAMES, ...HOME, ...KIT, ...RACE, ...REFUSALS };
+export const DE: Readonly<Record<string, string>> = { ...COMMON, ...GAMES, ...HOME, ...CONCENTRATION, ...KIT, ...RACE, ...REFUSALS };
