@@ -4,8 +4,9 @@ import { COMMON } from "./common";
 import { GAMES } from "./games";
 import { HOME } from "./home";
 import { CONCENTRATION } from "./concentration";
+import { MATCH_CARDS } from "./match-cards";
 import { KIT } from "./kit";
 import { RACE } from "./race";
 import { REFUSALS } from "./refusals";
 
-export const EL: Readonly<Record<string, string>> = { ...COMMON, ...GAMES, ...HOME, ...CONCENTRATION, ...KIT, ...RACE, ...REFUSALS };
+export const EL: Readonly<Record<string, string>> = { ...COMMON, ...GAMES, ...HOME, ...CONCENTRATION, ...MATCH_CARDS, ...KIT, ...RACE, ...REFUSALS };
