@@ -5,8 +5,9 @@ import { GAMES } from "./games";
 import { HOME } from "./home";
 import { CONCENTRATION } from "./concentration";
 import { MATCH_CARDS } from "./match-cards";
+import { NUMBER_MATCH } from "./number-match";
 import { KIT } from "./kit";
 import { RACE } from "./race";
 import { REFUSALS } from "./refusals";
 
-export const EN: Readonly<Record<string, string>> = { ...COMMON, ...GAMES, ...HOME, ...CONCENTRATION, ...MATCH_CARDS, ...KIT, ...RACE, ...REFUSALS };
+export const EN: Readonly<Record<string, string>> = { ...COMMON, ...GAMES, ...HOME, ...CONCENTRATION, ...MATCH_CARDS, ...NUMBER_MATCH, ...KIT, ...RACE, ...REFUSALS };
