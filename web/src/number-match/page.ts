@@ -24,7 +24,6 @@ import { keepSeat, noSeat, seatsGoing } from "../play/seat";
 import { seedBlock } from "../play/seed";
 import { backLinks, submitting } from "../play/setup";
 import { clockText } from "../play/words";
-import { capital } from "../sentence";
 import { bearer, command, refusalCode } from "../rpc";
 import type { KeptSeat } from "../store";
 import { cellLabel, moveFocus, numbersLeft, pairsWith, rowCol, rowCount, where } from "./board";
@@ -430,7 +429,7 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     fill(gameOver,
       h("h2", { id: "game-over-heading" }, t.cleared ? tx("nm.clear") : tx("race.phase.gameOver")),
       h("p", { id: "outcome", "data-outcome": String(t.outcome) },
-        tx("nm.result", { outcome: capital(outcomeText(t.outcome)), score: t.score, moves: t.moves, hints: t.usedHints, time: clockText(t.timeMs) })),
+        tx("nm.result", { outcome: outcomeText(t.outcome), score: t.score, moves: t.moves, hints: t.usedHints, time: clockText(t.timeMs) })),
       ...seedBlock({
         seed: t.seed, commitment: t.commitment, gameId, named: tx("nm.gameSeed"), verify: true,
         again: tx("nm.again"),
