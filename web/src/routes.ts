@@ -5,9 +5,10 @@
 
 import type { Page } from "./app";
 import { mountAudit } from "./audit/page";
+import { t } from "./i18n";
 
 const auditPage: Page = (root, _app, args) => {
-  document.title = "Check a game · Match";
+  document.title = `${t("common.checkGameTitle")} · Match`;
   void mountAudit(root, args[0] ?? null);
   return () => {};
 };
