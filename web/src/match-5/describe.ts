@@ -52,7 +52,7 @@ export function ballotText(tr: MatchFiveTracker, b: Ballot): string {
     const own = tr.everyBallot.get(b.own);
     const target = tr.everyBallot.get(b.target);
     return t("m5.call", {
-      who: subject(tr, b.player), me: b.player && b.player === tr.player ? "yes" : "no",
+      who: subject(tr, b.player),
       target: target ? t("m5.linkOf", { whose: possessive(tr, target.player), text: quoted(target.text) }) : t("m5.aLink"), targetBallot: b.target,
       own: own ? t("m5.linkOf", { whose: possessive(tr, own.player), text: quoted(own.text) }) : t("m5.aLink"), ownBallot: b.own,
     });

@@ -1,7 +1,7 @@
 export const MATCH_FIVE = {
   "m5.quoted": "„{text}“",
   "m5.possessive": "{me, select, yes {deine} other {die von {name}}}",
-  "m5.subject": "{me, select, yes {Du} other {{name}}}",
+  "m5.subject": "{me, select, yes {dir} other {{name}}}",
   "m5.colour.red": "rot",
   "m5.colour.yellow": "gelb",
   "m5.colour.green": "grün",
@@ -10,7 +10,7 @@ export const MATCH_FIVE = {
   "m5.combination": "{n}, {a} und {b}",
   "m5.colours": "{a} und {b}",
   "m5.settings": "{rounds} Runden, die Sanduhr {writing} s, die Abstimmung pro Kombination {vote} s",
-  "m5.call": "Match! {who} {me, select, yes {hast} other {hat}} {target} (Stimmzettel {targetBallot}) als Match von {own} (Stimmzettel {ownBallot}) gemeldet",
+  "m5.call": "Match! Meldung von {who}: {target} (Stimmzettel {targetBallot}) gleicht {own} (Stimmzettel {ownBallot})",
   "m5.linkOf": "{whose} Verbindung {text}",
   "m5.aLink": "Verbindung",
   "m5.sameAs": ", dieselbe Verbindung wie Stimmzettel {ballots}",
