@@ -2,7 +2,7 @@
  * The browser client of Match: a hash-routed single page over the lobby's Connect edge.
  *   #/                       home: the games, a new race, open race tables, your seats
  *   #/play/<game>/<args...>  a game's page (games.ts), e.g. #/play/race/<table_id>
- *   #/<route>/<args...>      other pages (routes.ts), e.g. #/audit/<game_id>
+ *   #/<route>/<args...>      other pages (routes.ts), e.g. #/audit/<game_id>, #/rules/<game>
  */
 
 import type { App } from "./app";

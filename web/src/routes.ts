@@ -6,6 +6,7 @@
 import type { Page } from "./app";
 import { mountAudit } from "./audit/page";
 import { t } from "./i18n";
+import { rulesPage } from "./rules";
 
 const auditPage: Page = (root, _app, args) => {
   document.title = `${t("common.checkGameTitle")} · Match`;
@@ -15,4 +16,5 @@ const auditPage: Page = (root, _app, args) => {
 
 export const ROUTES: Record<string, Page> = {
   audit: auditPage,
+  rules: rulesPage,
 };
