@@ -1,14 +1,9 @@
 /**
- * Small words every game's page uses: counts, durations, lists, bytes. (A sentence's capital
+ * Small words every game's page uses: durations, lists, bytes (counts are the catalogs' ICU plurals, i18n/). (A sentence's capital
  * and full stop are ../sentence.ts's.)
  */
 
 import { t } from "../i18n";
-
-/** `1 pair`, `3 pairs`, `2 matches` (`plural` where adding an s is wrong). */
-export function count(n: number, noun: string, plural = `${noun}s`): string {
-  return `${n} ${n === 1 ? noun : plural}`;
-}
 
 /** `1:05` for 65 000 ms: minutes and seconds of a duration (never negative). */
 export function clockText(ms: number): string {
