@@ -11,7 +11,7 @@ import { GAMES, gameBySlug } from "./games";
 import { chooseName, nameField, NAME_MAX_CHARS } from "./play/name";
 import { keepSeat } from "./play/seat";
 import { options, submitting } from "./play/setup";
-import { t } from "./i18n";
+import { locale, t } from "./i18n";
 import { boardPicture } from "./pictures";
 import { command, errorText } from "./rpc";
 
@@ -99,7 +99,7 @@ export const homePage: Page = (root, app) => {
     }
     fill(mySeats, h("ul", { class: "seats" }, ...kept.map((s) => {
       const game = gameBySlug(s.game);
-      const when = new Date(s.savedAtMs).toLocaleString();
+      const when = new Date(s.savedAtMs).toLocaleString(locale());
       return h("li", { class: "seat-row", "data-table-id": s.tableId },
         h("a", { class: "seat-link", href: `#/play/${s.game}/${s.tableId}` },
           t("home.seatLink", { game: game?.title ?? s.game, table: s.tableId })),

@@ -29,7 +29,7 @@ import type { KeptSeat } from "../store";
 import { cellLabel, moveFocus, numbersLeft, pairsWith, rowCol, rowCount, where } from "./board";
 import { additionsText, eventText, hintText, levelName, settingsText, snapshotText, witnessText } from "./describe";
 import { HintKind, LEVELS, NumberMatchTracker, outcomeText } from "./tracker";
-import { t as tx } from "../i18n";
+import { locale, t as tx } from "../i18n";
 
 const SLUG = "number-match";
 const TITLE = "Number Match"; // the game's name in every language (the German seed keeps it)
@@ -113,7 +113,7 @@ function mountSetup(root: HTMLElement, app: App): () => void {
         tx("nm.dailyHelp")),
       error,
       submit),
-    seatsGoing(store, SLUG, tx("nm.inProgress"), (s) => new Date(s.savedAtMs).toLocaleString()),
+    seatsGoing(store, SLUG, tx("nm.inProgress"), (s) => new Date(s.savedAtMs).toLocaleString(locale())),
     backLinks());
   name.focus();
   return () => {};
