@@ -44,9 +44,7 @@ def assert_all_translated(page: Page, where: str) -> None:
         "[placeholder]')].map(e => [e.getAttribute('aria-label'), e.getAttribute('title'),"
         " e.getAttribute('placeholder')].join('\\n'))].join('\\n')"
     )
-    shown = [
-        e for e in english if len(e.split()) >= WORDS and "{" not in e and e in text
-    ]
+    shown = [e for e in english if len(e.split()) >= WORDS and "{" not in e and e in text]
     assert shown == [], f"{where} ({lang}): English left in the page: {shown}"
 
 
