@@ -65,10 +65,18 @@ export function checkStatus(check: CheckLike): "passed" | "skipped" | "failed" {
   return check.passed ? "passed" : check.skipped ? "skipped" : "failed";
 }
 
+/** The rules' slug of each game this page knows, to its title's key (i18n/<lang>/games.ts). */
+const TITLE_KEYS: Readonly<Record<string, string>> = {
+  race: "games.race.title", concentration: "games.concentration.title", match_cards: "games.matchCards.title",
+  number_match: "games.numberMatch.title", match_five: "games.match5.title",
+};
+
 /** The game line: `Match, the race (race)`, or a dash when the checks stopped before it. */
 export function gameText(answer: Pick<AnswerLike, "gameKind" | "gameTitle">): string {
   if (!answer.gameKind) return "—";
-  return answer.gameTitle ? `${answer.gameTitle} (${answer.gameKind})` : answer.gameKind;
+  const key = TITLE_KEYS[answer.gameKind];
+  const title = key ? t(key) : answer.gameTitle; // the server's (English) title for a game this page does not know
+  return title ? `${title} (${answer.gameKind})` : answer.gameKind;
 }
 
 /** The published seed (hex), or a sentence when it was not reached. */

@@ -72,12 +72,13 @@ export async function mountAudit(root: HTMLElement, gameId: string | null): Prom
   });
   const button = h("button", { id: "audit-verify", type: "submit" }, t("audit.verify"));
   const verdict = h("p", { id: "audit-verdict", role: "status", "aria-live": "polite", "aria-atomic": "true" });
-  const checks = h("ol", { id: "audit-checks", class: "audit-checks" });
+  // The ledger's own words (match-audit's lines, its replay), as it prints them: translate="no".
+  const checks = h("ol", { id: "audit-checks", class: "audit-checks", translate: "no" });
   const game = h("dd", { id: "audit-game" });
   const seed = h("dd", { id: "audit-seed" }, h("code", {}));
-  const results = h("dd", { id: "audit-results" });
+  const results = h("dd", { id: "audit-results", translate: "no" });
   const evidence = h("div", { id: "audit-evidence" });
-  const boards = h("div", { id: "audit-boards" });
+  const boards = h("div", { id: "audit-boards", translate: "no" });
   const answerPart = h("div", { id: "audit-answer", hidden: true },
     h("section", { "aria-labelledby": "audit-checks-title" },
       h("h2", { id: "audit-checks-title" }, t("audit.checks")), checks),
