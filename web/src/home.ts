@@ -125,14 +125,14 @@ export const homePage: Page = (root, app) => {
   const card = (g: (typeof GAMES)[number]): HTMLElement => {
     const titleId = `game-${g.slug}-title`;
     const play = g.slug === "race"
-      ? h("a", { href: "#/", class: "play-button", "data-game": g.slug, "aria-describedby": titleId,
+      ? h("a", { href: "#/", class: "play-button", "data-game": g.slug, "aria-label": t("rules.play", { game: g.title }),
         onclick: (ev: Event) => { ev.preventDefault(); form.scrollIntoView({ block: "nearest" }); seats.focus(); } }, t("home.play"))
-      : h("a", { href: `#/play/${g.slug}/new`, class: "play-button", "data-game": g.slug, "aria-describedby": titleId }, t("home.play"));
+      : h("a", { href: `#/play/${g.slug}/new`, class: "play-button", "data-game": g.slug, "aria-label": t("rules.play", { game: g.title }) }, t("home.play"));
     return h("li", { class: "game-card" },
       boardPicture(g.slug),
       h("h3", { id: titleId }, g.title),
       h("p", { class: "muted summary" }, g.summary),
-      h("p", { class: "card-links" }, play, h("a", { href: `#/rules/${g.slug}`, class: "rules-link", "aria-describedby": titleId }, t("home.rules"))));
+      h("p", { class: "card-links" }, play, h("a", { href: `#/rules/${g.slug}`, class: "rules-link", "aria-label": t("rules.title", { game: g.title }) }, t("home.rules"))));
   };
 
   root.replaceChildren(
