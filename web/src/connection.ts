@@ -6,6 +6,8 @@
  * shows while the server is out of reach and empties itself once an answer comes again.
  */
 
+import { t } from "./i18n";
+
 export type Listener = () => void;
 
 export class Connection {
@@ -103,16 +105,12 @@ export class Connection {
   /** What the banner says ("" when the server is in reach). */
   text(): string {
     if (!this.lost) return "";
-    const parts = ["Connection lost: reconnecting. The game goes on at the server."];
+    const parts = [t("conn.lost")];
     if (this.waitingMoves > 0) {
-      parts.push(this.waitingMoves === 1
-        ? "Your move is waiting: it is sent when the connection is back, if still in time."
-        : `Your ${this.waitingMoves} moves are waiting: they are sent when the connection is back, if still in time.`);
+      parts.push(t("conn.waiting", { count: this.waitingMoves }));
     }
     if (this.notMadeNow > 0) {
-      parts.push(this.notMadeNow === 1
-        ? "A move was NOT made: make it again once the connection is back."
-        : `${this.notMadeNow} moves were NOT made: make them again once the connection is back.`);
+      parts.push(t("conn.notMade", { count: this.notMadeNow }));
     }
     return parts.join(" ");
   }

@@ -1,5 +1,7 @@
 /** A few DOM helpers: no framework, just elements. */
 
+import { locale } from "./i18n";
+
 type Child = Node | string | null | undefined | false;
 type Attrs = Record<string, string | number | boolean | null | undefined | EventListener>;
 
@@ -54,5 +56,5 @@ export function byId<T extends HTMLElement = HTMLElement>(root: ParentNode, id: 
 
 /** A local clock time for a server instant, `12:03:40`. */
 export function timeOfDay(unixMs: number): string {
-  return new Date(unixMs).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+  return new Date(unixMs).toLocaleTimeString(locale(), { hour: "2-digit", minute: "2-digit", second: "2-digit" });
 }

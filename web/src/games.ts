@@ -7,6 +7,7 @@
 
 import type { Page } from "./app";
 import { GameKind } from "./gen/match/v1/common_pb";
+import { t } from "./i18n";
 import { concentrationPage } from "./concentration/page";
 import { matchCardsPage } from "./match-cards/page";
 import { matchFivePage } from "./match-5/page";
@@ -25,37 +26,37 @@ export interface GameInfo {
 export const GAMES: readonly GameInfo[] = [
   {
     slug: "race",
-    title: "Match, the race",
+    get title() { return t("games.race.title"); },
     kind: GameKind.MATCH_RACE,
-    summary: "2 to 4 players race on private copies of the same board, three boards a game.",
+    get summary() { return t("games.race.summary"); },
     page: racePage,
   },
   {
     slug: "concentration",
-    title: "Concentration",
+    get title() { return t("games.concentration.title"); },
     kind: GameKind.CONCENTRATION,
-    summary: "Classic turn-based pairs for 1 to 6 players.",
+    get summary() { return t("games.concentration.summary"); },
     page: concentrationPage,
   },
   {
     slug: "match-cards",
-    title: "Match Cards",
+    get title() { return t("games.matchCards.title"); },
     kind: GameKind.MATCH_CARDS,
-    summary: "Find every pair (or triple) before the limit of failed attempts.",
+    get summary() { return t("games.matchCards.summary"); },
     page: matchCardsPage,
   },
   {
     slug: "number-match",
-    title: "Number Match",
+    get title() { return t("games.numberMatch.title"); },
     kind: GameKind.NUMBER_MATCH,
-    summary: "A solo number puzzle: pairs of equal numbers or numbers adding up to 10.",
+    get summary() { return t("games.numberMatch.summary"); },
     page: numberMatchPage,
   },
   {
     slug: "match-5",
-    title: "MATCH 5",
+    get title() { return t("games.match5.title"); },
     kind: GameKind.MATCH_FIVE,
-    summary: "The party word game for 2 to 8: links between categories, matching links score double.",
+    get summary() { return t("games.match5.summary"); },
     page: matchFivePage,
   },
 ];

@@ -8,10 +8,11 @@ import { byId, fill, h } from "./dom";
 import { GameKind, Visibility } from "./gen/match/v1/common_pb";
 import type { Table } from "./gen/match/v1/lobby_pb";
 import { GAMES, gameBySlug } from "./games";
-import { t } from "./i18n";
 import { chooseName, nameField, NAME_MAX_CHARS } from "./play/name";
 import { keepSeat } from "./play/seat";
 import { options, submitting } from "./play/setup";
+import { locale, t } from "./i18n";
+import { boardPicture } from "./pictures";
 import { command, errorText } from "./rpc";
 
 const REFRESH_MS = 5_000;
@@ -21,13 +22,13 @@ export const homePage: Page = (root, app) => {
   let stopped = false;
   const nameInput = nameField(store, "display-name-help");
   const error = h("p", { id: "home-error", class: "error", role: "alert" });
-  const seats = h("select", { id: "seats", name: "seats" }, ...options([2, 3, 4], 2, (v) => `${v} players`));
+  const seats = h("select", { id: "seats", name: "seats" }, ...options([2, 3, 4], 2, (v) => t("common.players", { count: v })));
   const readyWindow = h("select", { id: "ready-window", name: "ready-window" },
-    ...options([10, 20, 30, 45, 60, 90, 120], 30, (v) => `${v} s`));
+    ...options([10, 20, 30, 45, 60, 90, 120], 30, (v) => t("common.seconds", { count: v })));
   const hints = h("select", { id: "hints", name: "hints" }, ...options([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 3, (v) => String(v)));
   const fillNow = h("input", { id: "fill-now", type: "checkbox", checked: true });
-  const createButton = h("button", { id: "create-race", type: "submit" }, "Play the race against the bot");
-  const openTables = h("div", { id: "open-tables", "aria-live": "off" }, h("p", {}, "Looking for open tables..."));
+  const createButton = h("button", { id: "create-race", type: "submit" }, t("home.createRace"));
+  const openTables = h("div", { id: "open-tables", "aria-live": "off" }, h("p", {}, t("home.lookingForTables")));
   const mySeats = h("div", { id: "my-seats" });
 
   const buttons = (): HTMLButtonElement[] => [...root.querySelectorAll<HTMLButtonElement>("button")];
@@ -66,25 +67,25 @@ export const homePage: Page = (root, app) => {
       const res = await api.lobby.listTables({ gameKind: GameKind.MATCH_RACE, pageSize: 50 });
       if (stopped) return;
       const mine = new Set(store.seats().map((s) => s.tableId));
-      const tables = res.tables.filter((t) => !mine.has(t.tableId));
+      const tables = res.tables.filter((tb) => !mine.has(tb.tableId));
       if (tables.length === 0) {
-        fill(openTables, h("p", {}, "No open race table is waiting for players right now."));
+        fill(openTables, h("p", {}, t("home.noOpenTables")));
       } else {
-        fill(openTables, h("ul", { class: "tables" }, ...tables.map((t) => {
-          const names = t.taken.map((s) => s.displayName + (s.isBot ? " (bot)" : "")).join(", ");
-          const race = t.settings.case === "race" ? t.settings.value : undefined;
+        fill(openTables, h("ul", { class: "tables" }, ...tables.map((tb) => {
+          const names = tb.taken.map((s) => s.isBot ? t("home.botName", { name: s.displayName }) : s.displayName).join(", ");
+          const race = tb.settings.case === "race" ? tb.settings.value : undefined;
           const details = race
-            ? `Ready window ${Number(race.readyWindowMs) / 1000} s, ${race.hintsPerBoard ?? 3} hints a board`
+            ? t("home.tableDetails", { seconds: Number(race.readyWindowMs) / 1000, hints: race.hintsPerBoard ?? 3 })
             : "";
-          return h("li", { class: "table-row", "data-table-id": t.tableId },
-            h("span", {}, h("strong", {}, names || "nobody yet"), ` · ${t.taken.length} of ${t.seats} seats`,
+          return h("li", { class: "table-row", "data-table-id": tb.tableId },
+            h("span", {}, h("strong", {}, names || t("home.nobodyYet")), ` · ${t("home.seatsTaken", { taken: tb.taken.length, seats: tb.seats })}`,
               details ? h("span", { class: "muted" }, ` · ${details}`) : null),
-            h("button", { class: "join-table", type: "button", "data-table-id": t.tableId, onclick: join(t),
-              "aria-label": `Join the table of ${names || "nobody yet"}` }, "Join"));
+            h("button", { class: "join-table", type: "button", "data-table-id": tb.tableId, onclick: join(tb),
+              "aria-label": t("home.joinLabel", { names: names || t("home.nobodyYet") }) }, t("home.join")));
         })));
       }
     } catch (err) {
-      if (!stopped) fill(openTables, h("p", { class: "error" }, `Could not list the tables. ${errorText(err)}`));
+      if (!stopped) fill(openTables, h("p", { class: "error" }, `${t("home.listFailed")} ${errorText(err)}`));
     } finally {
       refreshing = false;
     }
@@ -93,55 +94,66 @@ export const homePage: Page = (root, app) => {
   function drawSeats(): void {
     const kept = store.seats();
     if (kept.length === 0) {
-      fill(mySeats, h("p", {}, "None yet: the tables you make or join in this browser appear here."));
+      fill(mySeats, h("p", {}, t("home.noSeats")));
       return;
     }
     fill(mySeats, h("ul", { class: "seats" }, ...kept.map((s) => {
       const game = gameBySlug(s.game);
-      const when = new Date(s.savedAtMs).toLocaleString();
+      const when = new Date(s.savedAtMs).toLocaleString(locale());
       return h("li", { class: "seat-row", "data-table-id": s.tableId },
         h("a", { class: "seat-link", href: `#/play/${s.game}/${s.tableId}` },
-          `${game?.title ?? s.game}, table ${s.tableId}`),
-        h("span", { class: "muted" }, ` · as ${s.displayName}, seat ${s.seat} · ${s.finished ? "finished" : when}`),
+          t("home.seatLink", { game: game?.title ?? s.game, table: s.tableId })),
+        h("span", { class: "muted" }, ` · ${t("home.seatDetail", { name: s.displayName, seat: s.seat })} · ${s.finished ? t("home.finished") : when}`),
         h("button", { type: "button", class: "forget-seat link", onclick: () => { store.forgetSeat(s.tableId); drawSeats(); },
-          "aria-label": `Forget the seat at table ${s.tableId}` }, "Forget"));
+          "aria-label": t("home.forgetLabel", { table: s.tableId }) }, t("home.forget")));
     })));
   }
 
   const form = h("form", { id: "new-race", class: "panel", onsubmit: create },
-    h("h2", {}, "A new race"),
-    h("p", {}, "Three boards of 20 tiles; everybody turns tiles on a copy of the same board, at the same time. ",
-      "The first to find all ten pairs takes the board."),
+    h("h2", {}, t("home.newRace")),
+    h("p", {}, t("home.newRaceAbout")),
     h("div", { class: "fields" },
-      h("label", {}, "Players ", seats),
-      h("label", {}, "Time to press Ready ", readyWindow),
-      h("label", {}, "Hints a board ", hints)),
-    h("label", { class: "check" }, fillNow, " The bot takes the empty seats now (otherwise others may join first)"),
+      h("label", {}, `${t("home.players")} `, seats),
+      h("label", {}, `${t("home.readyWindow")} `, readyWindow),
+      h("label", {}, `${t("home.hints")} `, hints)),
+    h("label", { class: "check" }, fillNow, ` ${t("home.fillNow")}`),
     createButton);
 
+  // One card a game, all five on the first screen: the picture of its board, its name, what it
+  // is, and one link to play (the race's leads to its settings just below; the others' to
+  // their setup pages).
+  const card = (g: (typeof GAMES)[number]): HTMLElement => {
+    const titleId = `game-${g.slug}-title`;
+    const play = g.slug === "race"
+      ? h("a", { href: "#/", class: "play-button", "data-game": g.slug, "aria-label": t("rules.play", { game: g.title }),
+        onclick: (ev: Event) => { ev.preventDefault(); form.scrollIntoView({ block: "nearest" }); seats.focus(); } }, t("home.play"))
+      : h("a", { href: `#/play/${g.slug}/new`, class: "play-button", "data-game": g.slug, "aria-label": t("rules.play", { game: g.title }) }, t("home.play"));
+    return h("li", { class: "game-card" },
+      boardPicture(g.slug),
+      h("h3", { id: titleId }, g.title),
+      h("p", { class: "muted summary" }, g.summary),
+      h("p", { class: "card-links" }, play, h("a", { href: `#/rules/${g.slug}`, class: "rules-link", "aria-label": t("rules.title", { game: g.title }) }, t("home.rules"))));
+  };
+
   root.replaceChildren(
-    h("section", { class: "panel" },
+    h("section", { class: "panel intro" },
       h("h1", {}, "Match"),
       h("p", {}, h("a", { id: "me-link", href: "#/me" }, t("player.homeLink"))),
-      h("label", { for: "display-name" }, "Your name at the table"),
-      nameInput,
-      h("p", { id: "display-name-help", class: "muted" }, `What the others see: 1 to ${NAME_MAX_CHARS} characters. Empty: a neutral Guest name.`),
+      h("div", { class: "name-row" },
+        h("label", { for: "display-name" }, t("home.nameLabel")),
+        nameInput,
+        h("p", { id: "display-name-help", class: "muted" }, t("home.nameHelp", { max: NAME_MAX_CHARS }))),
       error),
-    // Every game first, all of them in view without scrolling (the race's own form follows).
-    h("section", { class: "panel", "aria-labelledby": "games-heading" },
-      h("h2", { id: "games-heading" }, "The games"),
-      h("ul", { id: "games", class: "games" }, ...GAMES.map((g) =>
-        h("li", {}, g.slug === "race"
-          ? h("a", { href: "#/", "data-game": g.slug, onclick: (ev: Event) => { ev.preventDefault(); form.scrollIntoView({ block: "nearest" }); seats.focus(); } }, g.title)
-          : h("a", { href: `#/play/${g.slug}/new`, "data-game": g.slug }, g.title),
-        h("span", { class: "muted" }, ` · ${g.summary}`))))),
+    h("section", { class: "games-wrap", "aria-labelledby": "games-heading" },
+      h("h2", { id: "games-heading", class: "sr-only" }, t("home.games")),
+      h("ul", { id: "games", class: "games" }, ...GAMES.map(card))),
     form,
     h("section", { class: "panel", "aria-labelledby": "open-heading" },
-      h("h2", { id: "open-heading" }, "Open race tables"),
+      h("h2", { id: "open-heading" }, t("home.openTables")),
       openTables,
-      h("button", { id: "refresh-tables", type: "button", onclick: () => void refresh() }, "Refresh")),
+      h("button", { id: "refresh-tables", type: "button", onclick: () => void refresh() }, t("home.refresh"))),
     h("section", { class: "panel", "aria-labelledby": "seats-heading" },
-      h("h2", { id: "seats-heading" }, "Your seats"),
+      h("h2", { id: "seats-heading" }, t("home.yourSeats")),
       mySeats),
   );
   byId(root, "display-name").focus();

@@ -9,9 +9,11 @@ import type { Page } from "./app";
 import { mountAudit } from "./audit/page";
 import { GAMES } from "./games";
 import { mountLeaderboard, mountMe, mountProfile } from "./player/pages";
+import { t } from "./i18n";
+import { rulesPage } from "./rules";
 
 const auditPage: Page = (root, _app, args) => {
-  document.title = "Check a game · Match";
+  document.title = `${t("common.checkGameTitle")} · Match`;
   void mountAudit(root, args[0] ?? null);
   return () => {};
 };
@@ -21,4 +23,5 @@ export const ROUTES: Record<string, Page> = {
   me: (root, app) => mountMe(root, app, GAMES),
   player: (root, app, args) => mountProfile(root, app, GAMES, args[0] ?? ""),
   leaderboard: (root, app, args) => mountLeaderboard(root, app, GAMES, args),
+  rules: rulesPage,
 };

@@ -14,6 +14,7 @@ import { MatchRaceService } from "./gen/match/v1/race_service_pb";
 import { connection } from "./connection";
 import { randomId } from "./ids";
 import { sentence } from "./sentence";
+import { has, locale, t } from "./i18n";
 
 export interface Api {
   readonly transport: Transport;
@@ -142,11 +143,15 @@ export function errorText(err: unknown): string {
   if (err instanceof NotMadeError) return err.message;
   if (err instanceof ConnectError) {
     if (err.code === Code.Unknown || err.code === Code.Unavailable) {
-      if (!err.rawMessage || /fetch|network|failed to/i.test(err.rawMessage)) return "The server is not answering; trying again.";
+      if (!err.rawMessage || /fetch|network|failed to/i.test(err.rawMessage)) return t("rpc.notAnswering");
     }
-    return sentence(err.rawMessage) || "The server refused that.";
+    // A refusal in the player's language by its slug; the server's (English) words in English,
+    // and for a slug this page does not know.
+    const slug = refusalCode(err);
+    if (slug !== null && locale() !== "en" && has(locale(), `refusal.${slug}`)) return t(`refusal.${slug}`);
+    return sentence(err.rawMessage) || t("rpc.refused");
   }
-  return sentence(err instanceof Error ? err.message : String(err)) || "Something went wrong.";
+  return sentence(err instanceof Error ? err.message : String(err)) || t("rpc.wrong");
 }
 
 /** An error whose command may not have reached the server: worth sending again, same id. */
@@ -177,7 +182,7 @@ const MAX_RETRY_GAP_MS = 2_000;
 /** An attempt got no answer within ATTEMPT_MS. */
 export class NoAnswerInTime extends Error {
   constructor() {
-    super("The server did not answer in time");
+    super(t("rpc.noAnswerInTime"));
     this.name = "NoAnswerInTime";
   }
 }
@@ -186,9 +191,7 @@ export class NoAnswerInTime extends Error {
 export class NotMadeError extends Error {
   readonly lastError: unknown;
   constructor(what: string, lost: boolean, lastError: unknown) {
-    super(lost
-      ? `${what} was NOT made: the connection to the server was lost and did not come back in time. Make it again once the connection is back.`
-      : `${what} was NOT made: the server did not answer in time (${errorText(lastError)}).`);
+    super(lost ? t("rpc.notMadeLost", { what }) : t("rpc.notMadeSlow", { what, why: errorText(lastError) }));
     this.name = "NotMadeError";
     this.lastError = lastError;
   }
@@ -256,7 +259,7 @@ export async function command<T>(
         const limited = retryAfterMs(err);
         if (left <= 0 || (limited !== null && limited > left)) {
           if (lost || connection.lost) connection.moveNotMade();
-          throw new NotMadeError(opts.what ?? "Your move", lost || connection.lost, err);
+          throw new NotMadeError(opts.what ?? t("rpc.yourMove"), lost || connection.lost, err);
         }
         if (!waiting) {
           waiting = true;

@@ -11,7 +11,9 @@ import {
   NumberMatchEventSchema,
 } from "../src/gen/match/v1/number_match_pb";
 import { addNumbers, cellLabel, moveFocus, pairsWith, removePair, sees } from "../src/number-match/board";
-import { clockText, count } from "../src/play/words";
+import { clockText } from "../src/play/words";
+import { setLocale, t as say } from "../src/i18n";
+import "../src/i18n/languages";
 import { eventText, hintText, settingsText, witnessText } from "../src/number-match/describe";
 import { levelName, NumberMatchTracker } from "../src/number-match/tracker";
 
@@ -163,7 +165,11 @@ describe("NumberMatchTracker", () => {
   it("names the levels and counts in words", () => {
     expect(levelName(undefined)).toBe("easy");
     expect(levelName({ level: NumberMatchSettings_Level.CLASSIC, dailyDate: "" })).toBe("classic");
-    expect(count(1, "hint")).toBe("1 hint");
-    expect(count(2, "hint")).toBe("2 hints");
+    expect([say("nm.hintsLeft", { n: 1 }), say("nm.hintsLeft", { n: 2 })]).toEqual(["1 hint left", "2 hints left"]);
+    setLocale("de");
+    expect([say("nm.hintsLeft", { n: 1 }), say("nm.additionsLeft", { n: 3 })]).toEqual(["noch 1 Tipp", "noch 3 Hinzufügungen"]);
+    setLocale("el");
+    expect([say("nm.numbersLeft", { n: 1 }), say("nm.numbersLeft", { n: 5 })]).toEqual(["μένει 1 αριθμός", "μένουν 5 αριθμοί"]);
+    setLocale("en");
   });
 });

@@ -4,6 +4,7 @@
  */
 
 import { Code, ConnectError } from "@connectrpc/connect";
+import { t } from "../i18n";
 
 /** A game id as the ledger takes it: 8 to 32 lowercase letters and digits. */
 export const GAME_ID = /^[a-z0-9]{8,32}$/;
@@ -40,16 +41,16 @@ export interface AnswerLike {
  */
 export function parseGameId(typed: string): { id: string } | { error: string } {
   const id = typed.trim().toLowerCase();
-  if (id === "") return { error: "Enter a game id: the table id the game was played on." };
-  if (!GAME_ID.test(id)) return { error: `"${typed.trim()}" is not a game id: a game id is 8 to 32 lowercase letters and digits.` };
+  if (id === "") return { error: t("audit.enterId") };
+  if (!GAME_ID.test(id)) return { error: t("audit.notId", { typed: typed.trim() }) };
   return { id };
 }
 
 /** The verdict: `verified`, or `FAILED: <what failed>` (the verdict's sentence, without FAIL). */
 export function verdictText(answer: Pick<AnswerLike, "ok" | "verdict">): string {
-  if (answer.ok) return "verified";
+  if (answer.ok) return t("audit.verified");
   const why = answer.verdict.replace(/^FAIL\s+/, "").trim();
-  return `FAILED: ${why || "a check did not hold"}`;
+  return t("audit.failed", { why: why || t("audit.checkFailed") });
 }
 
 /** A check as `match-audit verify` prints it: `ok   <name>: <sentence>`, `--   ...`, `FAIL ...`. */
@@ -64,20 +65,28 @@ export function checkStatus(check: CheckLike): "passed" | "skipped" | "failed" {
   return check.passed ? "passed" : check.skipped ? "skipped" : "failed";
 }
 
+/** The rules' slug of each game this page knows, to its title's key (i18n/<lang>/games.ts). */
+const TITLE_KEYS: Readonly<Record<string, string>> = {
+  race: "games.race.title", concentration: "games.concentration.title", match_cards: "games.matchCards.title",
+  number_match: "games.numberMatch.title", match_five: "games.match5.title",
+};
+
 /** The game line: `Match, the race (race)`, or a dash when the checks stopped before it. */
 export function gameText(answer: Pick<AnswerLike, "gameKind" | "gameTitle">): string {
   if (!answer.gameKind) return "—";
-  return answer.gameTitle ? `${answer.gameTitle} (${answer.gameKind})` : answer.gameKind;
+  const key = TITLE_KEYS[answer.gameKind];
+  const title = key ? t(key) : answer.gameTitle; // the server's (English) title for a game this page does not know
+  return title ? `${title} (${answer.gameKind})` : answer.gameKind;
 }
 
 /** The published seed (hex), or a sentence when it was not reached. */
 export function seedText(seed: string): string {
-  return seed || "not reached: the checks stopped before the seed";
+  return seed || t("audit.seedNotReached");
 }
 
 /** The results and standings, or a sentence when the rerun did not hold. */
 export function resultsText(results: string): string {
-  return results || "none: the rerun of the rules did not run or did not hold";
+  return results || t("audit.noResults");
 }
 
 /** The name the evidence is saved under. */
@@ -111,21 +120,21 @@ export function errorSentence(err: unknown, gameId: string): string {
     const said = err.rawMessage.trim();
     switch (err.code) {
       case Code.NotFound:
-        return `The ledger has no game ${gameId}: check the id (it is the table's id).`;
+        return t("audit.err.notFound", { id: gameId });
       case Code.FailedPrecondition:
-        return `Game ${gameId} cannot be checked yet: ${said || "it is not over"}.`;
+        return t("audit.err.notYet", { id: gameId, said: said || t("audit.notOver") });
       case Code.InvalidArgument:
-        return `The ledger refused the request: ${said}.`;
+        return t("audit.err.refused", { said });
       case Code.ResourceExhausted:
-        return `The ledger is busy with other checks: ${said || "try again in a moment"}.`;
+        return t("audit.err.busy", { said: said || t("audit.tryAgain") });
       case Code.Unavailable:
       case Code.Unknown:
-        if (!said || /fetch|network|failed to/i.test(said)) return "The ledger is not answering: try again in a moment.";
-        return `The ledger could not answer: ${said}.`;
+        if (!said || /fetch|network|failed to/i.test(said)) return t("audit.err.silent");
+        return t("audit.err.couldNot", { said });
       case Code.DeadlineExceeded:
-        return "The ledger took too long to check the game: try again in a moment.";
+        return t("audit.err.slow");
       default:
-        return `The ledger could not check the game: ${said || Code[err.code]}.`;
+        return t("audit.err.other", { said: said || (Code[err.code] ?? "") });
     }
   }
   if (err instanceof Error) return err.message;

@@ -24,6 +24,7 @@ import {
   selfCheckCommands,
   verdictText,
 } from "./format";
+import { t } from "../i18n";
 
 const VERIFY_TIMEOUT_MS = 60_000;
 const MAX_WAIT_MS = 10_000; // a rate-limited check is sent again once, after the wait asked
@@ -36,7 +37,7 @@ let auditAddr = "";
 function ledgerClient(): Promise<Client<typeof LedgerAuditService>> {
   ledger ??= (async () => {
     const answer = await fetch("/config.json", { cache: "no-cache" });
-    if (!answer.ok) throw new Error(`The server did not say where the ledger is (/config.json: HTTP ${answer.status}).`);
+    if (!answer.ok) throw new Error(t("audit.noConfig", { status: answer.status }));
     const config = (await answer.json()) as { auditUrl?: unknown; auditAddr?: unknown };
     auditAddr = typeof config.auditAddr === "string" ? config.auditAddr : "";
     // No auditUrl: the page's own host routes the audit API to the ledger (docs/operations.md).
@@ -69,41 +70,37 @@ export async function mountAudit(root: HTMLElement, gameId: string | null): Prom
     spellcheck: "false", autocapitalize: "none", maxlength: 64,
     "aria-describedby": "audit-game-id-help", value: gameId ?? "",
   });
-  const button = h("button", { id: "audit-verify", type: "submit" }, "Verify");
+  const button = h("button", { id: "audit-verify", type: "submit" }, t("audit.verify"));
   const verdict = h("p", { id: "audit-verdict", role: "status", "aria-live": "polite", "aria-atomic": "true" });
-  const checks = h("ol", { id: "audit-checks", class: "audit-checks" });
+  // The ledger's own words (match-audit's lines, its replay), as it prints them: translate="no".
+  const checks = h("ol", { id: "audit-checks", class: "audit-checks", translate: "no" });
   const game = h("dd", { id: "audit-game" });
   const seed = h("dd", { id: "audit-seed" }, h("code", {}));
-  const results = h("dd", { id: "audit-results" });
+  const results = h("dd", { id: "audit-results", translate: "no" });
   const evidence = h("div", { id: "audit-evidence" });
-  const boards = h("div", { id: "audit-boards" });
+  const boards = h("div", { id: "audit-boards", translate: "no" });
   const answerPart = h("div", { id: "audit-answer", hidden: true },
     h("section", { "aria-labelledby": "audit-checks-title" },
-      h("h2", { id: "audit-checks-title" }, "Checks"), checks),
+      h("h2", { id: "audit-checks-title" }, t("audit.checks")), checks),
     h("section", { "aria-labelledby": "audit-game-title" },
-      h("h2", { id: "audit-game-title" }, "The game"),
+      h("h2", { id: "audit-game-title" }, t("audit.theGame")),
       h("dl", { class: "audit-facts" },
-        h("dt", {}, "Game"), game,
-        h("dt", {}, "Seed published at the end"), seed,
-        h("dt", {}, "Results"), results)),
+        h("dt", {}, t("audit.game")), game,
+        h("dt", {}, t("audit.seed")), seed,
+        h("dt", {}, t("audit.results")), results)),
     h("section", { "aria-labelledby": "audit-evidence-title" },
-      h("h2", { id: "audit-evidence-title" }, "Check it yourself"), evidence),
+      h("h2", { id: "audit-evidence-title" }, t("audit.yourself")), evidence),
     h("section", { "aria-labelledby": "audit-replay-title" },
-      h("h2", { id: "audit-replay-title" }, "Replay, board by board"), boards));
+      h("h2", { id: "audit-replay-title" }, t("audit.replay")), boards));
   const form = h("form", { id: "audit-form", class: "audit-form", novalidate: true },
-    h("label", { for: "audit-game-id" }, "Game id"), " ", input, " ", button,
+    h("label", { for: "audit-game-id" }, t("audit.gameId")), " ", input, " ", button,
     h("p", { id: "audit-game-id-help", class: "muted" },
-      "The id of the table the game was played on (8 to 32 lowercase letters and digits). A game is checked once it is over."));
+      t("audit.idHelp")));
 
   fill(root, h("section", { class: "panel audit" },
-    h("h1", {}, "Check a game"),
-    h("p", {},
-      "The ledger keeps every record of every game in a tamper-evident log. Here it runs, for you, the checks of ",
-      h("code", {}, "match-audit verify"),
-      ": its signed checkpoint, every record's inclusion proof, the seed against its commitment, the deal, and a full rerun of the rules."),
-    h("p", {},
-      "This is a convenience: a ledger vouching for itself proves nothing to whoever does not trust it. An independent auditor runs ",
-      h("code", {}, "match-audit verify"), " on their own machine, with the ledger's key pinned."),
+    h("h1", {}, t("common.checkGameTitle")),
+    h("p", {}, t("audit.intro1a"), " ", h("code", {}, "match-audit verify"), t("audit.intro1b")),
+    h("p", {}, t("audit.intro2a"), " ", h("code", {}, "match-audit verify"), " ", t("audit.intro2b")),
     form, verdict, answerPart));
 
   let asked = 0; // the latest check asked: an older one's answer is dropped
@@ -123,12 +120,12 @@ export async function mountAudit(root: HTMLElement, gameId: string | null): Prom
     exportUrl = answer.export ? URL.createObjectURL(new Blob([answer.export], { type: "application/jsonl" })) : null;
     const [online, offline] = selfCheckCommands(id, auditAddr);
     fill(evidence,
-      h("p", {}, "The ledger checked against its own key: ", h("code", {}, answer.verifierKey || "(none)"),
-        ". Compare it with a copy of the ledger's key you got another way, then run:"),
+      h("p", {}, `${t("audit.ownKey")} `, h("code", {}, answer.verifierKey || t("audit.none")),
+        t("audit.compare")),
       h("pre", {}, `${online}\n${offline}`),
       exportUrl !== null
         ? h("p", {}, h("a", { id: "audit-export", href: exportUrl, download: exportFileName(id) },
-          "Download the evidence the ledger checked"), ` (${exportFileName(id)}, for `, h("code", {}, "match-audit verify --offline"), ")")
+          t("audit.download")), ` (${exportFileName(id)}, ${t("audit.for")} `, h("code", {}, "match-audit verify --offline"), ")")
         : null);
 
     fill(boards,
@@ -159,11 +156,11 @@ export async function mountAudit(root: HTMLElement, gameId: string | null): Prom
     input.value = id;
     const hash = `#/audit/${id}`;
     if (location.hash !== hash) history.pushState(null, "", hash); // no hashchange: no remount
-    document.title = `Check game ${id} · Match`;
+    document.title = `${t("audit.checkGameN", { id })} · Match`;
     button.disabled = true;
     root.setAttribute("aria-busy", "true");
     verdict.className = "audit-verdict busy";
-    verdict.textContent = `Checking game ${id}...`;
+    verdict.textContent = t("audit.checking", { id });
     try {
       const answer = await verifyGame(id);
       if (ticket !== asked || !verdict.isConnected) return; // asked again, or left the page
@@ -185,7 +182,7 @@ export async function mountAudit(root: HTMLElement, gameId: string | null): Prom
     ev.preventDefault();
     void check(input.value);
   });
-  document.title = "Check a game · Match";
+  document.title = `${t("common.checkGameTitle")} · Match`;
   if (gameId) await check(gameId);
   else input.focus();
 }

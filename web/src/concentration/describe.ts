@@ -6,7 +6,8 @@
 
 import type { EventEnvelope } from "../gen/match/v1/common_pb";
 import type { CardShow } from "../play/card-grid";
-import { clockText, count, listText } from "../play/words";
+import { t } from "../i18n";
+import { clockText, listText } from "../play/words";
 import { capital } from "../sentence";
 import { Matching, Pictures, type Card, type ConcentrationTracker } from "./tracker";
 
@@ -28,21 +29,20 @@ const RANKS: Record<string, string> = {
 const SUITS: Record<string, [string, string]> = { S: ["spades", "♠"], H: ["hearts", "♥"], D: ["diamonds", "♦"], C: ["clubs", "♣"] };
 
 function playingCard(face: string): { name: string; glyph: string; red: boolean } | null {
-  if (face === "JK") return { name: "joker", glyph: "🃏", red: false };
+  if (face === "JK") return { name: t("conc.joker"), glyph: "🃏", red: false };
   const rank = RANKS[face.charAt(0)];
   const suit = SUITS[face.charAt(1)];
   if (face.length !== 2 || rank === undefined || suit === undefined) return null;
   const r = face.charAt(0) === "T" ? "10" : face.charAt(0);
-  return { name: `${rank} of ${suit[0]}`, glyph: `${r}${suit[1]}`, red: face.charAt(1) === "H" || face.charAt(1) === "D" };
+  return { name: t("conc.playingCard", { rank: t(`conc.rank.${rank}`), suit: t(`conc.suit.${suit[0]}`) }), glyph: `${r}${suit[1]}`, red: face.charAt(1) === "H" || face.charAt(1) === "D" };
 }
 
-/** A face for people: `apple`, `ten of diamonds`, `joker`. */
+/** A face's name for people: `apple`, `ace of spades` (in the player's language). */
 export function faceName(face: string): string {
-  if (face in PALETTE) return face;
+  if (face in PALETTE) return t(`conc.face.${face}`);
   return playingCard(face)?.name ?? face;
 }
 
-/** What a card shows: an emoji, or rank and suit (`10♦`). */
 export function faceGlyph(face: string): string {
   return PALETTE[face] ?? playingCard(face)?.glyph ?? face;
 }
@@ -51,17 +51,21 @@ export function faceIsRed(face: string): boolean {
   return playingCard(face)?.red ?? false;
 }
 
-/** What a screen reader says: `Card 7, face down`, `Card 7, apple`, `Card 7, taken by you: apple`. */
-export function cardLabel(card: Card, t: ConcentrationTracker): string {
-  if (card.state === "down" || !card.face) return `Card ${card.number}, face down`;
-  if (card.state === "up") return `Card ${card.number}, ${faceName(card.face)}`;
-  return `Card ${card.number}, taken by ${t.who(card.takenBy ?? "")}: ${faceName(card.face)}`;
+/** `{me, name}` for a message that says "you" to the viewer and a name for the others. */
+function whom(tr: ConcentrationTracker, player: string): { me: "yes" | "no"; name: string } {
+  return { me: player !== "" && player === tr.player ? "yes" : "no", name: tr.name(player) };
 }
 
-export function cardShows(t: ConcentrationTracker): CardShow[] {
-  return t.cards.map((c) => {
-    const label = cardLabel(c, t);
-    if (c.state === "down" || !c.face) return { state: "down", label, playable: t.flippable(c.number) };
+export function cardLabel(card: Card, tr: ConcentrationTracker): string {
+  if (card.state === "down" || !card.face) return t("kit.cardDown", { n: card.number });
+  if (card.state === "up") return t("conc.cardUp", { n: card.number, face: faceName(card.face) });
+  return t("conc.cardTaken", { n: card.number, ...whom(tr, card.takenBy ?? ""), face: faceName(card.face) });
+}
+
+export function cardShows(tr: ConcentrationTracker): CardShow[] {
+  return tr.cards.map((c) => {
+    const label = cardLabel(c, tr);
+    if (c.state === "down" || !c.face) return { state: "down", label, playable: tr.flippable(c.number) };
     return {
       state: c.state === "up" ? "up" : "found",
       label,
@@ -75,123 +79,113 @@ export function cardShows(t: ConcentrationTracker): CardShow[] {
 }
 
 export function scoreText(pairs: number, tries: number): string {
-  return `${count(pairs, "pair")}, ${count(tries, "try", "tries")}`;
+  return t("conc.score", { pairs, tries });
 }
 
-/** The table's settings in a few words. */
-export function settingsText(t: ConcentrationTracker): string {
-  const s = t.settings;
+export function settingsText(tr: ConcentrationTracker): string {
+  const s = tr.settings;
   if (s === null) return "";
-  const cards = t.size || (s.cards || 52) + (s.jokers ? 2 : 0);
-  if (s.pictures !== Pictures.PLAYING_CARDS) {
-    return `${cards} emoji cards` + (s.turnLimitMs ? `, ${Number(s.turnLimitMs) / 1000} s to flip` : "");
-  }
-  const matching = s.matching === Matching.RANK ? "same rank" : s.matching === Matching.RANK_AND_COLOUR ? "same rank and colour" : "identical cards";
-  return `${cards} playing cards${s.jokers ? " with two jokers" : ""}, pairs of ${matching}` +
-    (s.turnLimitMs ? `, ${Number(s.turnLimitMs) / 1000} s to flip` : "");
+  const cards = tr.size || (s.cards || 52) + (s.jokers ? 2 : 0);
+  const flip = s.turnLimitMs ? t("conc.toFlip", { s: Number(s.turnLimitMs) / 1000 }) : "";
+  if (s.pictures !== Pictures.PLAYING_CARDS) return t("conc.emojiCards", { cards }) + flip;
+  const matching = s.matching === Matching.RANK ? t("conc.sameRank") : s.matching === Matching.RANK_AND_COLOUR ? t("conc.sameRankColour") : t("conc.identical");
+  return t("conc.playingCards", { cards, jokers: s.jokers ? "yes" : "no", matching }) + flip;
 }
 
-/** Whose turn it is and what they may do, in one line. */
-export function statusText(t: ConcentrationTracker): string {
-  if (t.expired) return "The table expired: its game did not start in time";
-  if (!t.started) return "Connecting...";
-  if (t.phase === "waiting") return "Waiting for players";
-  if (t.phase === "over") return "The game is over";
-  if (!t.turn) return "The game is under way";
-  const mine = t.turn === t.player && t.player !== "";
-  const cpu = t.seat(t.turn)?.cpu ?? false;
-  if (t.turnDownAtMs) return mine ? "Your miss is showing" : `${t.name(t.turn)}'s miss is showing`;
-  if (mine && cpu) return "The CPU is playing your seat";
-  if (mine) return t.up.length === 1 ? "Your turn: flip a second card" : "Your turn: flip a card";
-  return `${t.name(t.turn)}'s turn${cpu ? " (CPU)" : ""}`;
+export function statusText(tr: ConcentrationTracker): string {
+  if (tr.expired) return t("race.phase.expired");
+  if (!tr.started) return t("race.connecting");
+  if (tr.phase === "waiting") return t("race.phase.waiting");
+  if (tr.phase === "over") return t("race.phase.gameOver");
+  if (!tr.turn) return t("conc.underWay");
+  const mine = tr.turn === tr.player && tr.player !== "";
+  const cpu = tr.seat(tr.turn)?.cpu ?? false;
+  if (tr.turnDownAtMs) return t("conc.missShowing", whom(tr, tr.turn));
+  if (mine && cpu) return t("conc.cpuPlaysYours");
+  if (mine) return tr.up.length === 1 ? t("conc.yourTurnSecond") : t("conc.yourTurnFirst");
+  return t("conc.theirTurn", { name: tr.name(tr.turn), cpu: cpu ? "yes" : "no" });
 }
 
-/** The running clock: the time left to flip, or a miss turning down. Empty: nothing runs. */
-export function clockLine(t: ConcentrationTracker, nowMs: number): string {
-  if (t.phase !== "playing" || nowMs <= 0) return "";
-  if (t.turnDownAtMs) return "";
-  if (t.deadlineMs) {
-    const left = Math.max(0, t.deadlineMs - nowMs);
-    const whose = t.turn === t.player && t.player ? "You have" : `${t.name(t.turn)} has`;
-    return `${whose} ${Math.ceil(left / 1000)} s to flip`;
+export function clockLine(tr: ConcentrationTracker, nowMs: number): string {
+  if (tr.phase !== "playing" || nowMs <= 0) return "";
+  if (tr.turnDownAtMs) return "";
+  if (tr.deadlineMs) {
+    const left = Math.max(0, tr.deadlineMs - nowMs);
+    return t("conc.hasToFlip", { ...whom(tr, tr.turn), s: Math.ceil(left / 1000) });
   }
   return "";
 }
 
-/** A seat's marks: to play, CPU, dropped (with the takeover's countdown). */
-export function seatMarks(t: ConcentrationTracker, player: string, nowMs: number): string[] {
-  const s = t.seat(player);
+export function seatMarks(tr: ConcentrationTracker, player: string, nowMs: number): string[] {
+  const s = tr.seat(player);
   const marks: string[] = [];
   if (s === undefined) return marks;
-  if (player === t.turn && t.phase === "playing") marks.push("to play");
-  if (s.cpu) marks.push(player === t.player ? "the CPU plays your seat" : "CPU");
+  if (player === tr.turn && tr.phase === "playing") marks.push(t("conc.toPlay"));
+  if (s.cpu) marks.push(player === tr.player ? t("conc.cpuPlaysYourSeat") : t("conc.cpu"));
   if (s.takeoverAtMs) {
     const left = nowMs ? Math.max(0, s.takeoverAtMs - nowMs) : 0;
-    marks.push(nowMs ? `dropped: the CPU takes over in ${clockText(left)}` : "dropped");
+    marks.push(nowMs ? t("conc.droppedIn", { left: clockText(left) }) : t("conc.dropped"));
   }
   return marks;
 }
 
-/** What to say about one event, already folded into `t`. */
-export function describeEvent(env: EventEnvelope, t: ConcentrationTracker): string[] {
+export function describeEvent(env: EventEnvelope, tr: ConcentrationTracker): string[] {
   const body = env.body;
   if (body.case === "table") {
     const ev = body.value.event;
-    if (ev.case === "playerSeated") return [`${ev.value.displayName}${ev.value.isBot ? " (CPU)" : ""} sits at seat ${ev.value.seat}`];
-    if (ev.case === "seedRevealed") return ["The seed is published"];
-    if (ev.case === "tableExpired") return ["The table expired: its game did not start in time"];
+    if (ev.case === "playerSeated") return [t("conc.ev.seated", { name: ev.value.displayName, cpu: ev.value.isBot ? "yes" : "no", seat: ev.value.seat })];
+    if (ev.case === "seedRevealed") return [t("conc.ev.seed")];
+    if (ev.case === "tableExpired") return [t("race.phase.expired")];
     return [];
   }
   if (body.case !== "concentration") return [];
   const ev = body.value.event;
   switch (ev.case) {
     case "gameStarted":
-      return [`The game starts: ${settingsText(t)}, ${count(ev.value.players.length, "player")}`];
+      return [t("conc.ev.starts", { settings: settingsText(tr), players: ev.value.players.length })];
     case "turnBegan":
-      return [ev.value.player === t.player && t.player ? "Your turn" : `${t.name(ev.value.player)}'s turn`];
+      return [t("conc.ev.turn", whom(tr, ev.value.player))];
     case "cardFlipped":
-      return [`${capital(t.who(ev.value.player))} flipped card ${ev.value.card}: ${faceName(ev.value.face)}`];
+      return [t("conc.ev.flipped", { ...whom(tr, ev.value.player), card: ev.value.card, face: faceName(ev.value.face) })];
     case "pairTaken":
-      return [`${capital(t.who(ev.value.player))} took a pair, cards ${listText(ev.value.cards)} (${scoreText(ev.value.pairs, ev.value.tries)})`];
+      return [t("conc.ev.took", { ...whom(tr, ev.value.player), cards: listText(ev.value.cards), score: scoreText(ev.value.pairs, ev.value.tries) })];
     case "attemptMissed":
-      return [`No pair: cards ${listText(ev.value.cards)} turn face down in 1.5 s`];
+      return [t("conc.ev.missed", { cards: listText(ev.value.cards) })];
     case "timeRanOut":
-      return [`${capital(t.who(ev.value.player))} ran out of time`];
+      return [t("conc.ev.timeOut", whom(tr, ev.value.player))];
     case "playerDropped":
-      return [`${capital(t.who(ev.value.player))} dropped; the CPU takes the seat unless they return`];
+      return [t("conc.ev.dropped", whom(tr, ev.value.player))];
     case "playerReturned":
-      return [`${capital(t.who(ev.value.player))} ${ev.value.player === t.player ? "are" : "is"} back`];
+      return [t("conc.ev.back", whom(tr, ev.value.player))];
     case "seatHandedToCpu":
-      return [`The CPU plays ${ev.value.player === t.player ? "your" : `${t.name(ev.value.player)}'s`} seat from now on`];
+      return [t("conc.ev.cpuSeat", whom(tr, ev.value.player))];
     case "gameEnded":
-      return ["The game is over", ...standingLines(t)];
+      return [t("race.phase.gameOver"), ...standingLines(tr)];
     default:
       return [];
   }
 }
 
-export function standingLines(t: ConcentrationTracker): string[] {
-  const out = t.standings.map((s) => {
-    const win = t.winners.includes(s.player) && !t.draw && t.standings.length > 1 ? " (winner)" : "";
-    return `${s.place}. ${capital(t.who(s.player))}: ${scoreText(s.pairs, s.tries)}${win}`;
+export function standingLines(tr: ConcentrationTracker): string[] {
+  const out = tr.standings.map((s) => {
+    const win = tr.winners.includes(s.player) && !tr.draw && tr.standings.length > 1 ? ` ${t("conc.winner")}` : "";
+    return `${s.place}. ${capital(tr.who(s.player))}: ${scoreText(s.pairs, s.tries)}${win}`;
   });
-  if (t.draw) out.push("A draw: everybody tied");
+  if (tr.draw) out.push(t("conc.draw"));
   return out;
 }
 
-/** The viewer's result in one sentence. */
-export function resultText(t: ConcentrationTracker): string {
-  const mine = t.standings.find((s) => s.player === t.player);
-  if (mine === undefined) return t.winners.length ? `Won by ${listText(t.winners.map((w) => t.name(w)))}` : "";
-  if (t.standings.length === 1) return `You took every pair in ${count(mine.tries, "try", "tries")}.`;
-  if (t.draw) return `A draw: everybody took ${count(mine.pairs, "pair")}.`;
-  if (t.winners.includes(t.player)) return `You won with ${count(mine.pairs, "pair")}.`;
-  return `You placed ${mine.place} of ${t.standings.length}, with ${count(mine.pairs, "pair")}.`;
+export function resultText(tr: ConcentrationTracker): string {
+  const mine = tr.standings.find((s) => s.player === tr.player);
+  if (mine === undefined) return tr.winners.length ? t("conc.wonBy", { names: listText(tr.winners.map((w) => tr.name(w))) }) : "";
+  if (tr.standings.length === 1) return t("conc.soloResult", { tries: mine.tries });
+  if (tr.draw) return t("conc.drawResult", { pairs: mine.pairs });
+  if (tr.winners.includes(tr.player)) return t("conc.wonResult", { pairs: mine.pairs });
+  return t("race.placed", { place: mine.place, of: tr.standings.length, pairs: mine.pairs });
 }
 
-/** What a snapshot says when the page (re)connects. */
-export function describeSnapshot(t: ConcentrationTracker): string[] {
-  if (t.phase === "waiting") return [`Waiting for players: ${t.seats.length || 1} of ${t.seatsTotal || "?"} seats taken`];
-  if (t.phase === "over") return ["The game is over", ...standingLines(t)];
-  return [`${statusText(t)}. ${t.cards.filter((c) => c.state === "taken").length / 2} pairs taken of ${t.size / 2}`];
+export function describeSnapshot(tr: ConcentrationTracker): string[] {
+  if (tr.phase === "waiting") return [t("conc.waitingSeats", { taken: tr.seats.length || 1, total: tr.seatsTotal || "?" })];
+  if (tr.phase === "over") return [t("race.phase.gameOver"), ...standingLines(tr)];
+  return [t("conc.snapshot", { status: statusText(tr), taken: tr.cards.filter((c) => c.state === "taken").length / 2, total: tr.size / 2 })];
 }

@@ -30,6 +30,7 @@ import { capital } from "../sentence";
 import type { KeptSeat } from "../store";
 import { cardShows, clockLine, describeEvent, describeSnapshot, resultText, scoreText, seatMarks, settingsText, standingLines, statusText } from "./describe";
 import { columnsFor, ConcentrationTracker, Matching, Pictures } from "./tracker";
+import { t as tx } from "../i18n";
 
 const TICK_MS = 250;
 const LOG_LINES = 300;
@@ -46,17 +47,17 @@ export const concentrationPage: Page = (root, app, args) => {
 function setupForm(root: HTMLElement, app: App): () => void {
   const { api, store } = app;
   const name = nameField(store);
-  const players = select("players", [[1, "1 (solo)"], [2, "2"], [3, "3"], [4, "4"], [5, "5"], [6, "6"]], 2);
-  const pictures = select("pictures", [["emoji", "Emoji"], ["cards", "Playing cards"]], "emoji");
-  const cards = select("cards", [[52, "52 cards"], [36, "36 cards"], [24, "24 cards"]], 52);
-  const matching = select("matching", [["identical", "Identical cards"], ["rank-colour", "Same rank and colour"], ["rank", "Same rank"]], "identical");
+  const players = select("players", [[1, tx("conc.solo1")], [2, "2"], [3, "3"], [4, "4"], [5, "5"], [6, "6"]], 2);
+  const pictures = select("pictures", [["emoji", tx("conc.emoji")], ["cards", tx("conc.playingCardsOpt")]], "emoji");
+  const cards = select("cards", [[52, tx("conc.nCards", { n: 52 })], [36, tx("conc.nCards", { n: 36 })], [24, tx("conc.nCards", { n: 24 })]], 52);
+  const matching = select("matching", [["identical", tx("conc.identicalOpt")], ["rank-colour", tx("conc.sameRankColourOpt")], ["rank", tx("conc.sameRankOpt")]], "identical");
   const jokers = h("input", { id: "jokers", type: "checkbox" });
   // No timer of the host's still leaves the idle limit (IDLE_MS in the rules): 2 minutes a flip
   // at a table of two or more, so that nobody holds it hostage; solo, none.
-  const limit = select("turn-limit", [[0, "2 minutes (solo: no limit)"], [30, "30 s"], [60, "60 s"]], 0);
+  const limit = select("turn-limit", [[0, tx("conc.limitNone")], [30, tx("common.seconds", { count: 30 })], [60, tx("common.seconds", { count: 60 })]], 0);
   const cpu = h("input", { id: "cpu-fill", type: "checkbox", checked: true });
   const error = h("p", { id: "setup-error", class: "error", role: "alert" });
-  const submit = h("button", { id: "create-game", type: "submit" }, "Make the table");
+  const submit = h("button", { id: "create-game", type: "submit" }, tx("conc.makeTable"));
 
   const sync = (): void => {
     const playing = pictures.value === "cards";
@@ -64,7 +65,7 @@ function setupForm(root: HTMLElement, app: App): () => void {
     jokers.disabled = !playing;
     if (!playing) { matching.value = "identical"; jokers.checked = false; }
     cpu.disabled = players.value === "1";
-    setText(submit, players.value === "1" ? "Play solo" : cpu.checked ? "Play against the CPU" : "Make the table");
+    setText(submit, players.value === "1" ? tx("conc.playSolo") : cpu.checked ? tx("conc.playCpu") : tx("conc.makeTable"));
   };
   for (const el of [pictures, players, cpu]) el.addEventListener("change", sync);
 
@@ -100,18 +101,17 @@ function setupForm(root: HTMLElement, app: App): () => void {
 
   root.replaceChildren(
     h("form", { id: "new-game", class: "panel setup", onsubmit: create },
-      h("h1", {}, "Concentration"),
-      h("p", {}, "Take turns flipping two face-down cards: a pair is yours and you flip again; a miss turns back down ",
-        "after 1.5 s and play passes. Whoever holds the most pairs when every card is taken wins. Solo, the record is your tries."),
-      h("label", { for: "display-name" }, "Your name at the table"), name,
+      h("h1", {}, tx("games.concentration.title")),
+      h("p", {}, tx("conc.about"), " ", h("a", { href: "#/rules/concentration" }, tx("rules.link"))),
+      h("label", { for: "display-name" }, tx("home.nameLabel")), name,
       h("div", { class: "fields" },
-        h("label", {}, "Players", players),
-        h("label", {}, "Pictures", pictures),
-        h("label", {}, "Deck", cards),
-        h("label", {}, "Pairs of (playing cards)", matching),
-        h("label", {}, "Time to flip the second card", limit)),
-      h("label", { class: "check" }, jokers, " Two jokers, which pair with each other (playing cards)"),
-      h("label", { class: "check" }, cpu, " The CPU takes the empty seats now (otherwise the table waits for them)"),
+        h("label", {}, tx("home.players"), players),
+        h("label", {}, tx("conc.pictures"), pictures),
+        h("label", {}, tx("conc.deck"), cards),
+        h("label", {}, tx("conc.pairsOf"), matching),
+        h("label", {}, tx("conc.flipTime"), limit)),
+      h("label", { class: "check" }, jokers, ` ${tx("conc.jokers")}`),
+      h("label", { class: "check" }, cpu, ` ${tx("conc.cpuNow")}`),
       error,
       submit),
     backLinks());
@@ -131,9 +131,9 @@ function mountTable(root: HTMLElement, app: App, tableId: string, seat: KeptSeat
   const redraw = batched(() => draw());
   const clock = new ServerClock();
   let inFlight = 0;
-  let connection = "Connecting...";
+  let connection = tx("race.connecting");
 
-  const grid = new CardGrid("The cards, numbered from the top left, row by row", "keys", (n) => void flip(n));
+  const grid = new CardGrid(tx("conc.gridLabel"), "keys", (n) => void flip(n));
   const statusEl = h("p", { id: "turn", class: "game-status", "aria-live": "off" });
   const clockEl = h("p", { id: "clock", class: "counters", role: "timer", "aria-live": "off" });
   const settingsEl = h("p", { id: "settings", class: "muted" });
@@ -143,11 +143,11 @@ function mountTable(root: HTMLElement, app: App, tableId: string, seat: KeptSeat
   const seats = h("div", { id: "seats" });
   const gameOver = h("section", { id: "game-over", class: "panel", hidden: true });
   const log = new GameLog(app, LOG_LINES, errorEl);
-  const startNow = h("button", { id: "start-now", type: "button", onclick: () => void startTable() }, "Let the CPU take the empty seats now");
+  const startNow = h("button", { id: "start-now", type: "button", onclick: () => void startTable() }, tx("conc.startNow"));
 
   root.replaceChildren(h("section", { class: "concentration", "data-table-id": tableId },
     h("header", {},
-      h("h1", {}, "Concentration"),
+      h("h1", {}, tx("games.concentration.title")),
       statusEl, clockEl, settingsEl, connEl),
     errorEl,
     waiting,
@@ -155,9 +155,8 @@ function mountTable(root: HTMLElement, app: App, tableId: string, seat: KeptSeat
     h("div", { class: "play" },
       h("div", {}, grid.el,
         h("p", { id: "keys", class: "keys" },
-          seat ? "Keys: arrow keys move over the cards (Home and End: a row's ends), Enter or Space flips the focused card; s says whose turn it is and the scores."
-            : "You are watching: this browser holds no seat at this table. Arrow keys move over the cards; s says whose turn it is.")),
-      h("aside", { class: "side" }, h("h2", {}, "Players"), seats)),
+          seat ? tx("conc.keys") : tx("conc.keysWatching"))),
+      h("aside", { class: "side" }, h("h2", {}, tx("race.players")), seats)),
     log.details(),
     backLinks()));
 
@@ -179,10 +178,10 @@ function mountTable(root: HTMLElement, app: App, tableId: string, seat: KeptSeat
   // --- commands ----------------------------------------------------------------------------------
   async function flip(card: number): Promise<void> {
     const c = tracker.cards[card - 1];
-    if (!seat) { say(["You are watching: this browser holds no seat at this table"]); return; }
+    if (!seat) { say([tx("conc.watching")]); return; }
     if (c === undefined || tracker.phase !== "playing") { say([statusText(tracker)]); return; }
-    if (c.state === "taken") { say([`Card ${card} is taken`]); return; }
-    if (c.state === "up") { say([`Card ${card} is already up`]); return; }
+    if (c.state === "taken") { say([tx("conc.isTaken", { n: card })]); return; }
+    if (c.state === "up") { say([tx("conc.isUp", { n: card })]); return; }
     if (!tracker.myTurn) { say([statusText(tracker)]); return; }
     if (tracker.up.length + inFlight >= 2) return; // the second card is on its way
     errorEl.textContent = "";
@@ -205,7 +204,7 @@ function mountTable(root: HTMLElement, app: App, tableId: string, seat: KeptSeat
     try {
       const res = await command((headers) => api.lobby.startTable({ tableId }, { headers }), token);
       if (res.table) tracker.noteTable(res.table);
-      say(["The CPU is taking the empty seats"]);
+      say([tx("conc.cpuTaking")]);
       redraw();
     } catch (err) {
       showError(err);
@@ -265,10 +264,10 @@ function mountTable(root: HTMLElement, app: App, tableId: string, seat: KeptSeat
     const isWaiting = t.started && t.phase === "waiting" && !t.expired;
     waiting.hidden = !isWaiting;
     if (isWaiting) {
-      const seated = [...t.names.entries()].map(([p, n]) => (p === t.player ? `${n} (you)` : n + (t.bots.has(p) ? " (CPU)" : "")));
+      const seated = [...t.names.entries()].map(([p, n]) => (p === t.player ? tx("race.nameYou", { name: n }) : t.bots.has(p) ? tx("conc.cpuName", { name: n }) : n));
       fill(waiting,
-        h("h2", {}, "Waiting for players"),
-        h("p", {}, `Seated: ${seated.join(", ") || "you"}${t.seatsTotal ? `, of ${t.seatsTotal} seats` : ""}. The game starts when every seat is taken.`),
+        h("h2", {}, tx("race.phase.waiting")),
+        h("p", {}, tx("conc.seated", { names: seated.join(", ") || tx("race.you"), total: t.seatsTotal || 0 })),
         seat?.seat === 1 ? startNow : null);
     }
 
@@ -287,17 +286,17 @@ function mountTable(root: HTMLElement, app: App, tableId: string, seat: KeptSeat
     const rows = t.seats.map((s) => {
       const marks = seatMarks(t, s.player, now);
       return h("tr", { "data-player": s.player, class: s.player === t.player ? "me" : "", "aria-current": s.player === t.turn ? "true" : null },
-        h("th", { scope: "row" }, (s.player === t.player ? `You (${t.name(s.player)})` : t.name(s.player)) + (marks.length ? ` · ${marks.join(", ")}` : "")),
+        h("th", { scope: "row" }, (s.player === t.player ? tx("race.youName", { name: t.name(s.player) }) : t.name(s.player)) + (marks.length ? ` · ${marks.join(", ")}` : "")),
         h("td", { class: "num" }, String(s.pairs)),
         h("td", { class: "num" }, String(s.tries)));
     });
     const key = rows.map((r) => r.textContent).join("|");
     if (seats.dataset.content === key) return;
     seats.dataset.content = key;
-    if (!rows.length) { fill(seats, h("p", { class: "muted" }, "When the game starts.")); return; }
+    if (!rows.length) { fill(seats, h("p", { class: "muted" }, tx("conc.whenStarts"))); return; }
     fill(seats, h("table", { class: "grid-table", id: "scores" },
-      h("caption", { class: "sr-only" }, "Players in turn order, their pairs and tries"),
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, "Pairs"), h("th", { scope: "col" }, "Tries"))),
+      h("caption", { class: "sr-only" }, tx("conc.scoresCaption")),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, tx("race.col.player")), h("th", { scope: "col" }, tx("race.col.pairs")), h("th", { scope: "col" }, tx("conc.col.tries")))),
       h("tbody", {}, ...rows)));
   }
 
@@ -311,11 +310,11 @@ function mountTable(root: HTMLElement, app: App, tableId: string, seat: KeptSeat
     if (gameOver.dataset.content === content) return;
     gameOver.dataset.content = content;
     fill(gameOver,
-      h("h2", {}, "The game is over"),
+      h("h2", {}, tx("race.phase.gameOver")),
       h("p", { id: "result" }, resultText(t)),
       h("ol", { class: "standings", id: "standings" }, ...standingLines(t).map((line) => h("li", {}, line))),
-      ...seedBlock({ seed: t.seed, commitment: t.commitment, gameId, again: "deal the cards again from the seed and check that none moved" }),
-      h("p", {}, h("a", { href: `#/play/${SLUG}/new` }, "Play again")));
+      ...seedBlock({ seed: t.seed, commitment: t.commitment, gameId, again: tx("conc.again") }),
+      h("p", {}, h("a", { href: `#/play/${SLUG}/new` }, tx("race.playAgain"))));
   }
 
   function tick(): void {

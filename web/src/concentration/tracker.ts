@@ -9,6 +9,7 @@
  * number order (a reply's events wait for the stream to fill any gap before them).
  */
 
+import { t } from "../i18n";
 import type { EventEnvelope, TableEvent } from "../gen/match/v1/common_pb";
 import {
   ConcentrationSettings_Matching as Matching,
@@ -120,7 +121,7 @@ export class ConcentrationTracker {
 
   /** "you" for the viewer, else the player's name. */
   who(player: string): string {
-    return player && player === this.player ? "you" : this.name(player);
+    return player && player === this.player ? t("race.you") : this.name(player);
   }
 
   get iAmCpu(): boolean {

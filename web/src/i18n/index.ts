@@ -83,3 +83,26 @@ export function t(key: string, values?: Values): string {
 export function missingKeys(): string[] {
   return [...missing].sort();
 }
+
+/** Whether `key` has a message in `lang` (a test's check that a catalog is whole). */
+export function has(lang: Locale, key: string): boolean {
+  return catalogs[lang]?.[key] !== undefined;
+}
+
+/** The languages' own names, for the language switch (each in itself). */
+export const LANGUAGE_NAMES: Readonly<Record<Locale, string>> = { en: "English", de: "Deutsch", el: "Ελληνικά" };
+
+/**
+ * What a browser test reads (`window.matchI18n`): the keys that fell back, the language, and
+ * the English messages that the current language says differently (none of them should show
+ * on a page in that language).
+ */
+export function testHooks(): { missingKeys: () => string[]; locale: () => Locale; englishOnly: () => string[] } {
+  return {
+    missingKeys,
+    locale: () => current,
+    englishOnly: () => Object.entries(EN)
+      .filter(([key, text]) => catalogs[current]?.[key] !== undefined && catalogs[current]?.[key] !== text)
+      .map(([, text]) => text),
+  };
+}

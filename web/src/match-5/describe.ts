@@ -6,154 +6,161 @@
 
 import type { EventEnvelope } from "../gen/match/v1/common_pb";
 import type { MatchFiveEvent_CombinationClosed } from "../gen/match/v1/match_five_pb";
-import { clockText, count } from "../play/words";
+import { t } from "../i18n";
+import { clockText } from "../play/words";
 import { ACCEPT, COLOURS, isCall, Phase, ROUNDS, type Ballot, type MatchFiveTracker } from "./tracker";
 
 export function quoted(text: string): string {
-  return `“${text}”`;
+  return t("m5.quoted", { text });
 }
 
-/** `your` or `Bob's`. */
-export function possessive(t: MatchFiveTracker, player: string): string {
-  return player && player === t.player ? "your" : `${t.name(player)}'s`;
+/** `{me, name}` for a message that says "you"/"your" to the viewer and a name for the others. */
+function whom(tr: MatchFiveTracker, player: string): { me: "yes" | "no"; name: string } {
+  return { me: player !== "" && player === tr.player ? "yes" : "no", name: tr.name(player) };
 }
 
-/** `You` or `Bob`, at the start of a sentence. */
-export function subject(t: MatchFiveTracker, player: string): string {
-  return player && player === t.player ? "You" : t.name(player);
+export function possessive(tr: MatchFiveTracker, player: string): string {
+  return t("m5.possessive", whom(tr, player));
 }
 
-/** `3, red and blue (Job / City)`. */
-export function combinationText(t: MatchFiveTracker, n: number): string {
-  const c = t.combinations.get(n);
+export function subject(tr: MatchFiveTracker, player: string): string {
+  return t("m5.subject", whom(tr, player));
+}
+
+/** A category colour's name (`red`) in the player's language. */
+export function colourName(colour: string): string {
+  return t(`m5.colour.${colour}`);
+}
+
+export function combinationText(tr: MatchFiveTracker, n: number): string {
+  const c = tr.combinations.get(n);
   if (c === undefined) return String(n);
   const cats = c.categories[0] && c.categories[1] ? ` (${c.categories[0]} / ${c.categories[1]})` : "";
-  return `${n}, ${c.colours[0]} and ${c.colours[1]}${cats}`;
+  return `${t("m5.combination", { n, a: colourName(c.colours[0]), b: colourName(c.colours[1]) })}${cats}`;
 }
 
-export function settingsText(t: MatchFiveTracker): string {
-  return `${ROUNDS} rounds, the sand timer ${t.writingSeconds} s, each combination's vote ${t.voteSeconds} s`;
+export function settingsText(tr: MatchFiveTracker): string {
+  return t("m5.settings", { rounds: ROUNDS, writing: tr.writingSeconds, vote: tr.voteSeconds });
 }
 
-export function categoriesText(t: MatchFiveTracker): string {
-  return COLOURS.map((c, i) => `${c}: ${t.categories[i] ?? "?"}`).join(", ");
+export function categoriesText(tr: MatchFiveTracker): string {
+  return COLOURS.map((c, i) => `${colourName(c)}: ${tr.categories[i] ?? "?"}`).join(", ");
 }
 
-export function ballotText(t: MatchFiveTracker, b: Ballot): string {
+export function ballotText(tr: MatchFiveTracker, b: Ballot): string {
   if (isCall(b)) {
-    const own = t.everyBallot.get(b.own);
-    const target = t.everyBallot.get(b.target);
-    const ownText = own ? ` ${quoted(own.text)}` : "";
-    const targetText = target ? ` ${quoted(target.text)}` : "";
-    const targetName = target ? `${possessive(t, target.player)} ` : "";
-    return `Match! ${subject(t, b.player)} called ${targetName}link${targetText} (ballot ${b.target}) a match of ${own ? possessive(t, own.player) + " " : ""}link${ownText} (ballot ${b.own})`;
+    const own = tr.everyBallot.get(b.own);
+    const target = tr.everyBallot.get(b.target);
+    return t("m5.call", {
+      who: subject(tr, b.player),
+      target: target ? t("m5.linkOf", { whose: possessive(tr, target.player), text: quoted(target.text) }) : t("m5.aLink"), targetBallot: b.target,
+      own: own ? t("m5.linkOf", { whose: possessive(tr, own.player), text: quoted(own.text) }) : t("m5.aLink"), ownBallot: b.own,
+    });
   }
   const grouped = b.group
-    ? [...t.ballots.values()].filter((o) => o.group === b.group && o.ballot !== b.ballot && !isCall(o)).map((o) => o.ballot)
+    ? [...tr.ballots.values()].filter((o) => o.group === b.group && o.ballot !== b.ballot && !isCall(o)).map((o) => o.ballot)
     : [];
-  const same = grouped.length ? `, the same link as ballot ${grouped.join(" and ")}` : "";
-  return `${subject(t, b.player)} wrote ${quoted(b.text)}${same}`;
+  const same = grouped.length ? t("m5.sameAs", { ballots: grouped.join(` ${t("m5.and")} `) }) : "";
+  return t("m5.wrote", { ...whom(tr, b.player), text: quoted(b.text) }) + same;
 }
 
-export function timerText(t: MatchFiveTracker, nowMs: number): string {
-  if (t.gameOver) return "The game is over";
-  if (t.expired) return "The table expired";
-  if (!t.started) return "The game starts when every seat is taken";
-  if (t.phase === Phase.WRITING && t.deadlineMs) return `Sand timer: ${clockText(t.deadlineMs - nowMs)} left`;
-  if (t.phase === Phase.READING && t.combination && t.deadlineMs) return `The vote on combination ${t.combination}: ${clockText(t.deadlineMs - nowMs)} left`;
+export function timerText(tr: MatchFiveTracker, nowMs: number): string {
+  if (tr.gameOver) return t("race.phase.gameOver");
+  if (tr.expired) return t("m5.expired");
+  if (!tr.started) return t("m5.startsWhenFull");
+  if (tr.phase === Phase.WRITING && tr.deadlineMs) return t("m5.sandTimer", { left: clockText(tr.deadlineMs - nowMs) });
+  if (tr.phase === Phase.READING && tr.combination && tr.deadlineMs) return t("m5.voteTimer", { n: tr.combination, left: clockText(tr.deadlineMs - nowMs) });
   return "";
 }
 
-export function closedLines(t: MatchFiveTracker, closed: MatchFiveEvent_CombinationClosed): string[] {
-  if (!closed.results.length) return [`Combination ${combinationText(t, closed.combination)}: nobody wrote a link for it`];
+export function closedLines(tr: MatchFiveTracker, closed: MatchFiveEvent_CombinationClosed): string[] {
+  if (!closed.results.length) return [t("m5.nobodyWrote", { combination: combinationText(tr, closed.combination) })];
   const scores = new Map(closed.scores.map((s) => [s.ballot, s]));
-  const out = [`Combination ${combinationText(t, closed.combination)} closed:`];
+  const out = [t("m5.closed", { combination: combinationText(tr, closed.combination) })];
   for (const r of closed.results) {
-    const b = t.everyBallot.get(r.ballot);
-    const votes = `${r.accepts} to ${r.contests}`;
+    const b = tr.everyBallot.get(r.ballot);
+    const votes = t("m5.votes", { accepts: r.accepts, contests: r.contests });
     if (b !== undefined && isCall(b)) {
-      out.push(`Match! of ballots ${b.own} and ${b.target}: ${r.accepted ? "agreed" : "not agreed"}, ${votes}`);
+      out.push(t("m5.callResult", { own: b.own, target: b.target, agreed: r.accepted ? "yes" : "no", votes }));
       continue;
     }
-    const who = b ? `${possessive(t, b.player)} ${quoted(b.text)}` : `ballot ${r.ballot}`;
-    const tie = r.authorIgnored ? ", a tie settled without the author's vote" : "";
+    const who = b ? t("m5.whoseLink", { whose: possessive(tr, b.player), text: quoted(b.text) }) : t("m5.ballotN", { n: r.ballot });
+    const tie = r.authorIgnored ? t("m5.tie") : "";
     const s = scores.get(r.ballot);
-    const pts = s ? `: ${count(s.points, "point")}${s.matching ? ", a matching link" : ""}` : "";
-    out.push(`${who[0]!.toUpperCase()}${who.slice(1)} ${r.accepted ? "accepted" : "refused"}, ${votes}${tie}${pts}`);
+    const pts = s ? t("m5.points", { n: s.points, matching: s.matching ? "yes" : "no" }) : "";
+    out.push(`${who[0]!.toUpperCase()}${who.slice(1)} ${t("m5.verdict", { accepted: r.accepted ? "yes" : "no" })}, ${votes}${tie}${pts}`);
   }
   return out;
 }
 
-/** What one event says (already folded into `t`); empty for nothing to say. */
-export function eventLines(env: EventEnvelope, t: MatchFiveTracker): string[] {
+export function eventLines(env: EventEnvelope, tr: MatchFiveTracker): string[] {
   if (env.body.case === "table") {
     const e = env.body.value.event;
     if (e.case === "playerSeated") {
-      return [e.value.playerId === t.player ? `You sit at seat ${e.value.seat}` : `${e.value.displayName} sits at seat ${e.value.seat}`];
+      return [t("m5.ev.seated", { me: e.value.playerId === tr.player ? "yes" : "no", name: e.value.displayName, seat: e.value.seat })];
     }
-    if (e.case === "playerLeft") return [`${t.name(e.value.playerId)} left the table`];
-    if (e.case === "seedRevealed") return ["The game's seed is published"];
-    if (e.case === "tableExpired") return ["The table expired: its game did not start in time"];
+    if (e.case === "playerLeft") return [t("m5.ev.left", whom(tr, e.value.playerId))];
+    if (e.case === "seedRevealed") return [t("nm.ev.seed")];
+    if (e.case === "tableExpired") return [t("race.phase.expired")];
     return [];
   }
   if (env.body.case !== "matchFive") return [];
   const ev = env.body.value.event;
   switch (ev.case) {
     case "gameStarted":
-      return [`The game starts: ${settingsText(t)}. Players: ${ev.value.players.map((p) => t.name(p)).join(", ")}`];
+      return [t("m5.ev.starts", { settings: settingsText(tr), players: ev.value.players.map((p) => tr.name(p)).join(", ") })];
     case "roundStarted":
-      return [`Round ${ev.value.round} of ${ROUNDS}: the dice are rolled and the sand timer turned, ${clockText(Number(ev.value.writingEndsAt - ev.value.at))}. Categories: ${categoriesText(t)}`];
+      return [t("m5.ev.round", { round: ev.value.round, rounds: ROUNDS, time: clockText(Number(ev.value.writingEndsAt - ev.value.at)), categories: categoriesText(tr) })];
     case "linkWritten":
-      return ev.value.player === t.player ? [`Your link for ${combinationText(t, ev.value.combination)}: ${quoted(ev.value.text)}`] : [];
+      return ev.value.player === tr.player ? [t("m5.ev.yourLink", { combination: combinationText(tr, ev.value.combination), text: quoted(ev.value.text) })] : [];
     case "linkErased":
-      return ev.value.player === t.player ? [`Your link for ${combinationText(t, ev.value.combination)} is erased`] : [];
+      return ev.value.player === tr.player ? [t("m5.ev.erased", { combination: combinationText(tr, ev.value.combination) })] : [];
     case "writingProgress":
-      return [`${t.name(ev.value.player)} has ${count(ev.value.links, "link")}`];
+      return [t("m5.ev.progress", { name: tr.name(ev.value.player), n: ev.value.links })];
     case "playerDone": {
       const e = ev.value;
-      const mine = e.player === t.player;
+      const mine = e.player === tr.player;
       if (e.combination === 0) {
         return mine
-          ? [`You are done writing, with ${count(t.me.links, "link")}: the reading starts once everybody is done, or when the sand timer runs out`]
-          : [`${t.name(e.player)} is done writing (${count(t.line(e.player).links, "link")})`];
+          ? [t("m5.ev.youDone", { n: tr.me.links })]
+          : [t("m5.ev.theyDone", { name: tr.name(e.player), n: tr.line(e.player).links })];
       }
-      return [`${subject(t, e.player)} ${mine ? "are" : "is"} done with combination ${e.combination}`];
+      return [t("m5.ev.doneWith", { ...whom(tr, e.player), n: e.combination })];
     }
     case "combinationOpened": {
       const e = ev.value;
       if (!e.links.length) return [];
-      const ballots = t.openBallots().map((b) => `ballot ${b.ballot}: ${ballotText(t, b)}`);
-      return [`Reading combination ${combinationText(t, e.combination)}: ${count(e.links.length, "link")}. ${ballots.join("; ")}. The vote closes in ${clockText(Number(e.votesEndAt - e.at))}`];
+      const ballots = tr.openBallots().map((b) => t("m5.ballotLine", { n: b.ballot, text: ballotText(tr, b) }));
+      return [t("m5.ev.reading", { combination: combinationText(tr, e.combination), n: e.links.length, ballots: ballots.join("; "), time: clockText(Number(e.votesEndAt - e.at)) })];
     }
     case "voteCast": {
       const e = ev.value;
-      const b = t.everyBallot.get(e.ballot);
-      if (e.player !== t.player) return [`${t.name(e.player)} voted on ballot ${e.ballot}`];
-      if (b && isCall(b)) return [`You ${e.accept ? "agree" : "do not agree"} that ballot ${e.ballot} is a match`];
-      return [`You ${e.accept ? "accept" : "contest"} ballot ${e.ballot}${b ? ` (${quoted(b.text)})` : ""}`];
+      const b = tr.everyBallot.get(e.ballot);
+      if (e.player !== tr.player) return [t("m5.ev.voted", { name: tr.name(e.player), n: e.ballot })];
+      if (b && isCall(b)) return [t("m5.ev.youAgree", { agree: e.accept ? "yes" : "no", n: e.ballot })];
+      return [t("m5.ev.youAccept", { accept: e.accept ? "yes" : "no", n: e.ballot }) + (b ? ` (${quoted(b.text)})` : "")];
     }
     case "matchCalled": {
-      const b = t.everyBallot.get(ev.value.ballot);
-      return [b ? `Ballot ${b.ballot}: ${ballotText(t, b)}` : `Ballot ${ev.value.ballot}: Match!`];
+      const b = tr.everyBallot.get(ev.value.ballot);
+      return [b ? t("m5.ev.ballot", { n: b.ballot, text: ballotText(tr, b) }) : t("m5.ev.ballotMatch", { n: ev.value.ballot })];
     }
     case "combinationClosed":
-      return [closedLines(t, ev.value).join(" ")];
+      return [closedLines(tr, ev.value).join(" ")];
     case "roundScored":
-      return [`Round ${ev.value.round} score box: ` + ev.value.scores.map((s) =>
-        `${t.name(s.player)} ${count(s.points, "point")} (${count(s.matching, "matching link")}), total ${s.total}`).join("; ")];
+      return [t("m5.ev.scored", { round: ev.value.round, scores: ev.value.scores.map((s) =>
+        t("m5.scoreRow", { name: tr.name(s.player), points: s.points, matching: s.matching, total: s.total })).join("; ") })];
     case "gameEnded": {
-      const winners = t.winners().map((p) => t.name(p));
-      const who = winners.length === 1 ? `The winner: ${winners[0]}` : winners.length ? `Sharing the victory: ${winners.join(", ")}` : "";
-      return [`The game is over. ${who}`];
+      const winners = tr.winners().map((p) => tr.name(p));
+      const who = winners.length === 1 ? t("m5.winner", { name: winners[0]! }) : winners.length ? t("m5.sharing", { names: winners.join(", ") }) : "";
+      return [`${t("m5.ev.over")} ${who}`];
     }
     default:
       return [];
   }
 }
 
-/** Your vote as words. */
 export function voteText(v: number, call: boolean): string {
   if (!v) return "";
-  if (call) return v === ACCEPT ? "You agree" : "You do not agree";
-  return v === ACCEPT ? "You accepted it" : "You contested it";
+  if (call) return v === ACCEPT ? t("m5.youAgree") : t("m5.youDisagree");
+  return v === ACCEPT ? t("m5.youAccepted") : t("m5.youContested");
 }

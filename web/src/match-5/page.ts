@@ -22,11 +22,12 @@ import { chooseName, nameField } from "../play/name";
 import { keepSeat, pageLink, seatsGoing } from "../play/seat";
 import { seedBlock } from "../play/seed";
 import { backLinks, FormProblem, options, submitting } from "../play/setup";
-import { clockText, count } from "../play/words";
+import { clockText } from "../play/words";
 import { bearer, clockLeft, command, refusalCode } from "../rpc";
 import type { KeptSeat } from "../store";
-import { ballotText, categoriesText, closedLines, combinationText, eventLines, settingsText, timerText, voteText } from "./describe";
+import { ballotText, categoriesText, closedLines, colourName, combinationText, eventLines, settingsText, timerText, voteText } from "./describe";
 import { ACCEPT, COLOURS, CONTEST, isCall, MatchFiveTracker, MAX_LINK, Phase, ROUNDS } from "./tracker";
+import { t as tx } from "../i18n";
 
 const SLUG = "match-5";
 const TITLE = "MATCH 5";
@@ -49,7 +50,7 @@ export const matchFivePage: Page = (root, app, args) => {
 };
 
 function seconds(s: number): string {
-  return s >= 60 && s % 60 === 0 ? `${s / 60} min` : `${s} s`;
+  return s >= 60 && s % 60 === 0 ? tx("m5.minutes", { n: s / 60 }) : tx("common.seconds", { count: s });
 }
 
 async function join(app: App, displayName: string, target: { case: "tableId" | "inviteCode"; value: string }): Promise<string> {
@@ -63,22 +64,22 @@ function joinForm(app: App, name: HTMLInputElement, code: string, error: HTMLEle
     id: "join-code", name: "join-code", type: "text", autocomplete: "off", autocapitalize: "characters",
     spellcheck: "false", value: code, maxlength: 64, "aria-describedby": "join-help",
   });
-  const submit = h("button", { id: "join-game", type: "submit" }, "Join the table");
+  const submit = h("button", { id: "join-game", type: "submit" }, tx("m5.joinTable"));
   const go = submitting(app, error, () => [submit], async () => {
     const typed = codeInput.value.trim();
     if (!typed) {
       codeInput.focus();
-      throw new FormProblem("Type the invite code a friend gave you");
+      throw new FormProblem(tx("m5.typeCode"));
     }
     const displayName = chooseName(app.store, name.value);
     const tableId = await join(app, displayName, { case: "inviteCode", value: typed.toUpperCase() });
     app.navigate(`#/play/${SLUG}/${tableId}`);
   });
   return h("form", { id: "join-form", class: "panel m5-setup", onsubmit: go },
-    h("h2", {}, "Join with a code"),
-    h("label", { for: "join-code" }, "Invite code"),
+    h("h2", {}, tx("m5.joinWithCode")),
+    h("label", { for: "join-code" }, tx("m5.inviteCode")),
     codeInput,
-    h("p", { id: "join-help", class: "muted" }, "The code the table's host shares, 12 letters and digits, e.g. K7QM4XRAP2HW."),
+    h("p", { id: "join-help", class: "muted" }, tx("m5.codeHelp")),
     submit);
 }
 
@@ -87,11 +88,11 @@ function joinForm(app: App, name: HTMLInputElement, code: string, error: HTMLEle
 function mountSetup(root: HTMLElement, app: App, code: string): () => void {
   const name = nameField(app.store);
   const error = h("p", { id: "setup-error", class: "error", role: "alert" });
-  const seats = h("select", { id: "seats", name: "seats" }, ...options([2, 3, 4, 5, 6, 7, 8], 3, (v) => `${v} players`));
+  const seats = h("select", { id: "seats", name: "seats" }, ...options([2, 3, 4, 5, 6, 7, 8], 3, (v) => tx("common.players", { count: v })));
   const writing = h("select", { id: "writing-seconds", name: "writing-seconds" }, ...options(WRITING_CHOICES, 180, seconds));
   const vote = h("select", { id: "vote-seconds", name: "vote-seconds" }, ...options(VOTE_CHOICES, 45, seconds));
   const priv = h("input", { id: "private", type: "checkbox", checked: true });
-  const submit = h("button", { id: "create-game", type: "submit", class: "primary" }, "Make the table");
+  const submit = h("button", { id: "create-game", type: "submit", class: "primary" }, tx("conc.makeTable"));
 
   const create = submitting(app, error, () => [submit], async () => {
     const displayName = chooseName(app.store, name.value);
@@ -109,22 +110,20 @@ function mountSetup(root: HTMLElement, app: App, code: string): () => void {
   fill(root,
     h("section", { class: "panel" },
       h("h1", {}, TITLE),
-      h("p", {}, "The party word game for 2 to 8. Five dice give five categories; while the sand timer runs, write a link for each ",
-        "of the 10 pairs of colours (a carnivore that lives in water? Shark!). Then the table reads them, one combination at a time, ",
-        "and votes: an accepted link scores 1, a link that matches another's scores 2. Two rounds."),
-      h("label", { for: "display-name" }, "Your name at the table"),
+      h("p", {}, tx("m5.about"), " ", h("a", { href: "#/rules/match-5" }, tx("rules.link"))),
+      h("label", { for: "display-name" }, tx("home.nameLabel")),
       name,
       error),
     h("form", { id: "new-table", class: "panel m5-setup", onsubmit: create },
-      h("h2", {}, "A new table"),
+      h("h2", {}, tx("m5.newTable")),
       h("div", { class: "fields" },
-        h("label", {}, "Players ", seats),
-        h("label", {}, "Sand timer ", writing),
-        h("label", {}, "Vote on each combination ", vote)),
-      h("label", { class: "check" }, priv, " Private: friends join with the invite code (otherwise the table is listed)"),
+        h("label", {}, `${tx("home.players")} `, seats),
+        h("label", {}, `${tx("m5.sandTimerLabel")} `, writing),
+        h("label", {}, `${tx("m5.voteLabel")} `, vote)),
+      h("label", { class: "check" }, priv, ` ${tx("m5.private")}`),
       submit),
     joinForm(app, name, code, error),
-    seatsGoing(app.store, SLUG, "Your tables", (s) => `as ${s.displayName}, seat ${s.seat}`),
+    seatsGoing(app.store, SLUG, tx("m5.yourTables"), (s) => tx("home.seatDetail", { name: s.displayName, seat: s.seat })),
     backLinks());
   name.focus();
   return () => {};
@@ -134,7 +133,7 @@ function mountSetup(root: HTMLElement, app: App, code: string): () => void {
 function mountJoin(root: HTMLElement, app: App, tableId: string): () => void {
   const name = nameField(app.store);
   const error = h("p", { id: "setup-error", class: "error", role: "alert" });
-  const submit = h("button", { id: "join-table", type: "submit", class: "primary" }, "Take a seat at this table");
+  const submit = h("button", { id: "join-table", type: "submit", class: "primary" }, tx("m5.takeSeat"));
   const go = submitting(app, error, () => [submit], async () => {
     const displayName = chooseName(app.store, name.value);
     await join(app, displayName, { case: "tableId", value: tableId });
@@ -143,13 +142,13 @@ function mountJoin(root: HTMLElement, app: App, tableId: string): () => void {
   fill(root,
     h("form", { id: "join-by-id", class: "panel m5-setup", onsubmit: go },
       h("h1", {}, TITLE),
-      h("p", {}, `This browser holds no seat at table ${tableId} yet. Take one (an open table), or join with its invite code below.`),
-      h("label", { for: "display-name" }, "Your name at the table"),
+      h("p", {}, tx("m5.noSeatYet", { table: tableId })),
+      h("label", { for: "display-name" }, tx("home.nameLabel")),
       name,
       error,
       submit),
     joinForm(app, name, "", error),
-    backLinks(h("a", { href: `#/play/${SLUG}` }, "A new table")));
+    backLinks(h("a", { href: `#/play/${SLUG}` }, tx("m5.newTableLink"))));
   name.focus();
   return () => {};
 }
@@ -165,7 +164,7 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
   const redraw = batched(() => draw());
   const said = new Set<string>();
   const pending = new Map<number, string>(); // combination -> the text being sent
-  let connection = "Connecting...";
+  let connection = tx("race.connecting");
   let finishedSaid = false;
 
   const settingsEl = h("p", { id: "m5-settings", class: "muted" });
@@ -177,14 +176,13 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
   const timerEl = h("p", { id: "timer", role: "timer", "aria-live": "off" });
   const bar = h("div", { class: "bar-fill" });
   const waiting = h("section", { id: "waiting", class: "panel", hidden: true, "aria-labelledby": "waiting-heading" });
-  const categories = h("ul", { id: "categories", class: "m5-categories", "aria-label": "This round's categories" });
-  const sheet = h("ol", { id: "sheet", class: "m5-sheet", "aria-label": "Your links: one for each pair of colours" });
+  const categories = h("ul", { id: "categories", class: "m5-categories", "aria-label": tx("m5.categoriesLabel") });
+  const sheet = h("ol", { id: "sheet", class: "m5-sheet", "aria-label": tx("m5.sheetLabel") });
   const sheetPanel = h("section", { id: "writing", class: "panel", hidden: true, "aria-labelledby": "writing-heading" },
-    h("h2", { id: "writing-heading" }, "Write your links"),
-    h("p", { class: "muted" }, `One link for each combination: a word or a few that fit both categories. Enter saves it (emptied: erased); at most ${MAX_LINK} characters; `,
-      "each link only once in the game."),
+    h("h2", { id: "writing-heading" }, tx("m5.writeLinks")),
+    h("p", { class: "muted" }, tx("m5.writeHelp", { max: MAX_LINK })),
     sheet);
-  const doneButton = h("button", { id: "done", type: "button", class: "primary", onclick: () => void done() }, "Done");
+  const doneButton = h("button", { id: "done", type: "button", class: "primary", onclick: () => void done() }, tx("m5.done"));
   const doneHelp = h("p", { id: "done-help", class: "muted" });
   const reading = h("section", { id: "reading", class: "panel", hidden: true, "aria-labelledby": "reading-heading" });
   const players = h("div", { id: "players" });
@@ -205,11 +203,11 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     h("div", { class: "nm-actions" }, doneButton),
     doneHelp,
     gameOver,
-    h("section", { class: "panel", "aria-labelledby": "players-heading" }, h("h2", { id: "players-heading" }, "Players"), players),
+    h("section", { class: "panel", "aria-labelledby": "players-heading" }, h("h2", { id: "players-heading" }, tx("race.players")), players),
     scores,
     results,
     log.details(),
-    backLinks(h("a", { href: `#/play/${SLUG}` }, "A new table"))));
+    backLinks(h("a", { href: `#/play/${SLUG}` }, tx("m5.newTableLink")))));
 
   // --- saying things ---------------------------------------------------------------------------
   function say(text: string, quiet = false): void {
@@ -333,14 +331,14 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
   }
 
   function snapshotText(): string {
-    if (t.gameOver) return "The game is over";
-    if (!t.started) return `Waiting for players: ${t.players.length} of ${t.seats || "?"} seats taken`;
-    if (t.phase === Phase.WRITING) return `Round ${t.round} of ${ROUNDS}, the writing: ${count(t.me.links, "link")} written. Categories: ${categoriesText(t)}`;
+    if (t.gameOver) return tx("race.phase.gameOver");
+    if (!t.started) return tx("conc.waitingSeats", { taken: t.players.length, total: t.seats || "?" });
+    if (t.phase === Phase.WRITING) return tx("m5.snapWriting", { round: t.round, rounds: ROUNDS, n: t.me.links, categories: categoriesText(t) });
     if (t.phase === Phase.READING && t.combination) {
-      return `Round ${t.round} of ${ROUNDS}, reading combination ${combinationText(t, t.combination)}: ` +
-        t.openBallots().map((b) => `ballot ${b.ballot}: ${ballotText(t, b)}`).join("; ");
+      return tx("m5.snapReading", { round: t.round, rounds: ROUNDS, combination: combinationText(t, t.combination),
+        ballots: t.openBallots().map((b) => tx("m5.ballotLine", { n: b.ballot, text: ballotText(t, b) })).join("; ") });
     }
-    return `Round ${t.round} of ${ROUNDS}`;
+    return tx("m5.roundOf", { round: t.round, rounds: ROUNDS });
   }
 
   // --- drawing ---------------------------------------------------------------------------------
@@ -363,12 +361,12 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     m5?.setAttribute("data-combination", String(t.combination));
     setText(connEl, connection);
     setText(settingsEl, t.settings ? settingsText(t) : "");
-    setText(roundEl, t.round ? `Round ${t.round} of ${ROUNDS}` : "");
+    setText(roundEl, t.round ? tx("m5.roundOf", { round: t.round, rounds: ROUNDS }) : "");
     setText(phaseEl, {
-      connecting: "Connecting...", expired: "The table expired", writing: t.me.done ? "Done writing: waiting for the others" : "The writing",
-      reading: t.combination ? `Reading combination ${t.combination} of 10` : "The reading", over: "The game is over", waiting: "Waiting for players",
+      connecting: tx("race.connecting"), expired: tx("m5.expired"), writing: t.me.done ? tx("m5.doneWaiting") : tx("m5.theWriting"),
+      reading: t.combination ? tx("m5.readingN", { n: t.combination }) : tx("m5.theReading"), over: tx("race.phase.gameOver"), waiting: tx("race.phase.waiting"),
     }[phase] ?? "");
-    setText(myPoints, t.started ? `Your points: ${t.points(t.player)}` : "");
+    setText(myPoints, t.started ? tx("m5.yourPoints", { n: t.points(t.player) }) : "");
     drawWaiting();
     drawCategories();
     drawSheet();
@@ -385,21 +383,21 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     const show = t.received && !t.started && !t.expired;
     waiting.hidden = !show;
     if (!show) return;
-    const names = t.players.map((p) => (p.player === t.player ? `${t.names.get(p.player) ?? seat.displayName} (you)` : t.name(p.player)));
+    const names = t.players.map((p) => (p.player === t.player ? tx("race.nameYou", { name: t.names.get(p.player) ?? seat.displayName }) : t.name(p.player)));
     const link = t.inviteCode ? pageLink(`#/play/${SLUG}/join/${t.inviteCode}`) : pageLink(`#/play/${SLUG}/${t.tableId}`);
     const key = `${names.join(",")}|${t.seats}|${t.inviteCode}`;
     if (waiting.dataset.content === key) return;
     waiting.dataset.content = key;
     const copy = h("button", { id: "copy-link", type: "button", onclick: () => {
-      void navigator.clipboard?.writeText(link).then(() => say("The link is copied"), () => say("Copy the link by hand: the browser would not"));
-    } }, "Copy the link");
+      void navigator.clipboard?.writeText(link).then(() => say(tx("m5.copied")), () => say(tx("m5.copyByHand")));
+    } }, tx("m5.copyLink"));
     fill(waiting,
-      h("h2", { id: "waiting-heading" }, "Waiting for players"),
-      h("p", { id: "seated" }, `${t.players.length} of ${t.seats || "?"} seats taken: ${names.join(", ") || "you"}. The game starts when every seat is taken.`),
+      h("h2", { id: "waiting-heading" }, tx("race.phase.waiting")),
+      h("p", { id: "seated" }, tx("m5.seated", { taken: t.players.length, total: t.seats || "?", names: names.join(", ") || tx("race.you") })),
       t.inviteCode
-        ? h("p", {}, "Invite code for your friends: ", h("strong", { id: "invite-code", class: "m5-invite" }, t.inviteCode))
-        : h("p", {}, "An open table: anybody may take a seat from its link."),
-      h("p", {}, "Or send them this link: ", h("a", { id: "invite-link", class: "m5-invite-link", href: link }, link), " ", copy));
+        ? h("p", {}, `${tx("m5.inviteFor")} `, h("strong", { id: "invite-code", class: "m5-invite" }, t.inviteCode))
+        : h("p", {}, tx("m5.openTable")),
+      h("p", {}, `${tx("m5.orSend")} `, h("a", { id: "invite-link", class: "m5-invite-link", href: link }, link), " ", copy));
   }
 
   function drawCategories(): void {
@@ -409,7 +407,7 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     if (!show || categories.dataset.content === key) return;
     categories.dataset.content = key;
     fill(categories, ...COLOURS.map((c, i) => h("li", { class: `m5-c-${c}`, "data-colour": c },
-      h("span", { class: "muted" }, `${c}: `), h("strong", {}, t.categories[i] ?? "?"))));
+      h("span", { class: "muted" }, `${colourName(c)}: `), h("strong", {}, t.categories[i] ?? "?"))));
   }
 
   function drawSheet(): void {
@@ -428,7 +426,7 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
         input.addEventListener("input", () => { input.dataset.dirty = "true"; setAttr(input, "data-state", "unsaved"); });
         input.addEventListener("change", () => void saveLink(c.number, input));
         const erase_ = h("button", { type: "button", class: "erase-link link", "data-combination": c.number,
-          "aria-label": `Erase your link for combination ${c.number}`, onclick: () => void erase(c.number, input) }, "Erase");
+          "aria-label": tx("m5.eraseLabel", { n: c.number }), onclick: () => void erase(c.number, input) }, tx("m5.erase"));
         const form = h("form", { class: "link-form", "data-combination": c.number, onsubmit: (ev: Event) => {
           ev.preventDefault();
           void saveLink(c.number, input).then(() => {
@@ -437,16 +435,16 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
           });
         } },
         input,
-        h("button", { type: "submit", class: "write-link", "aria-label": `Save your link for combination ${c.number}` }, "Save"),
+        h("button", { type: "submit", class: "write-link", "aria-label": tx("m5.saveLabel", { n: c.number }) }, tx("m5.save")),
         erase_,
         h("span", { id: `saved-${c.number}`, class: "saved" }));
         return h("li", { "data-combination": c.number },
           h("label", { for: id, class: "m5-pair" },
             `${c.number}. `,
-            h("span", { class: `m5-colour m5-c-${c.colours[0]}` }, c.categories[0] || c.colours[0]),
+            h("span", { class: `m5-colour m5-c-${c.colours[0]}` }, c.categories[0] || colourName(c.colours[0])),
             " + ",
-            h("span", { class: `m5-colour m5-c-${c.colours[1]}` }, c.categories[1] || c.colours[1]),
-            h("small", {}, ` (${c.colours[0]} and ${c.colours[1]})`)),
+            h("span", { class: `m5-colour m5-c-${c.colours[1]}` }, c.categories[1] || colourName(c.colours[1])),
+            h("small", {}, ` (${tx("m5.colours", { a: colourName(c.colours[0]), b: colourName(c.colours[1]) })})`)),
           form);
       }));
     }
@@ -462,7 +460,7 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
       input.readOnly = locked;
       setAttr(input, "aria-readonly", locked ? "true" : null);
       const savedEl = sheet.querySelector(`#saved-${n}`);
-      if (savedEl) setText(savedEl, state === "sending" ? "Saving..." : state === "unsaved" ? (link ? `Not saved yet (saved: ${link})` : "Not saved yet: press Enter") : link ? `Saved: ${link}` : "No link yet");
+      if (savedEl) setText(savedEl, state === "sending" ? tx("m5.saving") : state === "unsaved" ? (link ? tx("m5.notSavedWas", { link }) : tx("m5.notSaved")) : link ? tx("m5.saved", { link }) : tx("m5.noLink"));
       const li = input.closest("li");
       for (const b of li?.querySelectorAll<HTMLButtonElement>("button") ?? []) setAttr(b, "aria-disabled", locked ? "true" : null);
       const eraseBtn = li?.querySelector<HTMLButtonElement>(".erase-link");
@@ -484,34 +482,33 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     const refocus = active && reading.contains(active) ? { ballot: active.closest("li")?.dataset.ballot, cls: active.className } : null;
     const c = t.combinations.get(t.combination);
     fill(reading,
-      h("h2", { id: "reading-heading" }, `Combination ${t.combination} of 10: `,
-        c ? h("span", { class: `m5-colour m5-c-${c.colours[0]}` }, c.categories[0] || c.colours[0]) : null, " + ",
-        c ? h("span", { class: `m5-colour m5-c-${c.colours[1]}` }, c.categories[1] || c.colours[1]) : null),
-      h("p", { class: "muted" }, "Accept a link that fits both categories, contest one that does not. Links the server found equal share a group: ",
-        "they match. \"Match!\" asks the table to count another's link as the same as yours."),
+      h("h2", { id: "reading-heading" }, `${tx("m5.combinationOf", { n: t.combination })} `,
+        c ? h("span", { class: `m5-colour m5-c-${c.colours[0]}` }, c.categories[0] || colourName(c.colours[0])) : null, " + ",
+        c ? h("span", { class: `m5-colour m5-c-${c.colours[1]}` }, c.categories[1] || colourName(c.colours[1])) : null),
+      h("p", { class: "muted" }, tx("m5.readingHelp")),
       ballots.length
-        ? h("ul", { class: "m5-ballots", "aria-label": `The ballots of combination ${t.combination}` }, ...ballots.map((b) => {
+        ? h("ul", { class: "m5-ballots", "aria-label": tx("m5.ballotsOf", { n: t.combination }) }, ...ballots.map((b) => {
           const call = isCall(b);
           const mine = b.player === t.player;
           const canVote = !(call && mine);
           const voted = b.yourVote !== 0;
           const label = ballotText(t, b);
-          const acceptWord = call ? "Agree" : "Accept";
-          const rejectWord = call ? "Disagree" : "Contest";
+          const acceptWord = call ? tx("m5.agree") : tx("m5.accept");
+          const rejectWord = call ? tx("m5.disagree") : tx("m5.contest");
           return h("li", { class: "ballot", "data-ballot": b.ballot, "data-call": call ? "true" : null, "data-mine": mine ? "true" : null, "data-your-vote": b.yourVote },
-            h("div", {}, h("span", { class: "muted" }, `Ballot ${b.ballot}: `), h("span", { class: "text" }, label)),
-            h("div", { class: "muted" }, `${count(b.votes, "vote")} cast${voted ? ". " + voteText(b.yourVote, call) : ""}`),
+            h("div", {}, h("span", { class: "muted" }, `${tx("m5.ballotN", { n: b.ballot })}: `), h("span", { class: "text" }, label)),
+            h("div", { class: "muted" }, tx("m5.votesCast", { n: b.votes }) + (voted ? `. ${voteText(b.yourVote, call)}` : "")),
             h("div", { class: "votes" },
               canVote ? h("button", { type: "button", class: "vote-accept", "aria-pressed": b.yourVote === ACCEPT ? "true" : "false",
-                "aria-disabled": voted ? "true" : null, "aria-label": `${acceptWord} ballot ${b.ballot}: ${label}`,
-                onclick: () => { if (!voted) void vote(b.ballot, true); } }, acceptWord) : h("span", { class: "muted" }, "The others vote on your call"),
+                "aria-disabled": voted ? "true" : null, "aria-label": tx("m5.voteLabel2", { word: acceptWord, n: b.ballot, label }),
+                onclick: () => { if (!voted) void vote(b.ballot, true); } }, acceptWord) : h("span", { class: "muted" }, tx("m5.othersVote")),
               canVote ? h("button", { type: "button", class: "vote-reject", "aria-pressed": b.yourVote === CONTEST ? "true" : "false",
-                "aria-disabled": voted ? "true" : null, "aria-label": `${rejectWord} ballot ${b.ballot}: ${label}`,
+                "aria-disabled": voted ? "true" : null, "aria-label": tx("m5.voteLabel2", { word: rejectWord, n: b.ballot, label }),
                 onclick: () => { if (!voted) void vote(b.ballot, false); } }, rejectWord) : null,
-              t.canCall(b) ? h("button", { type: "button", class: "call-match", "aria-label": `Match! Call ballot ${b.ballot} a match of your link`,
-                onclick: () => void callMatch(b.ballot) }, "Match!") : null));
+              t.canCall(b) ? h("button", { type: "button", class: "call-match", "aria-label": tx("m5.callLabel", { n: b.ballot }),
+                onclick: () => void callMatch(b.ballot) }, tx("m5.matchBang")) : null));
         }))
-        : h("p", {}, "Nobody wrote a link for it."));
+        : h("p", {}, tx("m5.nobodyLink")));
     if (refocus) {
       const again = refocus.ballot
         ? reading.querySelector<HTMLElement>(`li[data-ballot="${refocus.ballot}"] .${refocus.cls.split(" ")[0]}`)
@@ -525,14 +522,14 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     const readingOpen = t.phase === Phase.READING && t.combination > 0;
     doneButton.hidden = !(writing || readingOpen);
     const doneAlready = t.me.done;
-    setText(doneButton, writing ? (doneAlready ? "Done writing" : "Done writing: read the links") : `Done with combination ${t.combination}`);
+    setText(doneButton, writing ? (doneAlready ? tx("m5.doneWriting") : tx("m5.doneRead")) : tx("m5.doneWith", { n: t.combination }));
     setAttr(doneButton, "aria-disabled", doneAlready ? "true" : null);
     setAttr(doneButton, "aria-describedby", "done-help");
     const left = readingOpen ? t.toVote().length : 0;
     setText(doneHelp, writing
-      ? (doneAlready ? "You are done: the reading starts once everybody is, or when the sand timer runs out." : "When your links are written: the reading starts once everybody is done.")
+      ? (doneAlready ? tx("m5.help.doneWriting") : tx("m5.help.writing"))
       : readingOpen
-        ? (doneAlready ? "Done: the next combination opens once everybody is, or when its timer runs out." : left ? `${count(left, "ballot")} left to vote on. Done when you have voted.` : "You have voted: press Done for the next combination.")
+        ? (doneAlready ? tx("m5.help.doneReading") : left ? tx("m5.help.left", { n: left }) : tx("m5.help.voted"))
         : "");
     doneHelp.hidden = !(writing || readingOpen);
   }
@@ -543,16 +540,16 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     players.dataset.content = key;
     const rows = t.players.map((p) => {
       const now = t.phase === Phase.WRITING
-        ? `${p.links} of 10 links${p.done ? ", done writing" : ""}`
-        : t.phase === Phase.READING && t.combination ? (p.done ? "done" : "voting") : t.started ? "" : "seated";
+        ? tx("m5.linksOf", { n: p.links, done: p.done ? "yes" : "no" })
+        : t.phase === Phase.READING && t.combination ? (p.done ? tx("race.status.done") : tx("m5.voting")) : t.started ? "" : tx("m5.seatedWord");
       return h("tr", { "data-player": p.player, class: p.player === t.player ? "me" : "" },
-        h("th", { scope: "row" }, p.player === t.player ? `You (${t.names.get(p.player) ?? seat.displayName})` : t.name(p.player)),
+        h("th", { scope: "row" }, p.player === t.player ? tx("race.youName", { name: t.names.get(p.player) ?? seat.displayName }) : t.name(p.player)),
         h("td", {}, now),
         h("td", { class: "num" }, String(t.points(p.player))));
     });
     fill(players, h("table", { class: "grid-table" },
-      h("caption", { class: "sr-only" }, "Every player at the table"),
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, "Now"), h("th", { scope: "col" }, "Points"))),
+      h("caption", { class: "sr-only" }, tx("m5.everyPlayer")),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, tx("race.col.player")), h("th", { scope: "col" }, tx("race.col.now")), h("th", { scope: "col" }, tx("m5.col.points")))),
       h("tbody", {}, ...rows)));
   }
 
@@ -563,15 +560,15 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     if (!t.rounds.length) { fill(scores); return; }
     const ids = t.rounds[0]!.scores.map((s) => s.player);
     fill(scores, h("section", { class: "panel", "aria-labelledby": "scores-heading" },
-      h("h2", { id: "scores-heading" }, "Score boxes"),
+      h("h2", { id: "scores-heading" }, tx("m5.scoreBoxes")),
       h("table", { class: "grid-table", id: "score-boxes" },
-        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Player"),
-          ...t.rounds.map((r) => h("th", { scope: "col" }, `Round ${r.round}`)), h("th", { scope: "col" }, "Total"))),
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, tx("race.col.player")),
+          ...t.rounds.map((r) => h("th", { scope: "col" }, tx("m5.roundN", { n: r.round }))), h("th", { scope: "col" }, tx("m5.col.total")))),
         h("tbody", {}, ...ids.map((id) => h("tr", { "data-player": id },
           h("th", { scope: "row" }, t.name(id)),
           ...t.rounds.map((r) => {
             const s = r.scores.find((x) => x.player === id);
-            return h("td", { class: "num" }, s ? `${s.points} (${count(s.matching, "match", "matches")})` : "-");
+            return h("td", { class: "num" }, s ? tx("m5.boxCell", { points: s.points, n: s.matching }) : "-");
           }),
           h("td", { class: "num" }, String(t.rounds[t.rounds.length - 1]!.scores.find((x) => x.player === id)?.total ?? 0))))))));
   }
@@ -583,10 +580,10 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     const withLinks = t.closed.filter((c) => c.results.length);
     if (!withLinks.length) { fill(results); return; }
     fill(results, h("details", { class: "panel", id: "results-list" },
-      h("summary", {}, `The combinations read so far (${withLinks.length})`),
+      h("summary", {}, tx("m5.readSoFar", { n: withLinks.length })),
       h("ol", { class: "m5-results", reversed: true }, ...[...withLinks].reverse().map((c) => {
         const [head, ...rest] = closedLines(t, c);
-        return h("li", { "data-round": c.round, "data-combination": c.combination }, `Round ${c.round}: ${head}`, h("ul", {}, ...rest.map((l) => h("li", {}, l))));
+        return h("li", { "data-round": c.round, "data-combination": c.combination }, `${tx("m5.roundN", { n: c.round })}: ${head}`, h("ul", {}, ...rest.map((l) => h("li", {}, l))));
       }))));
   }
 
@@ -603,19 +600,19 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     const boxes = new Map<string, number[]>();
     for (const r of t.rounds) for (const s of r.scores) boxes.set(s.player, [...(boxes.get(s.player) ?? []), s.points]);
     fill(gameOver,
-      h("h2", { id: "game-over-heading" }, "The game is over"),
+      h("h2", { id: "game-over-heading" }, tx("race.phase.gameOver")),
       h("ol", { class: "standings", id: "standings" }, ...t.standings.map((s) => {
         const box = boxes.get(s.player) ?? [];
         return h("li", { "data-player": s.player, "data-place": s.place },
-          `${s.place}. ${t.name(s.player)}: ${count(s.points, "point")}${box.length > 1 ? ` (${box.join(" + ")})` : ""}, ${count(s.matching, "matching link")}`);
+          tx("m5.standing", { place: s.place, name: t.name(s.player), points: s.points, box: box.length > 1 ? ` (${box.join(" + ")})` : "", matching: s.matching }));
       })),
-      winners.length === 1 ? h("p", { id: "winner" }, `The winner: ${winners[0]}`)
-        : winners.length ? h("p", { id: "winner" }, `Sharing the victory: ${winners.join(", ")}`) : null,
+      winners.length === 1 ? h("p", { id: "winner" }, tx("m5.winner", { name: winners[0]! }))
+        : winners.length ? h("p", { id: "winner" }, tx("m5.sharing", { names: winners.join(", ") })) : null,
       ...seedBlock({
-        seed: t.seed, commitment: t.commitment, gameId, named: "The game's seed", verify: true,
-        again: "roll the dice again from the seed and re-run every vote",
+        seed: t.seed, commitment: t.commitment, gameId, named: tx("nm.gameSeed"), verify: true,
+        again: tx("m5.again"),
       }),
-      h("p", {}, h("a", { href: `#/play/${SLUG}` }, "Play again")));
+      h("p", {}, h("a", { href: `#/play/${SLUG}` }, tx("race.playAgain"))));
     if (!finishedSaid) {
       finishedSaid = true;
       const focusedInside = document.activeElement && root.contains(document.activeElement) && (document.activeElement as HTMLElement).offsetParent === null;
@@ -641,7 +638,7 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
       if (left <= mark * 1000 && !said.has(id)) {
         said.add(id);
         if (left > 0 && mark * 1000 < length && left > (mark - 3) * 1000) {
-          say(writing ? `The sand timer: ${clockText(left)} left` : `The vote on combination ${t.combination}: ${clockText(left)} left`);
+          say(writing ? tx("m5.sandLeft", { left: clockText(left) }) : tx("m5.voteLeft", { n: t.combination, left: clockText(left) }));
         }
       }
     }

@@ -9,6 +9,7 @@
  * in order (and each number is folded once).
  */
 
+import { t } from "../i18n";
 import type { EventEnvelope, TableEvent } from "../gen/match/v1/common_pb";
 import type { Table } from "../gen/match/v1/lobby_pb";
 import {
@@ -140,7 +141,7 @@ export class MatchFiveTracker {
   }
 
   name(player: string): string {
-    if (player && player === this.player) return "you";
+    if (player && player === this.player) return t("race.you");
     return this.names.get(player) || player;
   }
 

@@ -6,7 +6,8 @@
 
 import type { EventEnvelope } from "../gen/match/v1/common_pb";
 import type { CardShow } from "../play/card-grid";
-import { clockText, count, listText } from "../play/words";
+import { has, locale, t } from "../i18n";
+import { clockText, listText } from "../play/words";
 import { capital } from "../sentence";
 import { Difficulty, Mode, type Card, type MatchCardsTracker } from "./tracker";
 
@@ -30,123 +31,142 @@ export function pictureEmoji(id: string): string {
 }
 
 /** `Card 7, face down`, `Card 7, cat, grey`, `Card 7, found: cat, grey`. */
-export function cardLabel(card: Card): string {
-  if (card.state === "down" || !card.picture) return `Card ${card.number}, face down`;
-  if (card.state === "up") return `Card ${card.number}, ${card.name}`;
-  return `Card ${card.number}, found: ${card.name}`;
+/**
+ * A picture's name in the player's language: the server's (English) name in English; else its
+ * own word (`mc.pic.giraffe`), a look-alike's as its subject and version (`cat, grey`).
+ */
+export function pictureLabel(id: string | undefined, name: string | undefined): string {
+  if (!id) return name ?? "";
+  if (locale() === "en") return name ?? id;
+  if (has(locale(), `mc.pic.${id}`)) return t(`mc.pic.${id}`);
+  const dash = id.indexOf("-");
+  if (dash > 0 && has(locale(), `mc.pic.${id.slice(0, dash)}`)) {
+    return t("mc.lookalike", { subject: t(`mc.pic.${id.slice(0, dash)}`), version: t(`mc.variant.${id.slice(dash + 1)}`) });
+  }
+  return t(`mc.pic.${id}`); // recorded as missing; says the English name meanwhile
 }
 
-export function cardShows(t: MatchCardsTracker): CardShow[] {
-  return t.cards.map((c) => {
+function named(card: Card | undefined): string {
+  return card ? pictureLabel(card.picture, card.name) : "";
+}
+
+export function cardLabel(card: Card): string {
+  if (card.state === "down" || !card.picture) return t("kit.cardDown", { n: card.number });
+  if (card.state === "up") return t("conc.cardUp", { n: card.number, face: named(card) });
+  return t("mc.cardFound", { n: card.number, face: named(card) });
+}
+
+export function cardShows(tr: MatchCardsTracker): CardShow[] {
+  return tr.cards.map((c) => {
     const label = cardLabel(c);
-    if (c.state === "down" || !c.picture) return { state: "down", label, playable: t.turnable(c.number) };
-    return { state: c.state, label, face: pictureEmoji(c.picture), name: c.name ?? "", playable: false };
+    if (c.state === "down" || !c.picture) return { state: "down", label, playable: tr.turnable(c.number) };
+    return { state: c.state, label, face: pictureEmoji(c.picture), name: named(c), playable: false };
   });
 }
 
 export function difficultyText(d: Difficulty | undefined): string {
-  return d === Difficulty.HARD ? "hard" : d === Difficulty.MEDIUM ? "medium" : "easy";
+  return d === Difficulty.HARD ? t("mc.hard") : d === Difficulty.MEDIUM ? t("mc.medium") : t("mc.easy");
 }
 
-export function settingsText(t: MatchCardsTracker): string {
-  const s = t.settings;
+export function settingsText(tr: MatchCardsTracker): string {
+  const s = tr.settings;
   if (s === null) return "";
-  const mode = s.mode === Mode.TRIPLES ? "triples" : "pairs";
-  const replay = t.replay || s.code ? ", a replay of a game code (not ranked)" : "";
-  return `${t.size || s.cards || 12} cards in ${mode}, ${difficultyText(s.difficulty)}, ${s.pictures || "animals"}` +
-    (t.limit ? `, ${t.limit} failed attempts lose` : "") + replay;
+  const pictures = s.pictures === "fruit" ? t("mc.fruit") : t("mc.animals");
+  return t("mc.settings", {
+    cards: tr.size || s.cards || 12, mode: s.mode === Mode.TRIPLES ? "triples" : "pairs", level: difficultyText(s.difficulty), pictures,
+    limit: tr.limit || 0, replay: tr.replay || s.code ? "yes" : "no",
+  });
 }
 
-/** The three counters: groups found, the time, failed attempts of the limit. */
-export function countersText(t: MatchCardsTracker, nowMs: number): string {
-  const noun = t.group === 3 ? "triple" : "pair";
-  return `${capital(noun)}s ${t.me.groups} of ${t.groupsTotal} · Time ${clockText(t.elapsedMs(nowMs))} · Failed attempts ${t.me.failed} of ${t.limit}`;
+export function countersText(tr: MatchCardsTracker, nowMs: number): string {
+  return t("mc.counters", { triples: tr.group === 3 ? "yes" : "no", groups: tr.me.groups, total: tr.groupsTotal, time: clockText(tr.elapsedMs(nowMs)), failed: tr.me.failed, limit: tr.limit });
 }
 
-export function statusText(t: MatchCardsTracker): string {
-  if (t.expired) return "The table expired: its game did not start in time";
-  if (!t.started) return "Connecting...";
-  if (t.phase === "waiting") return "Waiting for players";
-  if (t.gameOver) return t.me.won ? "You won: every group found" : "The game is over";
-  if (t.me.finished) return `${t.me.won ? "You won" : "Your game is over"}: waiting for the others to finish`;
-  if (t.compareAtMs) return "Comparing the cards...";
-  const left = t.group - t.up.length;
-  return t.up.length === 0 ? `Turn ${t.group} cards: find the ${t.group === 3 ? "triples" : "pairs"}` : `Turn ${count(left, "more card")}`;
+export function statusText(tr: MatchCardsTracker): string {
+  if (tr.expired) return t("race.phase.expired");
+  if (!tr.started) return t("race.connecting");
+  if (tr.phase === "waiting") return t("race.phase.waiting");
+  if (tr.gameOver) return tr.me.won ? t("mc.wonAll") : t("race.phase.gameOver");
+  if (tr.me.finished) return t("mc.finishedWaiting", { won: tr.me.won ? "yes" : "no" });
+  if (tr.compareAtMs) return t("mc.comparing");
+  const left = tr.group - tr.up.length;
+  return tr.up.length === 0 ? t("mc.turnN", { n: tr.group, triples: tr.group === 3 ? "yes" : "no" }) : t("mc.turnMore", { n: left });
 }
 
 export function noticeText(same: boolean): string {
-  return same ? "Same picture" : "Different pictures";
+  return same ? t("mc.same") : t("mc.different");
 }
 
-/** What to say about one event, already folded into `t`. */
-export function describeEvent(env: EventEnvelope, t: MatchCardsTracker): string[] {
+export function describeEvent(env: EventEnvelope, tr: MatchCardsTracker): string[] {
   const body = env.body;
   if (body.case === "table") {
     const ev = body.value.event;
-    if (ev.case === "playerSeated" && ev.value.playerId !== t.player) return [`${ev.value.displayName}${ev.value.isBot ? " (bot)" : ""} sits at seat ${ev.value.seat}`];
-    if (ev.case === "seedRevealed") return ["The seed is published"];
-    if (ev.case === "tableExpired") return ["The table expired: its game did not start in time"];
+    if (ev.case === "playerSeated" && ev.value.playerId !== tr.player) return [t("mc.ev.seated", { name: ev.value.displayName, bot: ev.value.isBot ? "yes" : "no", seat: ev.value.seat })];
+    if (ev.case === "seedRevealed") return [t("conc.ev.seed")];
+    if (ev.case === "tableExpired") return [t("race.phase.expired")];
     return [];
   }
   if (body.case !== "matchCards") return [];
   const ev = body.value.event;
-  const mine = ev.case !== undefined && "player" in ev.value && ev.value.player === t.player;
+  const mine = ev.case !== undefined && "player" in ev.value && ev.value.player === tr.player;
   switch (ev.case) {
     case "gameStarted":
-      return [`The game starts: ${settingsText(t)}` + (ev.value.players.length > 1 ? `, ${ev.value.players.length} players on their own copies` : "")];
+      return [t("mc.ev.starts", { settings: settingsText(tr), players: ev.value.players.length })];
     case "cardTurned":
-      return mine ? [`Card ${ev.value.card}: ${t.cards[ev.value.card - 1]?.name ?? ""}` + (ev.value.compareAt !== undefined ? " (comparing for 1.5 s)" : "")] : [];
+      return mine ? [t("mc.ev.turned", { n: ev.value.card, face: named(tr.cards[ev.value.card - 1]), comparing: ev.value.compareAt !== undefined ? "yes" : "no" })] : [];
     case "groupFound": {
       if (!mine) return [];
-      const name = t.cards[(ev.value.cards[0] ?? 0) - 1]?.name ?? "";
-      return [`Found: ${name}, cards ${listText(ev.value.cards)}. ${ev.value.groups} of ${t.groupsTotal}`, ...(ev.value.notice ? [noticeText(true)] : [])];
+      const name = named(tr.cards[(ev.value.cards[0] ?? 0) - 1]);
+      return [t("mc.ev.found", { face: name, cards: listText(ev.value.cards), groups: ev.value.groups, total: tr.groupsTotal }), ...(ev.value.notice ? [noticeText(true)] : [])];
     }
     case "attemptFailed":
       if (!mine) return [];
-      return [`No match: cards ${listText(ev.value.cards)} turn face down. ${ev.value.failed} of ${t.limit} failed attempts`, ...(ev.value.notice ? [noticeText(false)] : [])];
+      return [t("mc.ev.failed", { cards: listText(ev.value.cards), failed: ev.value.failed, limit: tr.limit }), ...(ev.value.notice ? [noticeText(false)] : [])];
     case "noticeTurnedOff":
-      return mine ? ["The Same/Different pictures notice is off for the rest of the game"] : [];
+      return mine ? [t("mc.ev.noticeOff")] : [];
     case "playerFinished": {
       const e = ev.value;
       if (mine) {
-        let how = e.won ? "you found every group" : "you reached the limit of failed attempts";
-        if (!e.won && e.failed < t.limit) how = "the hour is up";
-        return [`Your game is over: ${how} (${clockText(Number(e.timeMs))})`];
+        const how = e.won ? "won" : e.failed < tr.limit ? "hour" : "limit";
+        return [t("mc.ev.yourEnd", { how, time: clockText(Number(e.timeMs)) })];
       }
-      return [`${t.name(e.player)} finished: ${e.won ? "found every group" : "lost"}, ${count(e.groups, "group")}, ${count(e.failed, "failed attempt")}`];
+      return [t("mc.ev.theirEnd", { name: tr.name(e.player), won: e.won ? "yes" : "no", groups: e.groups, failed: e.failed })];
     }
     case "opponentProgress":
-      return ev.value.turned ? [] : [`${t.name(ev.value.player)}: ${count(ev.value.groups, "group")} found, ${count(ev.value.failed, "failed attempt")}`];
+      return ev.value.turned ? [] : [t("mc.ev.progress", { name: tr.name(ev.value.player), groups: ev.value.groups, failed: ev.value.failed })];
     case "gameEnded":
-      return ["The game is over", ...(ev.value.code ? [`The game's code: ${ev.value.code}`] : [])];
+      return [t("race.phase.gameOver"), ...(ev.value.code ? [t("mc.ev.code", { code: ev.value.code })] : [])];
     default:
       return [];
   }
 }
 
-export function standingLines(t: MatchCardsTracker): string[] {
-  return t.standings.map((s) =>
-    `${s.place}. ${capital(t.who(s.player))}: ${count(s.groups, "group")}, ${count(s.failed, "failed attempt")}, ${clockText(s.timeMs)}${s.won ? " (won)" : ""}`);
+export function standingLines(tr: MatchCardsTracker): string[] {
+  return tr.standings.map((s) =>
+    t("mc.standing", { place: s.place, who: capital(tr.who(s.player)), groups: s.groups, failed: s.failed, time: clockText(s.timeMs), won: s.won ? "yes" : "no" }));
 }
 
-export function othersLines(t: MatchCardsTracker): string[] {
-  return t.players.filter((p) => p.player !== t.player).map((p) => {
-    const state = p.finished ? `finished, ${p.won ? "won" : "lost"} in ${clockText(p.timeMs)}` : p.turned ? `${count(p.turned, "card")} turned` : "playing";
-    return `${t.name(p.player)}${t.bots.has(p.player) ? " (bot)" : ""}: ${count(p.groups, "group")} found, ${count(p.failed, "failed attempt")} (${state})`;
+export function othersLines(tr: MatchCardsTracker): string[] {
+  return tr.players.filter((p) => p.player !== tr.player).map((p) => {
+    const state = p.finished
+      ? t("mc.otherFinished", { won: p.won ? "yes" : "no", time: clockText(p.timeMs) })
+      : p.turned ? t("mc.otherTurned", { n: p.turned }) : t("race.status.playing");
+    const name = tr.bots.has(p.player) ? t("home.botName", { name: tr.name(p.player) }) : tr.name(p.player);
+    return t("mc.other", { name, groups: p.groups, failed: p.failed, state });
   });
 }
 
-export function resultText(t: MatchCardsTracker): string {
-  const me = t.me;
+export function resultText(tr: MatchCardsTracker): string {
+  const me = tr.me;
   const base = me.won
-    ? `You won: every group found in ${clockText(me.timeMs)}, with ${count(me.failed, "failed attempt")}.`
-    : `You lost: ${count(me.groups, "group")} found of ${t.groupsTotal}, ${me.failed} of ${t.limit} failed attempts.`;
-  const mine = t.standings.find((s) => s.player === t.player);
-  return t.standings.length > 1 && mine ? `${base} You placed ${mine.place} of ${t.standings.length}.` : base;
+    ? t("mc.wonResult", { time: clockText(me.timeMs), failed: me.failed })
+    : t("mc.lostResult", { groups: me.groups, total: tr.groupsTotal, failed: me.failed, limit: tr.limit });
+  const mine = tr.standings.find((s) => s.player === tr.player);
+  return tr.standings.length > 1 && mine ? `${base} ${t("mc.placed", { place: mine.place, of: tr.standings.length })}` : base;
 }
 
-export function describeSnapshot(t: MatchCardsTracker, nowMs: number): string[] {
-  if (t.phase === "waiting") return [`Waiting for players: ${t.players.length || 1} of ${t.seatsTotal} seats taken`];
-  if (t.phase === "over") return ["The game is over", resultText(t)];
-  return [`${statusText(t)}. ${countersText(t, nowMs)}`];
+export function describeSnapshot(tr: MatchCardsTracker, nowMs: number): string[] {
+  if (tr.phase === "waiting") return [t("conc.waitingSeats", { taken: tr.players.length || 1, total: tr.seatsTotal })];
+  if (tr.phase === "over") return [t("race.phase.gameOver"), resultText(tr)];
+  return [`${statusText(tr)}. ${countersText(tr, nowMs)}`];
 }

@@ -31,6 +31,7 @@ import { bearer, clockLeft, command, refusalCode } from "../rpc";
 import type { KeptSeat } from "../store";
 import { cardShows, countersText, describeEvent, describeSnapshot, noticeText, othersLines, resultText, settingsText, standingLines, statusText } from "./describe";
 import { COLUMNS, Difficulty, LIMITS, MatchCardsTracker, Mode, SIZES } from "./tracker";
+import { t as tx } from "../i18n";
 
 const TICK_MS = 250;
 const LOG_LINES = 300;
@@ -41,8 +42,8 @@ export const matchCardsPage: Page = (root, app, args) => {
   if (!tableId || tableId === "new") return setupForm(root, app, args[1] ?? "");
   const seat = app.store.seat(tableId);
   if (seat === undefined) {
-    return noSeat(root, "Match Cards", `This browser holds no seat at table ${tableId}: each player's copy is private.`,
-      { href: `#/play/${SLUG}/new`, text: "Start a new game" });
+    return noSeat(root, tx("games.matchCards.title"), tx("mc.noSeat", { table: tableId }),
+      { href: `#/play/${SLUG}/new`, text: tx("mc.startNew") });
   }
   return mountTable(root, app, seat);
 };
@@ -52,29 +53,29 @@ export const matchCardsPage: Page = (root, app, args) => {
 function setupForm(root: HTMLElement, app: App, code: string): () => void {
   const { api, store } = app;
   const name = nameField(store);
-  const players = select("players", [[1, "Solo"], [2, "2 (a challenge)"], [3, "3 (a challenge)"], [4, "4 (a challenge)"]], 1);
-  const mode = select("mode", [["pairs", "Pairs"], ["triples", "Triples (3 cards)"]], "pairs");
+  const players = select("players", [[1, tx("mc.solo")], [2, tx("mc.challenge", { n: 2 })], [3, tx("mc.challenge", { n: 3 })], [4, tx("mc.challenge", { n: 4 })]], 1);
+  const mode = select("mode", [["pairs", tx("mc.pairsOpt")], ["triples", tx("mc.triplesOpt")]], "pairs");
   const cards = h("select", { id: "cards", name: "cards" });
   const difficulty = h("select", { id: "difficulty", name: "difficulty" });
-  const pictures = select("pictures", [["animals", "Animals"], ["fruit", "Fruit"]], "animals");
+  const pictures = select("pictures", [["animals", tx("mc.animalsOpt")], ["fruit", tx("mc.fruitOpt")]], "animals");
   const codeInput = h("input", { id: "code", name: "code", type: "text", maxlength: 80, value: code, placeholder: "MM3-PAEA-...", autocomplete: "off", spellcheck: "false", "aria-describedby": "code-help" });
   const bot = h("input", { id: "bot-fill", type: "checkbox", checked: true });
   const error = h("p", { id: "setup-error", class: "error", role: "alert" });
-  const submit = h("button", { id: "create-game", type: "submit" }, "Play");
+  const submit = h("button", { id: "create-game", type: "submit" }, tx("home.play"));
 
   const sync = (): void => {
     const m = mode.value === "triples" ? "triples" : "pairs";
     const size = Number(cards.value) || 12;
     const sizes = SIZES[m];
-    fill(cards, ...sizes.map((n) => h("option", { value: n, selected: n === (sizes.includes(size) ? size : 12) }, `${n} cards`)));
+    fill(cards, ...sizes.map((n) => h("option", { value: n, selected: n === (sizes.includes(size) ? size : 12) }, tx("conc.nCards", { n }))));
     const limits = LIMITS[`${m}-${cards.value}`] ?? [0, 0, 0];
     const d = difficulty.value || "easy";
     fill(difficulty, ...(["easy", "medium", "hard"] as const).map((v, i) =>
-      h("option", { value: v, selected: v === d }, `${v[0]!.toUpperCase()}${v.slice(1)}: ${limits[i]} failed attempts lose`)));
+      h("option", { value: v, selected: v === d }, tx("mc.levelOpt", { level: tx(`mc.${v}Cap`), limit: limits[i] ?? 0 }))));
     const byCode = codeInput.value.trim() !== "";
     for (const el of [mode, cards, difficulty, pictures]) el.disabled = byCode;
     bot.disabled = players.value === "1";
-    setText(submit, byCode ? "Replay this code" : players.value === "1" ? "Play solo" : bot.checked ? "Play against the bot" : "Make the table");
+    setText(submit, byCode ? tx("mc.replayCode") : players.value === "1" ? tx("conc.playSolo") : bot.checked ? tx("mc.playBot") : tx("conc.makeTable"));
   };
   for (const el of [mode, cards, players, bot]) el.addEventListener("change", sync);
   codeInput.addEventListener("input", sync);
@@ -105,19 +106,18 @@ function setupForm(root: HTMLElement, app: App, code: string): () => void {
 
   root.replaceChildren(
     h("form", { id: "new-game", class: "panel setup", onsubmit: create },
-      h("h1", {}, "Match Cards"),
-      h("p", {}, "Turn two cards (three for triples) each attempt: the same picture and they stay up; otherwise they turn back ",
-        "down after 1.5 s and the attempt counts as failed. Find every group before the failed attempts reach the limit."),
-      h("label", { for: "display-name" }, "Your name at the table"), name,
+      h("h1", {}, tx("games.matchCards.title")),
+      h("p", {}, tx("mc.about"), " ", h("a", { href: "#/rules/match-cards" }, tx("rules.link"))),
+      h("label", { for: "display-name" }, tx("home.nameLabel")), name,
       h("div", { class: "fields" },
-        h("label", {}, "Players", players),
-        h("label", {}, "Groups", mode),
-        h("label", {}, "Board", cards),
-        h("label", {}, "Level", difficulty),
-        h("label", {}, "Pictures", pictures)),
-      h("label", { class: "check" }, bot, " The bot takes the empty seats of a challenge now (each player plays their own copy of the same deal)"),
-      h("label", { for: "code" }, "Or replay a game code"), codeInput,
-      h("p", { id: "code-help", class: "muted" }, "A code from the end of a game deals the very same cards again, with its own settings. A replay is never ranked."),
+        h("label", {}, tx("home.players"), players),
+        h("label", {}, tx("mc.groups"), mode),
+        h("label", {}, tx("mc.board"), cards),
+        h("label", {}, tx("mc.level"), difficulty),
+        h("label", {}, tx("conc.pictures"), pictures)),
+      h("label", { class: "check" }, bot, ` ${tx("mc.botNow")}`),
+      h("label", { for: "code" }, tx("mc.orReplay")), codeInput,
+      h("p", { id: "code-help", class: "muted" }, tx("mc.codeHelp")),
       error,
       submit),
     backLinks());
@@ -137,10 +137,10 @@ function mountTable(root: HTMLElement, app: App, seat: KeptSeat): () => void {
   const abort = new AbortController();
   const redraw = batched(() => draw());
   let inFlight = 0;
-  let connection = "Connecting...";
+  let connection = tx("race.connecting");
   let noticeClosed = ""; // the notice the player closed with Continue
 
-  const grid = new CardGrid("Your cards, numbered from the top left, row by row", "keys", (n) => void turn(n));
+  const grid = new CardGrid(tx("mc.gridLabel"), "keys", (n) => void turn(n));
   const statusEl = h("p", { id: "status", class: "game-status" });
   const countersEl = h("p", { id: "counters", class: "counters", role: "timer", "aria-live": "off" });
   const settingsEl = h("p", { id: "settings", class: "muted" });
@@ -149,13 +149,13 @@ function mountTable(root: HTMLElement, app: App, seat: KeptSeat): () => void {
   const noticeEl = h("div", { id: "notice", class: "notice", role: "status", hidden: true });
   const waiting = h("section", { id: "waiting-panel", class: "panel", hidden: true });
   const others = h("div", { id: "others" });
-  const othersWrap = h("aside", { class: "side", hidden: true }, h("h2", {}, "The others"), others);
+  const othersWrap = h("aside", { class: "side", hidden: true }, h("h2", {}, tx("mc.others")), others);
   const gameOver = h("section", { id: "game-over", class: "panel", hidden: true });
   const log = new GameLog(app, LOG_LINES, errorEl);
-  const startNow = h("button", { id: "start-now", type: "button", onclick: () => void startTable() }, "Let the bot take the empty seats now");
+  const startNow = h("button", { id: "start-now", type: "button", onclick: () => void startTable() }, tx("race.startNow"));
 
   root.replaceChildren(h("section", { class: "match-cards", "data-table-id": tableId },
-    h("header", {}, h("h1", {}, "Match Cards"), statusEl, countersEl, settingsEl, connEl),
+    h("header", {}, h("h1", {}, tx("games.matchCards.title")), statusEl, countersEl, settingsEl, connEl),
     errorEl,
     noticeEl,
     waiting,
@@ -163,7 +163,7 @@ function mountTable(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     h("div", { class: "play" },
       h("div", {}, grid.el,
         h("p", { id: "keys", class: "keys" },
-          "Keys: arrow keys move over the cards (Home and End: a row's ends), Enter or Space turns the focused card; c says the counters.")),
+          tx("mc.keys"))),
       othersWrap),
     log.details(),
     backLinks()));
@@ -197,9 +197,9 @@ function mountTable(root: HTMLElement, app: App, seat: KeptSeat): () => void {
   async function turn(card: number): Promise<void> {
     const c = tracker.cards[card - 1];
     if (c === undefined || tracker.phase !== "playing" || tracker.finished) { say([statusText(tracker)]); return; }
-    if (c.state === "found") { say([`Card ${card} is found already`]); return; }
-    if (c.state === "up") { say([`Card ${card} is already turned`]); return; }
-    if (tracker.compareAtMs) { say(["Wait: the cards are being compared"]); return; }
+    if (c.state === "found") { say([tx("mc.isFound", { n: card })]); return; }
+    if (c.state === "up") { say([tx("mc.isTurned", { n: card })]); return; }
+    if (tracker.compareAtMs) { say([tx("mc.waitCompare")]); return; }
     if (tracker.up.length + inFlight >= tracker.group) return; // the attempt's last card is on its way
     inFlight += 1;
     try {
@@ -218,7 +218,7 @@ function mountTable(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     try {
       const res = await command((headers) => api.lobby.startTable({ tableId }, { headers }), seat.token);
       if (res.table) tracker.noteTable(res.table);
-      say(["The bot is taking the empty seats"]);
+      say([tx("race.botTaking")]);
       redraw();
     } catch (err) {
       showError(err);
@@ -275,10 +275,10 @@ function mountTable(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     const isWaiting = t.started && t.phase === "waiting" && !t.expired;
     waiting.hidden = !isWaiting;
     if (isWaiting) {
-      const seated = [...t.names.entries()].map(([p, n]) => (p === t.player ? `${n} (you)` : n + (t.bots.has(p) ? " (bot)" : "")));
+      const seated = [...t.names.entries()].map(([p, n]) => (p === t.player ? tx("race.nameYou", { name: n }) : t.bots.has(p) ? tx("home.botName", { name: n }) : n));
       fill(waiting,
-        h("h2", {}, "Waiting for players"),
-        h("p", {}, `Seated: ${seated.join(", ") || "you"}, of ${t.seatsTotal} seats. The game starts when every seat is taken.`),
+        h("h2", {}, tx("race.phase.waiting")),
+        h("p", {}, tx("conc.seated", { names: seated.join(", ") || tx("race.you"), total: t.seatsTotal || 0 })),
         seat.seat === 1 ? startNow : null);
     }
 
@@ -295,8 +295,8 @@ function mountTable(root: HTMLElement, app: App, seat: KeptSeat): () => void {
       noticeEl.dataset.content = key;
       fill(noticeEl,
         h("strong", { id: "notice-text" }, noticeText(n.same)), " ",
-        h("button", { type: "button", id: "notice-continue", onclick: () => { noticeClosed = key; redraw(); grid.focus(grid.focused); } }, "Continue"), " ",
-        t.noticeOn ? h("button", { type: "button", id: "notice-off", class: "link", onclick: () => void turnOffNotice() }, "Turn this notice off for the game") : null);
+        h("button", { type: "button", id: "notice-continue", onclick: () => { noticeClosed = key; redraw(); grid.focus(grid.focused); } }, tx("mc.continue")), " ",
+        t.noticeOn ? h("button", { type: "button", id: "notice-off", class: "link", onclick: () => void turnOffNotice() }, tx("mc.noticeOffButton")) : null);
     }
 
     othersWrap.hidden = t.players.length < 2;
@@ -320,16 +320,16 @@ function mountTable(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     if (gameOver.dataset.content === content) return;
     gameOver.dataset.content = content;
     fill(gameOver,
-      h("h2", {}, "The game is over"),
+      h("h2", {}, tx("race.phase.gameOver")),
       h("p", { id: "result" }, resultText(t)),
       t.standings.length > 1 ? h("ol", { class: "standings", id: "standings" }, ...standingLines(t).map((line) => h("li", {}, line))) : null,
       t.code
-        ? h("p", {}, "The game's code: ", h("code", { id: "game-code" }, t.code), " ",
-          h("a", { id: "replay-code", href: `#/play/${SLUG}/new/${encodeURIComponent(t.code)}` }, "play this deal again"))
+        ? h("p", {}, `${tx("mc.codeLabel")} `, h("code", { id: "game-code" }, t.code), " ",
+          h("a", { id: "replay-code", href: `#/play/${SLUG}/new/${encodeURIComponent(t.code)}` }, tx("mc.playDealAgain")))
         : null,
-      t.replay ? h("p", { class: "muted" }, "This game replayed a code: it is not ranked.") : null,
-      ...seedBlock({ seed: t.seed, commitment: t.commitment, gameId, again: "deal the cards again from the seed and check that none moved" }),
-      h("p", {}, h("a", { href: `#/play/${SLUG}/new` }, "Play again")));
+      t.replay ? h("p", { class: "muted" }, tx("mc.replayNote")) : null,
+      ...seedBlock({ seed: t.seed, commitment: t.commitment, gameId, again: tx("conc.again") }),
+      h("p", {}, h("a", { href: `#/play/${SLUG}/new` }, tx("race.playAgain"))));
   }
 
   function tick(): void {

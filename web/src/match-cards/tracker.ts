@@ -9,6 +9,7 @@
  * and in number order.
  */
 
+import { t } from "../i18n";
 import type { EventEnvelope, TableEvent } from "../gen/match/v1/common_pb";
 import type { Table } from "../gen/match/v1/lobby_pb";
 import {
@@ -157,7 +158,7 @@ export class MatchCardsTracker {
   }
 
   who(player: string): string {
-    return player === this.player && player ? "you" : this.name(player);
+    return player === this.player && player ? t("race.you") : this.name(player);
   }
 
   /** The time counter: from the start, stopped at the viewer's end. */

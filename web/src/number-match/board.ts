@@ -8,6 +8,8 @@
  * from 1 in commands and events, and indexed from 0 here.
  */
 
+import { t } from "../i18n";
+
 export const WIDTH = 9;
 
 export type Board = readonly number[];
@@ -88,13 +90,13 @@ export function rowCol(cell: number): { row: number; col: number } {
 export function cellLabel(board: Board, cell: number): string {
   const { row, col } = rowCol(cell);
   const n = board[cell - 1] ?? 0;
-  return `Row ${row}, column ${col}: ${n ? n : "empty"}`;
+  return n ? t("nm.cellLabel", { row, col, n }) : t("nm.cellEmpty", { row, col });
 }
 
 /** `row 2, column 5`. */
 export function where(cell: number): string {
   const { row, col } = rowCol(cell);
-  return `row ${row}, column ${col}`;
+  return t("nm.where", { row, col });
 }
 
 /** Where an arrow key (or Home/End) moves the focus from `cell` on a board of `length` cells. */

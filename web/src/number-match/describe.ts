@@ -6,85 +6,86 @@
 
 import type { EventEnvelope } from "../gen/match/v1/common_pb";
 import { numbersLeft, rowCount, where } from "./board";
-import { clockText, count } from "../play/words";
-import { HINTS, HintKind, LEVELS, OUTCOMES, Undone, type NumberMatchTracker } from "./tracker";
+import { t } from "../i18n";
+import { clockText } from "../play/words";
+import { HINTS, HintKind, LEVELS, outcomeText, Undone, type NumberMatchTracker } from "./tracker";
 
 /** `4 additions left`, or `additions: no limit` (Classic). */
 export function additionsText(left: number | null): string {
-  return left === null ? "additions: no limit" : `${count(left, "addition")} left`;
+  return left === null ? t("nm.additionsNoLimit") : t("nm.additionsLeft", { n: left });
 }
 
-export function settingsText(t: NumberMatchTracker): string {
-  const name = t.level;
+/** A level's name: `easy` -> `Easy` (`Leicht`, `Εύκολο`). */
+export function levelName(key: string): string {
+  return t(`nm.level.${key}`);
+}
+
+export function settingsText(tr: NumberMatchTracker): string {
+  const name = tr.level;
   const level = LEVELS[name]!;
-  const limit = level.additions === null ? "additions without limit" : count(level.additions, "addition");
-  let text = `${name}, ${level.numbers} numbers, ${limit}, ${HINTS} hints`;
-  if (t.dailyDate) text = `the daily puzzle of ${t.dailyDate} (${text})`;
-  if (t.replay || (t.settings?.replaySeed.length ?? 0) > 0) text += ", the board of a finished game played again (not ranked)";
+  const limit = level.additions === null ? t("nm.additionsWithoutLimit") : t("nm.additions", { n: level.additions });
+  let text = t("nm.settings", { level: t(`nm.levelLower.${name}`), numbers: level.numbers, limit, hints: HINTS });
+  if (tr.dailyDate) text = t("nm.daily", { date: tr.dailyDate, settings: text });
+  if (tr.replay || (tr.settings?.replaySeed.length ?? 0) > 0) text += t("nm.replayed");
   return text;
 }
 
-export function hintText(t: NumberMatchTracker, kind: number, first: number, second: number): string {
+export function hintText(tr: NumberMatchTracker, kind: number, first: number, second: number): string {
   if (kind === HintKind.PAIR) {
-    const a = t.board[first - 1];
-    const b = t.board[second - 1];
-    const numbers = a && b ? `${a} and ${b}, ` : "";
-    return `Hint: ${numbers}${where(first)} and ${where(second)}: a pair that keeps the board clearable`;
+    const a = tr.board[first - 1];
+    const b = tr.board[second - 1];
+    return a && b
+      ? t("nm.hintPairNumbers", { a, b, first: where(first), second: where(second) })
+      : t("nm.hintPair", { first: where(first), second: where(second) });
   }
-  if (kind === HintKind.ADD) return "Hint: no pair keeps the board clearable: time to add numbers (A)";
-  return "Hint: the board can no longer be cleared with the additions left: undo (U), or end the game and play its board again";
+  if (kind === HintKind.ADD) return t("nm.hintAdd");
+  return t("nm.hintStuck");
 }
 
-export function statusLine(t: NumberMatchTracker, nowMs: number): string {
-  return `Score ${t.score}, ${count(numbersLeft(t.board), "number")} in ${count(rowCount(t.board), "row")}, ` +
-    `${additionsText(t.additionsLeft)}, ${count(t.hintsLeft, "hint")} left, time ${clockText(t.elapsedMs(nowMs))}`;
+export function statusLine(tr: NumberMatchTracker, nowMs: number): string {
+  return t("nm.status", { score: tr.score, numbers: numbersLeft(tr.board), rows: rowCount(tr.board), additions: additionsText(tr.additionsLeft), hints: tr.hintsLeft, time: clockText(tr.elapsedMs(nowMs)) });
 }
 
-/** The sentence one event gives (already folded into `t`), or "" for nothing worth saying. */
-export function eventText(env: EventEnvelope, t: NumberMatchTracker): string {
+export function eventText(env: EventEnvelope, tr: NumberMatchTracker): string {
   if (env.body.case === "table") {
-    return env.body.value.event.case === "seedRevealed" ? "The game's seed is published" : "";
+    return env.body.value.event.case === "seedRevealed" ? t("nm.ev.seed") : "";
   }
   if (env.body.case !== "numberMatch") return "";
   const ev = env.body.value.event;
   switch (ev.case) {
     case "gameStarted":
-      return `The game starts: ${settingsText(t)}`;
+      return t("nm.ev.starts", { settings: settingsText(tr) });
     case "cellsPaired": {
       const e = ev.value;
-      const [a, b] = t.lastPair;
-      const rows = e.rowsRemoved ? `, ${count(e.rowsRemoved, "row")} removed` : "";
-      return `Pair: ${a} and ${b} (${where(e.first)} and ${where(e.second)}), +${e.points}${rows}; score ${e.score}`;
+      const [a, b] = tr.lastPair;
+      return t("nm.ev.pair", { a: a ?? 0, b: b ?? 0, first: where(e.first), second: where(e.second), points: e.points, rows: e.rowsRemoved, score: e.score });
     }
     case "numbersAdded": {
       const e = ev.value;
-      const left = e.additionsLeft === undefined ? "" : `; ${count(e.additionsLeft, "addition")} left`;
-      return `Numbers added: ${count(e.count, "number")} copied after the last one${left}`;
+      const text = t("nm.ev.added", { n: e.count });
+      return e.additionsLeft === undefined ? text : `${text}; ${t("nm.additionsLeft", { n: e.additionsLeft })}`;
     }
     case "hintGiven": {
       const e = ev.value;
-      return `${hintText(t, e.kind, e.first, e.second)} (${count(e.hintsLeft, "hint")} left)`;
+      return `${hintText(tr, e.kind, e.first, e.second)} (${t("nm.hintsLeft", { n: e.hintsLeft })})`;
     }
     case "moveUndone": {
       const e = ev.value;
-      const what = e.undone === Undone.ADD ? "addition (you get it back)" : "pair";
-      return `Undone: the last ${what}; score ${e.score}`;
+      return t("nm.ev.undone", { what: e.undone === Undone.ADD ? "add" : "pair", score: e.score });
     }
     case "gameOver":
-      return `The game is over: ${OUTCOMES[ev.value.outcome] ?? "over"}. Score ${ev.value.score}`;
+      return t("nm.ev.over", { outcome: outcomeText(ev.value.outcome), score: ev.value.score });
     default:
       return "";
   }
 }
 
-/** What a snapshot says when the page (re)connects. */
-export function snapshotText(t: NumberMatchTracker, nowMs: number): string {
-  if (!t.started) return "Waiting for the game to start";
-  if (t.gameOver) return `The game is over: ${OUTCOMES[t.outcome] ?? "over"}. Score ${t.score}`;
-  return `The game: ${settingsText(t)}. ${statusLine(t, nowMs)}`;
+export function snapshotText(tr: NumberMatchTracker, nowMs: number): string {
+  if (!tr.started) return t("nm.waitingStart");
+  if (tr.gameOver) return t("nm.ev.over", { outcome: outcomeText(tr.outcome), score: tr.score });
+  return t("nm.snapshot", { settings: settingsText(tr), status: statusLine(tr, nowMs) });
 }
 
-/** The witness as steps: `1-2, +, 3-4`. */
-export function witnessText(t: NumberMatchTracker): string {
-  return t.witness.map((s) => (s.add ? "+" : `${s.first}-${s.second}`)).join(", ");
+export function witnessText(tr: NumberMatchTracker): string {
+  return tr.witness.map((s) => (s.add ? "+" : `${s.first}-${s.second}`)).join(", ");
 }

@@ -23,15 +23,16 @@ import { chooseName, nameField } from "../play/name";
 import { keepSeat, noSeat, seatsGoing } from "../play/seat";
 import { seedBlock } from "../play/seed";
 import { backLinks, submitting } from "../play/setup";
-import { clockText, count } from "../play/words";
+import { clockText } from "../play/words";
 import { bearer, command, refusalCode } from "../rpc";
 import type { KeptSeat } from "../store";
 import { cellLabel, moveFocus, numbersLeft, pairsWith, rowCol, rowCount, where } from "./board";
-import { additionsText, eventText, hintText, settingsText, snapshotText, witnessText } from "./describe";
-import { HintKind, LEVELS, NumberMatchTracker, OUTCOMES } from "./tracker";
+import { additionsText, eventText, hintText, levelName, settingsText, snapshotText, witnessText } from "./describe";
+import { HintKind, LEVELS, NumberMatchTracker, outcomeText } from "./tracker";
+import { locale, t as tx } from "../i18n";
 
 const SLUG = "number-match";
-const TITLE = "Number Match";
+const TITLE = "Number Match"; // the game's name in every language (the German seed keeps it)
 const LOG_LINES = 200;
 const TICK_MS = 500;
 
@@ -42,8 +43,8 @@ export const numberMatchPage: Page = (root, app, args) => {
   if (!tableId || tableId === "new") return mountSetup(root, app);
   const seat = app.store.seat(tableId);
   if (seat === undefined) {
-    return noSeat(root, TITLE, `This browser holds no seat at table ${tableId}: a Number Match table has one seat, its player's.`,
-      { href: `#/play/${SLUG}`, text: "Start a new game" });
+    return noSeat(root, TITLE, tx("nm.noSeat", { table: tableId }),
+      { href: `#/play/${SLUG}`, text: tx("mc.startNew") });
   }
   return mountGame(root, app, seat);
 };
@@ -90,10 +91,10 @@ function mountSetup(root: HTMLElement, app: App): () => void {
   const name = nameField(store);
   const level = h("select", { id: "level", name: "level", "aria-describedby": "level-help" },
     ...Object.entries(LEVELS).map(([key, l]) => h("option", { value: key, selected: key === "easy" },
-      `${key[0]!.toUpperCase()}${key.slice(1)}: ${l.numbers} numbers, ${l.additions === null ? "additions without limit" : count(l.additions, "addition")}`)),
-    h("option", { value: "daily" }, `Today's daily puzzle (${today.date}, hard)`));
+      tx("nm.levelOpt", { level: levelName(key), numbers: l.numbers, limit: l.additions === null ? tx("nm.additionsWithoutLimit") : tx("nm.additions", { n: l.additions }) }))),
+    h("option", { value: "daily" }, tx("nm.dailyOpt", { date: today.date })));
   const error = h("p", { id: "setup-error", class: "error", role: "alert" });
-  const submit = h("button", { id: "create-game", type: "submit", class: "primary" }, "Start the game");
+  const submit = h("button", { id: "create-game", type: "submit", class: "primary" }, tx("nm.startGame"));
 
   const start = submitting(app, error, () => [submit], async () => {
     const displayName = chooseName(store, name.value);
@@ -104,16 +105,15 @@ function mountSetup(root: HTMLElement, app: App): () => void {
   fill(root,
     h("form", { id: "new-game", class: "panel nm-setup", onsubmit: start },
       h("h1", {}, TITLE),
-      h("p", {}, "Remove all the numbers in pairs: two equal numbers, or two that add up to 10, with only empty cells between them ",
-        "(in a row, a column, a diagonal, or from the end of one row to the start of the next). Every board can be cleared."),
-      h("label", { for: "display-name" }, "Your name"),
+      h("p", {}, tx("nm.about"), " ", h("a", { href: "#/rules/number-match" }, tx("rules.link"))),
+      h("label", { for: "display-name" }, tx("nm.yourName")),
       name,
-      h("p", {}, h("label", { for: "level" }, "The board "), level),
+      h("p", {}, h("label", { for: "level" }, `${tx("nm.theBoard")} `), level),
       h("p", { id: "level-help", class: "muted" },
-        "The daily puzzle is one hard board a day, the same for everybody; it changes at your midnight."),
+        tx("nm.dailyHelp")),
       error,
       submit),
-    seatsGoing(store, SLUG, "Your games in progress", (s) => new Date(s.savedAtMs).toLocaleString()),
+    seatsGoing(store, SLUG, tx("nm.inProgress"), (s) => new Date(s.savedAtMs).toLocaleString(locale())),
     backLinks());
   name.focus();
   return () => {};
@@ -133,12 +133,12 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
   let endArmed = false;
   let endTimer: ReturnType<typeof setTimeout> | undefined;
   let busy = false;
-  let connection = "Connecting...";
+  let connection = tx("race.connecting");
   let finishedSaid = false;
 
   const cells: HTMLButtonElement[] = [];
   const board = h("div", {
-    id: "board", class: "nm-board", role: "group", "aria-label": "The board, nine cells to a row", "aria-describedby": "nm-keys",
+    id: "board", class: "nm-board", role: "group", "aria-label": tx("nm.boardLabel"), "aria-describedby": "nm-keys",
   });
   const scoreEl = h("span", { id: "score" });
   const numbersEl = h("span", { id: "numbers-left" });
@@ -152,26 +152,25 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
   const hintEl = h("p", { id: "hint-text", class: "nm-hint-text" });
   const addBadge = h("span", { class: "badge", "aria-hidden": "true" });
   const hintBadge = h("span", { class: "badge", "aria-hidden": "true" });
-  const addButton = h("button", { id: "add-numbers", type: "button", "aria-keyshortcuts": "A", onclick: () => void addNumbers() }, "Add numbers (+)", addBadge);
-  const hintButton = h("button", { id: "hint", type: "button", "aria-keyshortcuts": "H", onclick: () => void askHint() }, "Hint", hintBadge);
-  const undoButton = h("button", { id: "undo", type: "button", "aria-keyshortcuts": "U", onclick: () => void undo() }, "Undo");
-  const endButton = h("button", { id: "end-game", type: "button", class: "link danger", onclick: () => void endGame() }, "End the game");
+  const addButton = h("button", { id: "add-numbers", type: "button", "aria-keyshortcuts": "A", onclick: () => void addNumbers() }, tx("nm.addButton"), addBadge);
+  const hintButton = h("button", { id: "hint", type: "button", "aria-keyshortcuts": "H", onclick: () => void askHint() }, tx("race.hint"), hintBadge);
+  const undoButton = h("button", { id: "undo", type: "button", "aria-keyshortcuts": "U", onclick: () => void undo() }, tx("nm.undo"));
+  const endButton = h("button", { id: "end-game", type: "button", class: "link danger", onclick: () => void endGame() }, tx("nm.end"));
   const gameOver = h("section", { id: "game-over", class: "panel", hidden: true, tabindex: -1, "aria-labelledby": "game-over-heading" });
   const log = new GameLog(app, LOG_LINES, errorEl);
 
   root.replaceChildren(h("section", { class: "nm", "data-table-id": seat.tableId },
     h("header", {}, h("h1", {}, TITLE), settingsEl, connEl),
-    h("div", { class: "nm-status", "aria-label": "The game's counters" }, scoreEl, numbersEl, rowsEl, additionsEl, hintsEl, timeEl),
+    h("div", { class: "nm-status", "aria-label": tx("nm.counters") }, scoreEl, numbersEl, rowsEl, additionsEl, hintsEl, timeEl),
     errorEl,
     hintEl,
     board,
     h("div", { class: "nm-actions" }, addButton, hintButton, undoButton, endButton),
     h("p", { id: "nm-keys", class: "keys" },
-      "Keys: the arrow keys move over the cells, Space or Enter selects a number (the second one pairs with it), ",
-      "A adds numbers, H shows a hint, U undoes, Escape lets go of the selection."),
+      tx("nm.keys")),
     gameOver,
     log.details(),
-    backLinks(h("a", { href: `#/play/${SLUG}` }, "New game"))));
+    backLinks(h("a", { href: `#/play/${SLUG}` }, tx("nm.newGame")))));
 
   // --- saying things ---------------------------------------------------------------------------
   function say(text: string, quiet = false): void {
@@ -238,15 +237,15 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     if (!t.playing) return;
     if (!endArmed) {
       endArmed = true;
-      endButton.textContent = "End the game now? Press again to confirm";
-      say("Press End the game again to end it: the board is then over for good");
+      endButton.textContent = tx("nm.endConfirm");
+      say(tx("nm.endAgain"));
       clearTimeout(endTimer);
-      endTimer = setTimeout(() => { endArmed = false; endButton.textContent = "End the game"; }, 8000);
+      endTimer = setTimeout(() => { endArmed = false; endButton.textContent = tx("nm.end"); }, 8000);
       return;
     }
     endArmed = false;
     clearTimeout(endTimer);
-    endButton.textContent = "End the game";
+    endButton.textContent = tx("nm.end");
     selection = null;
     await run((headers) => service.endGame({ tableId: seat.tableId }, opts(headers)));
   }
@@ -257,19 +256,19 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     if (!t.playing || busy) return;
     const n = t.board[cell - 1] ?? 0;
     if (!n) {
-      say(`${cellLabel(t.board, cell)}: pick a number`);
+      say(tx("nm.pickNumber", { cell: cellLabel(t.board, cell) }));
     } else if (selection === cell) {
       selection = null;
-      say(`${n} in ${where(cell)} is no longer selected`);
+      say(tx("nm.deselected", { n, where: where(cell) }));
     } else if (selection === null) {
       selection = cell;
-      say(`Selected ${n} in ${where(cell)}: now the second number`);
+      say(tx("nm.selected", { n, where: where(cell) }));
     } else {
       const first = selection;
       const m = t.board[first - 1] ?? 0;
       if (!pairsWith(m, n)) {
         selection = cell;
-        say(`${m} and ${n} make no pair (equal, or adding up to 10): ${n} in ${where(cell)} is selected now`);
+        say(tx("nm.noPair", { m, n, where: where(cell) }));
       } else {
         selection = null;
         redraw();
@@ -300,7 +299,7 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     if (key === "a" || ev.key === "+") { ev.preventDefault(); void addNumbers(); }
     else if (key === "h") { ev.preventDefault(); void askHint(); }
     else if (key === "u") { ev.preventDefault(); void undo(); }
-    else if (ev.key === "Escape" && selection !== null) { selection = null; say("Nothing is selected now"); redraw(); }
+    else if (ev.key === "Escape" && selection !== null) { selection = null; say(tx("nm.nothingSelected")); redraw(); }
   });
 
   // --- the stream ------------------------------------------------------------------------------
@@ -331,7 +330,7 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
       finished: () => t.gameOver,
       connection: (text) => { if (text !== connection) { connection = text; redraw(); } },
       fatal: (err) => {
-        if (refusalCode(err) === "table_expired") say("This table expired before its game started");
+        if (refusalCode(err) === "table_expired") say(tx("nm.expired"));
         showError(err);
         redraw();
       },
@@ -384,11 +383,11 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     setText(settingsEl, t.received ? settingsText(t) : "");
     drawCells();
     board.classList.toggle("over", t.gameOver);
-    setText(scoreEl, `Score ${t.score}`);
-    setText(numbersEl, count(numbersLeft(t.board), "number") + " left");
-    setText(rowsEl, count(rowCount(t.board), "row"));
+    setText(scoreEl, tx("nm.score", { score: t.score }));
+    setText(numbersEl, tx("nm.numbersLeft", { n: numbersLeft(t.board) }));
+    setText(rowsEl, tx("nm.rows", { n: rowCount(t.board) }));
     setText(additionsEl, additionsText(t.additionsLeft));
-    setText(hintsEl, `${count(t.hintsLeft, "hint")} left`);
+    setText(hintsEl, tx("nm.hintsLeft", { n: t.hintsLeft }));
     setAttr(scoreEl, "data-score", String(t.score));
     setAttr(numbersEl, "data-count", String(numbersLeft(t.board)));
     setAttr(rowsEl, "data-count", String(rowCount(t.board)));
@@ -397,8 +396,8 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
 
     setText(addBadge, t.additionsLeft === null ? "∞" : String(t.additionsLeft));
     setText(hintBadge, String(t.hintsLeft));
-    setAttr(addButton, "aria-label", `Add numbers, ${additionsText(t.additionsLeft)}`);
-    setAttr(hintButton, "aria-label", `Hint, ${count(t.hintsLeft, "hint")} left`);
+    setAttr(addButton, "aria-label", tx("nm.addLabel", { additions: additionsText(t.additionsLeft) }));
+    setAttr(hintButton, "aria-label", tx("nm.hintLabel", { n: t.hintsLeft }));
     setAttr(addButton, "aria-disabled", t.playing && t.additionsLeft !== 0 ? null : "true");
     setAttr(hintButton, "aria-disabled", t.playing && t.hintsLeft > 0 ? null : "true");
     setAttr(undoButton, "aria-disabled", t.canUndo ? null : "true");
@@ -426,22 +425,22 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     const content = `${t.seed?.length ?? 0}|${t.outcome}|${t.score}|${gameId}|${t.witness.length}`;
     if (gameOver.dataset.content === content) return;
     gameOver.dataset.content = content;
-    const replay = h("button", { id: "replay", type: "button", onclick: () => void playAgain() }, "Play this board again");
+    const replay = h("button", { id: "replay", type: "button", onclick: () => void playAgain() }, tx("nm.playBoardAgain"));
     fill(gameOver,
-      h("h2", { id: "game-over-heading" }, t.cleared ? "The board is clear!" : "The game is over"),
+      h("h2", { id: "game-over-heading" }, t.cleared ? tx("nm.clear") : tx("race.phase.gameOver")),
       h("p", { id: "outcome", "data-outcome": String(t.outcome) },
-        `${OUTCOMES[t.outcome] ?? "Over"}. Score ${t.score}, ${count(t.moves, "move")}, ${count(t.usedHints, "hint")} used, time ${clockText(t.timeMs)}.`),
+        tx("nm.result", { outcome: outcomeText(t.outcome), score: t.score, moves: t.moves, hints: t.usedHints, time: clockText(t.timeMs) })),
       ...seedBlock({
-        seed: t.seed, commitment: t.commitment, gameId, named: "The game's seed", verify: true,
-        again: "deal this board again from the seed and replay every move",
+        seed: t.seed, commitment: t.commitment, gameId, named: tx("nm.gameSeed"), verify: true,
+        again: tx("nm.again"),
         more: t.witness.length
-          ? h("details", {}, h("summary", {}, "The solver's clearing of this board, committed when it was dealt (+ adds numbers)"),
+          ? h("details", {}, h("summary", {}, tx("nm.witness")),
             h("p", { class: "nm-witness", id: "witness" }, witnessText(t)))
           : null,
       }),
       h("p", { class: "nm-actions" },
         t.level !== "classic" && (t.seed || t.dailyDate) ? replay : null,
-        h("a", { id: "new-game", href: `#/play/${SLUG}` }, "New game")));
+        h("a", { id: "new-game", href: `#/play/${SLUG}` }, tx("nm.newGame"))));
     if (!finishedSaid) {
       finishedSaid = true;
       if (wasHidden && document.activeElement && board.contains(document.activeElement)) gameOver.focus();
@@ -463,7 +462,7 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
 
   function tick(): void {
     const now = clock.synced ? clock.now() : t.serverTimeMs;
-    setText(timeEl, `Time ${clockText(t.elapsedMs(now))}`);
+    setText(timeEl, tx("nm.time", { time: clockText(t.elapsedMs(now)) }));
   }
 
   const timer = setInterval(tick, TICK_MS);

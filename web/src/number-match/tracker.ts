@@ -10,6 +10,7 @@
  * board for (right after a snapshot) leaves it `stale` until the next view.
  */
 
+import { t } from "../i18n";
 import type { EventEnvelope, TableEvent } from "../gen/match/v1/common_pb";
 import type { Table } from "../gen/match/v1/lobby_pb";
 import {
@@ -42,12 +43,18 @@ export const LEVELS: Record<string, { value: NumberMatchSettings_Level; numbers:
   classic: { value: Level.CLASSIC, numbers: 27, additions: null },
 };
 
-export const OUTCOMES: Record<number, string> = {
-  [Outcome.CLEARED]: "the board is clear",
-  [Outcome.NO_MOVES]: "no pair and no addition left",
-  [Outcome.GAVE_UP]: "you ended the game",
-  [Outcome.IDLE]: "nothing was played for 30 minutes",
+const OUTCOME_KEYS: Record<number, string> = {
+  [Outcome.CLEARED]: "nm.outcome.cleared",
+  [Outcome.NO_MOVES]: "nm.outcome.noMoves",
+  [Outcome.GAVE_UP]: "nm.outcome.gaveUp",
+  [Outcome.IDLE]: "nm.outcome.idle",
 };
+
+/** How a game ended, in a few words (in the player's language). */
+export function outcomeText(outcome: number): string {
+  const key = OUTCOME_KEYS[outcome];
+  return key ? t(key) : t("nm.outcome.over");
+}
 
 export interface Step {
   readonly add: boolean;

@@ -5,6 +5,7 @@
  */
 
 import { fill, h, setAttr } from "../dom";
+import { t } from "../i18n";
 
 export type CardLook = "down" | "up" | "found";
 
@@ -83,7 +84,7 @@ export class CardGrid {
     if (total !== this.buttons.length) {
       this.buttons = [];
       for (let n = 1; n <= total; n++) {
-        const b = h("button", { type: "button", class: "card", "data-card": n, "data-state": "down", tabindex: n === 1 ? 0 : -1, "aria-label": `Card ${n}, face down` },
+        const b = h("button", { type: "button", class: "card", "data-card": n, "data-state": "down", tabindex: n === 1 ? 0 : -1, "aria-label": t("kit.cardDown", { n }) },
           h("span", { class: "num", "aria-hidden": "true" }, String(n)));
         b.addEventListener("click", () => { this.focused = n; this.roving(); this.onTurn(n); });
         b.addEventListener("focus", () => { this.focused = n; this.roving(); });

@@ -7,6 +7,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { EventEnvelope } from "../gen/match/v1/common_pb";
 import { backoffMs, retryAfterMs, retryWait, sleep } from "../rpc";
+import { t } from "../i18n";
 
 /** A Watch after this number gets a fresh snapshot (it is beyond any table's last event). */
 export const SNAPSHOT_AFTER = BigInt(Number.MAX_SAFE_INTEGER);
@@ -35,7 +36,7 @@ export interface Follow<T> {
 
 /** The words for a lost stream: `Connection lost; trying again in 2 s`. */
 export function lostText(waitMs: number): string {
-  return `Connection lost; trying again in ${Math.ceil(waitMs / 1000)} s`;
+  return t("kit.streamLost", { seconds: Math.ceil(waitMs / 1000) });
 }
 
 /**

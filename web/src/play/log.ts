@@ -7,6 +7,7 @@
 import type { App } from "../app";
 import { h } from "../dom";
 import { errorText } from "../rpc";
+import { t } from "../i18n";
 
 export class GameLog {
   readonly el: HTMLOListElement = h("ol", { id: "log", class: "log" });
@@ -38,6 +39,6 @@ export class GameLog {
 
   /** The log, folded away under "Everything that happened". */
   details(): HTMLDetailsElement {
-    return h("details", { class: "log-wrap" }, h("summary", {}, "Everything that happened"), this.el);
+    return h("details", { class: "log-wrap" }, h("summary", {}, t("kit.everything")), this.el);
   }
 }

@@ -12,6 +12,7 @@
  */
 
 import { h } from "../dom";
+import { t } from "../i18n";
 import type { Store } from "../store";
 
 /** services/lobby/names.py MAX_NAME_CHARS: the name field's maxlength. */
@@ -24,7 +25,7 @@ export function tidyName(typed: string): string {
 
 /** A neutral name for who typed none: `Guest 100` to `Guest 999`. */
 export function guestName(random: () => number = Math.random): string {
-  return `Guest ${100 + Math.floor(random() * 900)}`;
+  return t("kit.guestName", { n: 100 + Math.floor(random() * 900) });
 }
 
 /** The name to play under (the one typed, tidied, else a guest's), kept for next time. */
@@ -38,6 +39,6 @@ export function chooseName(store: Pick<Store, "setDisplayName">, typed: string, 
 export function nameField(store: Pick<Store, "displayName">, describedBy?: string): HTMLInputElement {
   return h("input", {
     id: "display-name", name: "display-name", type: "text", maxlength: NAME_MAX_CHARS, autocomplete: "nickname",
-    value: store.displayName(), placeholder: "Guest", "aria-describedby": describedBy,
+    value: store.displayName(), placeholder: t("kit.guestPlaceholder"), "aria-describedby": describedBy,
   });
 }

@@ -6,6 +6,7 @@
 
 import { h } from "../dom";
 import type { KeptSeat, Store } from "../store";
+import { t } from "../i18n";
 
 /** What CreateTable and JoinTable answer with (a seat and its token). */
 export interface Seated {
@@ -30,7 +31,7 @@ export function noSeat(root: HTMLElement, title: string, why: string, newGame?: 
   root.replaceChildren(h("section", { class: "panel" },
     h("h1", {}, title),
     h("p", {}, why),
-    h("p", {}, newGame ? h("a", { href: newGame.href }, newGame.text) : null, newGame ? " · " : null, h("a", { href: "#/" }, "Back to the games"))));
+    h("p", {}, newGame ? h("a", { href: newGame.href }, newGame.text) : null, newGame ? " · " : null, h("a", { href: "#/" }, t("common.back")))));
   return () => {};
 }
 
@@ -41,7 +42,7 @@ export function seatsGoing(store: Pick<Store, "seats">, game: string, heading: s
   return h("section", { class: "panel", "aria-labelledby": "going-heading" },
     h("h2", { id: "going-heading" }, heading),
     h("ul", {}, ...going.map((s) => h("li", {},
-      h("a", { href: `#/play/${game}/${s.tableId}` }, `Table ${s.tableId}`),
+      h("a", { href: `#/play/${game}/${s.tableId}` }, t("kit.table", { table: s.tableId })),
       h("span", { class: "muted" }, ` · ${detail(s)}`)))));
 }
 

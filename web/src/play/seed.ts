@@ -5,6 +5,7 @@
 
 import { h } from "../dom";
 import { hex } from "./words";
+import { t } from "../i18n";
 
 /** SHA-256 of the seed equals the published commitment; null where the browser cannot tell. */
 export async function seedMatches(seed: Uint8Array, commitment: string): Promise<boolean | null> {
@@ -38,17 +39,17 @@ export function seedBlock(s: SeedShown): HTMLElement[] {
   const verdict = h("span", { id: "seed-check" });
   if (s.verify && s.seed !== null && s.commitment) {
     void seedMatches(s.seed, s.commitment).then((ok) => {
-      if (ok !== null) verdict.textContent = ok ? "(it matches its commitment)" : "(it does NOT match its commitment!)";
+      if (ok !== null) verdict.textContent = ok ? t("kit.seedMatches") : t("kit.seedMismatch");
     });
   }
   const block: (HTMLElement | null)[] = [
     seedHex
-      ? h("p", {}, `${s.named ?? "The seed"}, published now: `, h("code", { id: "seed" }, seedHex), s.verify ? " " : null, s.verify ? verdict : null)
-      : h("p", {}, h("span", { id: "seed" }, ""), "The seed is being published..."),
-    s.commitment ? h("p", { class: "muted" }, "Its commitment, public from the start: ", h("code", { id: "commitment" }, s.commitment)) : null,
+      ? h("p", {}, `${t("kit.seedPublished", { named: s.named ?? t("kit.theSeed") })} `, h("code", { id: "seed" }, seedHex), s.verify ? " " : null, s.verify ? verdict : null)
+      : h("p", {}, h("span", { id: "seed" }, ""), t("kit.seedComing")),
+    s.commitment ? h("p", { class: "muted" }, `${t("kit.commitment")} `, h("code", { id: "commitment" }, s.commitment)) : null,
     s.more ?? null,
-    h("p", {}, `Anybody can ${s.again}: `,
-      h("a", { id: "check-game", href: `#/audit/${encodeURIComponent(s.gameId)}` }, "check this game")),
+    h("p", {}, `${t("kit.anybodyCan", { again: s.again })} `,
+      h("a", { id: "check-game", href: `#/audit/${encodeURIComponent(s.gameId)}` }, t("kit.checkThisGame"))),
   ];
   return block.filter((el): el is HTMLElement => el !== null);
 }

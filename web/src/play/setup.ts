@@ -6,6 +6,7 @@
 import type { App } from "../app";
 import { h } from "../dom";
 import { errorText } from "../rpc";
+import { t } from "../i18n";
 
 /** A choice among `[value, label]` pairs. */
 export function select(id: string, values: readonly (readonly [string | number, string])[], selected: string | number): HTMLSelectElement {
@@ -45,5 +46,5 @@ export function submitting(app: Pick<App, "announce">, error: HTMLElement, butto
 
 /** `Back to the games` (and links before it, ` · ` between). */
 export function backLinks(...before: HTMLAnchorElement[]): HTMLParagraphElement {
-  return h("p", {}, ...before.flatMap((a) => [a, " · "]), h("a", { href: "#/" }, "Back to the games"));
+  return h("p", {}, ...before.flatMap((a) => [a, " · "]), h("a", { href: "#/" }, t("common.back")));
 }

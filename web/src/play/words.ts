@@ -1,12 +1,9 @@
 /**
- * Small words every game's page uses: counts, durations, lists, bytes. (A sentence's capital
+ * Small words every game's page uses: durations, lists, bytes (counts are the catalogs' ICU plurals, i18n/). (A sentence's capital
  * and full stop are ../sentence.ts's.)
  */
 
-/** `1 pair`, `3 pairs`, `2 matches` (`plural` where adding an s is wrong). */
-export function count(n: number, noun: string, plural = `${noun}s`): string {
-  return `${n} ${n === 1 ? noun : plural}`;
-}
+import { t } from "../i18n";
 
 /** `1:05` for 65 000 ms: minutes and seconds of a duration (never negative). */
 export function clockText(ms: number): string {
@@ -22,5 +19,5 @@ export function hex(bytes: Uint8Array | null): string {
 /** A list for people: `1, 2 and 3`. */
 export function listText(items: readonly (string | number)[]): string {
   const s = items.map(String);
-  return s.length <= 1 ? (s[0] ?? "") : `${s.slice(0, -1).join(", ")} and ${s[s.length - 1]}`;
+  return s.length <= 1 ? (s[0] ?? "") : t("kit.list", { most: s.slice(0, -1).join(", "), last: s[s.length - 1]! });
 }

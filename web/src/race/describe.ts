@@ -7,11 +7,12 @@
 
 import type { EventEnvelope } from "../gen/match/v1/common_pb";
 import { RaceEvent_EndReason } from "../gen/match/v1/race_pb";
-import { count, hex } from "../play/words";
+import { hex } from "../play/words";
 import { capital } from "../sentence";
 import { isOut } from "./timing";
 import { BOARDS, Outcome, Phase, Status, TileState, type RaceTracker, type Tile } from "./tracker";
 import { symbolName } from "./symbols";
+import { t } from "../i18n";
 
 /** One thing to say; `quiet` lines go to the visible log only, not the aria-live region. */
 export interface Line {
@@ -19,26 +20,37 @@ export interface Line {
   readonly quiet?: boolean;
 }
 
-export const OUTCOME_TEXT: Record<number, string> = {
-  [Outcome.UNSPECIFIED]: "still playing",
-  [Outcome.CLEARED]: "cleared",
-  [Outcome.DISQUALIFIED]: "disqualified (cleared in under 12 s)",
-  [Outcome.OUT_OF_TURNS]: "out of turns",
-  [Outcome.RESIGNED]: "resigned",
-  [Outcome.BOARD_ENDED]: "still playing when the board ended",
-  [Outcome.OUT]: "out of the game",
-  [Outcome.NOT_PLAYED]: "not played",
+const OUTCOME_KEYS: Record<number, string> = {
+  [Outcome.UNSPECIFIED]: "race.outcome.playing",
+  [Outcome.CLEARED]: "race.outcome.cleared",
+  [Outcome.DISQUALIFIED]: "race.outcome.disqualified",
+  [Outcome.OUT_OF_TURNS]: "race.outcome.outOfTurns",
+  [Outcome.RESIGNED]: "race.outcome.resigned",
+  [Outcome.BOARD_ENDED]: "race.outcome.boardEnded",
+  [Outcome.OUT]: "race.outcome.out",
+  [Outcome.NOT_PLAYED]: "race.outcome.notPlayed",
 };
 
-export const END_TEXT: Record<number, string> = {
-  [RaceEvent_EndReason.UNSPECIFIED]: "",
-  [RaceEvent_EndReason.ALL_DONE]: "every player is done with it",
-  [RaceEvent_EndReason.GRACE_OVER]: "the 20 seconds to finish after the first clear are up",
-  [RaceEvent_EndReason.TIME_CAP]: "the two minutes are up",
+/** A player's outcome on a board, in a few words ("" for one this page does not know). */
+export function outcomeText(outcome: number): string {
+  const key = OUTCOME_KEYS[outcome];
+  return key ? t(key) : "";
+}
+
+const END_KEYS: Record<number, string> = {
+  [RaceEvent_EndReason.ALL_DONE]: "race.end.allDone",
+  [RaceEvent_EndReason.GRACE_OVER]: "race.end.graceOver",
+  [RaceEvent_EndReason.TIME_CAP]: "race.end.timeCap",
 };
+
+/** Why a board ended ("" for no reason given). */
+export function endText(reason: number): string {
+  const key = END_KEYS[reason];
+  return key ? t(key) : "";
+}
 
 export function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(1)} s`;
+  return t("race.seconds", { s: (ms / 1000).toFixed(1) });
 }
 
 /** `down`, `up` or `found`: the tile's `data-state`. */
@@ -51,32 +63,37 @@ export function tileState(tile: Tile): "down" | "up" | "found" {
 /** What a screen reader says for a tile: its number, and its symbol only while it is showing. */
 export function tileLabel(tile: Tile): string {
   const state = tileState(tile);
-  if (state === "found") return `Tile ${tile.number}, found`;
-  if (state === "up" && tile.symbol !== undefined) return `Tile ${tile.number}, ${symbolName(tile.symbol)}`;
-  return `Tile ${tile.number}, face down`;
+  if (state === "found") return t("race.tile.found", { n: tile.number });
+  if (state === "up" && tile.symbol !== undefined) return t("race.tile.up", { n: tile.number, symbol: symbolName(tile.symbol) });
+  return t("race.tile.down", { n: tile.number });
 }
 
-export function who(t: RaceTracker, player: string): string {
-  return player === t.player ? "you" : t.name(player);
+export function who(tr: RaceTracker, player: string): string {
+  return player === tr.player ? t("race.you") : tr.name(player);
+}
+
+/** `{me, name}` for a message that says "you" or a player's name (`{me, select, yes {...} other {...}}`). */
+function whom(tr: RaceTracker, player: string): { me: "yes" | "no"; name: string } {
+  return { me: player === tr.player ? "yes" : "no", name: tr.name(player) };
 }
 
 /** Where the game stands on the current board, in a few words (beside "Board 2 of 3"). */
-export function phaseText(t: RaceTracker): string {
-  switch (t.phase) {
+export function phaseText(tr: RaceTracker): string {
+  switch (tr.phase) {
     case Phase.WAITING_FOR_PLAYERS:
-      return t.expired ? "The table expired: its game did not start in time" : "Waiting for players";
+      return tr.expired ? t("race.phase.expired") : t("race.phase.waiting");
     case Phase.READY:
-      return isOut(t) ? "Ready is open for the others (you are out of the game)" : "Ready is open";
+      return isOut(tr) ? t("race.phase.readyOthers") : t("race.phase.ready");
     case Phase.COUNTDOWN:
-      return "Starting";
+      return t("race.phase.starting");
     case Phase.PLAYING:
-      if (isOut(t)) return "Under way (you are out of the game)";
-      if (t.status === Status.DONE) return `Your board is over: ${OUTCOME_TEXT[t.outcome] ?? ""}`;
-      return "Under way";
+      if (isOut(tr)) return t("race.phase.underWayOut");
+      if (tr.status === Status.DONE) return t("race.phase.yourBoardOver", { outcome: outcomeText(tr.outcome) });
+      return t("race.phase.underWay");
     case Phase.BETWEEN_BOARDS:
-      return "Over";
+      return t("race.phase.over");
     case Phase.GAME_OVER:
-      return "The game is over";
+      return t("race.phase.gameOver");
     default:
       return "";
   }
@@ -139,25 +156,25 @@ export interface Counts {
  * no count says nothing, and one that found no pair stays out of the aria-live region (it is
  * shown, and logged quietly).
  */
-export function describeEvent(env: EventEnvelope, t: RaceTracker, before?: ReadonlyMap<string, Counts>): Line[] {
+export function describeEvent(env: EventEnvelope, tr: RaceTracker, before?: ReadonlyMap<string, Counts>): Line[] {
   const body = env.body;
   if (body.case === "table") {
     const e = body.value.event;
     switch (e.case) {
       case "playerSeated":
-        return [{ text: `${e.value.playerId === t.player ? "You" : e.value.displayName} sat down at seat ${e.value.seat}${e.value.isBot ? " (bot)" : ""}` }];
+        return [{ text: t("race.ev.seated", { me: e.value.playerId === tr.player ? "yes" : "no", name: e.value.displayName, seat: e.value.seat, bot: e.value.isBot ? "yes" : "no" }) }];
       case "playerLeft":
-        return [{ text: `${capital(who(t, e.value.playerId))} left seat ${e.value.seat}` }];
+        return [{ text: t("race.ev.left", { ...whom(tr, e.value.playerId), seat: e.value.seat }) }];
       case "seedRevealed":
-        return [{ text: `The seed is published: ${hex(e.value.seed)}` }];
+        return [{ text: t("race.ev.seedPublished", { seed: hex(e.value.seed) }) }];
       case "fillRequested":
-        return [{ text: "The bot is filling the empty seats" }];
+        return [{ text: t("race.ev.filling") }];
       case "botsAssigned":
-        return [{ text: `The bot plays at ${e.value.strength} strength this game`, quiet: true }];
+        return [{ text: t("race.ev.botStrength", { strength: e.value.strength }), quiet: true }];
       case "tableExpired":
-        return [{ text: "The table expired: its game did not start in time. Make a new table or join another" }];
+        return [{ text: t("race.ev.expired") }];
       case "seedCommitted":
-        return [{ text: `Seed commitment (SHA-256): ${e.value.commitment}`, quiet: true }];
+        return [{ text: t("race.ev.commitment", { commitment: e.value.commitment }), quiet: true }];
       default:
         return [];
     }
@@ -166,88 +183,82 @@ export function describeEvent(env: EventEnvelope, t: RaceTracker, before?: Reado
   const e = body.value.event;
   switch (e.case) {
     case "gameStarted": {
-      const names = e.value.players.map((p) => who(t, p) + (e.value.bots.includes(p) ? " (bot)" : "")).join(", ");
-      return [{ text: `The game starts: three boards. Players: ${names}` }];
+      const names = e.value.players.map((p) => (e.value.bots.includes(p) ? t("home.botName", { name: who(tr, p) }) : who(tr, p))).join(", ");
+      return [{ text: t("race.ev.gameStarts", { names }) }];
     }
     case "readyOpened": {
       const v = e.value;
       const secs = Math.round(Number(v.deadline - v.at) / 1000);
-      if (isOut(t)) return [{ text: `Board ${v.board}: Ready is open for the others (you are out of the game)` }];
-      return [{ text: `Board ${v.board} of ${BOARDS}: press Ready within ${secs} s. Miss it and you are out of the game` }];
+      if (isOut(tr)) return [{ text: t("race.ev.readyOthers", { board: v.board }) }];
+      return [{ text: t("race.ev.pressReady", { board: v.board, boards: BOARDS, secs }) }];
     }
     case "playerReady":
-      return [{ text: e.value.player === t.player ? "You are ready" : `${t.name(e.value.player)} is ready` }];
+      return [{ text: t("race.ev.ready", whom(tr, e.value.player)) }];
     case "playerMissedReady":
-      return [{
-        text: e.value.player === t.player
-          ? "You did not press Ready in time and are out of the game"
-          : `${t.name(e.value.player)} did not press Ready in time and is out of the game`,
-      }];
+      return [{ text: t("race.ev.missedReady", whom(tr, e.value.player)) }];
     case "countdownStarted": {
       const v = e.value;
-      return [{ text: `Board ${v.board} starts in ${Math.round(Number(v.startsAt - v.at) / 1000)} s` }];
+      return [{ text: t("race.ev.startsIn", { board: v.board, secs: Math.round(Number(v.startsAt - v.at) / 1000) }) }];
     }
     case "boardStarted":
-      return [{ text: t.status === Status.PLAYING ? `Board ${e.value.board}: go!` : `Board ${e.value.board} has started` }];
+      return [{ text: tr.status === Status.PLAYING ? t("race.ev.go", { board: e.value.board }) : t("race.ev.started", { board: e.value.board }) }];
     case "tilesTurnedDown": {
       const [a, b] = e.value.tiles;
-      return [{ text: `Tiles ${a} and ${b} turned back down`, quiet: true }];
+      return [{ text: t("race.ev.turnedDown", { a: a ?? 0, b: b ?? 0 }), quiet: true }];
     }
     case "tileTurned":
-      return [{ text: `Tile ${e.value.tile}: ${symbolName(e.value.symbol)}` }];
+      return [{ text: t("race.ev.tileTurned", { n: e.value.tile, symbol: symbolName(e.value.symbol) }) }];
     case "pairFound": {
       const [a, b] = e.value.tiles;
-      return [{ text: `Pair found: tiles ${a} and ${b}, ${symbolName(e.value.symbol)}. ${count(e.value.pairs, "pair")}` }];
+      return [{ text: t("race.ev.pairFound", { a: a ?? 0, b: b ?? 0, symbol: symbolName(e.value.symbol), pairs: e.value.pairs }) }];
     }
     case "attemptMissed": {
       const [a, b] = e.value.tiles;
-      return [{ text: `No pair: tiles ${a} and ${b} differ. Paused ${seconds(Number(e.value.pausedUntil - e.value.at))}` }];
+      return [{ text: t("race.ev.missed", { a: a ?? 0, b: b ?? 0, paused: seconds(Number(e.value.pausedUntil - e.value.at)) }) }];
     }
     case "hintGiven":
-      return [{ text: `Hint: the partner of tile ${e.value.tile} is tile ${e.value.partner}` }];
+      return [{ text: t("race.ev.hint", { n: e.value.tile, partner: e.value.partner }) }];
     case "opponentMoved": {
       const v = e.value;
       const was = before?.get(v.player);
       if (was !== undefined && was.pairs === v.pairs && was.turns === v.turns && was.hints === v.hints) return [];
-      const text = `${t.name(v.player)}: ${count(v.pairs, "pair")}, ${count(v.turns, "turn")}` + (v.hints ? `, ${count(v.hints, "hint")}` : "");
+      const text = v.hints
+        ? t("race.ev.opponentHints", { name: tr.name(v.player), pairs: v.pairs, turns: v.turns, hints: v.hints })
+        : t("race.ev.opponent", { name: tr.name(v.player), pairs: v.pairs, turns: v.turns });
       return [{ text, quiet: was === undefined ? v.pairs === 0 : v.pairs <= was.pairs }];
     }
     case "turnsExhausted":
-      return [{
-        text: e.value.player === t.player
-          ? `You used all 80 turns: board ${e.value.board} is over for you`
-          : `${t.name(e.value.player)} used all 80 turns`,
-      }];
+      return [{ text: t("race.ev.turnsUsed", { ...whom(tr, e.value.player), board: e.value.board }) }];
     case "boardCleared":
-      return [{ text: `${capital(who(t, e.value.player))} cleared the board in ${seconds(Number(e.value.elapsedMs))}` }];
+      return [{ text: t("race.ev.cleared", { ...whom(tr, e.value.player), time: seconds(Number(e.value.elapsedMs)) }) }];
     case "clearDisqualified":
-      return [{ text: `${capital(who(t, e.value.player))} cleared the board in ${seconds(Number(e.value.elapsedMs))}, under 12 s: disqualified on this board` }];
+      return [{ text: t("race.ev.disqualified", { ...whom(tr, e.value.player), time: seconds(Number(e.value.elapsedMs)) }) }];
     case "boardTaken": {
       const v = e.value;
-      if (v.player === t.player) return [{ text: `You took board ${v.board}` }];
-      return [{ text: `${t.name(v.player)} took board ${v.board}: ${Math.round(Number(v.graceUntil - v.at) / 1000)} s left to finish` }];
+      if (v.player === tr.player) return [{ text: t("race.ev.youTook", { board: v.board }) }];
+      return [{ text: t("race.ev.took", { name: tr.name(v.player), board: v.board, secs: Math.round(Number(v.graceUntil - v.at) / 1000) }) }];
     }
     case "playerResigned":
-      return [{ text: e.value.player === t.player ? "You resigned" : `${t.name(e.value.player)} resigned` }];
+      return [{ text: t("race.ev.resigned", whom(tr, e.value.player)) }];
     case "boardEnded":
-      return [{ text: `Board ${e.value.board} ended: ${END_TEXT[e.value.reason] ?? ""}` }];
+      return [{ text: t("race.ev.boardEnded", { board: e.value.board, why: endText(e.value.reason) }) }];
     case "boardRevealed": {
       const v = e.value;
-      const lines: Line[] = [{ text: `Board ${v.board} revealed` }];
-      for (const r of t.revealed.find((rb) => rb.board === v.board)?.results ?? []) {
-        lines.push({ text: `${capital(who(t, r.player))}: ${OUTCOME_TEXT[r.outcome] ?? ""}, ${count(r.pairs, "pair")}, ${count(r.turns, "turn")}, ${seconds(r.timeMs)}` });
+      const lines: Line[] = [{ text: t("race.ev.revealed", { board: v.board }) }];
+      for (const r of tr.revealed.find((rb) => rb.board === v.board)?.results ?? []) {
+        lines.push({ text: t("race.ev.result", { who: capital(who(tr, r.player)), outcome: outcomeText(r.outcome), pairs: r.pairs, turns: r.turns, time: seconds(r.timeMs) }) });
       }
-      if (v.board < BOARDS && !t.gameOver) {
-        const rows = runningStandings(t);
+      if (v.board < BOARDS && !tr.gameOver) {
+        const rows = runningStandings(tr);
         if (rows.length) {
-          lines.push({ text: `Standings after board ${v.board}: ` + rows.map((r) => `${r.place}. ${who(t, r.player)} ${count(r.pairs, "pair")}`).join(", ") });
+          lines.push({ text: t("race.ev.standings", { board: v.board, rows: rows.map((r) => t("race.standingRow", { place: r.place, who: who(tr, r.player), pairs: r.pairs })).join(", ") }) });
         }
       }
       return lines;
     }
     case "gameEnded": {
-      const rows = e.value.standings.map((s) => `${s.place}. ${who(t, s.player)} ${count(s.pairs, "pair")}`);
-      return [{ text: `The game is over. ${rows.join(", ")}` }];
+      const rows = e.value.standings.map((s) => t("race.standingRow", { place: s.place, who: who(tr, s.player), pairs: s.pairs }));
+      return [{ text: t("race.ev.gameOver", { rows: rows.join(", ") }) }];
     }
     default:
       return [];
@@ -255,15 +266,15 @@ export function describeEvent(env: EventEnvelope, t: RaceTracker, before?: Reado
 }
 
 /** What a fresh snapshot says (`nowMs`: the server's clock, for the time Ready has left). */
-export function describeSnapshot(t: RaceTracker, nowMs: number): Line[] {
-  if (t.phase === Phase.READY && !isOut(t) && t.status === Status.WAITING && t.readyDeadlineMs) {
-    const secs = Math.max(Math.ceil((t.readyDeadlineMs - nowMs) / 1000), 0);
-    return [{ text: `Board ${t.board} of ${BOARDS}: press Ready within ${secs} s. Miss it and you are out of the game` }];
+export function describeSnapshot(tr: RaceTracker, nowMs: number): Line[] {
+  if (tr.phase === Phase.READY && !isOut(tr) && tr.status === Status.WAITING && tr.readyDeadlineMs) {
+    const secs = Math.max(Math.ceil((tr.readyDeadlineMs - nowMs) / 1000), 0);
+    return [{ text: t("race.ev.pressReady", { board: tr.board, boards: BOARDS, secs }) }];
   }
-  const during = t.board && t.phase !== Phase.GAME_OVER && t.phase !== Phase.WAITING_FOR_PLAYERS;
-  const lines: Line[] = [{ text: during ? `Board ${t.board} of ${BOARDS}: ${phaseText(t)}` : phaseText(t) }];
-  if (t.phase === Phase.PLAYING && t.status === Status.PLAYING) {
-    lines.push({ text: `You have ${count(t.pairs, "pair")} in ${count(t.turns, "turn")}` });
+  const during = tr.board && tr.phase !== Phase.GAME_OVER && tr.phase !== Phase.WAITING_FOR_PLAYERS;
+  const lines: Line[] = [{ text: during ? t("race.boardPhase", { board: tr.board, boards: BOARDS, phase: phaseText(tr) }) : phaseText(tr) }];
+  if (tr.phase === Phase.PLAYING && tr.status === Status.PLAYING) {
+    lines.push({ text: t("race.youHave", { pairs: tr.pairs, turns: tr.turns }) });
   }
   return lines;
 }

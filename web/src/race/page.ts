@@ -19,15 +19,15 @@ import { GameLog } from "../play/log";
 import { noSeat } from "../play/seat";
 import { seedBlock } from "../play/seed";
 import { backLinks } from "../play/setup";
-import { count } from "../play/words";
 import { bearer, command, refusalCode } from "../rpc";
 import { capital } from "../sentence";
 import type { KeptSeat } from "../store";
-import { type Counts, describeEvent, describeSnapshot, OUTCOME_TEXT, phaseText, runningStandings, seconds, tileLabel, tileState, who, type Line } from "./describe";
+import { type Counts, describeEvent, describeSnapshot, outcomeText, phaseText, runningStandings, seconds, tileLabel, tileState, who, type Line } from "./describe";
 import { move, moveForKey } from "./grid";
 import { symbolEmoji, symbolName } from "./symbols";
 import { announcements, clockLine, deadline, fractionLeft, isOut, isReady, pausedMs } from "./timing";
 import { BOARDS, Phase, RaceTracker, type Revealed, Status, TILES } from "./tracker";
+import { t as tx } from "../i18n";
 /** A seat taken this long ago or less, and not yet followed in this tab, is followed from the
  * table's first event: its story is short and every line of it is said. Otherwise (a reload,
  * an old seat) the page starts from a snapshot, and says where the game stands. */
@@ -43,8 +43,9 @@ function lastRevealed(t: RaceTracker): Revealed | undefined {
 /** Above the last board's layout: which board it is, and how the player did on it. */
 function revealedLine(t: RaceTracker, last: Revealed): string {
   const mine = last.results.find((r) => r.player === t.player);
-  const how = mine ? `: you found ${count(mine.found, "pair")} in ${count(mine.turns, "turn")}` : "";
-  return `Board ${last.board}, revealed${how}`;
+  return mine
+    ? tx("race.revealedMine", { board: last.board, pairs: mine.found, turns: mine.turns })
+    : tx("race.revealedBoard", { board: last.board });
 }
 
 export const racePage: Page = (root, app, args) => {
@@ -55,7 +56,7 @@ export const racePage: Page = (root, app, args) => {
     return () => {};
   }
   if (seat === undefined) {
-    return noSeat(root, "Match, the race", `This browser holds no seat at table ${tableId}. Join an open table or make one from the home page.`);
+    return noSeat(root, tx("games.race.title"), tx("race.noSeat", { table: tableId }));
   }
   return mountRace(root, app, seat);
 };
@@ -69,13 +70,13 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
   const redraw = batched(() => draw());
   let focused = 1;
   let resignArmed = false;
-  let connection = "Connecting...";
+  let connection = tx("race.connecting");
 
   // --- the page's elements -------------------------------------------------------------------
   const tiles: HTMLButtonElement[] = [];
   const board = h("div", {
     id: "board", class: "board", role: "group",
-    "aria-label": "Your board: tiles 1 to 20, four across and five down",
+    "aria-label": tx("race.boardLabel"),
     "aria-describedby": "keys",
   });
   for (let n = 1; n <= TILES; n++) {
@@ -94,13 +95,13 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     tiles[focused - 1]!.focus();
   });
 
-  const readyButton = h("button", { id: "ready", type: "button", class: "primary", onclick: () => void pressReady() }, "Ready");
+  const readyButton = h("button", { id: "ready", type: "button", class: "primary", onclick: () => void pressReady() }, tx("race.ready"));
   const readyWarning = h("p", { id: "ready-warning", class: "warning" });
   const readyPanel = h("div", { id: "ready-panel", class: "ready-panel", hidden: true }, readyButton, readyWarning);
-  const startNow = h("button", { id: "start-now", type: "button", hidden: true, onclick: () => void startTable() }, "Let the bot take the empty seats now");
+  const startNow = h("button", { id: "start-now", type: "button", hidden: true, onclick: () => void startTable() }, tx("race.startNow"));
   const waitingPanel = h("div", { id: "waiting-panel", class: "panel", hidden: true });
-  const hintButton = h("button", { id: "hint", type: "button", onclick: () => void hint() }, "Hint");
-  const resignButton = h("button", { id: "resign", type: "button", class: "link danger", onclick: () => void resign() }, "Resign");
+  const hintButton = h("button", { id: "hint", type: "button", onclick: () => void hint() }, tx("race.hint"));
+  const resignButton = h("button", { id: "resign", type: "button", class: "link danger", onclick: () => void resign() }, tx("race.resign"));
   const myCounts = h("p", { id: "my-counts" });
   const clockEl = h("p", { id: "clock", role: "timer", "aria-live": "off" });
   const bar = h("div", { class: "bar-fill" });
@@ -117,7 +118,7 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
 
   root.replaceChildren(h("section", { class: "race", "data-table-id": seat.tableId },
     h("header", { class: "race-head" },
-      h("h1", {}, "Match, the race"),
+      h("h1", {}, tx("games.race.title")),
       h("p", { class: "status-line" }, boardNumber, " · ", phaseEl),
       connEl),
     waitingPanel,
@@ -129,11 +130,11 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
         h("div", { class: "board-bar" }, myCounts, h("div", { class: "actions" }, hintButton, resignButton)),
         board,
         h("p", { id: "keys", class: "keys" },
-          "Keys: arrow keys move over the tiles, Enter or Space turns the focused tile, r presses Ready, h asks a hint.")),
+          tx("race.keys"))),
       h("aside", { class: "side" },
         gameOver,
-        h("h2", {}, "Players"), players,
-        h("h2", { id: "standings-heading" }, "Standings"), standings)),
+        h("h2", {}, tx("race.players")), players,
+        h("h2", { id: "standings-heading" }, tx("race.standings")), standings)),
     revealed,
     log.details(),
     backLinks()));
@@ -207,13 +208,13 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
   async function resign(): Promise<void> {
     if (!resignArmed) {
       resignArmed = true;
-      resignButton.textContent = "Resign: press again to confirm";
-      say([{ text: "Press Resign again to leave the game: you would be out of it" }]);
-      setTimeout(() => { resignArmed = false; resignButton.textContent = "Resign"; }, 5000);
+      resignButton.textContent = tx("race.resignConfirm");
+      say([{ text: tx("race.resignAgain") }]);
+      setTimeout(() => { resignArmed = false; resignButton.textContent = tx("race.resign"); }, 5000);
       return;
     }
     resignArmed = false;
-    resignButton.textContent = "Resign";
+    resignButton.textContent = tx("race.resign");
     await run((headers) => api.race.resign({ tableId: seat.tableId }, { headers }));
   }
 
@@ -222,7 +223,7 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     try {
       const res = await command((headers) => api.lobby.startTable({ tableId: seat.tableId }, { headers }), seat.token);
       if (res.table) tracker.noteTable(res.table);
-      say([{ text: "The bot is taking the empty seats" }]);
+      say([{ text: tx("race.botTaking") }]);
       redraw();
     } catch (err) {
       showError(err);
@@ -288,9 +289,9 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
 
   function draw(): void {
     const t = tracker;
-    setText(boardNumber, t.board ? `Board ${t.board} of ${BOARDS}` : `${BOARDS} boards to play`); // no "Board 0"
+    setText(boardNumber, t.board ? tx("race.boardOf", { board: t.board, boards: BOARDS }) : tx("race.boardsToPlay", { boards: BOARDS })); // no "Board 0"
     setAttr(boardNumber, "data-board", String(t.board));
-    setText(phaseEl, t.started ? phaseText(t) : "Connecting...");
+    setText(phaseEl, t.started ? phaseText(t) : tx("race.connecting"));
     setText(connEl, connection);
     root.querySelector(".race")?.setAttribute("data-phase", Phase[t.phase] ?? "");
 
@@ -298,11 +299,11 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     const waiting = t.started && t.phase === Phase.WAITING_FOR_PLAYERS && !t.expired;
     waitingPanel.hidden = !waiting;
     if (waiting) {
-      const names = [...t.players.values()].map((p) => (p.player === t.player ? `${seat.displayName} (you)` : p.displayName + (p.isBot ? " (bot)" : "")));
+      const names = [...t.players.values()].map((p) => (p.player === t.player ? tx("race.nameYou", { name: seat.displayName }) : p.isBot ? tx("home.botName", { name: p.displayName }) : p.displayName));
       fill(waitingPanel,
-        h("h2", {}, "Waiting for players"),
-        h("p", {}, `Seated: ${names.join(", ") || "you"}. The game starts when every seat is taken.`),
-        t.fillAtMs ? h("p", { class: "muted" }, "The bot takes the empty seats of an open table if nobody else does.") : null,
+        h("h2", {}, tx("race.phase.waiting")),
+        h("p", {}, tx("race.seated", { names: names.join(", ") || tx("race.you") })),
+        t.fillAtMs ? h("p", { class: "muted" }, tx("race.botFills")) : null,
         startNow);
       startNow.hidden = seat.seat !== 1;
     }
@@ -317,7 +318,7 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     // The button says whether Ready can be pressed now, shown or not (the countdown may come
     // with the press's own reply, and hide it at once).
     const canPress = readyOpen && !isReady(t);
-    if (readyOpen) setText(readyButton, canPress ? `Ready for board ${t.board}` : "Ready: waiting for the others");
+    if (readyOpen) setText(readyButton, canPress ? tx("race.readyFor", { board: t.board }) : tx("race.readyWaiting"));
     setAttr(readyButton, "aria-disabled", canPress ? null : "true");
     setAttr(readyButton, "aria-describedby", "ready-warning");
 
@@ -328,15 +329,15 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     const hinted = t.lastHint !== null && showing.includes(t.lastHint.tile) ? t.lastHint.partner : 0;
     const last = t.gameOver ? lastRevealed(t) : undefined;
     setAttr(board, "aria-label", last
-      ? `The layout of board ${last.board}, revealed: tiles 1 to 20, four across and five down`
-      : "Your board: tiles 1 to 20, four across and five down");
+      ? tx("race.layoutLabel", { board: last.board })
+      : tx("race.boardLabel"));
     board.classList.toggle("revealed", last !== undefined);
     for (const b of tiles) {
       const n = Number(b.dataset.tile);
       const symbol = last?.layout[n - 1];
       if (last !== undefined && symbol !== undefined) {
         setAttr(b, "data-state", "revealed");
-        setAttr(b, "aria-label", `Tile ${n}, ${symbolName(symbol)}`);
+        setAttr(b, "aria-label", tx("race.tile.up", { n, symbol: symbolName(symbol) }));
         setAttr(b, "data-hint", null);
         setAttr(b, "aria-disabled", "true");
         const shown = `revealed|${last.board}|${symbol}`;
@@ -373,15 +374,15 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     board.classList.toggle("inactive", !playing);
 
     // My counts, hint, resign.
-    const parts = [count(t.pairs, "pair"), count(t.turns, "turn")];
-    if (t.hasBot && (t.hintsPerBoard ?? 0) > 0) parts.push(`${count(t.hintsLeft, "hint")} left`);
-    if (t.phase === Phase.PLAYING && t.outcome) parts.push(OUTCOME_TEXT[t.outcome] ?? "");
-    setText(myCounts, t.board && !t.boardEnded ? `You: ${parts.join(", ")}` : last ? revealedLine(t, last) : "");
+    const parts = [tx("race.pairs", { n: t.pairs }), tx("race.turns", { n: t.turns })];
+    if (t.hasBot && (t.hintsPerBoard ?? 0) > 0) parts.push(tx("race.hintsLeft", { n: t.hintsLeft }));
+    if (t.phase === Phase.PLAYING && t.outcome) parts.push(outcomeText(t.outcome));
+    setText(myCounts, t.board && !t.boardEnded ? tx("race.youCounts", { parts: parts.join(", ") }) : last ? revealedLine(t, last) : "");
     const hintsHere = t.hasBot && (t.hintsPerBoard ?? 0) > 0;
     hintButton.hidden = !hintsHere || t.gameOver;
-    setText(hintButton, `Hint (${t.hintsLeft} left)`);
+    setText(hintButton, tx("race.hintLeft", { n: t.hintsLeft }));
     setAttr(hintButton, "aria-disabled", playing && showing.length === 1 && t.hintsLeft > 0 ? null : "true");
-    setAttr(hintButton, "title", "The place of the partner of your one showing tile");
+    setAttr(hintButton, "title", tx("race.hintTitle"));
     resignButton.hidden = !t.started || t.gameOver || isOut(t) || t.phase === Phase.WAITING_FOR_PLAYERS;
 
     drawPlayers();
@@ -394,13 +395,13 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
   function statusText(player: string): string {
     const s = tracker.statusOf(player);
     // The view says DONE when no board is under way: before the game nobody is done yet.
-    if (tracker.phase === Phase.WAITING_FOR_PLAYERS && s !== Status.OUT) return "waiting for players";
+    if (tracker.phase === Phase.WAITING_FOR_PLAYERS && s !== Status.OUT) return tx("race.status.waiting");
     switch (s) {
-      case Status.WAITING: return "not ready";
-      case Status.READY: return "ready";
-      case Status.PLAYING: return "playing";
-      case Status.DONE: return "done";
-      case Status.OUT: return "out of the game";
+      case Status.WAITING: return tx("race.status.notReady");
+      case Status.READY: return tx("race.status.ready");
+      case Status.PLAYING: return tx("race.status.playing");
+      case Status.DONE: return tx("race.status.done");
+      case Status.OUT: return tx("race.outcome.out");
       default: return "";
     }
   }
@@ -409,7 +410,7 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     const t = tracker;
     const rows = [...t.players.values()].map((p) => {
       const prog = p.boards.get(t.board);
-      const name = p.player === t.player ? `You (${seat.displayName})` : p.displayName + (p.isBot ? " (bot)" : "");
+      const name = p.player === t.player ? tx("race.youName", { name: seat.displayName }) : p.isBot ? tx("home.botName", { name: p.displayName }) : p.displayName;
       return h("tr", { "data-player": p.player, class: p.player === t.player ? "me" : "" },
         h("th", { scope: "row" }, name || p.player),
         h("td", {}, statusText(p.player)),
@@ -418,9 +419,9 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
         h("td", { class: "num" }, prog ? String(prog.turns) : "-"));
     });
     fill(players, h("table", { class: "grid-table" },
-      h("caption", { class: "sr-only" }, `Everybody on board ${t.board || 1}`),
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, "Now"),
-        h("th", { scope: "col" }, "Pairs"), h("th", { scope: "col" }, "Turns"))),
+      h("caption", { class: "sr-only" }, tx("race.everybody", { board: t.board || 1 })),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, tx("race.col.player")), h("th", { scope: "col" }, tx("race.col.now")),
+        h("th", { scope: "col" }, tx("race.col.pairs")), h("th", { scope: "col" }, tx("race.col.turns")))),
       h("tbody", {}, ...rows)));
   }
 
@@ -428,24 +429,24 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     const t = tracker;
     const heading = root.querySelector("#standings-heading");
     if (t.standings.length) {
-      if (heading) setText(heading, "Final standings");
+      if (heading) setText(heading, tx("race.finalStandings"));
       fill(standings, h("ol", { class: "standings" }, ...t.standings.map((s) =>
         h("li", { "data-player": s.player, "data-place": s.place },
-          `${s.place}. ${who(t, s.player)}: ${count(s.pairs, "pair")}, ${seconds(s.timeMs)}, ${count(s.turns, "turn")}` +
-          (s.hints ? `, ${count(s.hints, "hint")}` : "") + (s.out ? ", out of the game" : "")))));
+          tx("race.finalRow", { place: s.place, who: who(t, s.player), pairs: s.pairs, time: seconds(s.timeMs), turns: s.turns }) +
+          (s.hints ? `, ${tx("race.hints", { n: s.hints })}` : "") + (s.out ? `, ${tx("race.outcome.out")}` : "")))));
       return;
     }
     const rows = runningStandings(t);
     if (rows.length === 0) {
-      if (heading) setText(heading, "Standings");
-      fill(standings, h("p", { class: "muted" }, "After the first board."));
+      if (heading) setText(heading, tx("race.standings"));
+      fill(standings, h("p", { class: "muted" }, tx("race.afterFirst")));
       return;
     }
     const done = Math.max(...t.revealed.map((r) => r.board));
-    if (heading) setText(heading, `Standings after board ${done} of ${BOARDS}`);
+    if (heading) setText(heading, tx("race.standingsAfter", { board: done, boards: BOARDS }));
     fill(standings, h("ol", { class: "standings" }, ...rows.map((r) =>
       h("li", { "data-player": r.player, "data-place": r.place },
-        `${r.place}. ${who(t, r.player)}: ${count(r.pairs, "pair")}, ${seconds(r.timeMs)}` + (r.out ? ", out of the game" : "")))));
+        tx("race.runningRow", { place: r.place, who: who(t, r.player), pairs: r.pairs, time: seconds(r.timeMs) }) + (r.out ? `, ${tx("race.outcome.out")}` : "")))));
   }
 
   let revealedDrawn = "";
@@ -455,15 +456,15 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     revealedDrawn = key;
     fill(revealed, ...[...tracker.revealed].reverse().map((rb) =>
       h("section", { class: "panel revealed", "data-board": rb.board },
-        h("h2", {}, `Board ${rb.board}, revealed`),
-        h("div", { class: "mini-board", role: "list", "aria-label": `The layout of board ${rb.board}` },
-          ...rb.layout.map((symbol, i) => h("span", { role: "listitem", class: "mini-tile", "aria-label": `Tile ${i + 1}, ${symbolName(symbol)}` },
+        h("h2", {}, tx("race.revealedBoard", { board: rb.board })),
+        h("div", { class: "mini-board", role: "list", "aria-label": tx("race.layoutOf", { board: rb.board }) },
+          ...rb.layout.map((symbol, i) => h("span", { role: "listitem", class: "mini-tile", "aria-label": tx("race.tile.up", { n: i + 1, symbol: symbolName(symbol) }) },
             h("span", { "aria-hidden": "true" }, symbolEmoji(symbol)),
             h("small", { "aria-hidden": "true" }, `${i + 1} ${symbolName(symbol)}`)))),
         h("ul", {}, ...rb.results.map((r) => h("li", {},
-          `${capital(who(tracker, r.player))}: ${OUTCOME_TEXT[r.outcome] ?? ""}, ${count(r.pairs, "pair")}` +
-          (r.found !== r.pairs ? ` (found ${r.found})` : "") + `, ${count(r.turns, "turn")}, ${seconds(r.timeMs)}` +
-          (r.hints ? `, ${count(r.hints, "hint")}` : "")))))));
+          `${capital(who(tracker, r.player))}: ${outcomeText(r.outcome)}, ${tx("race.pairs", { n: r.pairs })}` +
+          (r.found !== r.pairs ? ` ${tx("race.foundN", { n: r.found })}` : "") + `, ${tx("race.turns", { n: r.turns })}, ${seconds(r.timeMs)}` +
+          (r.hints ? `, ${tx("race.hints", { n: r.hints })}` : "")))))));
   }
 
   let overSeen: boolean | null = null; // whether the game was over at the last draw
@@ -483,10 +484,10 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     if (gameOver.dataset.content === content) return;
     gameOver.dataset.content = content;
     fill(gameOver,
-      h("h2", {}, "The game is over"),
-      mine ? h("p", { id: "my-place" }, `You placed ${mine.place} of ${t.standings.length}, with ${count(mine.pairs, "pair")}.`) : null,
-      ...seedBlock({ seed: t.seed, commitment: t.commitment, gameId, again: "deal the three boards again from the seed and check that no tile moved" }),
-      h("p", {}, h("a", { href: "#/" }, "Play again")));
+      h("h2", {}, tx("race.phase.gameOver")),
+      mine ? h("p", { id: "my-place" }, tx("race.placed", { place: mine.place, of: t.standings.length, pairs: mine.pairs })) : null,
+      ...seedBlock({ seed: t.seed, commitment: t.commitment, gameId, again: tx("race.again") }),
+      h("p", {}, h("a", { href: "#/" }, tx("race.playAgain"))));
   }
 
   let lastFraction = "";
@@ -504,12 +505,12 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     }
     bar.dataset.kind = d?.kind ?? "";
     const pause = pausedMs(t, now);
-    setText(pauseEl, pause ? `Paused ${(pause / 1000).toFixed(1)} s` : "");
+    setText(pauseEl, pause ? tx("race.pausedFor", { s: (pause / 1000).toFixed(1) }) : "");
     board.classList.toggle("paused", pause > 0);
     if (t.phase === Phase.READY && !isOut(t) && d?.kind === "ready") {
       setText(readyWarning, isReady(t)
-        ? "You are ready. The board starts 3 s after the last player is ready."
-        : `Press Ready within ${Math.max(Math.ceil((d.atMs - now) / 1000), 0)} s. Miss it and you are out of the game.`);
+        ? tx("race.readyNote")
+        : tx("race.pressWithin", { secs: Math.max(Math.ceil((d.atMs - now) / 1000), 0) }));
     }
     if (clock.synced) say(announcements(t, now, said).map((text) => ({ text })));
   }

@@ -4,6 +4,8 @@
  * by their numbers 1..20.
  */
 
+import { t } from "../i18n";
+
 export const NAMES: readonly string[] = [
   "sun", "moon", "star", "heart", "clover",
   "fish", "bird", "cat", "dog", "tree",
@@ -22,7 +24,8 @@ export const EMOJI: readonly string[] = [
 
 /** `5` -> `fish`; a number outside 0..24 (a newer server) stays a number. */
 export function symbolName(symbol: number): string {
-  return NAMES[symbol] ?? `symbol ${symbol}`;
+  const name = NAMES[symbol];
+  return name === undefined ? t("race.symbolN", { n: symbol }) : t(`race.symbol.${name}`);
 }
 
 export function symbolEmoji(symbol: number): string {

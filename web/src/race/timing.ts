@@ -9,6 +9,7 @@
  */
 
 import { Phase, Status, type RaceTracker } from "./tracker";
+import { t as tx } from "../i18n";
 
 export const READY_WARN_MS = [10_000] as const;
 export const BOARD_WARN_MS = [60_000, 30_000, 10_000] as const;
@@ -42,7 +43,7 @@ export function deadline(t: RaceTracker): Deadline | null {
 /** `1:42` from a minute up, `9 s` below (whole seconds, rounded up: 0.2 s left is 1 s). */
 export function leftText(ms: number): string {
   const s = Math.max(Math.ceil(ms / 1000), 0);
-  return s >= 60 ? `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}` : `${s} s`;
+  return s >= 60 ? `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}` : tx("race.secs", { s });
 }
 
 /** How long the player's board still takes no turn after a miss (0: it takes turns). */
@@ -68,18 +69,18 @@ export function clockLine(t: RaceTracker, nowMs: number): string {
   const left = leftText(d.atMs - nowMs);
   let text: string;
   if (d.kind === "ready") {
-    if (isOut(t)) text = `Board ${d.board}: Ready closes for the others in ${left}`;
-    else if (isReady(t)) text = `Board ${d.board}: you are ready; Ready closes in ${left}`;
-    else text = `Board ${d.board}: Ready closes in ${left}. Miss it and you are out of the game`;
+    if (isOut(t)) text = tx("race.clock.readyOthers", { board: d.board, left });
+    else if (isReady(t)) text = tx("race.clock.readyDone", { board: d.board, left });
+    else text = tx("race.clock.ready", { board: d.board, left });
   } else if (d.kind === "countdown") {
-    text = `Board ${d.board} starts in ${left}`;
+    text = tx("race.clock.countdown", { board: d.board, left });
   } else if (d.kind === "finish") {
-    text = `Board ${d.board} ends in ${left} (20 s to finish after the first clear)`;
+    text = tx("race.clock.finish", { board: d.board, left });
   } else {
-    text = `Board ${d.board} ends in ${left} (two minutes a board)`;
+    text = tx("race.clock.board", { board: d.board, left });
   }
   const pause = pausedMs(t, nowMs);
-  if (pause) text += `; paused ${(pause / 1000).toFixed(1)} s after the miss`;
+  if (pause) text += tx("race.clock.paused", { s: (pause / 1000).toFixed(1) });
   return text;
 }
 
@@ -109,7 +110,7 @@ export function announcements(t: RaceTracker, nowMs: number, said: Set<string>):
   if (due.length === 0 || left <= 0) return [];
   for (const m of marks) if (left <= m) said.add(key(m));
   const when = leftText(left);
-  if (d.kind === "ready") return [`Ready closes in ${when}: press r now, or you are out of the game`];
-  if (d.kind === "finish") return [`${when} left to finish board ${d.board}`];
-  return [`Board ${d.board}: ${when} left`];
+  if (d.kind === "ready") return [tx("race.warn.ready", { when })];
+  if (d.kind === "finish") return [tx("race.warn.finish", { when, board: d.board })];
+  return [tx("race.warn.board", { when, board: d.board })];
 }
