@@ -36,7 +36,7 @@ from match.v1 import common_pb2, dealer_pb2, referee_pb2
 from match_bus import subjects
 from match_bus.clock import Clock
 from match_bus.jetstream import SequenceConflict, StoredRecord, TableLog, ensure_stream
-from match_bus.records import BadRecord
+from match_bus.records import BadRecord, fact_headers
 from match_bus.service import answerable, given_up, received
 from match_bus.service import reply as respond
 from match_rules import registry
@@ -67,6 +67,7 @@ from services.referee.table import (
     redacted_for,
     redacted_steps,
     refusal,
+    table_facts,
 )
 
 log = structlog.get_logger()
@@ -737,12 +738,13 @@ class Referee:
             raise Unavailable(_MOVED)
         record.record_number = table.records + 1
         data = record.SerializeToString()
+        headers = fact_headers(record, table_facts(table, record, state_after))
         msg_id = f"{table.table_id}:{table.last_sequence}:{self._writer}"
         for attempt in range(3):
             try:
                 with APPEND_SECONDS.time():
                     sequence = await self._log.append(
-                        table.table_id, data, msg_id, table.last_sequence
+                        table.table_id, data, msg_id, table.last_sequence, headers
                     )
                 break
             except SequenceConflict:
