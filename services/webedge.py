@@ -58,7 +58,6 @@ from pathlib import Path
 from typing import Any
 
 import grpc  # type: ignore[import-untyped]
-import h11
 import structlog
 import uvicorn
 from connectrpc.code import Code
@@ -70,7 +69,7 @@ from connectrpc.server import ConnectASGIApplication, Endpoint
 from google.protobuf import json_format
 from google.protobuf.message import Message
 from prometheus_client import Counter, Gauge
-from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from services.fairshare import FairShare
 from services.peers import IPV6_PREFIX, client_address
@@ -563,7 +562,7 @@ async def serve_web(
     guard = ConnectionGuard(limits)
     config = uvicorn.Config(
         app,
-        http=type("GuardedH11", (GuardedH11,), {"guard": guard}),
+        http=type("GuardedHttpTools", (GuardedHttpTools,), {"guard": guard}),
         lifespan="off",
         proxy_headers=False,  # the TCP peer is the caller: X-Forwarded-For is not trusted
         server_header=False,
@@ -632,16 +631,22 @@ class ConnectionGuard:
         CONNECTIONS.set(self.open)
 
 
-class GuardedH11(H11Protocol):
-    """uvicorn's HTTP/1.1 connection, admitted by a ConnectionGuard and read against its
-    deadlines: the headers of each request within ``header_timeout_s`` of the connection or
-    of the last answer, its body within ``body_timeout_s`` of its headers."""
+class GuardedHttpTools(HttpToolsProtocol):
+    """uvicorn's HTTP/1.1 connection on httptools (llhttp, in C: less than half the CPU per call
+    of the pure-Python h11, docs/performance.md), admitted by a ConnectionGuard and read against
+    its deadlines: the headers of each request within ``header_timeout_s`` of the connection or
+    of the last answer, its body within ``body_timeout_s`` of its headers.
+
+    What the client owes is followed from the parser's callbacks: a request's headers (from the
+    start, and once a request is answered), its body (its headers are in, its end is not), or
+    nothing while its answer is being made or sent."""
 
     guard: ConnectionGuard  # set on a subclass per edge (serve_web)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         self._key: str | None = None
         self._deadline: asyncio.TimerHandle | None = None
+        self._their = "headers"  # what the client is sending: headers, body, or done
         peer = transport.get_extra_info("peername")
         host, port = (str(peer[0]), int(peer[1])) if isinstance(peer, tuple) else ("", 0)
         peer_name = grpc_peer(f"{host}:{port}" if host else None)
@@ -683,23 +688,46 @@ class GuardedH11(H11Protocol):
         super().data_received(data)
         self._follow_state()
 
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._their = "headers"
+
+    def on_headers_complete(self) -> None:
+        super().on_headers_complete()
+        self._their = "body"  # until its end: at once, for a request without a body
+
+    def on_message_complete(self) -> None:
+        super().on_message_complete()
+        self._their = "done"
+
     def on_response_complete(self) -> None:
         super().on_response_complete()
         self._follow_state()
 
+    def _answering(self) -> bool:
+        cycle = self.cycle
+        return (cycle is not None and not cycle.response_complete) or bool(self.pipeline)
+
+    def _owes(self) -> str:
+        """What the client owes now: ``headers``, ``body``, or nothing ("")."""
+        if self._their == "body":
+            return "body"
+        if self._answering():
+            return ""  # the request is in: its answer takes as long as it takes
+        return "headers"  # the next request (or the rest of its headers)
+
     def _follow_state(self) -> None:
         """The deadline for what the client owes now: a request's headers (not moved by a
         part of them), its body, or nothing while it waits for its answer."""
-        if self.transport.is_closing():
-            self._clear_deadline()
-        elif self.conn.their_state is h11.IDLE:
+        owes = "" if self.transport.is_closing() else self._owes()
+        if owes == "headers":
             if self._phase != "headers":
                 self._arm("headers", self._limits.header_timeout_s)
-        elif self.conn.their_state is h11.SEND_BODY:
+        elif owes == "body":
             if self._phase != "body":
                 self._arm("body", self._limits.body_timeout_s)
         else:
-            self._clear_deadline()  # the request is in: its answer takes as long as it takes
+            self._clear_deadline()
 
     _phase = ""
 
@@ -717,8 +745,7 @@ class GuardedH11(H11Protocol):
 
     def _too_slow(self, phase: str) -> None:
         self._deadline = None
-        waiting = h11.IDLE if phase == "headers" else h11.SEND_BODY
-        if self._phase == phase and self.conn.their_state is waiting:
+        if self._phase == phase and not self.transport.is_closing() and self._owes() == phase:
             CONNECTIONS_REFUSED.labels(f"slow_{phase}").inc()
             self.transport.close()
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import weakref
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import structlog
@@ -155,19 +156,28 @@ class TableLog:
         self._js = js
         self._timeout = timeout
 
-    async def append(self, table_id: str, data: bytes, msg_id: str, expected_last: int) -> int:
-        """Append one record after stream sequence ``expected_last`` (0: the table is new).
+    async def append(
+        self,
+        table_id: str,
+        data: bytes,
+        msg_id: str,
+        expected_last: int,
+        headers: Mapping[str, str] | None = None,
+    ) -> int:
+        """Append one record after stream sequence ``expected_last`` (0: the table is new), with
+        ``headers`` besides the fence's (match_bus.records.fact_headers).
 
         Returns the record's stream sequence. Raises SequenceConflict when the table has moved
         on. A retry of an append whose ack was lost returns the sequence it got the first time.
         """
         subject = subjects.events(table_id)
-        headers = {
+        sent = {
+            **(headers or {}),
             "Nats-Msg-Id": msg_id,
             "Nats-Expected-Last-Subject-Sequence": str(expected_last),
         }
         try:
-            ack = await self._js.publish(subject, data, timeout=self._timeout, headers=headers)
+            ack = await self._js.publish(subject, data, timeout=self._timeout, headers=sent)
             if ack.duplicate and not await self._is_ours(ack.seq, data):
                 raise SequenceConflict(f"table {table_id}: msg id {msg_id} names another record")
         except APIError as error:

@@ -15,6 +15,7 @@ What a record must be, given the table's records before it (all good):
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from google.protobuf.message import DecodeError
@@ -22,6 +23,45 @@ from google.protobuf.message import DecodeError
 from match.v1 import referee_pb2
 
 QUARANTINED = "table_quarantined"  # the refusal slug clients branch on
+
+# Headers the referee puts on each record it appends, so a reader that follows every table (the
+# lobby's listing, the players service) can tell from the message alone whether the record is one
+# it needs, without decoding it. A record without them (written before they existed) is decoded.
+FACTS_HEADER = "Match-Table-Facts"
+NUMBERS_HEADER = "Match-Record-Numbers"
+NO_FACTS = "none"
+# The table-level facts a record can hold besides its TableEvents' own names (table_created,
+# player_seated, player_left, fill_requested, seed_committed, bots_assigned, seed_revealed,
+# table_expired): the table's game started with it, or is over after it.
+GAME_STARTED = "game_started"
+GAME_OVER = "game_over"
+
+
+def fact_headers(record: referee_pb2.TableRecord, facts: Iterable[str]) -> dict[str, str]:
+    """The headers of ``record`` holding ``facts`` (its table-level facts; none for a turn): the
+    facts, and its place in its table's numbering (record number, first event, event count)."""
+    named = ",".join(sorted(set(facts))) or NO_FACTS
+    numbers = f"{record.record_number} {record.first_event_number} {len(record.events)}"
+    return {FACTS_HEADER: named, NUMBERS_HEADER: numbers}
+
+
+def facts_of(headers: Mapping[str, str] | None) -> frozenset[str] | None:
+    """The table-level facts the headers say the record holds (empty: none), or None when they
+    do not say (a record from before the headers, or one they do not describe): decode it."""
+    named = (headers or {}).get(FACTS_HEADER)
+    if named is None:
+        return None
+    return frozenset() if named == NO_FACTS else frozenset(named.split(","))
+
+
+def numbers_of(headers: Mapping[str, str] | None) -> tuple[int, int, int] | None:
+    """(record number, first event number, event count) from the headers; None if absent or
+    malformed (the record is then decoded)."""
+    value = (headers or {}).get(NUMBERS_HEADER, "")
+    parts = value.split(" ")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        return None
+    return int(parts[0]), int(parts[1]), int(parts[2])
 
 
 class BadRecord(Exception):
@@ -62,6 +102,26 @@ class Numbering:
             raise BadRecord(self.table_id, sequence, problem)
         self.resume(record)
         return record
+
+    def skip(self, sequence: int, numbers: tuple[int, int, int]) -> None:
+        """Take the record at stream ``sequence`` without decoding it, from its headers'
+        numbers (:func:`numbers_of`): it must continue the numbering as ``follow`` checks (else
+        BadRecord, and the numbering stays where it was); its events are not read."""
+        record_number, first_event, count = numbers
+        if record_number != self.records + 1:
+            problem = f"is record number {record_number} where {self.records + 1} was due"
+            raise BadRecord(self.table_id, sequence, problem)
+        if first_event != self.next_event:
+            problem = f"starts at event {first_event} where {self.next_event} was due"
+            raise BadRecord(self.table_id, sequence, problem)
+        if self.records == 0:
+            raise BadRecord(
+                self.table_id,
+                sequence,
+                "is not a table's first record (that begins with TableCreated)",
+            )
+        self.records = record_number
+        self.next_event = first_event + count
 
     def resume(self, record: referee_pb2.TableRecord) -> None:
         """Take ``record`` as the table's last, unchecked (a reader that checked it before)."""

@@ -2,7 +2,11 @@
 replica): fetch a batch, store it, then ack it.
 
 Acking only after the batch is committed means a ledger killed at any instant loses nothing:
-what it had not acked comes again, and the store ignores what it already holds.
+what it had not acked comes again, and the store ignores what it already holds. The consumer acks
+all (``AckPolicy.ALL``): one ack, the batch's last record's, acks the whole batch, instead of one
+message to nats-server per record. A consumer made before that (``AckPolicy.EXPLICIT``; a
+consumer's ack policy cannot be changed) is still acked record by record, and a warning says how
+to have it made anew (docs/operations.md).
 
 Records are stored in stream order, with no hole: a record whose stream sequence is above the
 next one expected while that one exists on the stream (a delivery lost with a subscription, or
@@ -65,7 +69,7 @@ def consumer_config(durable: str = subjects.LEDGER_DURABLE) -> ConsumerConfig:
     return ConsumerConfig(
         durable_name=durable,
         filter_subject=subjects.EVENTS_ALL,
-        ack_policy=AckPolicy.EXPLICIT,
+        ack_policy=AckPolicy.ALL,  # one ack per batch: its last record's
         deliver_policy=DeliverPolicy.ALL,
         ack_wait=30.0,
         max_ack_pending=1024,
@@ -98,6 +102,9 @@ class Ingest:
         self._check_every = check_every  # idle fetches between two looks at the consumer
         self._last_sequence = 0  # the highest stream sequence stored
         self._stopped = False
+        # Whether the consumer acks all up to a record (AckPolicy.ALL): read when subscribing.
+        self._ack_all = False
+        self._warned_explicit = False
 
     @property
     def last_sequence(self) -> int:
@@ -124,8 +131,9 @@ class Ingest:
                     stream=subjects.EVENTS_STREAM,
                     config=consumer_config(self._durable),
                 )
+                self._ack_all = await self._acks_all(subscription)
                 await self._redeliver_unacked()
-                log.info("consuming", consumer=self._durable)
+                log.info("consuming", consumer=self._durable, ack_per_batch=self._ack_all)
                 await self._pull(subscription)
             except asyncio.CancelledError:
                 raise
@@ -138,6 +146,22 @@ class Ingest:
                 if subscription is not None:
                     with contextlib.suppress(Exception):
                         await subscription.unsubscribe()
+
+    async def _acks_all(self, subscription: JetStreamContext.PullSubscription) -> bool:
+        """Whether one ack acks every record delivered before it: the consumer's own ack policy
+        (a durable made before one ack per batch keeps ``EXPLICIT``, and is acked per record)."""
+        info = await subscription.consumer_info()
+        if info.config.ack_policy == AckPolicy.ALL:
+            return True
+        if not self._warned_explicit:
+            self._warned_explicit = True
+            log.warning(
+                "the ledger's consumer acks record by record (made before one ack per batch);"
+                " to have it made anew, delete it while every ledger replica using it is stopped",
+                consumer=self._durable,
+                ack_policy=str(info.config.ack_policy),
+            )
+        return False
 
     async def _redeliver_unacked(self) -> None:
         """Have the records delivered but never acked (by a ledger killed mid-batch, or to a
@@ -222,8 +246,11 @@ class Ingest:
                 with contextlib.suppress(Exception):
                     await message.nak()
             raise
-        for message in messages:
-            await message.ack()
+        if self._ack_all:  # acks every record delivered before it too: the whole batch
+            await messages[-1].ack()
+        else:
+            for message in messages:
+                await message.ack()
         for outcome in outcomes:
             _account(outcome)
         self._last_sequence = max(self._last_sequence, max(r.sequence for r in batch))

@@ -8,6 +8,14 @@ the page, the same for 10 tables as for 10,000.
 It is a projection and lags the log by a moment; ``sync`` waits until it has read everything the
 stream held when it was called, for a caller that must see its own write (a table just made).
 
+Only records that hold a table-level fact are decoded: the referee's headers on each record
+(match_bus.records.fact_headers) name the facts it holds (a table made, a seat taken or left, the
+game started or over, ...) and its place in its table's numbering, so a turn's record is taken
+from its headers alone (its numbering checked, nothing decoded or folded), and a record with
+facts is folded without the game's rules (the headers say when the game started and ended). A
+record without the headers (written before them) is decoded and folded with the game's own
+projection, as it always was.
+
 A record that does not decode or does not continue its table's numbering (match_bus.records)
 quarantines that table: the listing leaves it out from then on, and ``quarantined`` says why. A
 record on a subject that names no table is skipped. Either is counted and logged once; every
@@ -19,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import OrderedDict
+from collections.abc import Mapping
 from typing import Any
 
 import nats.errors
@@ -29,7 +38,14 @@ from nats.js.api import ConsumerConfig, DeliverPolicy
 
 from match.v1 import common_pb2, lobby_pb2, referee_pb2
 from match_bus import subjects
-from match_bus.records import BadRecord, Numbering
+from match_bus.records import (
+    GAME_OVER,
+    GAME_STARTED,
+    BadRecord,
+    Numbering,
+    facts_of,
+    numbers_of,
+)
 from match_players.identity import is_keyed
 from services.lobby import metrics
 from services.lobby.games import of_slug
@@ -70,8 +86,12 @@ class TableDirectory:
         self._by_created: dict[int, SortedKeys] = {}  # (created_at_ms, table id)
         self._by_fill: dict[int, SortedKeys] = {}  # (fill_at_ms, table id)
         self._listed: dict[str, tuple[int, Key, Key]] = {}  # table id -> (kind, keys)
-        # Each playing table's game state, the game's own projection (gone once it is over)
+        # Each playing table's game state, the game's own projection (gone once it is over), for
+        # tables whose records come without the referee's headers
         self._games: dict[str, Any] = {}
+        # Tables with a game event taken from the headers alone: their projection is not kept
+        self._unfolded: set[str] = set()
+        self.decoded = 0  # records decoded (the others were taken from their headers)
         self._last_seq = 0  # the last stream sequence folded
         self._advanced = asyncio.Condition()
 
@@ -250,12 +270,48 @@ class TableDirectory:
 
     # --- folding ---------------------------------------------------------------------------
 
-    def apply(self, record: referee_pb2.TableRecord) -> None:
+    def apply(self, record: referee_pb2.TableRecord, facts: frozenset[str] | None = None) -> None:
+        """Fold a record: with the game's projection (``facts`` None: a record without the
+        referee's headers), or by the ``facts`` its headers name."""
         if record.HasField("refusal"):
             return  # a refused command changed nothing
+        if facts is not None:
+            self._apply_facts(record, facts)
+            return
         for envelope in record.events:
             self._apply_event(envelope)
             self._relist(envelope.table_id)
+
+    def _apply_facts(self, record: referee_pb2.TableRecord, facts: frozenset[str]) -> None:
+        """The record's table events, then what its headers say of the game (started, over):
+        the game's own events are not decoded."""
+        table_id = record.table_id
+        game_id = ""
+        for envelope in record.events:
+            if envelope.WhichOneof("body") == "table":
+                self._apply_table_event(envelope)
+                self._relist(table_id)
+            else:
+                game_id = game_id or envelope.game_id
+                self._unfolded.add(table_id)
+        table = self._tables.get(table_id)
+        if table is None or table.status == lobby_pb2.Table.STATUS_FINISHED:
+            return
+        if GAME_STARTED in facts and table.status == lobby_pb2.Table.STATUS_WAITING:
+            table.status = lobby_pb2.Table.STATUS_PLAYING
+            table.game_id = game_id
+            self._waiting.discard(table_id)
+            self._filling.discard(table_id)
+        if GAME_OVER in facts:
+            self._finish(table)
+        self._relist(table_id)
+
+    def _finish(self, table: lobby_pb2.Table) -> None:
+        table.status = lobby_pb2.Table.STATUS_FINISHED
+        self._unindex(table)
+        self._botted.discard(table.table_id)
+        self._games.pop(table.table_id, None)
+        self._unfolded.discard(table.table_id)
 
     def _apply_event(self, env: common_pb2.EventEnvelope) -> None:
         which = env.WhichOneof("body")
@@ -265,6 +321,16 @@ class TableDirectory:
         table = self._tables.get(env.table_id)
         game = of_slug(which)
         if table is None or game is None or table.status == lobby_pb2.Table.STATUS_FINISHED:
+            return
+        if env.table_id in self._unfolded:
+            # Earlier game events came with the referee's headers and were not folded: a record
+            # without them (from a referee older than its predecessor) cannot be folded onto
+            # them. The table stays as it is until a record with the headers says more.
+            log.warning(
+                "a record without fact headers after records with them; not folded",
+                table_id=env.table_id,
+                event_number=env.event_number,
+            )
             return
         # The game's own projection says when it started and when it is over.
         state = self._games.get(env.table_id)
@@ -285,10 +351,7 @@ class TableDirectory:
             self._waiting.discard(env.table_id)
             self._filling.discard(env.table_id)
         if game.is_terminal(state):
-            table.status = lobby_pb2.Table.STATUS_FINISHED
-            self._unindex(table)
-            self._botted.discard(env.table_id)
-            self._games.pop(env.table_id, None)
+            self._finish(table)
         else:
             self._games[env.table_id] = state
 
@@ -365,6 +428,7 @@ class TableDirectory:
         self._tables.pop(table_id, None)
         self._numbering.pop(table_id, None)
         self._games.pop(table_id, None)
+        self._unfolded.discard(table_id)
         self._left.pop(table_id, None)
         self._waiting.discard(table_id)
         self._botted.discard(table_id)
@@ -375,9 +439,12 @@ class TableDirectory:
         while len(self._expired) > MAX_EXPIRED_KEPT:
             self._expired.popitem(last=False)
 
-    def take(self, subject: str, sequence: int, data: bytes) -> None:
+    def take(
+        self, subject: str, sequence: int, data: bytes, headers: Mapping[str, str] | None = None
+    ) -> None:
         """Fold one record of the stream into its table, unless it quarantines the table or
-        belongs to none."""
+        belongs to none. ``headers``: the message's; a record whose headers say it holds no
+        table-level fact is only counted in its table's numbering, never decoded."""
         table_id = subjects.table_of_events(subject)
         if table_id is None:
             metrics.STRAY.inc()
@@ -392,12 +459,20 @@ class TableDirectory:
         numbering = self._numbering.get(table_id)
         if numbering is None:
             numbering = self._numbering[table_id] = Numbering(table_id)
+        facts = facts_of(headers)
+        numbers = numbers_of(headers) if facts is not None else None
+        if numbers is None:
+            facts = None  # headers that do not describe the record: read it
         try:
+            if facts is not None and not facts and numbers is not None:
+                numbering.skip(sequence, numbers)  # a turn: no table-level fact
+                return
             record = numbering.follow(sequence, data)
         except BadRecord as bad:
             self._quarantine(bad)
             return
-        self.apply(record)
+        self.decoded += 1
+        self.apply(record, facts)
 
     def _quarantine(self, bad: BadRecord) -> None:
         self._quarantined[bad.table_id] = bad
@@ -407,6 +482,7 @@ class TableDirectory:
         self._relist(bad.table_id)
         self._numbering.pop(bad.table_id, None)
         self._games.pop(bad.table_id, None)
+        self._unfolded.discard(bad.table_id)
         self._waiting.discard(bad.table_id)
         self._botted.discard(bad.table_id)
         self._filling.discard(bad.table_id)
@@ -426,7 +502,7 @@ class TableDirectory:
         seq = msg.metadata.sequence.stream
         if seq <= self._last_seq:
             return  # seen before the consumer was re-created
-        self.take(msg.subject, seq, msg.data)
+        self.take(msg.subject, seq, msg.data, msg.headers)
         async with self._advanced:
             self._last_seq = seq
             self._advanced.notify_all()

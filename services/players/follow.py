@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Mapping
 
 import nats.errors
 import structlog
@@ -22,7 +23,7 @@ from prometheus_client import Counter, Gauge
 from match.v1 import referee_pb2
 from match_bus import subjects
 from match_bus.jetstream import consume_until
-from match_bus.records import BadRecord, read_table
+from match_bus.records import BadRecord, facts_of, read_table
 from services.players.book import Book
 from services.players.facts import NotAGame, finished, has_reveal
 
@@ -122,7 +123,7 @@ class Follower:
                     self.caught_up.set()
                     continue
                 assert msg.metadata.sequence is not None
-                await self.take(msg.metadata.sequence.stream, msg.subject, msg.data)
+                await self.take(msg.metadata.sequence.stream, msg.subject, msg.data, msg.headers)
                 if msg.metadata.num_pending is not None:
                     LAG.set(msg.metadata.num_pending)  # what is left after this one
         finally:
@@ -134,13 +135,17 @@ class Follower:
         self._book.flush()
         self._unflushed = 0
 
-    async def take(self, sequence: int, subject: str, data: bytes) -> None:
-        """One record of the stream, in stream order."""
+    async def take(
+        self, sequence: int, subject: str, data: bytes, headers: Mapping[str, str] | None = None
+    ) -> None:
+        """One record of the stream, in stream order. A record whose headers name its facts
+        (match_bus.records.fact_headers) is decoded only if they say it reveals the seed."""
         if sequence <= self._taken:
             return
         table_id = subjects.table_of_events(subject)
         record = None
-        if table_id is not None:
+        facts = facts_of(headers)
+        if table_id is not None and (facts is None or "seed_revealed" in facts):
             with contextlib.suppress(DecodeError):
                 record = referee_pb2.TableRecord.FromString(data)
         if record is not None and table_id is not None and has_reveal(record):

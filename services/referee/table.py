@@ -13,7 +13,7 @@ from typing import Any, cast
 from google.protobuf.message import Message
 
 from match.v1 import common_pb2, dealer_pb2, referee_pb2
-from match_bus.records import QUARANTINED, BadRecord, Numbering
+from match_bus.records import GAME_OVER, GAME_STARTED, QUARANTINED, BadRecord, Numbering
 from match_rules import registry
 from match_rules.errors import Category, RuleError
 from match_rules.game import Game, SeatInfo
@@ -465,6 +465,37 @@ def redacted_for(
         state = game.evolve(state, event)
         out.append(_as_seen(game, env, event, game.redact(state, event, player)))
     return out
+
+
+def table_facts(table: Table, record: referee_pb2.TableRecord, state_after: Any = None) -> set[str]:
+    """The table-level facts ``record`` holds, appended after ``table``'s records (the headers
+    the listings read, match_bus.records.fact_headers): its TableEvents' names, and
+    ``game_started`` / ``game_over`` when the game starts with it or is over after it.
+    ``state_after``: the game's state after the record, when the caller has it; else the
+    record's game events are folded here (table commands only: not a turn's path)."""
+    facts: set[str] = set()
+    moved = False  # whether the record holds a game event
+    for env in record.events:
+        if env.WhichOneof("body") == "table":
+            facts.add(env.table.WhichOneof("event") or "table")
+        else:
+            moved = True
+    game = table.game
+    if game is None or (not moved and state_after is None):
+        return facts
+    state = state_after
+    if state is None:
+        state = table.state
+        for env in record.events:
+            which = env.WhichOneof("body")
+            if which != "table":
+                state = game.evolve(state, game.decode(getattr(env, which)))
+    started = game.is_started(state)
+    if started and not table.started:
+        facts.add(GAME_STARTED)
+    if started and game.is_terminal(state) and not table.game_over:
+        facts.add(GAME_OVER)
+    return facts
 
 
 def bot_strength(deal: Message) -> str | None:

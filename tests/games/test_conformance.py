@@ -184,6 +184,27 @@ def test_refolding_the_encoded_events_gives_the_same_state(
             assert all(m.count >= 0 for m in results.moves) and results.rated_moves >= 1
 
 
+@each_game
+@settings(max_examples=12, deadline=None)
+@given(seed=SEEDS, salt=SALTS)
+def test_time_alone_changes_nothing_before_the_next_deadline(
+    game: Game, seed: bytes, salt: int
+) -> None:
+    """``next_deadline`` is when time alone changes the game next: a Tick at any instant before
+    it (or at any instant at all, when there is none) decides nothing. The referee leans on it:
+    it arms its timer there, and lets time pass before a command only when a deadline is due."""
+    run = play(game, seed, random.Random(salt))
+    checked = 0
+    for state in run.states:
+        due = game.next_deadline(state)
+        clock = game.clock(state)
+        for now in (clock, clock + 1, clock + 50_000, (due or clock + 10**9) - 1):
+            if now >= clock and (due is None or now < due):
+                assert game.decide_steps(state, game.tick(now)) == [], (now, due)
+                checked += 1
+    assert checked > 0
+
+
 # --- what a player may see ------------------------------------------------------------------------
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import grpc
 import nats
+import nats.aio.msg
 import nats.js.errors
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -25,6 +26,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from nats.aio.client import Client
 from nats.errors import NoRespondersError
 from nats.errors import TimeoutError as NatsTimeoutError
+from nats.js.api import AckPolicy
 
 from match.v1 import audit_pb2, audit_pb2_grpc, common_pb2, race_pb2, referee_pb2
 from match_audit import keys, merkle
@@ -34,7 +36,7 @@ from match_bus.jetstream import ensure_stream
 from match_launch.child import tied
 from match_launch.natsserver import NatsServer, free_port
 from services.ledger.audit import NOT_OVER
-from services.ledger.consumer import Ingest, OutOfOrder
+from services.ledger.consumer import Ingest, OutOfOrder, consumer_config
 from services.ledger.service import CatchUp, answer_records, serve_audit
 from services.ledger.store import Incoming, LedgerCorrupt, Store
 from tests.bus.records import created
@@ -239,6 +241,62 @@ async def test_a_ledger_killed_mid_batch_keeps_every_record_exactly_once(
     assert "do not continue" not in ledger.log.read_text()
     assert 0 < stored_at_kill < 500
     await assert_the_tree_holds(ledger, [data for _, (_, data) in sorted(publisher.sent.items())])
+
+
+async def acks_while_storing(nc: Client, ledger: LedgerProcess, records: int) -> list[str]:
+    """The acks the ledger sends while it stores ``records`` records, in batches of 40."""
+    acks: list[str] = []
+
+    async def heard(msg: nats.aio.msg.Msg) -> None:
+        acks.append(msg.subject)
+
+    sub = await nc.subscribe(f"$JS.ACK.{subjects.EVENTS_STREAM}.>", cb=heard)
+    try:
+        await nc.flush()
+        ledger.start(batch=40)
+        await until(lambda: len(ledger.stored()) == records)
+        info = await nc.jetstream().consumer_info(subjects.EVENTS_STREAM, subjects.LEDGER_DURABLE)
+        deadline = time.monotonic() + 10
+        while info.ack_floor.stream_seq != records:  # the last ack follows the last commit
+            assert time.monotonic() < deadline, info
+            await asyncio.sleep(0.05)
+            info = await nc.jetstream().consumer_info(
+                subjects.EVENTS_STREAM, subjects.LEDGER_DURABLE
+            )
+        assert info.num_ack_pending == 0 and info.num_redelivered == 0
+    finally:
+        await sub.unsubscribe()
+    return acks
+
+
+async def test_the_ledger_acks_a_batch_with_one_ack(nc: Client, ledger: LedgerProcess) -> None:
+    await ensure_stream(nc.jetstream())
+    publisher = Publisher(nc)
+    await publisher.publish(200)
+    acks = await acks_while_storing(nc, ledger, 200)
+    info = await nc.jetstream().consumer_info(subjects.EVENTS_STREAM, subjects.LEDGER_DURABLE)
+    assert info.config.ack_policy == AckPolicy.ALL
+    assert 5 <= len(acks) <= 20, acks  # one per fetched batch of at most 40, not one per record
+    await wait_for_all(nc, publisher.sent)
+    await assert_the_tree_holds(ledger, [data for _, (_, data) in sorted(publisher.sent.items())])
+
+
+async def test_a_consumer_made_before_batch_acks_is_still_acked_record_by_record(
+    nc: Client, ledger: LedgerProcess
+) -> None:
+    js = nc.jetstream()
+    await ensure_stream(js)
+    old = consumer_config()
+    old.ack_policy = AckPolicy.EXPLICIT  # as the ledger made its consumer before
+    await js.add_consumer(subjects.EVENTS_STREAM, old)
+    publisher = Publisher(nc)
+    await publisher.publish(120)
+    acks = await acks_while_storing(nc, ledger, 120)
+    assert len(acks) == 120  # every record acked: none would come again after ack_wait
+    info = await js.consumer_info(subjects.EVENTS_STREAM, subjects.LEDGER_DURABLE)
+    assert info.config.ack_policy == AckPolicy.EXPLICIT  # kept: an ack policy cannot change
+    assert "acks record by record" in ledger.log.read_text()
+    await wait_for_all(nc, publisher.sent)
 
 
 async def assert_the_tree_holds(ledger: LedgerProcess, published: list[bytes]) -> None:

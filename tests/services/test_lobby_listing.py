@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 from match.v1 import common_pb2, referee_pb2
-from match_bus import subjects
+from match_bus import records, subjects
 from services.lobby.directory import TableDirectory
 from services.lobby.listing import SortedKeys
 
@@ -107,3 +107,29 @@ def test_a_page_costs_the_same_for_10_or_10000_tables() -> None:
     assert many.listed() == 10_000
     small, big = min(_per_page_s(few) for _ in range(3)), min(_per_page_s(many) for _ in range(3))
     assert big < 3 * small + 50e-6, (small, big)  # a copy of the whole list would be ~1000x
+
+
+def test_a_record_whose_headers_say_it_holds_no_fact_is_counted_not_decoded() -> None:
+    table_id = "00000000000000aa"
+    subject = subjects.events(table_id)
+    none = {records.FACTS_HEADER: records.NO_FACTS, records.NUMBERS_HEADER: "2 3 2"}
+    directory = TableDirectory(js=None)  # type: ignore[arg-type]  # folding only
+    directory.take(subject, 1, _created(table_id, 1_000))
+    directory.take(subject, 2, b"\xff not a record", none)  # never decoded
+    assert directory.decoded == 1 and directory.quarantined(table_id) is None
+    seated = {records.FACTS_HEADER: "player_seated", records.NUMBERS_HEADER: "3 5 1"}
+    directory.take(subject, 3, _seated(table_id, 3, 4), seated)
+    assert [s.seat for s in directory.get(table_id).taken] == [1, 4]  # type: ignore[union-attr]
+
+    skipped = TableDirectory(js=None)  # type: ignore[arg-type]
+    skipped.take(subject, 1, _created(table_id, 1_000))
+    wrong = {records.FACTS_HEADER: records.NO_FACTS, records.NUMBERS_HEADER: "3 3 2"}
+    skipped.take(subject, 2, b"", wrong)  # record 3 where 2 was due: the numbering holds
+    bad = skipped.quarantined(table_id)
+    assert bad is not None and bad.sequence == 2 and "record number 3 where 2" in bad.problem
+
+    unsure = TableDirectory(js=None)  # type: ignore[arg-type]
+    unsure.take(subject, 1, _created(table_id, 1_000))
+    garbled = {records.FACTS_HEADER: records.NO_FACTS, records.NUMBERS_HEADER: "two"}
+    unsure.take(subject, 2, _seated(table_id, 2, 2), garbled)  # numbers unreadable: decoded
+    assert unsure.decoded == 2 and len(unsure.get(table_id).taken) == 2  # type: ignore[union-attr]
