@@ -99,6 +99,17 @@ def refused(refusal: Any) -> grpc.aio.AioRpcError:
     )
 
 
+def _unavailable(pending: _Pending) -> grpc.aio.AioRpcError:
+    request_id = str(getattr(pending.request, "request_id", ""))
+    return grpc.aio.AioRpcError(
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.aio.Metadata(),
+        grpc.aio.Metadata(("x-request-id", request_id)),
+        details="the Play stream ended before the answer came: retry with the same request id "
+        f"({request_id}) to get it",
+    )
+
+
 class Unsupported(Exception):
     """The server has no Play: use the unary rpcs."""
 
@@ -291,7 +302,7 @@ class PlayStream:
                 code = failed.code() if isinstance(failed, grpc.aio.AioRpcError) else None
         for pending in self._pending.values():
             if not pending.answer.done():
-                pending.answer.set_exception(error or RuntimeError("the Play stream ended"))
+                pending.answer.set_exception(error or _unavailable(pending))
 
     async def _restart(self) -> None:
         """Close the stream (a view nobody reads any more); commands go on over a new one."""
