@@ -188,11 +188,12 @@ async def test_a_message_over_the_players_rate_is_refused_on_the_stream_as_unary
 ) -> None:
     async with grpc.aio.insecure_channel(limited.lobby_addr) as raw:
         ann, _ = await seated_pair(raw, clock)
-        call = open_play(raw, ann.token)  # opening takes one call of the player's three
+        call = open_play(raw, ann.token)  # the open takes none of the player's calls
         answers = [await ask(call, Request(request_id=rid(), turn_tile={"tile": 99}))]
         while answers[-1].refusal.status_code != grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]:
             assert len(answers) < 5, answers
             answers.append(await ask(call, Request(request_id=rid(), turn_tile={"tile": 99})))
+        assert len(answers) == 4  # the burst of 3, as three unary calls would have had
         limit = answers[-1].refusal
         assert limit.retry_after_ms > 0
         assert limit.message.startswith("too many requests from this player: wait")
