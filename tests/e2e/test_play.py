@@ -154,10 +154,10 @@ async def test_a_bad_token_or_a_seat_given_up_ends_the_stream_unauthenticated(
 ) -> None:
     async with grpc.aio.insecure_channel(stack.lobby_addr) as raw:
         call = open_play(raw, "not.a-token")
-        await call.write(Request(request_id=rid(), press_ready={}))
-        with pytest.raises(grpc.aio.AioRpcError) as bad:
+        with pytest.raises(grpc.aio.AioRpcError):  # the write, or else the read
+            await call.write(Request(request_id=rid(), press_ready={}))
             await asyncio.wait_for(call.read(), 10)
-        assert bad.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        assert await call.code() == grpc.StatusCode.UNAUTHENTICATED
 
         _, bob = await seated_pair(raw, clock)
         call = open_play(raw, bob.token)
@@ -167,12 +167,12 @@ async def test_a_bad_token_or_a_seat_given_up_ends_the_stream_unauthenticated(
             lobby_pb2.LeaveTableRequest(table_id=bob.table_id), metadata=bob.metadata()
         )
         for _ in range(50):  # until this lobby's listing has the leave
-            await call.write(Request(request_id=rid(), turn_tile={"tile": 99}))
-            try:
+            try:  # the write fails too once the server has ended the stream
+                await call.write(Request(request_id=rid(), turn_tile={"tile": 99}))
                 await asyncio.wait_for(call.read(), 10)
-            except grpc.aio.AioRpcError as ended:
-                assert ended.code() == grpc.StatusCode.UNAUTHENTICATED
-                assert "you left this table" in (ended.details() or "")
+            except grpc.aio.AioRpcError:
+                assert await call.code() == grpc.StatusCode.UNAUTHENTICATED
+                assert "you left this table" in (await call.details() or "")
                 return
             await asyncio.sleep(0.1)
         raise AssertionError("the stream of a seat given up stayed open")
