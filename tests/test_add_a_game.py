@@ -65,6 +65,11 @@ def missing(game: Names, root: Path = ROOT, chaos_kinds: tuple[str, ...] = ()) -
     for proto in (slug, f"{slug}_command", f"{slug}_service"):
         file("3 protobuf", f"proto/match/v1/{proto}.proto")
     need(
+        "3 protobuf",
+        "rpc Play(stream " in _text(root / f"proto/match/v1/{slug}_service.proto"),
+        f"rpc Play in proto/match/v1/{slug}_service.proto",
+    )
+    need(
         "4 adapter",
         f'"match_rules.{slug}.game"' in _text(root / "libs/match_rules/registry.py"),
         "its line in libs/match_rules/registry.py",

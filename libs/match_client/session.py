@@ -21,6 +21,7 @@ from google.protobuf import message_factory
 from google.protobuf.message import Message
 
 from match_client.client import BOT_KEY_HEADER, MatchClient, Seat
+from match_client.play import PlayStream, Unsupported, play_rpc
 
 WATCH = "Watch"
 
@@ -46,6 +47,7 @@ def rpcs(slug: str) -> dict[str, Rpc]:
             streaming=method.server_streaming,
         )
         for method in service.methods
+        if not method.client_streaming  # Play: match_client.play
     }
 
 
@@ -53,7 +55,12 @@ class GameSession:
     """One seat's calls to its game's service. Every call sends the seat's token (``token``
     None: a spectator, who may only watch a game whose table is public); the Watch also sends
     the bot key when given (the lobby then counts its streams per seat, not per address: the
-    bot service plays every bot seat from one address)."""
+    bot service plays every bot seat from one address).
+
+    A seat (``token`` given) plays over its game's ``Play`` stream (match_client.play): its
+    commands and its view on one stream, opened at the first of them. ``play=False``, or a
+    server without Play (UNIMPLEMENTED), uses the unary rpcs and Watch instead; the answers and
+    errors are the same either way. :meth:`close` ends the stream."""
 
     def __init__(
         self,
@@ -62,6 +69,7 @@ class GameSession:
         table_id: str,
         token: str | None,
         bot_key: str | None = None,
+        play: bool = True,
     ) -> None:
         self.client = client
         self.slug = slug
@@ -70,6 +78,29 @@ class GameSession:
         self._bot_key = bot_key
         self._rpcs = rpcs(slug)
         self._callables: dict[str, Any] = {}
+        self._play = play_rpc(slug) if play and token else None
+        self._stream: PlayStream | None = None
+
+    @property
+    def stream(self) -> PlayStream | None:
+        """The seat's Play stream (made at its first use; None: this session plays unary)."""
+        if self._stream is None and self._play is not None:
+            metadata = list(self.client.metadata(self._token, None))[1:]  # no request id
+            if self._bot_key:
+                metadata.append((BOT_KEY_HEADER, self._bot_key))
+            channel: Any = self.client._channel  # the client's one channel to the lobby
+            self._stream = PlayStream(channel, self._play, metadata, self.client.timeout)
+        return self._stream
+
+    @property
+    def playing(self) -> bool:
+        """True while this seat's commands go over its Play stream."""
+        return self._play is not None and not (self._stream and self._stream.unsupported)
+
+    async def close(self) -> None:
+        """End the seat's Play stream, if open."""
+        if self._stream is not None:
+            await self._stream.close()
 
     @classmethod
     def of(cls, client: MatchClient, slug: str, seat: Seat) -> GameSession:
@@ -91,6 +122,13 @@ class GameSession:
 
     async def call(self, rpc: str, request: Message, request_id: str | None = None) -> Message:
         """Send ``request`` to the rpc ``rpc``; its response (or the call's AioRpcError)."""
+        stream = self.stream
+        if stream is not None and not stream.unsupported:
+            try:
+                answer: Message = await stream.call(rpc, request, request_id)
+                return answer
+            except Unsupported:
+                pass  # the server has no Play: the unary rpc, from now on
         metadata = self.client.metadata(self._token, request_id)
         reply: Message = await self._callable(rpc)(
             request, timeout=self.client.timeout, metadata=metadata
@@ -106,6 +144,14 @@ class GameSession:
     async def watch(self, after_event_number: int = 0) -> AsyncIterator[Any]:
         """The table's stream for this seat: maybe a snapshot, then every event, until the server
         ends it. Breaking out cancels the call."""
+        stream = self.stream
+        if stream is not None and not stream.unsupported:
+            try:
+                async for item in stream.watch(after_event_number):
+                    yield item
+                return
+            except Unsupported:
+                pass  # the server has no Play: Watch, from now on
         request = self._rpcs[WATCH].request(
             table_id=self.table_id, after_event_number=after_event_number
         )

@@ -50,7 +50,8 @@ FORGET_AFTER = 2**63 - 1
 
 
 class Session(Protocol):
-    """One seat's calls to its game's service (match_client.session.GameSession)."""
+    """One seat's calls to its game's service (match_client.session.GameSession: over the
+    seat's Play stream, one per bot seat, closed when the seat's task ends)."""
 
     def watch(self, after_event_number: int = 0) -> AsyncIterator[Message]: ...
 
@@ -167,6 +168,10 @@ class SeatPlayer:
             watcher.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await watcher
+            close = getattr(self.session, "close", None)  # the seat's Play stream, if open
+            if close is not None:
+                with contextlib.suppress(Exception):
+                    await close()
         ended = self.ended.value if self.ended is not None else None
         game_over = self.policy.ended() is BotEnd.GAME_OVER
         self.log.info("seat done", game_over=game_over, ended=ended)

@@ -38,7 +38,7 @@ Resp = TypeVar("Resp")
 Context = Any  # grpc.aio.ServicerContext: grpc ships no type hints
 
 INTERNAL_MESSAGE = "the lobby failed to handle this request; try again"
-_NO_TOKEN = "send your player token as metadata `authorization: Bearer <player_token>`"
+NO_TOKEN = "send your player token as metadata `authorization: Bearer <player_token>`"
 NO_SESSION = (
     "sign in first (GetChallenge, then SignIn) and send the session token as metadata "
     "`authorization: Bearer <session_token>`"
@@ -118,6 +118,20 @@ class Auth:
         """The caller's client address (LOBBY_IPV6_PREFIX), the key of per-client limits."""
         return address(context, self.ipv6_prefix)
 
+    def admit_player(self, player: str) -> None:
+        """Count one more message of ``player`` (already authenticated: a Play stream's next
+        command) against its player bucket, as ``claims`` counts a unary call."""
+        _admit(self._limits.player, "player", player, "this player")
+
+    def expired(self, claims: Claims) -> ApiError | None:
+        """UNAUTHENTICATED, as ``claims`` would say it, once the token of ``claims`` has
+        expired (a Play stream outlives a token's verification); None while it lasts."""
+        try:
+            self.tokens.check_expiry(claims)
+        except TokenExpired as error:
+            return ApiError(grpc.StatusCode.UNAUTHENTICATED, str(error))
+        return None
+
     def admit_create(self, context: Context) -> None:
         """Count a CreateTable against its client address's table bucket."""
         _admit(self._limits.create, "create", self.address(context), "this address (new tables)")
@@ -137,10 +151,11 @@ class Auth:
             and hmac.compare_digest(key.encode(), self._bot_key.encode())
         )
 
-    def claims(self, context: Context) -> Claims | None:
+    def claims(self, context: Context, count: bool = True) -> Claims | None:
         """The caller's seat token's claims; None without a token; ApiError for a bad one (a
-        session token included: it acts at no table)."""
-        token = _bearer(context, _NO_TOKEN)
+        session token included: it acts at no table). ``count`` False: not counted against the
+        player's bucket (a Play stream's open: each of its messages is counted instead)."""
+        token = _bearer(context, NO_TOKEN)
         if token is None:
             return None
         try:
@@ -149,13 +164,14 @@ class Auth:
             message = SESSION_NOT_SEAT if self._is_session(token) else str(error)
             raise ApiError(grpc.StatusCode.UNAUTHENTICATED, message) from None
         # Only a verified token is counted: a forged one cannot spend somebody else's calls.
-        _admit(self._limits.player, "player", claims.player, "this player")
+        if count:
+            _admit(self._limits.player, "player", claims.player, "this player")
         return claims
 
     def seat_or_session(self, context: Context) -> Claims | SessionClaims | None:
         """A seat's token's claims or a session's (for a call that takes either: GetTable);
         None without ``authorization``; UNAUTHENTICATED for a bad token of either kind."""
-        token = _bearer(context, _NO_TOKEN)
+        token = _bearer(context, NO_TOKEN)
         if token is None:
             return None
         try:
@@ -212,7 +228,7 @@ class Auth:
         """The token's claims, which must name ``table_id``."""
         claims = self.claims(context)
         if claims is None:
-            raise ApiError(grpc.StatusCode.UNAUTHENTICATED, _NO_TOKEN)
+            raise ApiError(grpc.StatusCode.UNAUTHENTICATED, NO_TOKEN)
         if claims.table != table_id:
             raise ApiError(
                 grpc.StatusCode.PERMISSION_DENIED,
@@ -313,7 +329,7 @@ def unary(
 
 
 def streaming(
-    method: str,
+    method: str, gauge: Any = metrics.WATCHES
 ) -> Callable[
     [Callable[[Self, Req, Context], AsyncIterator[Resp]]],
     Callable[[Self, Req, Context], AsyncIterator[Resp]],
@@ -324,7 +340,7 @@ def streaming(
         @functools.wraps(handler)
         async def call(self: Self, request: Req, context: Context) -> AsyncIterator[Resp]:
             code = grpc.StatusCode.OK
-            metrics.WATCHES.inc()
+            gauge.inc()
             with structlog.contextvars.bound_contextvars(method=method):
                 try:
                     self.auth.admit(context)  # once, when the stream opens
@@ -343,7 +359,7 @@ def streaming(
                     code = grpc.StatusCode.INTERNAL
                     await _end(context, method, error)
                 finally:
-                    metrics.WATCHES.dec()
+                    gauge.dec()
                     metrics.REQUESTS.labels(method, code.name).inc()
 
         return call

@@ -16,6 +16,7 @@ LATENCY = Histogram(
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
 )
 WATCHES = Gauge("match_lobby_watch_streams", "Watch streams open now.")
+PLAYS = Gauge("match_lobby_play_streams", "Play streams (a seat's commands and view) open now.")
 WATCHED_TABLES = Gauge(
     "match_lobby_watched_tables",
     "Tables this lobby follows for Watch now: one consumer on the events stream each.",

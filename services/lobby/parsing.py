@@ -4,7 +4,9 @@ gRPC parses a request body before any handler runs, and a body that fails to par
 bytes, groups nested thousands deep) ends the call UNKNOWN with the parser's exception in the
 message. ``add_safely`` registers a service with parsers that never raise: a bad body becomes a
 ``Malformed`` value, and the call is counted against its connection's rate limit (a flood of
-garbage is still a flood) and ends INVALID_ARGUMENT with a sentence a person can act on.
+garbage is still a flood) and ends INVALID_ARGUMENT with a sentence a person can act on. On a
+bidirectional stream (Play) the handler gets the ``Malformed`` message and refuses that message
+only.
 """
 
 from __future__ import annotations
@@ -115,4 +117,8 @@ def _wrap(handler: Any, name: str, admit: Callable[[Any], None]) -> Any:
         return grpc.unary_stream_rpc_method_handler(
             stream, request_deserializer=parser, response_serializer=serializer
         )
-    return handler  # client- or bidi-streaming: none on this server takes one
+    if handler.stream_stream is not None:  # Play: a bad message is the handler's to refuse
+        return grpc.stream_stream_rpc_method_handler(
+            handler.stream_stream, request_deserializer=parser, response_serializer=serializer
+        )
+    return handler  # client-streaming: none on this server takes one

@@ -18,7 +18,11 @@ seat's view; without one, a spectator's view where the game allows it (its GAME'
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import grpc  # type: ignore[import-untyped]
@@ -28,18 +32,30 @@ from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 from nats.js import JetStreamContext
 
+from match.v1 import common_pb2
 from match_rules.errors import RuleError
-from services.lobby import validation
+from match_rules.protocodec import snake
+from services.lobby import metrics, validation
 from services.lobby.directory import TableDirectory
-from services.lobby.edge import Auth, Context, metadata, streaming, unary
-from services.lobby.errors import ApiError, invalid
+from services.lobby.edge import (
+    INTERNAL_MESSAGE,
+    NO_TOKEN,
+    Auth,
+    Context,
+    metadata,
+    streaming,
+    unary,
+)
+from services.lobby.errors import RETRY_AFTER_KEY, ApiError, invalid
 from services.lobby.fanout import Watches
 from services.lobby.games import GameService
-from services.lobby.presence import Presence
+from services.lobby.parsing import Malformed
+from services.lobby.presence import PlayerStream, Presence
 from services.lobby.referee import Referee
-from services.lobby.servicers import seated_player
+from services.lobby.servicers import seated_player, still_seated
+from services.lobby.tokens import Claims
 from services.lobby.viewer import TableViewer, shown_as_is
-from services.lobby.watch import Stream, watch, wrong_game
+from services.lobby.watch import Stream, seat_of, view, watch, wrong_game
 
 log = structlog.get_logger()
 
@@ -98,6 +114,21 @@ class GameServicer:
     def _handler(self, method: MethodDescriptor) -> Any:
         request = GetMessageClass(method.input_type)
         response = GetMessageClass(method.output_type)
+        if method.client_streaming:
+            kit = self._play_kit(response)
+
+            @streaming(method.name, metrics.PLAYS)
+            async def play(
+                self: GameServicer, requests: Any, context: Context
+            ) -> AsyncIterator[Any]:
+                async for item in self.play(requests, context, kit):
+                    yield item
+
+            return grpc.stream_stream_rpc_method_handler(
+                _bound_stream(play, self),
+                request_deserializer=request.FromString,
+                response_serializer=response.SerializeToString,
+            )
         if method.server_streaming:
             snapshots = self.game.watch_snapshots
             stream = Stream(self.game, response, snapshots=snapshots)
@@ -136,6 +167,20 @@ class GameServicer:
         self, member: str, request: Any, response: type[Message], context: Context
     ) -> Message:
         table_id, claims = seated_player(self.auth, self._directory, request.table_id, context)
+        request_id = validation.request_id(metadata(context, "x-request-id"))
+        return await self.forward(table_id, claims, member, request, response, request_id)
+
+    async def forward(
+        self,
+        table_id: str,
+        claims: Claims,
+        member: str,
+        request: Any,
+        response: type[Message],
+        request_id: str,
+    ) -> Message:
+        """An authenticated seat's command (``request``, the oneof ``member`` of the game's
+        command): checked, sent to the referee, its answer as ``response``; ApiError if not."""
         problem = self.game.check_request(request)
         if isinstance(problem, RuleError):  # as the referee would refuse it: with its slug
             raise ApiError(
@@ -145,9 +190,7 @@ class GameServicer:
             raise invalid(problem)
         self._check_game(table_id)
         message = self.game.command_message(
-            table_id=table_id,
-            player_id=claims.player,
-            request_id=validation.request_id(metadata(context, "x-request-id")),
+            table_id=table_id, player_id=claims.player, request_id=request_id
         )
         copy_by_name(request, getattr(message, member), frozenset({TABLE_ID}))
         getattr(message, member).SetInParent()
@@ -182,8 +225,7 @@ class GameServicer:
         else:
             table_id, claims = seated_player(self.auth, self._directory, request.table_id, context)
             player = claims.player
-        # The bot service plays every bot seat from one address: it is counted per seat only.
-        client = None if self.auth.carries_bot_key(context) else self.auth.address(context)
+        client = self._client(context)
         after = request.after_event_number
         seen: list[TableViewer] = []
         present = self._presence.stream(self.game, table_id, player) if player else None
@@ -197,6 +239,239 @@ class GameServicer:
         finally:
             if present is not None:
                 present.ended(seen[0] if seen else None)
+
+    def _client(self, context: Context) -> str | None:
+        """The caller's address for the stream caps; None for the bot service, which plays
+        every bot seat from one address: its streams are counted per seat only."""
+        return None if self.auth.carries_bot_key(context) else self.auth.address(context)
+
+    # --- Play: a seat's commands and view on one stream ----------------------------------------
+
+    def _play_kit(self, response: type[Message]) -> PlayKit:
+        """What Play's messages mean, from the service's descriptor: each rpc's request and
+        response are the members named after it (services/lobby/games.py)."""
+        kit = PlayKit(response=response)
+        for method in self.service.descriptor.methods:
+            if method.client_streaming:
+                continue
+            member = snake(method.name)
+            if method.server_streaming:
+                kit.view = member
+                kit.stream = Stream(
+                    self.game,
+                    GetMessageClass(method.output_type),
+                    snapshots=self.game.watch_snapshots,
+                )
+            else:
+                kit.commands[member] = Command(
+                    method.name,
+                    self.service.command_member(method.name),
+                    GetMessageClass(method.output_type),
+                )
+        return kit
+
+    async def play(self, requests: Any, context: Context, kit: PlayKit) -> AsyncIterator[Any]:
+        """One seat's Play stream. The seat's token is checked, and the stream admitted against
+        the stream caps, once, here; each message is then counted against the address's and
+        the player's buckets and refused on the stream, as its unary call would be, without
+        ending it. Only an authentication failure (the token expired, the seat given up) ends
+        it, UNAUTHENTICATED; so does the end of the view (the game over: OK)."""
+        # The open takes one call from the address's bucket (as a Watch's does) but none from
+        # the player's: each command then takes one from both, so a seat's commands cost the
+        # same on a stream as in unary calls.
+        claims = self.auth.claims(context, count=False)
+        if claims is None:
+            raise ApiError(grpc.StatusCode.UNAUTHENTICATED, NO_TOKEN)
+        table_id = validation.table_id(claims.table)
+        structlog.contextvars.bind_contextvars(table_id=table_id, player_id=claims.player)
+        still_seated(self._directory, table_id, claims.player)
+        self._check_game(table_id)
+        seat = _Seat(table_id, claims, self._client(context), asyncio.Queue())
+        with self._watches.admitted(seat_of(table_id, claims.player), seat.client):
+            reader = asyncio.create_task(self._read(requests, context, kit, seat))
+            try:
+                while True:
+                    item = await seat.out.get()
+                    if isinstance(item, _End):
+                        if item.error is not None:
+                            raise item.error
+                        return
+                    yield item
+            finally:
+                reader.cancel()
+                if seat.view is not None:
+                    seat.view.cancel()
+                await asyncio.gather(reader, *filter(None, [seat.view]), return_exceptions=True)
+                if seat.present is not None:
+                    seat.present.ended(seat.seen[-1] if seat.seen else None)
+
+    async def _read(self, requests: Any, context: Context, kit: PlayKit, seat: _Seat) -> None:
+        """Answer each request in the order sent; the end of the client's side ends the stream
+        once the last one is answered."""
+        try:
+            async for request in requests:
+                async with seat.busy:
+                    answer = await self._answer(request, context, kit, seat)
+                    if answer is not None:
+                        seat.out.put_nowait(answer)
+            seat.out.put_nowait(_End(None))
+        except ApiError as error:  # an authentication failure: the stream ends
+            seat.out.put_nowait(_End(error))
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # the stream itself broke (the client went away)
+            log.debug("play stream ended", error=repr(error))
+            seat.out.put_nowait(_End(None))
+
+    async def _answer(self, request: Any, context: Context, kit: PlayKit, seat: _Seat) -> Any:
+        """The answer to one request (None: the view started, its items are the answer).
+        Raises ApiError only for an authentication failure."""
+        request_id = "" if type(request) is Malformed else request.request_id
+        # Still the seat's: checked before anything is counted for it.
+        expired = self.auth.expired(seat.claims)
+        if expired is not None:
+            raise expired
+        still_seated(self._directory, seat.table_id, seat.claims.player)
+        method, code, start = "Play", grpc.StatusCode.OK, time.perf_counter()
+        try:
+            self.auth.admit(context)  # the address's bucket, as for every unary call
+            self.auth.admit_player(seat.claims.player)
+            if type(request) is Malformed:
+                raise invalid(request.message)
+            request_id = validation.random_looking("request_id", request_id, "per command")
+            member = request.WhichOneof("command")
+            if member is None:
+                raise invalid(
+                    "set one command in the Play request (a member named after the rpc, e.g. "
+                    "the request you would send that rpc): docs/api.md, Play"
+                )
+            body = getattr(request, member)
+            self._same_table(body.table_id, seat.table_id)
+            if member == kit.view:
+                method = "Play.view"
+                self._start_view(body.after_event_number, request_id, kit, seat)
+                return None
+            command = kit.commands[member]
+            method = command.rpc
+            out = await self.forward(
+                seat.table_id, seat.claims, command.member, body, command.response, request_id
+            )
+            return kit.response(request_id=request_id, **{member: out})
+        except ApiError as error:
+            code = error.code
+            extra = {"refusal": error.refusal_code} if error.refusal_code else {}
+            say = log.debug if error.quiet else log.info
+            say("refused", method=method, code=code.name, reason=error.log_reason, **extra)
+            return kit.response(request_id=request_id, refusal=refusal(error))
+        except Exception as error:
+            code = grpc.StatusCode.INTERNAL
+            log.error("request failed", method=method, exc_info=error)
+            return kit.response(
+                request_id=request_id,
+                refusal=common_pb2.PlayRefusal(status_code=code.value[0], message=INTERNAL_MESSAGE),
+            )
+        finally:
+            metrics.REQUESTS.labels(method, code.name).inc()
+            if method not in ("Play", "Play.view"):
+                metrics.LATENCY.labels(method).observe(time.perf_counter() - start)
+
+    def _same_table(self, given: str, table_id: str) -> None:
+        """A request's ``table_id``: empty (the stream's) or the stream's table."""
+        if given and validation.table_id(given) != table_id:
+            raise ApiError(
+                grpc.StatusCode.PERMISSION_DENIED,
+                f"this Play stream is for table {table_id}, not {given}: a stream acts for its "
+                "seat's own table only; leave table_id empty or open a stream with that "
+                "table's token",
+            )
+
+    def _start_view(self, after: int, request_id: str, kit: PlayKit, seat: _Seat) -> None:
+        """Start the seat's view after event ``after``, replacing the one running, if any."""
+        if seat.view is not None:
+            seat.view.cancel()  # its items already queued carry its own request id
+        if seat.present is None:
+            seat.present = self._presence.stream(self.game, seat.table_id, seat.claims.player)
+        seat.view = asyncio.create_task(self._run_view(after, request_id, kit, seat))
+
+    async def _run_view(self, after: int, request_id: str, kit: PlayKit, seat: _Seat) -> None:
+        error: ApiError | None = None
+        try:
+            async for item in view(
+                self._js,
+                self._watches,
+                seat.table_id,
+                seat.claims.player,
+                after,
+                seat.client,
+                kit.stream,
+                seat.seen.append,
+            ):
+                if seat.present is not None and seat.seen:
+                    seat.present.following(seat.seen[-1])
+                seat.out.put_nowait(kit.response(request_id=request_id, **{kit.view: item}))
+        except asyncio.CancelledError:
+            raise  # replaced by a new view, or the stream ended
+        except ApiError as failed:
+            error = failed
+        except Exception as failed:
+            log.error("the view failed", exc_info=failed)
+            error = ApiError(grpc.StatusCode.INTERNAL, INTERNAL_MESSAGE)
+        # The view is over (the game over and its seed out, or it failed): the stream ends with
+        # it, as a Watch does, once the command being answered, if any, has its answer.
+        async with seat.busy:
+            seat.out.put_nowait(_End(error))
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A command of Play: its rpc, the referee command's member, the rpc's response."""
+
+    rpc: str
+    member: str
+    response: type[Message]
+
+
+@dataclass
+class PlayKit:
+    """One game's Play, from its service descriptor."""
+
+    response: type[Message]  # the Play response message
+    # by the request's member
+    commands: dict[str, Command] = dataclasses.field(default_factory=dict)
+    view: str = ""  # the member that starts the view (the server-streaming rpc's: "watch")
+    stream: Any = None  # the view's Stream (services.lobby.watch)
+
+
+@dataclass
+class _Seat:
+    """One Play stream's seat, and what runs for it."""
+
+    table_id: str
+    claims: Claims
+    client: str | None
+    out: asyncio.Queue[Any]
+    busy: asyncio.Lock = dataclasses.field(default_factory=asyncio.Lock)  # a request being answered
+    view: asyncio.Task[None] | None = None
+    present: PlayerStream | None = None
+    seen: list[TableViewer] = dataclasses.field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class _End:
+    """The stream ends: OK (None) or with ``error``."""
+
+    error: ApiError | None
+
+
+def refusal(error: ApiError) -> common_pb2.PlayRefusal:
+    """What a unary call would have ended with, as a Play refusal."""
+    wait = dict(error.trailers).get(RETRY_AFTER_KEY, "0")
+    return common_pb2.PlayRefusal(
+        status_code=error.code.value[0],
+        message=error.message,
+        refusal_code=error.refusal_code,
+        retry_after_ms=int(wait) if wait.isdigit() else 0,
+    )
 
 
 def _bound_unary(

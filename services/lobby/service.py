@@ -163,7 +163,12 @@ async def serve(
             GameServicer(service, auth, referee, directory, js, watches, presence),
             auth.admit,
         )
-    web_services = dict(server.services)  # the game's API, not health or reflection
+    # The game's API, not health or reflection; nor Play: Connect cannot carry a stream both
+    # ways in a browser (a WebSocket will carry Play's messages there).
+    web_services = {
+        service: {name: h for name, h in handlers.items() if h.stream_stream is None}
+        for service, handlers in server.services.items()
+    }
     checks = health.aio.HealthServicer()
     add_safely(grpc_server, health_pb2_grpc.add_HealthServicer_to_server, checks, auth.admit)
     reflection.enable_server_reflection(

@@ -59,12 +59,17 @@ def seated_player(
     table_id = validation.table_id(table_id)
     _bind_table(table_id)
     claims = auth.player(context, table_id)
-    if directory.has_left(table_id, claims.player):
+    still_seated(directory, table_id, claims.player)
+    return table_id, claims
+
+
+def still_seated(directory: TableDirectory, table_id: str, player: str) -> None:
+    """UNAUTHENTICATED once ``player`` has left ``table_id``: their seat's token works no more."""
+    if directory.has_left(table_id, player):
         raise ApiError(
             grpc.StatusCode.UNAUTHENTICATED,
             "you left this table, so this token no longer works; join again for a new one",
         )
-    return table_id, claims
 
 
 def _created_invite(accepted: referee_pb2.TableCommandReply.Accepted) -> str | None:

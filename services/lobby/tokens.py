@@ -78,11 +78,15 @@ class Tokens:
             if len(self._verified) >= self.CACHE_SIZE:
                 self._verified.clear()
             self._verified[token] = claims
+        self.check_expiry(claims)
+        return claims
+
+    def check_expiry(self, claims: Claims) -> None:
+        """TokenExpired once the token of ``claims`` (verified before) has expired."""
         if claims.exp <= self._clock():
             raise TokenExpired(
                 "the player token expired: tokens last a few hours; join a table again"
             )
-        return claims
 
     def _check(self, token: str) -> Claims:
         if len(token) > MAX_TOKEN_CHARS or token.count(".") != 1:

@@ -123,7 +123,7 @@ def random_looking(key: str, value: str, when: str) -> str:
             f"a fresh uuid4 {when}"
             + (
                 ", and the same one again only to retry that command"
-                if key == "x-request-id"
+                if key in ("x-request-id", "request_id")
                 else ""
             )
         )

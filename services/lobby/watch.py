@@ -80,17 +80,37 @@ async def watch(
     from before anything is read until it ends."""
     # A viewer's streams are counted per seat (a player at one table): a signed-in player keeps
     # one player id at every table, and each of their seats may follow its own table.
-    seat = f"{viewer}@{table_id}" if viewer else None  # "": a spectator
-    with watches.admitted(seat, address):
-        last = await TableLog(js).last(table_id)
-        if last is None:
-            raise ApiError(grpc.StatusCode.NOT_FOUND, f"table {table_id} has no records (yet)")
-        async with watches.feed(table_id, address) as feed:
-            try:
-                async for item in follow(feed, table_id, viewer, after, last[0], stream, on_view):
-                    yield item
-            except FeedFailed:
-                raise ApiError(grpc.StatusCode.UNAVAILABLE, NOT_ANSWERING) from None
+    with watches.admitted(seat_of(table_id, viewer), address):
+        async for item in view(js, watches, table_id, viewer, after, address, stream, on_view):
+            yield item
+
+
+def seat_of(table_id: str, viewer: str) -> str | None:
+    """What a viewer's streams are counted under: its seat; None for a spectator ("")."""
+    return f"{viewer}@{table_id}" if viewer else None
+
+
+async def view(
+    js: JetStreamContext,
+    watches: Watches,
+    table_id: str,
+    viewer: str,
+    after: int,
+    address: str | None,
+    stream: Stream,
+    on_view: Any = None,
+) -> AsyncIterator[Any]:
+    """What ``watch`` sends, for a stream already admitted against the caps (a Watch, or a Play
+    stream's view: services.lobby.playing)."""
+    last = await TableLog(js).last(table_id)
+    if last is None:
+        raise ApiError(grpc.StatusCode.NOT_FOUND, f"table {table_id} has no records (yet)")
+    async with watches.feed(table_id, address) as feed:
+        try:
+            async for item in follow(feed, table_id, viewer, after, last[0], stream, on_view):
+                yield item
+        except FeedFailed:
+            raise ApiError(grpc.StatusCode.UNAVAILABLE, NOT_ANSWERING) from None
 
 
 async def follow(

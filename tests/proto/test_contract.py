@@ -598,7 +598,7 @@ def test_match_cards_event_oneof_has_one_field_per_event_named_in_snake_case() -
 def test_the_match_cards_commands_are_the_services_rpcs() -> None:
     oneof = match_cards_command_pb2.MatchCardsCommand.DESCRIPTOR.oneofs_by_name["command"]
     service = match_cards_service_pb2.DESCRIPTOR.services_by_name["MatchCardsService"]
-    rpcs = {snake(m.name) for m in service.methods if m.name != "Watch"}
+    rpcs = {snake(m.name) for m in service.methods if m.name not in ("Watch", "Play")}
     assert {f.name for f in oneof.fields} == rpcs == {"turn_card", "turn_off_notice"}
 
 
@@ -652,7 +652,7 @@ def test_number_match_event_oneof_has_one_field_per_event_named_in_snake_case() 
 def test_the_number_match_commands_are_the_services_rpcs() -> None:
     oneof = number_match_command_pb2.NumberMatchCommand.DESCRIPTOR.oneofs_by_name["command"]
     service = number_match_service_pb2.DESCRIPTOR.services_by_name["NumberMatchService"]
-    rpcs = {snake(m.name) for m in service.methods if m.name != "Watch"}
+    rpcs = {snake(m.name) for m in service.methods if m.name not in ("Watch", "Play")}
     assert (
         {f.name for f in oneof.fields}
         == rpcs
@@ -738,7 +738,7 @@ def test_the_match_five_commands_are_the_services_rpcs() -> None:
     command = match_five_command_pb2.MatchFiveCommand.DESCRIPTOR
     oneof = command.oneofs_by_name["command"]
     service = match_five_service_pb2.DESCRIPTOR.services_by_name["MatchFiveService"]
-    rpcs = {snake(m.name) for m in service.methods if m.name != "Watch"}
+    rpcs = {snake(m.name) for m in service.methods if m.name not in ("Watch", "Play")}
     assert {f.name: f.message_type.name for f in oneof.fields} == {
         snake(c.__name__): c.__name__ for c in F_COMMAND_CLASSES
     }
@@ -790,3 +790,42 @@ def test_every_match_five_view_field_has_a_place_on_the_wire(
     phases = MatchFiveView.DESCRIPTOR.enum_types_by_name["Phase"].values_by_name
     assert set(F_PHASES) == set(f_state.Phase)
     assert all(name in phases for name in F_PHASES.values())
+
+
+def _service(slug: str) -> Any:
+    import importlib
+
+    module = importlib.import_module(f"match.v1.{slug}_service_pb2")
+    (service,) = module.DESCRIPTOR.services_by_name.values()
+    return service
+
+
+@pytest.mark.parametrize("slug", [g.slug for g in registry.games()])
+def test_play_carries_each_rpc_of_its_service_under_its_name_and_number(slug: str) -> None:
+    """Play's request holds each rpc's request, its response each rpc's response, under the
+    rpc's name in snake case and the same number both ways (3, 4, ... in the service's order;
+    the response's 2 is the refusal), so the lobby and the client find them by descriptor
+    and a WebSocket can carry the same messages."""
+    service = _service(slug)
+    play = service.methods_by_name["Play"]
+    assert play.client_streaming and play.server_streaming
+    request, response = play.input_type, play.output_type
+    assert request.name == f"{service.name}PlayRequest"
+    assert response.name == f"{service.name}PlayResponse"
+    others = [m for m in service.methods if m is not play]
+    want_request = {"request_id": (1, None)}
+    want_response = {"request_id": (1, None), "refusal": (2, "match.v1.PlayRefusal")}
+    for number, method in enumerate(others, start=3):
+        want_request[snake(method.name)] = (number, method.input_type.full_name)
+        want_response[snake(method.name)] = (number, method.output_type.full_name)
+
+    def shape(message: Descriptor) -> dict[str, tuple[int, str | None]]:
+        return {
+            f.name: (f.number, f.message_type.full_name if f.message_type else None)
+            for f in message.fields
+        }
+
+    assert shape(request) == want_request
+    assert shape(response) == want_response
+    assert [f.name for f in request.oneofs_by_name["command"].fields] == list(want_request)[1:]
+    assert [f.name for f in response.oneofs_by_name["body"].fields] == list(want_response)[1:]

@@ -176,3 +176,15 @@ class EventEnvelope(_message.Message):
     number_match: _number_match_pb2.NumberMatchEvent
     match_five: _match_five_pb2.MatchFiveEvent
     def __init__(self, table_id: _Optional[str] = ..., game_id: _Optional[str] = ..., game_kind: _Optional[_Union[GameKind, str]] = ..., event_number: _Optional[int] = ..., server_time_ms: _Optional[int] = ..., table: _Optional[_Union[TableEvent, _Mapping]] = ..., race: _Optional[_Union[_race_pb2.RaceEvent, _Mapping]] = ..., concentration: _Optional[_Union[_concentration_pb2.ConcentrationEvent, _Mapping]] = ..., match_cards: _Optional[_Union[_match_cards_pb2.MatchCardsEvent, _Mapping]] = ..., number_match: _Optional[_Union[_number_match_pb2.NumberMatchEvent, _Mapping]] = ..., match_five: _Optional[_Union[_match_five_pb2.MatchFiveEvent, _Mapping]] = ...) -> None: ...
+
+class PlayRefusal(_message.Message):
+    __slots__ = ("status_code", "message", "refusal_code", "retry_after_ms")
+    STATUS_CODE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    REFUSAL_CODE_FIELD_NUMBER: _ClassVar[int]
+    RETRY_AFTER_MS_FIELD_NUMBER: _ClassVar[int]
+    status_code: int
+    message: str
+    refusal_code: str
+    retry_after_ms: int
+    def __init__(self, status_code: _Optional[int] = ..., message: _Optional[str] = ..., refusal_code: _Optional[str] = ..., retry_after_ms: _Optional[int] = ...) -> None: ...

@@ -39,3 +39,25 @@ class ConcentrationServiceWatchResponse(_message.Message):
     snapshot: _concentration_pb2.ConcentrationView
     event: _common_pb2.EventEnvelope
     def __init__(self, snapshot: _Optional[_Union[_concentration_pb2.ConcentrationView, _Mapping]] = ..., event: _Optional[_Union[_common_pb2.EventEnvelope, _Mapping]] = ...) -> None: ...
+
+class ConcentrationServicePlayRequest(_message.Message):
+    __slots__ = ("request_id", "flip_card", "watch")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    FLIP_CARD_FIELD_NUMBER: _ClassVar[int]
+    WATCH_FIELD_NUMBER: _ClassVar[int]
+    request_id: str
+    flip_card: FlipCardRequest
+    watch: ConcentrationServiceWatchRequest
+    def __init__(self, request_id: _Optional[str] = ..., flip_card: _Optional[_Union[FlipCardRequest, _Mapping]] = ..., watch: _Optional[_Union[ConcentrationServiceWatchRequest, _Mapping]] = ...) -> None: ...
+
+class ConcentrationServicePlayResponse(_message.Message):
+    __slots__ = ("request_id", "refusal", "flip_card", "watch")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    REFUSAL_FIELD_NUMBER: _ClassVar[int]
+    FLIP_CARD_FIELD_NUMBER: _ClassVar[int]
+    WATCH_FIELD_NUMBER: _ClassVar[int]
+    request_id: str
+    refusal: _common_pb2.PlayRefusal
+    flip_card: FlipCardResponse
+    watch: ConcentrationServiceWatchResponse
+    def __init__(self, request_id: _Optional[str] = ..., refusal: _Optional[_Union[_common_pb2.PlayRefusal, _Mapping]] = ..., flip_card: _Optional[_Union[FlipCardResponse, _Mapping]] = ..., watch: _Optional[_Union[ConcentrationServiceWatchResponse, _Mapping]] = ...) -> None: ...

@@ -48,6 +48,11 @@ class ConcentrationServiceStub:
                 request_serializer=match_dot_v1_dot_concentration__service__pb2.ConcentrationServiceWatchRequest.SerializeToString,
                 response_deserializer=match_dot_v1_dot_concentration__service__pb2.ConcentrationServiceWatchResponse.FromString,
                 _registered_method=True)
+        self.Play = channel.stream_stream(
+                '/match.v1.ConcentrationService/Play',
+                request_serializer=match_dot_v1_dot_concentration__service__pb2.ConcentrationServicePlayRequest.SerializeToString,
+                response_deserializer=match_dot_v1_dot_concentration__service__pb2.ConcentrationServicePlayResponse.FromString,
+                _registered_method=True)
 
 
 class ConcentrationServiceServicer:
@@ -77,6 +82,17 @@ class ConcentrationServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Play(self, request_iterator, context):
+        """Play at the caller's seat over one stream (docs/api.md, "Play"): each request is one
+        command of an rpc above, answered with that rpc's response or a refusal under its
+        request_id; a `watch` request starts the seat's view of the table on the same stream.
+        The seat's token (metadata `authorization: Bearer <player_token>`) opens it and names
+        the table; a refused command leaves the stream open.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ConcentrationServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -89,6 +105,11 @@ def add_ConcentrationServiceServicer_to_server(servicer, server):
                     servicer.Watch,
                     request_deserializer=match_dot_v1_dot_concentration__service__pb2.ConcentrationServiceWatchRequest.FromString,
                     response_serializer=match_dot_v1_dot_concentration__service__pb2.ConcentrationServiceWatchResponse.SerializeToString,
+            ),
+            'Play': grpc.stream_stream_rpc_method_handler(
+                    servicer.Play,
+                    request_deserializer=match_dot_v1_dot_concentration__service__pb2.ConcentrationServicePlayRequest.FromString,
+                    response_serializer=match_dot_v1_dot_concentration__service__pb2.ConcentrationServicePlayResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -149,6 +170,33 @@ class ConcentrationService:
             '/match.v1.ConcentrationService/Watch',
             match_dot_v1_dot_concentration__service__pb2.ConcentrationServiceWatchRequest.SerializeToString,
             match_dot_v1_dot_concentration__service__pb2.ConcentrationServiceWatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Play(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/match.v1.ConcentrationService/Play',
+            match_dot_v1_dot_concentration__service__pb2.ConcentrationServicePlayRequest.SerializeToString,
+            match_dot_v1_dot_concentration__service__pb2.ConcentrationServicePlayResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -53,3 +53,29 @@ class MatchCardsServiceWatchResponse(_message.Message):
     snapshot: _match_cards_pb2.MatchCardsView
     event: _common_pb2.EventEnvelope
     def __init__(self, snapshot: _Optional[_Union[_match_cards_pb2.MatchCardsView, _Mapping]] = ..., event: _Optional[_Union[_common_pb2.EventEnvelope, _Mapping]] = ...) -> None: ...
+
+class MatchCardsServicePlayRequest(_message.Message):
+    __slots__ = ("request_id", "turn_card", "turn_off_notice", "watch")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    TURN_CARD_FIELD_NUMBER: _ClassVar[int]
+    TURN_OFF_NOTICE_FIELD_NUMBER: _ClassVar[int]
+    WATCH_FIELD_NUMBER: _ClassVar[int]
+    request_id: str
+    turn_card: TurnCardRequest
+    turn_off_notice: TurnOffNoticeRequest
+    watch: MatchCardsServiceWatchRequest
+    def __init__(self, request_id: _Optional[str] = ..., turn_card: _Optional[_Union[TurnCardRequest, _Mapping]] = ..., turn_off_notice: _Optional[_Union[TurnOffNoticeRequest, _Mapping]] = ..., watch: _Optional[_Union[MatchCardsServiceWatchRequest, _Mapping]] = ...) -> None: ...
+
+class MatchCardsServicePlayResponse(_message.Message):
+    __slots__ = ("request_id", "refusal", "turn_card", "turn_off_notice", "watch")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    REFUSAL_FIELD_NUMBER: _ClassVar[int]
+    TURN_CARD_FIELD_NUMBER: _ClassVar[int]
+    TURN_OFF_NOTICE_FIELD_NUMBER: _ClassVar[int]
+    WATCH_FIELD_NUMBER: _ClassVar[int]
+    request_id: str
+    refusal: _common_pb2.PlayRefusal
+    turn_card: TurnCardResponse
+    turn_off_notice: TurnOffNoticeResponse
+    watch: MatchCardsServiceWatchResponse
+    def __init__(self, request_id: _Optional[str] = ..., refusal: _Optional[_Union[_common_pb2.PlayRefusal, _Mapping]] = ..., turn_card: _Optional[_Union[TurnCardResponse, _Mapping]] = ..., turn_off_notice: _Optional[_Union[TurnOffNoticeResponse, _Mapping]] = ..., watch: _Optional[_Union[MatchCardsServiceWatchResponse, _Mapping]] = ...) -> None: ...

@@ -53,6 +53,11 @@ class MatchCardsServiceStub:
                 request_serializer=match_dot_v1_dot_match__cards__service__pb2.MatchCardsServiceWatchRequest.SerializeToString,
                 response_deserializer=match_dot_v1_dot_match__cards__service__pb2.MatchCardsServiceWatchResponse.FromString,
                 _registered_method=True)
+        self.Play = channel.stream_stream(
+                '/match.v1.MatchCardsService/Play',
+                request_serializer=match_dot_v1_dot_match__cards__service__pb2.MatchCardsServicePlayRequest.SerializeToString,
+                response_deserializer=match_dot_v1_dot_match__cards__service__pb2.MatchCardsServicePlayResponse.FromString,
+                _registered_method=True)
 
 
 class MatchCardsServiceServicer:
@@ -88,6 +93,17 @@ class MatchCardsServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Play(self, request_iterator, context):
+        """Play at the caller's seat over one stream (docs/api.md, "Play"): each request is one
+        command of an rpc above, answered with that rpc's response or a refusal under its
+        request_id; a `watch` request starts the seat's view of the table on the same stream.
+        The seat's token (metadata `authorization: Bearer <player_token>`) opens it and names
+        the table; a refused command leaves the stream open.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MatchCardsServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -105,6 +121,11 @@ def add_MatchCardsServiceServicer_to_server(servicer, server):
                     servicer.Watch,
                     request_deserializer=match_dot_v1_dot_match__cards__service__pb2.MatchCardsServiceWatchRequest.FromString,
                     response_serializer=match_dot_v1_dot_match__cards__service__pb2.MatchCardsServiceWatchResponse.SerializeToString,
+            ),
+            'Play': grpc.stream_stream_rpc_method_handler(
+                    servicer.Play,
+                    request_deserializer=match_dot_v1_dot_match__cards__service__pb2.MatchCardsServicePlayRequest.FromString,
+                    response_serializer=match_dot_v1_dot_match__cards__service__pb2.MatchCardsServicePlayResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -192,6 +213,33 @@ class MatchCardsService:
             '/match.v1.MatchCardsService/Watch',
             match_dot_v1_dot_match__cards__service__pb2.MatchCardsServiceWatchRequest.SerializeToString,
             match_dot_v1_dot_match__cards__service__pb2.MatchCardsServiceWatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Play(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/match.v1.MatchCardsService/Play',
+            match_dot_v1_dot_match__cards__service__pb2.MatchCardsServicePlayRequest.SerializeToString,
+            match_dot_v1_dot_match__cards__service__pb2.MatchCardsServicePlayResponse.FromString,
             options,
             channel_credentials,
             insecure,

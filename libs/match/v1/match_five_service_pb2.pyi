@@ -105,3 +105,41 @@ class MatchFiveServiceWatchResponse(_message.Message):
     snapshot: _match_five_pb2.MatchFiveView
     event: _common_pb2.EventEnvelope
     def __init__(self, snapshot: _Optional[_Union[_match_five_pb2.MatchFiveView, _Mapping]] = ..., event: _Optional[_Union[_common_pb2.EventEnvelope, _Mapping]] = ...) -> None: ...
+
+class MatchFiveServicePlayRequest(_message.Message):
+    __slots__ = ("request_id", "write_link", "erase_link", "done", "vote", "call_match", "watch")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    WRITE_LINK_FIELD_NUMBER: _ClassVar[int]
+    ERASE_LINK_FIELD_NUMBER: _ClassVar[int]
+    DONE_FIELD_NUMBER: _ClassVar[int]
+    VOTE_FIELD_NUMBER: _ClassVar[int]
+    CALL_MATCH_FIELD_NUMBER: _ClassVar[int]
+    WATCH_FIELD_NUMBER: _ClassVar[int]
+    request_id: str
+    write_link: WriteLinkRequest
+    erase_link: EraseLinkRequest
+    done: DoneRequest
+    vote: VoteRequest
+    call_match: CallMatchRequest
+    watch: MatchFiveServiceWatchRequest
+    def __init__(self, request_id: _Optional[str] = ..., write_link: _Optional[_Union[WriteLinkRequest, _Mapping]] = ..., erase_link: _Optional[_Union[EraseLinkRequest, _Mapping]] = ..., done: _Optional[_Union[DoneRequest, _Mapping]] = ..., vote: _Optional[_Union[VoteRequest, _Mapping]] = ..., call_match: _Optional[_Union[CallMatchRequest, _Mapping]] = ..., watch: _Optional[_Union[MatchFiveServiceWatchRequest, _Mapping]] = ...) -> None: ...
+
+class MatchFiveServicePlayResponse(_message.Message):
+    __slots__ = ("request_id", "refusal", "write_link", "erase_link", "done", "vote", "call_match", "watch")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    REFUSAL_FIELD_NUMBER: _ClassVar[int]
+    WRITE_LINK_FIELD_NUMBER: _ClassVar[int]
+    ERASE_LINK_FIELD_NUMBER: _ClassVar[int]
+    DONE_FIELD_NUMBER: _ClassVar[int]
+    VOTE_FIELD_NUMBER: _ClassVar[int]
+    CALL_MATCH_FIELD_NUMBER: _ClassVar[int]
+    WATCH_FIELD_NUMBER: _ClassVar[int]
+    request_id: str
+    refusal: _common_pb2.PlayRefusal
+    write_link: WriteLinkResponse
+    erase_link: EraseLinkResponse
+    done: DoneResponse
+    vote: VoteResponse
+    call_match: CallMatchResponse
+    watch: MatchFiveServiceWatchResponse
+    def __init__(self, request_id: _Optional[str] = ..., refusal: _Optional[_Union[_common_pb2.PlayRefusal, _Mapping]] = ..., write_link: _Optional[_Union[WriteLinkResponse, _Mapping]] = ..., erase_link: _Optional[_Union[EraseLinkResponse, _Mapping]] = ..., done: _Optional[_Union[DoneResponse, _Mapping]] = ..., vote: _Optional[_Union[VoteResponse, _Mapping]] = ..., call_match: _Optional[_Union[CallMatchResponse, _Mapping]] = ..., watch: _Optional[_Union[MatchFiveServiceWatchResponse, _Mapping]] = ...) -> None: ...

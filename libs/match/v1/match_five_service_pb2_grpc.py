@@ -69,6 +69,11 @@ class MatchFiveServiceStub:
                 request_serializer=match_dot_v1_dot_match__five__service__pb2.MatchFiveServiceWatchRequest.SerializeToString,
                 response_deserializer=match_dot_v1_dot_match__five__service__pb2.MatchFiveServiceWatchResponse.FromString,
                 _registered_method=True)
+        self.Play = channel.stream_stream(
+                '/match.v1.MatchFiveService/Play',
+                request_serializer=match_dot_v1_dot_match__five__service__pb2.MatchFiveServicePlayRequest.SerializeToString,
+                response_deserializer=match_dot_v1_dot_match__five__service__pb2.MatchFiveServicePlayResponse.FromString,
+                _registered_method=True)
 
 
 class MatchFiveServiceServicer:
@@ -133,6 +138,17 @@ class MatchFiveServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Play(self, request_iterator, context):
+        """Play at the caller's seat over one stream (docs/api.md, "Play"): each request is one
+        command of an rpc above, answered with that rpc's response or a refusal under its
+        request_id; a `watch` request starts the seat's view of the table on the same stream.
+        The seat's token (metadata `authorization: Bearer <player_token>`) opens it and names
+        the table; a refused command leaves the stream open.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MatchFiveServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -165,6 +181,11 @@ def add_MatchFiveServiceServicer_to_server(servicer, server):
                     servicer.Watch,
                     request_deserializer=match_dot_v1_dot_match__five__service__pb2.MatchFiveServiceWatchRequest.FromString,
                     response_serializer=match_dot_v1_dot_match__five__service__pb2.MatchFiveServiceWatchResponse.SerializeToString,
+            ),
+            'Play': grpc.stream_stream_rpc_method_handler(
+                    servicer.Play,
+                    request_deserializer=match_dot_v1_dot_match__five__service__pb2.MatchFiveServicePlayRequest.FromString,
+                    response_serializer=match_dot_v1_dot_match__five__service__pb2.MatchFiveServicePlayResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -334,6 +355,33 @@ class MatchFiveService:
             '/match.v1.MatchFiveService/Watch',
             match_dot_v1_dot_match__five__service__pb2.MatchFiveServiceWatchRequest.SerializeToString,
             match_dot_v1_dot_match__five__service__pb2.MatchFiveServiceWatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Play(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/match.v1.MatchFiveService/Play',
+            match_dot_v1_dot_match__five__service__pb2.MatchFiveServicePlayRequest.SerializeToString,
+            match_dot_v1_dot_match__five__service__pb2.MatchFiveServicePlayResponse.FromString,
             options,
             channel_credentials,
             insecure,

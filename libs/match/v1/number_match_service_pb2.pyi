@@ -97,3 +97,41 @@ class NumberMatchServiceWatchResponse(_message.Message):
     snapshot: _number_match_pb2.NumberMatchView
     event: _common_pb2.EventEnvelope
     def __init__(self, snapshot: _Optional[_Union[_number_match_pb2.NumberMatchView, _Mapping]] = ..., event: _Optional[_Union[_common_pb2.EventEnvelope, _Mapping]] = ...) -> None: ...
+
+class NumberMatchServicePlayRequest(_message.Message):
+    __slots__ = ("request_id", "pair_cells", "add_numbers", "ask_hint", "undo", "end_game", "watch")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    PAIR_CELLS_FIELD_NUMBER: _ClassVar[int]
+    ADD_NUMBERS_FIELD_NUMBER: _ClassVar[int]
+    ASK_HINT_FIELD_NUMBER: _ClassVar[int]
+    UNDO_FIELD_NUMBER: _ClassVar[int]
+    END_GAME_FIELD_NUMBER: _ClassVar[int]
+    WATCH_FIELD_NUMBER: _ClassVar[int]
+    request_id: str
+    pair_cells: PairCellsRequest
+    add_numbers: AddNumbersRequest
+    ask_hint: AskHintRequest
+    undo: UndoRequest
+    end_game: EndGameRequest
+    watch: NumberMatchServiceWatchRequest
+    def __init__(self, request_id: _Optional[str] = ..., pair_cells: _Optional[_Union[PairCellsRequest, _Mapping]] = ..., add_numbers: _Optional[_Union[AddNumbersRequest, _Mapping]] = ..., ask_hint: _Optional[_Union[AskHintRequest, _Mapping]] = ..., undo: _Optional[_Union[UndoRequest, _Mapping]] = ..., end_game: _Optional[_Union[EndGameRequest, _Mapping]] = ..., watch: _Optional[_Union[NumberMatchServiceWatchRequest, _Mapping]] = ...) -> None: ...
+
+class NumberMatchServicePlayResponse(_message.Message):
+    __slots__ = ("request_id", "refusal", "pair_cells", "add_numbers", "ask_hint", "undo", "end_game", "watch")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    REFUSAL_FIELD_NUMBER: _ClassVar[int]
+    PAIR_CELLS_FIELD_NUMBER: _ClassVar[int]
+    ADD_NUMBERS_FIELD_NUMBER: _ClassVar[int]
+    ASK_HINT_FIELD_NUMBER: _ClassVar[int]
+    UNDO_FIELD_NUMBER: _ClassVar[int]
+    END_GAME_FIELD_NUMBER: _ClassVar[int]
+    WATCH_FIELD_NUMBER: _ClassVar[int]
+    request_id: str
+    refusal: _common_pb2.PlayRefusal
+    pair_cells: PairCellsResponse
+    add_numbers: AddNumbersResponse
+    ask_hint: AskHintResponse
+    undo: UndoResponse
+    end_game: EndGameResponse
+    watch: NumberMatchServiceWatchResponse
+    def __init__(self, request_id: _Optional[str] = ..., refusal: _Optional[_Union[_common_pb2.PlayRefusal, _Mapping]] = ..., pair_cells: _Optional[_Union[PairCellsResponse, _Mapping]] = ..., add_numbers: _Optional[_Union[AddNumbersResponse, _Mapping]] = ..., ask_hint: _Optional[_Union[AskHintResponse, _Mapping]] = ..., undo: _Optional[_Union[UndoResponse, _Mapping]] = ..., end_game: _Optional[_Union[EndGameResponse, _Mapping]] = ..., watch: _Optional[_Union[NumberMatchServiceWatchResponse, _Mapping]] = ...) -> None: ...

@@ -68,6 +68,11 @@ class NumberMatchServiceStub:
                 request_serializer=match_dot_v1_dot_number__match__service__pb2.NumberMatchServiceWatchRequest.SerializeToString,
                 response_deserializer=match_dot_v1_dot_number__match__service__pb2.NumberMatchServiceWatchResponse.FromString,
                 _registered_method=True)
+        self.Play = channel.stream_stream(
+                '/match.v1.NumberMatchService/Play',
+                request_serializer=match_dot_v1_dot_number__match__service__pb2.NumberMatchServicePlayRequest.SerializeToString,
+                response_deserializer=match_dot_v1_dot_number__match__service__pb2.NumberMatchServicePlayResponse.FromString,
+                _registered_method=True)
 
 
 class NumberMatchServiceServicer:
@@ -128,6 +133,17 @@ class NumberMatchServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Play(self, request_iterator, context):
+        """Play at the caller's seat over one stream (docs/api.md, "Play"): each request is one
+        command of an rpc above, answered with that rpc's response or a refusal under its
+        request_id; a `watch` request starts the seat's view of the table on the same stream.
+        The seat's token (metadata `authorization: Bearer <player_token>`) opens it and names
+        the table; a refused command leaves the stream open.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_NumberMatchServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -160,6 +176,11 @@ def add_NumberMatchServiceServicer_to_server(servicer, server):
                     servicer.Watch,
                     request_deserializer=match_dot_v1_dot_number__match__service__pb2.NumberMatchServiceWatchRequest.FromString,
                     response_serializer=match_dot_v1_dot_number__match__service__pb2.NumberMatchServiceWatchResponse.SerializeToString,
+            ),
+            'Play': grpc.stream_stream_rpc_method_handler(
+                    servicer.Play,
+                    request_deserializer=match_dot_v1_dot_number__match__service__pb2.NumberMatchServicePlayRequest.FromString,
+                    response_serializer=match_dot_v1_dot_number__match__service__pb2.NumberMatchServicePlayResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -328,6 +349,33 @@ class NumberMatchService:
             '/match.v1.NumberMatchService/Watch',
             match_dot_v1_dot_number__match__service__pb2.NumberMatchServiceWatchRequest.SerializeToString,
             match_dot_v1_dot_number__match__service__pb2.NumberMatchServiceWatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Play(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/match.v1.NumberMatchService/Play',
+            match_dot_v1_dot_number__match__service__pb2.NumberMatchServicePlayRequest.SerializeToString,
+            match_dot_v1_dot_number__match__service__pb2.NumberMatchServicePlayResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -81,3 +81,37 @@ class WatchResponse(_message.Message):
     snapshot: _views_pb2.RaceView
     event: _common_pb2.EventEnvelope
     def __init__(self, snapshot: _Optional[_Union[_views_pb2.RaceView, _Mapping]] = ..., event: _Optional[_Union[_common_pb2.EventEnvelope, _Mapping]] = ...) -> None: ...
+
+class MatchRaceServicePlayRequest(_message.Message):
+    __slots__ = ("request_id", "press_ready", "turn_tile", "resign", "request_hint", "watch")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    PRESS_READY_FIELD_NUMBER: _ClassVar[int]
+    TURN_TILE_FIELD_NUMBER: _ClassVar[int]
+    RESIGN_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_HINT_FIELD_NUMBER: _ClassVar[int]
+    WATCH_FIELD_NUMBER: _ClassVar[int]
+    request_id: str
+    press_ready: PressReadyRequest
+    turn_tile: TurnTileRequest
+    resign: ResignRequest
+    request_hint: RequestHintRequest
+    watch: WatchRequest
+    def __init__(self, request_id: _Optional[str] = ..., press_ready: _Optional[_Union[PressReadyRequest, _Mapping]] = ..., turn_tile: _Optional[_Union[TurnTileRequest, _Mapping]] = ..., resign: _Optional[_Union[ResignRequest, _Mapping]] = ..., request_hint: _Optional[_Union[RequestHintRequest, _Mapping]] = ..., watch: _Optional[_Union[WatchRequest, _Mapping]] = ...) -> None: ...
+
+class MatchRaceServicePlayResponse(_message.Message):
+    __slots__ = ("request_id", "refusal", "press_ready", "turn_tile", "resign", "request_hint", "watch")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    REFUSAL_FIELD_NUMBER: _ClassVar[int]
+    PRESS_READY_FIELD_NUMBER: _ClassVar[int]
+    TURN_TILE_FIELD_NUMBER: _ClassVar[int]
+    RESIGN_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_HINT_FIELD_NUMBER: _ClassVar[int]
+    WATCH_FIELD_NUMBER: _ClassVar[int]
+    request_id: str
+    refusal: _common_pb2.PlayRefusal
+    press_ready: PressReadyResponse
+    turn_tile: TurnTileResponse
+    resign: ResignResponse
+    request_hint: RequestHintResponse
+    watch: WatchResponse
+    def __init__(self, request_id: _Optional[str] = ..., refusal: _Optional[_Union[_common_pb2.PlayRefusal, _Mapping]] = ..., press_ready: _Optional[_Union[PressReadyResponse, _Mapping]] = ..., turn_tile: _Optional[_Union[TurnTileResponse, _Mapping]] = ..., resign: _Optional[_Union[ResignResponse, _Mapping]] = ..., request_hint: _Optional[_Union[RequestHintResponse, _Mapping]] = ..., watch: _Optional[_Union[WatchResponse, _Mapping]] = ...) -> None: ...

@@ -75,6 +75,11 @@ class MatchRaceServiceStub:
                 request_serializer=match_dot_v1_dot_race__service__pb2.WatchRequest.SerializeToString,
                 response_deserializer=match_dot_v1_dot_race__service__pb2.WatchResponse.FromString,
                 _registered_method=True)
+        self.Play = channel.stream_stream(
+                '/match.v1.MatchRaceService/Play',
+                request_serializer=match_dot_v1_dot_race__service__pb2.MatchRaceServicePlayRequest.SerializeToString,
+                response_deserializer=match_dot_v1_dot_race__service__pb2.MatchRaceServicePlayResponse.FromString,
+                _registered_method=True)
 
 
 class MatchRaceServiceServicer:
@@ -132,6 +137,17 @@ class MatchRaceServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Play(self, request_iterator, context):
+        """Play at the caller's seat over one stream (docs/api.md, "Play"): each request is one
+        command of an rpc above, answered with that rpc's response or a refusal under its
+        request_id; a `watch` request starts the seat's view of the table on the same stream.
+        The seat's token (metadata `authorization: Bearer <player_token>`) opens it and names
+        the table; a refused command leaves the stream open.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MatchRaceServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -159,6 +175,11 @@ def add_MatchRaceServiceServicer_to_server(servicer, server):
                     servicer.Watch,
                     request_deserializer=match_dot_v1_dot_race__service__pb2.WatchRequest.FromString,
                     response_serializer=match_dot_v1_dot_race__service__pb2.WatchResponse.SerializeToString,
+            ),
+            'Play': grpc.stream_stream_rpc_method_handler(
+                    servicer.Play,
+                    request_deserializer=match_dot_v1_dot_race__service__pb2.MatchRaceServicePlayRequest.FromString,
+                    response_serializer=match_dot_v1_dot_race__service__pb2.MatchRaceServicePlayResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -312,6 +333,33 @@ class MatchRaceService:
             '/match.v1.MatchRaceService/Watch',
             match_dot_v1_dot_race__service__pb2.WatchRequest.SerializeToString,
             match_dot_v1_dot_race__service__pb2.WatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Play(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/match.v1.MatchRaceService/Play',
+            match_dot_v1_dot_race__service__pb2.MatchRaceServicePlayRequest.SerializeToString,
+            match_dot_v1_dot_race__service__pb2.MatchRaceServicePlayResponse.FromString,
             options,
             channel_credentials,
             insecure,

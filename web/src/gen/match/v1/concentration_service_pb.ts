@@ -4,7 +4,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { EventEnvelope } from "./common_pb";
+import type { EventEnvelope, PlayRefusal } from "./common_pb";
 import { file_match_v1_common } from "./common_pb";
 import type { ConcentrationView } from "./concentration_pb";
 import { file_match_v1_concentration } from "./concentration_pb";
@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file match/v1/concentration_service.proto.
  */
 export const file_match_v1_concentration_service: GenFile = /*@__PURE__*/
-  fileDesc("CiRtYXRjaC92MS9jb25jZW50cmF0aW9uX3NlcnZpY2UucHJvdG8SCG1hdGNoLnYxIjEKD0ZsaXBDYXJkUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRIMCgRjYXJkGAIgASgNImYKEEZsaXBDYXJkUmVzcG9uc2USJwoGZXZlbnRzGAEgAygLMhcubWF0Y2gudjEuRXZlbnRFbnZlbG9wZRIpCgR2aWV3GAIgASgLMhsubWF0Y2gudjEuQ29uY2VudHJhdGlvblZpZXciUAogQ29uY2VudHJhdGlvblNlcnZpY2VXYXRjaFJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkSGgoSYWZ0ZXJfZXZlbnRfbnVtYmVyGAIgASgEIoYBCiFDb25jZW50cmF0aW9uU2VydmljZVdhdGNoUmVzcG9uc2USLwoIc25hcHNob3QYASABKAsyGy5tYXRjaC52MS5Db25jZW50cmF0aW9uVmlld0gAEigKBWV2ZW50GAIgASgLMhcubWF0Y2gudjEuRXZlbnRFbnZlbG9wZUgAQgYKBGl0ZW0yvQEKFENvbmNlbnRyYXRpb25TZXJ2aWNlEkEKCEZsaXBDYXJkEhkubWF0Y2gudjEuRmxpcENhcmRSZXF1ZXN0GhoubWF0Y2gudjEuRmxpcENhcmRSZXNwb25zZRJiCgVXYXRjaBIqLm1hdGNoLnYxLkNvbmNlbnRyYXRpb25TZXJ2aWNlV2F0Y2hSZXF1ZXN0GisubWF0Y2gudjEuQ29uY2VudHJhdGlvblNlcnZpY2VXYXRjaFJlc3BvbnNlMAFiBnByb3RvMw", [file_match_v1_common, file_match_v1_concentration]);
+  fileDesc("CiRtYXRjaC92MS9jb25jZW50cmF0aW9uX3NlcnZpY2UucHJvdG8SCG1hdGNoLnYxIjEKD0ZsaXBDYXJkUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRIMCgRjYXJkGAIgASgNImYKEEZsaXBDYXJkUmVzcG9uc2USJwoGZXZlbnRzGAEgAygLMhcubWF0Y2gudjEuRXZlbnRFbnZlbG9wZRIpCgR2aWV3GAIgASgLMhsubWF0Y2gudjEuQ29uY2VudHJhdGlvblZpZXciUAogQ29uY2VudHJhdGlvblNlcnZpY2VXYXRjaFJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkSGgoSYWZ0ZXJfZXZlbnRfbnVtYmVyGAIgASgEIoYBCiFDb25jZW50cmF0aW9uU2VydmljZVdhdGNoUmVzcG9uc2USLwoIc25hcHNob3QYASABKAsyGy5tYXRjaC52MS5Db25jZW50cmF0aW9uVmlld0gAEigKBWV2ZW50GAIgASgLMhcubWF0Y2gudjEuRXZlbnRFbnZlbG9wZUgAQgYKBGl0ZW0iswEKH0NvbmNlbnRyYXRpb25TZXJ2aWNlUGxheVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIuCglmbGlwX2NhcmQYAyABKAsyGS5tYXRjaC52MS5GbGlwQ2FyZFJlcXVlc3RIABI7CgV3YXRjaBgEIAEoCzIqLm1hdGNoLnYxLkNvbmNlbnRyYXRpb25TZXJ2aWNlV2F0Y2hSZXF1ZXN0SABCCQoHY29tbWFuZEoECAIQAyLXAQogQ29uY2VudHJhdGlvblNlcnZpY2VQbGF5UmVzcG9uc2USEgoKcmVxdWVzdF9pZBgBIAEoCRIoCgdyZWZ1c2FsGAIgASgLMhUubWF0Y2gudjEuUGxheVJlZnVzYWxIABIvCglmbGlwX2NhcmQYAyABKAsyGi5tYXRjaC52MS5GbGlwQ2FyZFJlc3BvbnNlSAASPAoFd2F0Y2gYBCABKAsyKy5tYXRjaC52MS5Db25jZW50cmF0aW9uU2VydmljZVdhdGNoUmVzcG9uc2VIAEIGCgRib2R5MqACChRDb25jZW50cmF0aW9uU2VydmljZRJBCghGbGlwQ2FyZBIZLm1hdGNoLnYxLkZsaXBDYXJkUmVxdWVzdBoaLm1hdGNoLnYxLkZsaXBDYXJkUmVzcG9uc2USYgoFV2F0Y2gSKi5tYXRjaC52MS5Db25jZW50cmF0aW9uU2VydmljZVdhdGNoUmVxdWVzdBorLm1hdGNoLnYxLkNvbmNlbnRyYXRpb25TZXJ2aWNlV2F0Y2hSZXNwb25zZTABEmEKBFBsYXkSKS5tYXRjaC52MS5Db25jZW50cmF0aW9uU2VydmljZVBsYXlSZXF1ZXN0GioubWF0Y2gudjEuQ29uY2VudHJhdGlvblNlcnZpY2VQbGF5UmVzcG9uc2UoATABYgZwcm90bzM", [file_match_v1_common, file_match_v1_concentration]);
 
 /**
  * Flip a card.
@@ -138,6 +138,105 @@ export const ConcentrationServiceWatchResponseSchema: GenMessage<ConcentrationSe
   messageDesc(file_match_v1_concentration_service, 3);
 
 /**
+ * One message up a Play stream: a command of the seat, or the start of its view.
+ *
+ * @generated from message match.v1.ConcentrationServicePlayRequest
+ */
+export type ConcentrationServicePlayRequest = Message<"match.v1.ConcentrationServicePlayRequest"> & {
+  /**
+   * Names this command, as `x-request-id` names a unary call: 16 to 64 random-looking
+   * characters (a uuid4's 32 hex digits). Its answer carries it back; the same id sent
+   * again (after a reconnect) gets the first answer and is not applied twice.
+   *
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * Exactly one: the request of the rpc of the same name (snake case), its `table_id`
+   * empty or the stream's table.
+   *
+   * @generated from oneof match.v1.ConcentrationServicePlayRequest.command
+   */
+  command: {
+    /**
+     * A FlipCard command.
+     *
+     * @generated from field: match.v1.FlipCardRequest flip_card = 3;
+     */
+    value: FlipCardRequest;
+    case: "flipCard";
+  } | {
+    /**
+     * Start (or restart) the seat's view: `after_event_number` as for Watch.
+     *
+     * @generated from field: match.v1.ConcentrationServiceWatchRequest watch = 4;
+     */
+    value: ConcentrationServiceWatchRequest;
+    case: "watch";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message match.v1.ConcentrationServicePlayRequest.
+ * Use `create(ConcentrationServicePlayRequestSchema)` to create a new message.
+ */
+export const ConcentrationServicePlayRequestSchema: GenMessage<ConcentrationServicePlayRequest> = /*@__PURE__*/
+  messageDesc(file_match_v1_concentration_service, 4);
+
+/**
+ * One message down a Play stream: an answer to a request, or an item of the seat's view.
+ *
+ * @generated from message match.v1.ConcentrationServicePlayResponse
+ */
+export type ConcentrationServicePlayResponse = Message<"match.v1.ConcentrationServicePlayResponse"> & {
+  /**
+   * The request_id of the request this answers (of the `watch` request for the view).
+   *
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * Exactly one is set.
+   *
+   * @generated from oneof match.v1.ConcentrationServicePlayResponse.body
+   */
+  body: {
+    /**
+     * The request was refused, as its unary call would have been; nothing changed.
+     *
+     * @generated from field: match.v1.PlayRefusal refusal = 2;
+     */
+    value: PlayRefusal;
+    case: "refusal";
+  } | {
+    /**
+     * The answer to a FlipCard command.
+     *
+     * @generated from field: match.v1.FlipCardResponse flip_card = 3;
+     */
+    value: FlipCardResponse;
+    case: "flipCard";
+  } | {
+    /**
+     * One item of the seat's view, as Watch sends it.
+     *
+     * @generated from field: match.v1.ConcentrationServiceWatchResponse watch = 4;
+     */
+    value: ConcentrationServiceWatchResponse;
+    case: "watch";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message match.v1.ConcentrationServicePlayResponse.
+ * Use `create(ConcentrationServicePlayResponseSchema)` to create a new message.
+ */
+export const ConcentrationServicePlayResponseSchema: GenMessage<ConcentrationServicePlayResponse> = /*@__PURE__*/
+  messageDesc(file_match_v1_concentration_service, 5);
+
+/**
  * Playing Concentration: the commands of a seated player, and a table's stream. Tables are made,
  * joined and started with LobbyService (game_kind GAME_KIND_CONCENTRATION). Every call carries
  * the seat's token in the `authorization` metadata, as `Bearer <token>`, except Watch, which
@@ -171,6 +270,20 @@ export const ConcentrationService: GenService<{
     methodKind: "server_streaming";
     input: typeof ConcentrationServiceWatchRequestSchema;
     output: typeof ConcentrationServiceWatchResponseSchema;
+  },
+  /**
+   * Play at the caller's seat over one stream (docs/api.md, "Play"): each request is one
+   * command of an rpc above, answered with that rpc's response or a refusal under its
+   * request_id; a `watch` request starts the seat's view of the table on the same stream.
+   * The seat's token (metadata `authorization: Bearer <player_token>`) opens it and names
+   * the table; a refused command leaves the stream open.
+   *
+   * @generated from rpc match.v1.ConcentrationService.Play
+   */
+  play: {
+    methodKind: "bidi_streaming";
+    input: typeof ConcentrationServicePlayRequestSchema;
+    output: typeof ConcentrationServicePlayResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_match_v1_concentration_service, 0);

@@ -4,7 +4,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { EventEnvelope } from "./common_pb";
+import type { EventEnvelope, PlayRefusal } from "./common_pb";
 import { file_match_v1_common } from "./common_pb";
 import type { MatchCardsView } from "./match_cards_pb";
 import { file_match_v1_match_cards } from "./match_cards_pb";
@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file match/v1/match_cards_service.proto.
  */
 export const file_match_v1_match_cards_service: GenFile = /*@__PURE__*/
-  fileDesc("CiJtYXRjaC92MS9tYXRjaF9jYXJkc19zZXJ2aWNlLnByb3RvEghtYXRjaC52MSIxCg9UdXJuQ2FyZFJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkSDAoEY2FyZBgCIAEoDSJjChBUdXJuQ2FyZFJlc3BvbnNlEicKBmV2ZW50cxgBIAMoCzIXLm1hdGNoLnYxLkV2ZW50RW52ZWxvcGUSJgoEdmlldxgCIAEoCzIYLm1hdGNoLnYxLk1hdGNoQ2FyZHNWaWV3IigKFFR1cm5PZmZOb3RpY2VSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJImgKFVR1cm5PZmZOb3RpY2VSZXNwb25zZRInCgZldmVudHMYASADKAsyFy5tYXRjaC52MS5FdmVudEVudmVsb3BlEiYKBHZpZXcYAiABKAsyGC5tYXRjaC52MS5NYXRjaENhcmRzVmlldyJNCh1NYXRjaENhcmRzU2VydmljZVdhdGNoUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRIaChJhZnRlcl9ldmVudF9udW1iZXIYAiABKAQigAEKHk1hdGNoQ2FyZHNTZXJ2aWNlV2F0Y2hSZXNwb25zZRIsCghzbmFwc2hvdBgBIAEoCzIYLm1hdGNoLnYxLk1hdGNoQ2FyZHNWaWV3SAASKAoFZXZlbnQYAiABKAsyFy5tYXRjaC52MS5FdmVudEVudmVsb3BlSABCBgoEaXRlbTKGAgoRTWF0Y2hDYXJkc1NlcnZpY2USQQoIVHVybkNhcmQSGS5tYXRjaC52MS5UdXJuQ2FyZFJlcXVlc3QaGi5tYXRjaC52MS5UdXJuQ2FyZFJlc3BvbnNlElAKDVR1cm5PZmZOb3RpY2USHi5tYXRjaC52MS5UdXJuT2ZmTm90aWNlUmVxdWVzdBofLm1hdGNoLnYxLlR1cm5PZmZOb3RpY2VSZXNwb25zZRJcCgVXYXRjaBInLm1hdGNoLnYxLk1hdGNoQ2FyZHNTZXJ2aWNlV2F0Y2hSZXF1ZXN0GigubWF0Y2gudjEuTWF0Y2hDYXJkc1NlcnZpY2VXYXRjaFJlc3BvbnNlMAFiBnByb3RvMw", [file_match_v1_common, file_match_v1_match_cards]);
+  fileDesc("CiJtYXRjaC92MS9tYXRjaF9jYXJkc19zZXJ2aWNlLnByb3RvEghtYXRjaC52MSIxCg9UdXJuQ2FyZFJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkSDAoEY2FyZBgCIAEoDSJjChBUdXJuQ2FyZFJlc3BvbnNlEicKBmV2ZW50cxgBIAMoCzIXLm1hdGNoLnYxLkV2ZW50RW52ZWxvcGUSJgoEdmlldxgCIAEoCzIYLm1hdGNoLnYxLk1hdGNoQ2FyZHNWaWV3IigKFFR1cm5PZmZOb3RpY2VSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJImgKFVR1cm5PZmZOb3RpY2VSZXNwb25zZRInCgZldmVudHMYASADKAsyFy5tYXRjaC52MS5FdmVudEVudmVsb3BlEiYKBHZpZXcYAiABKAsyGC5tYXRjaC52MS5NYXRjaENhcmRzVmlldyJNCh1NYXRjaENhcmRzU2VydmljZVdhdGNoUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRIaChJhZnRlcl9ldmVudF9udW1iZXIYAiABKAQigAEKHk1hdGNoQ2FyZHNTZXJ2aWNlV2F0Y2hSZXNwb25zZRIsCghzbmFwc2hvdBgBIAEoCzIYLm1hdGNoLnYxLk1hdGNoQ2FyZHNWaWV3SAASKAoFZXZlbnQYAiABKAsyFy5tYXRjaC52MS5FdmVudEVudmVsb3BlSABCBgoEaXRlbSLoAQocTWF0Y2hDYXJkc1NlcnZpY2VQbGF5UmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEi4KCXR1cm5fY2FyZBgDIAEoCzIZLm1hdGNoLnYxLlR1cm5DYXJkUmVxdWVzdEgAEjkKD3R1cm5fb2ZmX25vdGljZRgEIAEoCzIeLm1hdGNoLnYxLlR1cm5PZmZOb3RpY2VSZXF1ZXN0SAASOAoFd2F0Y2gYBSABKAsyJy5tYXRjaC52MS5NYXRjaENhcmRzU2VydmljZVdhdGNoUmVxdWVzdEgAQgkKB2NvbW1hbmRKBAgCEAMijQIKHU1hdGNoQ2FyZHNTZXJ2aWNlUGxheVJlc3BvbnNlEhIKCnJlcXVlc3RfaWQYASABKAkSKAoHcmVmdXNhbBgCIAEoCzIVLm1hdGNoLnYxLlBsYXlSZWZ1c2FsSAASLwoJdHVybl9jYXJkGAMgASgLMhoubWF0Y2gudjEuVHVybkNhcmRSZXNwb25zZUgAEjoKD3R1cm5fb2ZmX25vdGljZRgEIAEoCzIfLm1hdGNoLnYxLlR1cm5PZmZOb3RpY2VSZXNwb25zZUgAEjkKBXdhdGNoGAUgASgLMigubWF0Y2gudjEuTWF0Y2hDYXJkc1NlcnZpY2VXYXRjaFJlc3BvbnNlSABCBgoEYm9keTLjAgoRTWF0Y2hDYXJkc1NlcnZpY2USQQoIVHVybkNhcmQSGS5tYXRjaC52MS5UdXJuQ2FyZFJlcXVlc3QaGi5tYXRjaC52MS5UdXJuQ2FyZFJlc3BvbnNlElAKDVR1cm5PZmZOb3RpY2USHi5tYXRjaC52MS5UdXJuT2ZmTm90aWNlUmVxdWVzdBofLm1hdGNoLnYxLlR1cm5PZmZOb3RpY2VSZXNwb25zZRJcCgVXYXRjaBInLm1hdGNoLnYxLk1hdGNoQ2FyZHNTZXJ2aWNlV2F0Y2hSZXF1ZXN0GigubWF0Y2gudjEuTWF0Y2hDYXJkc1NlcnZpY2VXYXRjaFJlc3BvbnNlMAESWwoEUGxheRImLm1hdGNoLnYxLk1hdGNoQ2FyZHNTZXJ2aWNlUGxheVJlcXVlc3QaJy5tYXRjaC52MS5NYXRjaENhcmRzU2VydmljZVBsYXlSZXNwb25zZSgBMAFiBnByb3RvMw", [file_match_v1_common, file_match_v1_match_cards]);
 
 /**
  * Turn a card.
@@ -187,6 +187,121 @@ export const MatchCardsServiceWatchResponseSchema: GenMessage<MatchCardsServiceW
   messageDesc(file_match_v1_match_cards_service, 5);
 
 /**
+ * One message up a Play stream: a command of the seat, or the start of its view.
+ *
+ * @generated from message match.v1.MatchCardsServicePlayRequest
+ */
+export type MatchCardsServicePlayRequest = Message<"match.v1.MatchCardsServicePlayRequest"> & {
+  /**
+   * Names this command, as `x-request-id` names a unary call: 16 to 64 random-looking
+   * characters (a uuid4's 32 hex digits). Its answer carries it back; the same id sent
+   * again (after a reconnect) gets the first answer and is not applied twice.
+   *
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * Exactly one: the request of the rpc of the same name (snake case), its `table_id`
+   * empty or the stream's table.
+   *
+   * @generated from oneof match.v1.MatchCardsServicePlayRequest.command
+   */
+  command: {
+    /**
+     * A TurnCard command.
+     *
+     * @generated from field: match.v1.TurnCardRequest turn_card = 3;
+     */
+    value: TurnCardRequest;
+    case: "turnCard";
+  } | {
+    /**
+     * A TurnOffNotice command.
+     *
+     * @generated from field: match.v1.TurnOffNoticeRequest turn_off_notice = 4;
+     */
+    value: TurnOffNoticeRequest;
+    case: "turnOffNotice";
+  } | {
+    /**
+     * Start (or restart) the seat's view: `after_event_number` as for Watch.
+     *
+     * @generated from field: match.v1.MatchCardsServiceWatchRequest watch = 5;
+     */
+    value: MatchCardsServiceWatchRequest;
+    case: "watch";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message match.v1.MatchCardsServicePlayRequest.
+ * Use `create(MatchCardsServicePlayRequestSchema)` to create a new message.
+ */
+export const MatchCardsServicePlayRequestSchema: GenMessage<MatchCardsServicePlayRequest> = /*@__PURE__*/
+  messageDesc(file_match_v1_match_cards_service, 6);
+
+/**
+ * One message down a Play stream: an answer to a request, or an item of the seat's view.
+ *
+ * @generated from message match.v1.MatchCardsServicePlayResponse
+ */
+export type MatchCardsServicePlayResponse = Message<"match.v1.MatchCardsServicePlayResponse"> & {
+  /**
+   * The request_id of the request this answers (of the `watch` request for the view).
+   *
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * Exactly one is set.
+   *
+   * @generated from oneof match.v1.MatchCardsServicePlayResponse.body
+   */
+  body: {
+    /**
+     * The request was refused, as its unary call would have been; nothing changed.
+     *
+     * @generated from field: match.v1.PlayRefusal refusal = 2;
+     */
+    value: PlayRefusal;
+    case: "refusal";
+  } | {
+    /**
+     * The answer to a TurnCard command.
+     *
+     * @generated from field: match.v1.TurnCardResponse turn_card = 3;
+     */
+    value: TurnCardResponse;
+    case: "turnCard";
+  } | {
+    /**
+     * The answer to a TurnOffNotice command.
+     *
+     * @generated from field: match.v1.TurnOffNoticeResponse turn_off_notice = 4;
+     */
+    value: TurnOffNoticeResponse;
+    case: "turnOffNotice";
+  } | {
+    /**
+     * One item of the seat's view, as Watch sends it.
+     *
+     * @generated from field: match.v1.MatchCardsServiceWatchResponse watch = 5;
+     */
+    value: MatchCardsServiceWatchResponse;
+    case: "watch";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message match.v1.MatchCardsServicePlayResponse.
+ * Use `create(MatchCardsServicePlayResponseSchema)` to create a new message.
+ */
+export const MatchCardsServicePlayResponseSchema: GenMessage<MatchCardsServicePlayResponse> = /*@__PURE__*/
+  messageDesc(file_match_v1_match_cards_service, 7);
+
+/**
  * Playing Match Cards: the commands of a seated player, and their stream. Tables are made,
  * joined and started with LobbyService (game_kind GAME_KIND_MATCH_CARDS). Every call carries
  * the seat's token in the `authorization` metadata, as `Bearer <token>`, Watch included: each
@@ -229,6 +344,20 @@ export const MatchCardsService: GenService<{
     methodKind: "server_streaming";
     input: typeof MatchCardsServiceWatchRequestSchema;
     output: typeof MatchCardsServiceWatchResponseSchema;
+  },
+  /**
+   * Play at the caller's seat over one stream (docs/api.md, "Play"): each request is one
+   * command of an rpc above, answered with that rpc's response or a refusal under its
+   * request_id; a `watch` request starts the seat's view of the table on the same stream.
+   * The seat's token (metadata `authorization: Bearer <player_token>`) opens it and names
+   * the table; a refused command leaves the stream open.
+   *
+   * @generated from rpc match.v1.MatchCardsService.Play
+   */
+  play: {
+    methodKind: "bidi_streaming";
+    input: typeof MatchCardsServicePlayRequestSchema;
+    output: typeof MatchCardsServicePlayResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_match_v1_match_cards_service, 0);

@@ -4,7 +4,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { EventEnvelope } from "./common_pb";
+import type { EventEnvelope, PlayRefusal } from "./common_pb";
 import { file_match_v1_common } from "./common_pb";
 import type { MatchFiveView } from "./match_five_pb";
 import { file_match_v1_match_five } from "./match_five_pb";
@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file match/v1/match_five_service.proto.
  */
 export const file_match_v1_match_five_service: GenFile = /*@__PURE__*/
-  fileDesc("CiFtYXRjaC92MS9tYXRjaF9maXZlX3NlcnZpY2UucHJvdG8SCG1hdGNoLnYxIkcKEFdyaXRlTGlua1JlcXVlc3QSEAoIdGFibGVfaWQYASABKAkSEwoLY29tYmluYXRpb24YAiABKA0SDAoEdGV4dBgDIAEoCSJjChFXcml0ZUxpbmtSZXNwb25zZRInCgZldmVudHMYASADKAsyFy5tYXRjaC52MS5FdmVudEVudmVsb3BlEiUKBHZpZXcYAiABKAsyFy5tYXRjaC52MS5NYXRjaEZpdmVWaWV3IjkKEEVyYXNlTGlua1JlcXVlc3QSEAoIdGFibGVfaWQYASABKAkSEwoLY29tYmluYXRpb24YAiABKA0iYwoRRXJhc2VMaW5rUmVzcG9uc2USJwoGZXZlbnRzGAEgAygLMhcubWF0Y2gudjEuRXZlbnRFbnZlbG9wZRIlCgR2aWV3GAIgASgLMhcubWF0Y2gudjEuTWF0Y2hGaXZlVmlldyIfCgtEb25lUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSJeCgxEb25lUmVzcG9uc2USJwoGZXZlbnRzGAEgAygLMhcubWF0Y2gudjEuRXZlbnRFbnZlbG9wZRIlCgR2aWV3GAIgASgLMhcubWF0Y2gudjEuTWF0Y2hGaXZlVmlldyI/CgtWb3RlUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRIOCgZiYWxsb3QYAiABKA0SDgoGYWNjZXB0GAMgASgIIl4KDFZvdGVSZXNwb25zZRInCgZldmVudHMYASADKAsyFy5tYXRjaC52MS5FdmVudEVudmVsb3BlEiUKBHZpZXcYAiABKAsyFy5tYXRjaC52MS5NYXRjaEZpdmVWaWV3IjQKEENhbGxNYXRjaFJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkSDgoGYmFsbG90GAIgASgNImMKEUNhbGxNYXRjaFJlc3BvbnNlEicKBmV2ZW50cxgBIAMoCzIXLm1hdGNoLnYxLkV2ZW50RW52ZWxvcGUSJQoEdmlldxgCIAEoCzIXLm1hdGNoLnYxLk1hdGNoRml2ZVZpZXciTAocTWF0Y2hGaXZlU2VydmljZVdhdGNoUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRIaChJhZnRlcl9ldmVudF9udW1iZXIYAiABKAQifgodTWF0Y2hGaXZlU2VydmljZVdhdGNoUmVzcG9uc2USKwoIc25hcHNob3QYASABKAsyFy5tYXRjaC52MS5NYXRjaEZpdmVWaWV3SAASKAoFZXZlbnQYAiABKAsyFy5tYXRjaC52MS5FdmVudEVudmVsb3BlSABCBgoEaXRlbTKuAwoQTWF0Y2hGaXZlU2VydmljZRJECglXcml0ZUxpbmsSGi5tYXRjaC52MS5Xcml0ZUxpbmtSZXF1ZXN0GhsubWF0Y2gudjEuV3JpdGVMaW5rUmVzcG9uc2USRAoJRXJhc2VMaW5rEhoubWF0Y2gudjEuRXJhc2VMaW5rUmVxdWVzdBobLm1hdGNoLnYxLkVyYXNlTGlua1Jlc3BvbnNlEjUKBERvbmUSFS5tYXRjaC52MS5Eb25lUmVxdWVzdBoWLm1hdGNoLnYxLkRvbmVSZXNwb25zZRI1CgRWb3RlEhUubWF0Y2gudjEuVm90ZVJlcXVlc3QaFi5tYXRjaC52MS5Wb3RlUmVzcG9uc2USRAoJQ2FsbE1hdGNoEhoubWF0Y2gudjEuQ2FsbE1hdGNoUmVxdWVzdBobLm1hdGNoLnYxLkNhbGxNYXRjaFJlc3BvbnNlEloKBVdhdGNoEiYubWF0Y2gudjEuTWF0Y2hGaXZlU2VydmljZVdhdGNoUmVxdWVzdBonLm1hdGNoLnYxLk1hdGNoRml2ZVNlcnZpY2VXYXRjaFJlc3BvbnNlMAFiBnByb3RvMw", [file_match_v1_common, file_match_v1_match_five]);
+  fileDesc("CiFtYXRjaC92MS9tYXRjaF9maXZlX3NlcnZpY2UucHJvdG8SCG1hdGNoLnYxIkcKEFdyaXRlTGlua1JlcXVlc3QSEAoIdGFibGVfaWQYASABKAkSEwoLY29tYmluYXRpb24YAiABKA0SDAoEdGV4dBgDIAEoCSJjChFXcml0ZUxpbmtSZXNwb25zZRInCgZldmVudHMYASADKAsyFy5tYXRjaC52MS5FdmVudEVudmVsb3BlEiUKBHZpZXcYAiABKAsyFy5tYXRjaC52MS5NYXRjaEZpdmVWaWV3IjkKEEVyYXNlTGlua1JlcXVlc3QSEAoIdGFibGVfaWQYASABKAkSEwoLY29tYmluYXRpb24YAiABKA0iYwoRRXJhc2VMaW5rUmVzcG9uc2USJwoGZXZlbnRzGAEgAygLMhcubWF0Y2gudjEuRXZlbnRFbnZlbG9wZRIlCgR2aWV3GAIgASgLMhcubWF0Y2gudjEuTWF0Y2hGaXZlVmlldyIfCgtEb25lUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSJeCgxEb25lUmVzcG9uc2USJwoGZXZlbnRzGAEgAygLMhcubWF0Y2gudjEuRXZlbnRFbnZlbG9wZRIlCgR2aWV3GAIgASgLMhcubWF0Y2gudjEuTWF0Y2hGaXZlVmlldyI/CgtWb3RlUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRIOCgZiYWxsb3QYAiABKA0SDgoGYWNjZXB0GAMgASgIIl4KDFZvdGVSZXNwb25zZRInCgZldmVudHMYASADKAsyFy5tYXRjaC52MS5FdmVudEVudmVsb3BlEiUKBHZpZXcYAiABKAsyFy5tYXRjaC52MS5NYXRjaEZpdmVWaWV3IjQKEENhbGxNYXRjaFJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkSDgoGYmFsbG90GAIgASgNImMKEUNhbGxNYXRjaFJlc3BvbnNlEicKBmV2ZW50cxgBIAMoCzIXLm1hdGNoLnYxLkV2ZW50RW52ZWxvcGUSJQoEdmlldxgCIAEoCzIXLm1hdGNoLnYxLk1hdGNoRml2ZVZpZXciTAocTWF0Y2hGaXZlU2VydmljZVdhdGNoUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRIaChJhZnRlcl9ldmVudF9udW1iZXIYAiABKAQifgodTWF0Y2hGaXZlU2VydmljZVdhdGNoUmVzcG9uc2USKwoIc25hcHNob3QYASABKAsyFy5tYXRjaC52MS5NYXRjaEZpdmVWaWV3SAASKAoFZXZlbnQYAiABKAsyFy5tYXRjaC52MS5FdmVudEVudmVsb3BlSABCBgoEaXRlbSLfAgobTWF0Y2hGaXZlU2VydmljZVBsYXlSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSMAoKd3JpdGVfbGluaxgDIAEoCzIaLm1hdGNoLnYxLldyaXRlTGlua1JlcXVlc3RIABIwCgplcmFzZV9saW5rGAQgASgLMhoubWF0Y2gudjEuRXJhc2VMaW5rUmVxdWVzdEgAEiUKBGRvbmUYBSABKAsyFS5tYXRjaC52MS5Eb25lUmVxdWVzdEgAEiUKBHZvdGUYBiABKAsyFS5tYXRjaC52MS5Wb3RlUmVxdWVzdEgAEjAKCmNhbGxfbWF0Y2gYByABKAsyGi5tYXRjaC52MS5DYWxsTWF0Y2hSZXF1ZXN0SAASNwoFd2F0Y2gYCCABKAsyJi5tYXRjaC52MS5NYXRjaEZpdmVTZXJ2aWNlV2F0Y2hSZXF1ZXN0SABCCQoHY29tbWFuZEoECAIQAyKHAwocTWF0Y2hGaXZlU2VydmljZVBsYXlSZXNwb25zZRISCgpyZXF1ZXN0X2lkGAEgASgJEigKB3JlZnVzYWwYAiABKAsyFS5tYXRjaC52MS5QbGF5UmVmdXNhbEgAEjEKCndyaXRlX2xpbmsYAyABKAsyGy5tYXRjaC52MS5Xcml0ZUxpbmtSZXNwb25zZUgAEjEKCmVyYXNlX2xpbmsYBCABKAsyGy5tYXRjaC52MS5FcmFzZUxpbmtSZXNwb25zZUgAEiYKBGRvbmUYBSABKAsyFi5tYXRjaC52MS5Eb25lUmVzcG9uc2VIABImCgR2b3RlGAYgASgLMhYubWF0Y2gudjEuVm90ZVJlc3BvbnNlSAASMQoKY2FsbF9tYXRjaBgHIAEoCzIbLm1hdGNoLnYxLkNhbGxNYXRjaFJlc3BvbnNlSAASOAoFd2F0Y2gYCCABKAsyJy5tYXRjaC52MS5NYXRjaEZpdmVTZXJ2aWNlV2F0Y2hSZXNwb25zZUgAQgYKBGJvZHkyiQQKEE1hdGNoRml2ZVNlcnZpY2USRAoJV3JpdGVMaW5rEhoubWF0Y2gudjEuV3JpdGVMaW5rUmVxdWVzdBobLm1hdGNoLnYxLldyaXRlTGlua1Jlc3BvbnNlEkQKCUVyYXNlTGluaxIaLm1hdGNoLnYxLkVyYXNlTGlua1JlcXVlc3QaGy5tYXRjaC52MS5FcmFzZUxpbmtSZXNwb25zZRI1CgREb25lEhUubWF0Y2gudjEuRG9uZVJlcXVlc3QaFi5tYXRjaC52MS5Eb25lUmVzcG9uc2USNQoEVm90ZRIVLm1hdGNoLnYxLlZvdGVSZXF1ZXN0GhYubWF0Y2gudjEuVm90ZVJlc3BvbnNlEkQKCUNhbGxNYXRjaBIaLm1hdGNoLnYxLkNhbGxNYXRjaFJlcXVlc3QaGy5tYXRjaC52MS5DYWxsTWF0Y2hSZXNwb25zZRJaCgVXYXRjaBImLm1hdGNoLnYxLk1hdGNoRml2ZVNlcnZpY2VXYXRjaFJlcXVlc3QaJy5tYXRjaC52MS5NYXRjaEZpdmVTZXJ2aWNlV2F0Y2hSZXNwb25zZTABElkKBFBsYXkSJS5tYXRjaC52MS5NYXRjaEZpdmVTZXJ2aWNlUGxheVJlcXVlc3QaJi5tYXRjaC52MS5NYXRjaEZpdmVTZXJ2aWNlUGxheVJlc3BvbnNlKAEwAWIGcHJvdG8z", [file_match_v1_common, file_match_v1_match_five]);
 
 /**
  * Write a link.
@@ -369,6 +369,169 @@ export const MatchFiveServiceWatchResponseSchema: GenMessage<MatchFiveServiceWat
   messageDesc(file_match_v1_match_five_service, 11);
 
 /**
+ * One message up a Play stream: a command of the seat, or the start of its view.
+ *
+ * @generated from message match.v1.MatchFiveServicePlayRequest
+ */
+export type MatchFiveServicePlayRequest = Message<"match.v1.MatchFiveServicePlayRequest"> & {
+  /**
+   * Names this command, as `x-request-id` names a unary call: 16 to 64 random-looking
+   * characters (a uuid4's 32 hex digits). Its answer carries it back; the same id sent
+   * again (after a reconnect) gets the first answer and is not applied twice.
+   *
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * Exactly one: the request of the rpc of the same name (snake case), its `table_id`
+   * empty or the stream's table.
+   *
+   * @generated from oneof match.v1.MatchFiveServicePlayRequest.command
+   */
+  command: {
+    /**
+     * A WriteLink command.
+     *
+     * @generated from field: match.v1.WriteLinkRequest write_link = 3;
+     */
+    value: WriteLinkRequest;
+    case: "writeLink";
+  } | {
+    /**
+     * A EraseLink command.
+     *
+     * @generated from field: match.v1.EraseLinkRequest erase_link = 4;
+     */
+    value: EraseLinkRequest;
+    case: "eraseLink";
+  } | {
+    /**
+     * A Done command.
+     *
+     * @generated from field: match.v1.DoneRequest done = 5;
+     */
+    value: DoneRequest;
+    case: "done";
+  } | {
+    /**
+     * A Vote command.
+     *
+     * @generated from field: match.v1.VoteRequest vote = 6;
+     */
+    value: VoteRequest;
+    case: "vote";
+  } | {
+    /**
+     * A CallMatch command.
+     *
+     * @generated from field: match.v1.CallMatchRequest call_match = 7;
+     */
+    value: CallMatchRequest;
+    case: "callMatch";
+  } | {
+    /**
+     * Start (or restart) the seat's view: `after_event_number` as for Watch.
+     *
+     * @generated from field: match.v1.MatchFiveServiceWatchRequest watch = 8;
+     */
+    value: MatchFiveServiceWatchRequest;
+    case: "watch";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message match.v1.MatchFiveServicePlayRequest.
+ * Use `create(MatchFiveServicePlayRequestSchema)` to create a new message.
+ */
+export const MatchFiveServicePlayRequestSchema: GenMessage<MatchFiveServicePlayRequest> = /*@__PURE__*/
+  messageDesc(file_match_v1_match_five_service, 12);
+
+/**
+ * One message down a Play stream: an answer to a request, or an item of the seat's view.
+ *
+ * @generated from message match.v1.MatchFiveServicePlayResponse
+ */
+export type MatchFiveServicePlayResponse = Message<"match.v1.MatchFiveServicePlayResponse"> & {
+  /**
+   * The request_id of the request this answers (of the `watch` request for the view).
+   *
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * Exactly one is set.
+   *
+   * @generated from oneof match.v1.MatchFiveServicePlayResponse.body
+   */
+  body: {
+    /**
+     * The request was refused, as its unary call would have been; nothing changed.
+     *
+     * @generated from field: match.v1.PlayRefusal refusal = 2;
+     */
+    value: PlayRefusal;
+    case: "refusal";
+  } | {
+    /**
+     * The answer to a WriteLink command.
+     *
+     * @generated from field: match.v1.WriteLinkResponse write_link = 3;
+     */
+    value: WriteLinkResponse;
+    case: "writeLink";
+  } | {
+    /**
+     * The answer to a EraseLink command.
+     *
+     * @generated from field: match.v1.EraseLinkResponse erase_link = 4;
+     */
+    value: EraseLinkResponse;
+    case: "eraseLink";
+  } | {
+    /**
+     * The answer to a Done command.
+     *
+     * @generated from field: match.v1.DoneResponse done = 5;
+     */
+    value: DoneResponse;
+    case: "done";
+  } | {
+    /**
+     * The answer to a Vote command.
+     *
+     * @generated from field: match.v1.VoteResponse vote = 6;
+     */
+    value: VoteResponse;
+    case: "vote";
+  } | {
+    /**
+     * The answer to a CallMatch command.
+     *
+     * @generated from field: match.v1.CallMatchResponse call_match = 7;
+     */
+    value: CallMatchResponse;
+    case: "callMatch";
+  } | {
+    /**
+     * One item of the seat's view, as Watch sends it.
+     *
+     * @generated from field: match.v1.MatchFiveServiceWatchResponse watch = 8;
+     */
+    value: MatchFiveServiceWatchResponse;
+    case: "watch";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message match.v1.MatchFiveServicePlayResponse.
+ * Use `create(MatchFiveServicePlayResponseSchema)` to create a new message.
+ */
+export const MatchFiveServicePlayResponseSchema: GenMessage<MatchFiveServicePlayResponse> = /*@__PURE__*/
+  messageDesc(file_match_v1_match_five_service, 13);
+
+/**
  * Playing MATCH 5: the commands of a seated player, and their stream. Tables are made, joined and
  * started with LobbyService (game_kind GAME_KIND_MATCH_FIVE, 2 to 8 seats; no bot plays). Every
  * call carries the seat's token in the `authorization` metadata, as `Bearer <token>`, Watch
@@ -449,6 +612,20 @@ export const MatchFiveService: GenService<{
     methodKind: "server_streaming";
     input: typeof MatchFiveServiceWatchRequestSchema;
     output: typeof MatchFiveServiceWatchResponseSchema;
+  },
+  /**
+   * Play at the caller's seat over one stream (docs/api.md, "Play"): each request is one
+   * command of an rpc above, answered with that rpc's response or a refusal under its
+   * request_id; a `watch` request starts the seat's view of the table on the same stream.
+   * The seat's token (metadata `authorization: Bearer <player_token>`) opens it and names
+   * the table; a refused command leaves the stream open.
+   *
+   * @generated from rpc match.v1.MatchFiveService.Play
+   */
+  play: {
+    methodKind: "bidi_streaming";
+    input: typeof MatchFiveServicePlayRequestSchema;
+    output: typeof MatchFiveServicePlayResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_match_v1_match_five_service, 0);

@@ -4,7 +4,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { EventEnvelope } from "./common_pb";
+import type { EventEnvelope, PlayRefusal } from "./common_pb";
 import { file_match_v1_common } from "./common_pb";
 import type { NumberMatchView } from "./number_match_pb";
 import { file_match_v1_number_match } from "./number_match_pb";
@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file match/v1/number_match_service.proto.
  */
 export const file_match_v1_number_match_service: GenFile = /*@__PURE__*/
-  fileDesc("CiNtYXRjaC92MS9udW1iZXJfbWF0Y2hfc2VydmljZS5wcm90bxIIbWF0Y2gudjEiQwoQUGFpckNlbGxzUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRINCgVmaXJzdBgCIAEoDRIOCgZzZWNvbmQYAyABKA0iZQoRUGFpckNlbGxzUmVzcG9uc2USJwoGZXZlbnRzGAEgAygLMhcubWF0Y2gudjEuRXZlbnRFbnZlbG9wZRInCgR2aWV3GAIgASgLMhkubWF0Y2gudjEuTnVtYmVyTWF0Y2hWaWV3IiUKEUFkZE51bWJlcnNSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJImYKEkFkZE51bWJlcnNSZXNwb25zZRInCgZldmVudHMYASADKAsyFy5tYXRjaC52MS5FdmVudEVudmVsb3BlEicKBHZpZXcYAiABKAsyGS5tYXRjaC52MS5OdW1iZXJNYXRjaFZpZXciIgoOQXNrSGludFJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkiYwoPQXNrSGludFJlc3BvbnNlEicKBmV2ZW50cxgBIAMoCzIXLm1hdGNoLnYxLkV2ZW50RW52ZWxvcGUSJwoEdmlldxgCIAEoCzIZLm1hdGNoLnYxLk51bWJlck1hdGNoVmlldyIfCgtVbmRvUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSJgCgxVbmRvUmVzcG9uc2USJwoGZXZlbnRzGAEgAygLMhcubWF0Y2gudjEuRXZlbnRFbnZlbG9wZRInCgR2aWV3GAIgASgLMhkubWF0Y2gudjEuTnVtYmVyTWF0Y2hWaWV3IiIKDkVuZEdhbWVSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJImMKD0VuZEdhbWVSZXNwb25zZRInCgZldmVudHMYASADKAsyFy5tYXRjaC52MS5FdmVudEVudmVsb3BlEicKBHZpZXcYAiABKAsyGS5tYXRjaC52MS5OdW1iZXJNYXRjaFZpZXciTgoeTnVtYmVyTWF0Y2hTZXJ2aWNlV2F0Y2hSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJEhoKEmFmdGVyX2V2ZW50X251bWJlchgCIAEoBCKCAQofTnVtYmVyTWF0Y2hTZXJ2aWNlV2F0Y2hSZXNwb25zZRItCghzbmFwc2hvdBgBIAEoCzIZLm1hdGNoLnYxLk51bWJlck1hdGNoVmlld0gAEigKBWV2ZW50GAIgASgLMhcubWF0Y2gudjEuRXZlbnRFbnZlbG9wZUgAQgYKBGl0ZW0yugMKEk51bWJlck1hdGNoU2VydmljZRJECglQYWlyQ2VsbHMSGi5tYXRjaC52MS5QYWlyQ2VsbHNSZXF1ZXN0GhsubWF0Y2gudjEuUGFpckNlbGxzUmVzcG9uc2USRwoKQWRkTnVtYmVycxIbLm1hdGNoLnYxLkFkZE51bWJlcnNSZXF1ZXN0GhwubWF0Y2gudjEuQWRkTnVtYmVyc1Jlc3BvbnNlEj4KB0Fza0hpbnQSGC5tYXRjaC52MS5Bc2tIaW50UmVxdWVzdBoZLm1hdGNoLnYxLkFza0hpbnRSZXNwb25zZRI1CgRVbmRvEhUubWF0Y2gudjEuVW5kb1JlcXVlc3QaFi5tYXRjaC52MS5VbmRvUmVzcG9uc2USPgoHRW5kR2FtZRIYLm1hdGNoLnYxLkVuZEdhbWVSZXF1ZXN0GhkubWF0Y2gudjEuRW5kR2FtZVJlc3BvbnNlEl4KBVdhdGNoEigubWF0Y2gudjEuTnVtYmVyTWF0Y2hTZXJ2aWNlV2F0Y2hSZXF1ZXN0GikubWF0Y2gudjEuTnVtYmVyTWF0Y2hTZXJ2aWNlV2F0Y2hSZXNwb25zZTABYgZwcm90bzM", [file_match_v1_common, file_match_v1_number_match]);
+  fileDesc("CiNtYXRjaC92MS9udW1iZXJfbWF0Y2hfc2VydmljZS5wcm90bxIIbWF0Y2gudjEiQwoQUGFpckNlbGxzUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRINCgVmaXJzdBgCIAEoDRIOCgZzZWNvbmQYAyABKA0iZQoRUGFpckNlbGxzUmVzcG9uc2USJwoGZXZlbnRzGAEgAygLMhcubWF0Y2gudjEuRXZlbnRFbnZlbG9wZRInCgR2aWV3GAIgASgLMhkubWF0Y2gudjEuTnVtYmVyTWF0Y2hWaWV3IiUKEUFkZE51bWJlcnNSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJImYKEkFkZE51bWJlcnNSZXNwb25zZRInCgZldmVudHMYASADKAsyFy5tYXRjaC52MS5FdmVudEVudmVsb3BlEicKBHZpZXcYAiABKAsyGS5tYXRjaC52MS5OdW1iZXJNYXRjaFZpZXciIgoOQXNrSGludFJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkiYwoPQXNrSGludFJlc3BvbnNlEicKBmV2ZW50cxgBIAMoCzIXLm1hdGNoLnYxLkV2ZW50RW52ZWxvcGUSJwoEdmlldxgCIAEoCzIZLm1hdGNoLnYxLk51bWJlck1hdGNoVmlldyIfCgtVbmRvUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSJgCgxVbmRvUmVzcG9uc2USJwoGZXZlbnRzGAEgAygLMhcubWF0Y2gudjEuRXZlbnRFbnZlbG9wZRInCgR2aWV3GAIgASgLMhkubWF0Y2gudjEuTnVtYmVyTWF0Y2hWaWV3IiIKDkVuZEdhbWVSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJImMKD0VuZEdhbWVSZXNwb25zZRInCgZldmVudHMYASADKAsyFy5tYXRjaC52MS5FdmVudEVudmVsb3BlEicKBHZpZXcYAiABKAsyGS5tYXRjaC52MS5OdW1iZXJNYXRjaFZpZXciTgoeTnVtYmVyTWF0Y2hTZXJ2aWNlV2F0Y2hSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJEhoKEmFmdGVyX2V2ZW50X251bWJlchgCIAEoBCKCAQofTnVtYmVyTWF0Y2hTZXJ2aWNlV2F0Y2hSZXNwb25zZRItCghzbmFwc2hvdBgBIAEoCzIZLm1hdGNoLnYxLk51bWJlck1hdGNoVmlld0gAEigKBWV2ZW50GAIgASgLMhcubWF0Y2gudjEuRXZlbnRFbnZlbG9wZUgAQgYKBGl0ZW0i6AIKHU51bWJlck1hdGNoU2VydmljZVBsYXlSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSMAoKcGFpcl9jZWxscxgDIAEoCzIaLm1hdGNoLnYxLlBhaXJDZWxsc1JlcXVlc3RIABIyCgthZGRfbnVtYmVycxgEIAEoCzIbLm1hdGNoLnYxLkFkZE51bWJlcnNSZXF1ZXN0SAASLAoIYXNrX2hpbnQYBSABKAsyGC5tYXRjaC52MS5Bc2tIaW50UmVxdWVzdEgAEiUKBHVuZG8YBiABKAsyFS5tYXRjaC52MS5VbmRvUmVxdWVzdEgAEiwKCGVuZF9nYW1lGAcgASgLMhgubWF0Y2gudjEuRW5kR2FtZVJlcXVlc3RIABI5CgV3YXRjaBgIIAEoCzIoLm1hdGNoLnYxLk51bWJlck1hdGNoU2VydmljZVdhdGNoUmVxdWVzdEgAQgkKB2NvbW1hbmRKBAgCEAMikAMKHk51bWJlck1hdGNoU2VydmljZVBsYXlSZXNwb25zZRISCgpyZXF1ZXN0X2lkGAEgASgJEigKB3JlZnVzYWwYAiABKAsyFS5tYXRjaC52MS5QbGF5UmVmdXNhbEgAEjEKCnBhaXJfY2VsbHMYAyABKAsyGy5tYXRjaC52MS5QYWlyQ2VsbHNSZXNwb25zZUgAEjMKC2FkZF9udW1iZXJzGAQgASgLMhwubWF0Y2gudjEuQWRkTnVtYmVyc1Jlc3BvbnNlSAASLQoIYXNrX2hpbnQYBSABKAsyGS5tYXRjaC52MS5Bc2tIaW50UmVzcG9uc2VIABImCgR1bmRvGAYgASgLMhYubWF0Y2gudjEuVW5kb1Jlc3BvbnNlSAASLQoIZW5kX2dhbWUYByABKAsyGS5tYXRjaC52MS5FbmRHYW1lUmVzcG9uc2VIABI6CgV3YXRjaBgIIAEoCzIpLm1hdGNoLnYxLk51bWJlck1hdGNoU2VydmljZVdhdGNoUmVzcG9uc2VIAEIGCgRib2R5MpkEChJOdW1iZXJNYXRjaFNlcnZpY2USRAoJUGFpckNlbGxzEhoubWF0Y2gudjEuUGFpckNlbGxzUmVxdWVzdBobLm1hdGNoLnYxLlBhaXJDZWxsc1Jlc3BvbnNlEkcKCkFkZE51bWJlcnMSGy5tYXRjaC52MS5BZGROdW1iZXJzUmVxdWVzdBocLm1hdGNoLnYxLkFkZE51bWJlcnNSZXNwb25zZRI+CgdBc2tIaW50EhgubWF0Y2gudjEuQXNrSGludFJlcXVlc3QaGS5tYXRjaC52MS5Bc2tIaW50UmVzcG9uc2USNQoEVW5kbxIVLm1hdGNoLnYxLlVuZG9SZXF1ZXN0GhYubWF0Y2gudjEuVW5kb1Jlc3BvbnNlEj4KB0VuZEdhbWUSGC5tYXRjaC52MS5FbmRHYW1lUmVxdWVzdBoZLm1hdGNoLnYxLkVuZEdhbWVSZXNwb25zZRJeCgVXYXRjaBIoLm1hdGNoLnYxLk51bWJlck1hdGNoU2VydmljZVdhdGNoUmVxdWVzdBopLm1hdGNoLnYxLk51bWJlck1hdGNoU2VydmljZVdhdGNoUmVzcG9uc2UwARJdCgRQbGF5EicubWF0Y2gudjEuTnVtYmVyTWF0Y2hTZXJ2aWNlUGxheVJlcXVlc3QaKC5tYXRjaC52MS5OdW1iZXJNYXRjaFNlcnZpY2VQbGF5UmVzcG9uc2UoATABYgZwcm90bzM", [file_match_v1_common, file_match_v1_number_match]);
 
 /**
  * Remove a pair.
@@ -341,6 +341,169 @@ export const NumberMatchServiceWatchResponseSchema: GenMessage<NumberMatchServic
   messageDesc(file_match_v1_number_match_service, 11);
 
 /**
+ * One message up a Play stream: a command of the seat, or the start of its view.
+ *
+ * @generated from message match.v1.NumberMatchServicePlayRequest
+ */
+export type NumberMatchServicePlayRequest = Message<"match.v1.NumberMatchServicePlayRequest"> & {
+  /**
+   * Names this command, as `x-request-id` names a unary call: 16 to 64 random-looking
+   * characters (a uuid4's 32 hex digits). Its answer carries it back; the same id sent
+   * again (after a reconnect) gets the first answer and is not applied twice.
+   *
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * Exactly one: the request of the rpc of the same name (snake case), its `table_id`
+   * empty or the stream's table.
+   *
+   * @generated from oneof match.v1.NumberMatchServicePlayRequest.command
+   */
+  command: {
+    /**
+     * A PairCells command.
+     *
+     * @generated from field: match.v1.PairCellsRequest pair_cells = 3;
+     */
+    value: PairCellsRequest;
+    case: "pairCells";
+  } | {
+    /**
+     * A AddNumbers command.
+     *
+     * @generated from field: match.v1.AddNumbersRequest add_numbers = 4;
+     */
+    value: AddNumbersRequest;
+    case: "addNumbers";
+  } | {
+    /**
+     * A AskHint command.
+     *
+     * @generated from field: match.v1.AskHintRequest ask_hint = 5;
+     */
+    value: AskHintRequest;
+    case: "askHint";
+  } | {
+    /**
+     * A Undo command.
+     *
+     * @generated from field: match.v1.UndoRequest undo = 6;
+     */
+    value: UndoRequest;
+    case: "undo";
+  } | {
+    /**
+     * A EndGame command.
+     *
+     * @generated from field: match.v1.EndGameRequest end_game = 7;
+     */
+    value: EndGameRequest;
+    case: "endGame";
+  } | {
+    /**
+     * Start (or restart) the seat's view: `after_event_number` as for Watch.
+     *
+     * @generated from field: match.v1.NumberMatchServiceWatchRequest watch = 8;
+     */
+    value: NumberMatchServiceWatchRequest;
+    case: "watch";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message match.v1.NumberMatchServicePlayRequest.
+ * Use `create(NumberMatchServicePlayRequestSchema)` to create a new message.
+ */
+export const NumberMatchServicePlayRequestSchema: GenMessage<NumberMatchServicePlayRequest> = /*@__PURE__*/
+  messageDesc(file_match_v1_number_match_service, 12);
+
+/**
+ * One message down a Play stream: an answer to a request, or an item of the seat's view.
+ *
+ * @generated from message match.v1.NumberMatchServicePlayResponse
+ */
+export type NumberMatchServicePlayResponse = Message<"match.v1.NumberMatchServicePlayResponse"> & {
+  /**
+   * The request_id of the request this answers (of the `watch` request for the view).
+   *
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * Exactly one is set.
+   *
+   * @generated from oneof match.v1.NumberMatchServicePlayResponse.body
+   */
+  body: {
+    /**
+     * The request was refused, as its unary call would have been; nothing changed.
+     *
+     * @generated from field: match.v1.PlayRefusal refusal = 2;
+     */
+    value: PlayRefusal;
+    case: "refusal";
+  } | {
+    /**
+     * The answer to a PairCells command.
+     *
+     * @generated from field: match.v1.PairCellsResponse pair_cells = 3;
+     */
+    value: PairCellsResponse;
+    case: "pairCells";
+  } | {
+    /**
+     * The answer to a AddNumbers command.
+     *
+     * @generated from field: match.v1.AddNumbersResponse add_numbers = 4;
+     */
+    value: AddNumbersResponse;
+    case: "addNumbers";
+  } | {
+    /**
+     * The answer to a AskHint command.
+     *
+     * @generated from field: match.v1.AskHintResponse ask_hint = 5;
+     */
+    value: AskHintResponse;
+    case: "askHint";
+  } | {
+    /**
+     * The answer to a Undo command.
+     *
+     * @generated from field: match.v1.UndoResponse undo = 6;
+     */
+    value: UndoResponse;
+    case: "undo";
+  } | {
+    /**
+     * The answer to a EndGame command.
+     *
+     * @generated from field: match.v1.EndGameResponse end_game = 7;
+     */
+    value: EndGameResponse;
+    case: "endGame";
+  } | {
+    /**
+     * One item of the seat's view, as Watch sends it.
+     *
+     * @generated from field: match.v1.NumberMatchServiceWatchResponse watch = 8;
+     */
+    value: NumberMatchServiceWatchResponse;
+    case: "watch";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message match.v1.NumberMatchServicePlayResponse.
+ * Use `create(NumberMatchServicePlayResponseSchema)` to create a new message.
+ */
+export const NumberMatchServicePlayResponseSchema: GenMessage<NumberMatchServicePlayResponse> = /*@__PURE__*/
+  messageDesc(file_match_v1_number_match_service, 13);
+
+/**
  * Playing Number Match: the commands of the seated player, and their stream. Tables are made with
  * LobbyService (game_kind GAME_KIND_NUMBER_MATCH, one seat: the game starts at once). Every call
  * carries the seat's token in the `authorization` metadata, as `Bearer <token>`, Watch included.
@@ -417,6 +580,20 @@ export const NumberMatchService: GenService<{
     methodKind: "server_streaming";
     input: typeof NumberMatchServiceWatchRequestSchema;
     output: typeof NumberMatchServiceWatchResponseSchema;
+  },
+  /**
+   * Play at the caller's seat over one stream (docs/api.md, "Play"): each request is one
+   * command of an rpc above, answered with that rpc's response or a refusal under its
+   * request_id; a `watch` request starts the seat's view of the table on the same stream.
+   * The seat's token (metadata `authorization: Bearer <player_token>`) opens it and names
+   * the table; a refused command leaves the stream open.
+   *
+   * @generated from rpc match.v1.NumberMatchService.Play
+   */
+  play: {
+    methodKind: "bidi_streaming";
+    input: typeof NumberMatchServicePlayRequestSchema;
+    output: typeof NumberMatchServicePlayResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_match_v1_number_match_service, 0);

@@ -4,7 +4,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { EventEnvelope } from "./common_pb";
+import type { EventEnvelope, PlayRefusal } from "./common_pb";
 import { file_match_v1_common } from "./common_pb";
 import type { RaceCounters, RaceView } from "./views_pb";
 import { file_match_v1_views } from "./views_pb";
@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file match/v1/race_service.proto.
  */
 export const file_match_v1_race_service: GenFile = /*@__PURE__*/
-  fileDesc("ChttYXRjaC92MS9yYWNlX3NlcnZpY2UucHJvdG8SCG1hdGNoLnYxIiUKEVByZXNzUmVhZHlSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJImcKElByZXNzUmVhZHlSZXNwb25zZRInCgZldmVudHMYASADKAsyFy5tYXRjaC52MS5FdmVudEVudmVsb3BlEigKCGNvdW50ZXJzGAIgASgLMhYubWF0Y2gudjEuUmFjZUNvdW50ZXJzIjEKD1R1cm5UaWxlUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRIMCgR0aWxlGAIgASgNImUKEFR1cm5UaWxlUmVzcG9uc2USJwoGZXZlbnRzGAEgAygLMhcubWF0Y2gudjEuRXZlbnRFbnZlbG9wZRIoCghjb3VudGVycxgCIAEoCzIWLm1hdGNoLnYxLlJhY2VDb3VudGVycyIhCg1SZXNpZ25SZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJImMKDlJlc2lnblJlc3BvbnNlEicKBmV2ZW50cxgBIAMoCzIXLm1hdGNoLnYxLkV2ZW50RW52ZWxvcGUSKAoIY291bnRlcnMYAiABKAsyFi5tYXRjaC52MS5SYWNlQ291bnRlcnMiJgoSUmVxdWVzdEhpbnRSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJImgKE1JlcXVlc3RIaW50UmVzcG9uc2USJwoGZXZlbnRzGAEgAygLMhcubWF0Y2gudjEuRXZlbnRFbnZlbG9wZRIoCghjb3VudGVycxgCIAEoCzIWLm1hdGNoLnYxLlJhY2VDb3VudGVycyI8CgxXYXRjaFJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkSGgoSYWZ0ZXJfZXZlbnRfbnVtYmVyGAIgASgEImkKDVdhdGNoUmVzcG9uc2USJgoIc25hcHNob3QYASABKAsyEi5tYXRjaC52MS5SYWNlVmlld0gAEigKBWV2ZW50GAIgASgLMhcubWF0Y2gudjEuRXZlbnRFbnZlbG9wZUgAQgYKBGl0ZW0y4wIKEE1hdGNoUmFjZVNlcnZpY2USRwoKUHJlc3NSZWFkeRIbLm1hdGNoLnYxLlByZXNzUmVhZHlSZXF1ZXN0GhwubWF0Y2gudjEuUHJlc3NSZWFkeVJlc3BvbnNlEkEKCFR1cm5UaWxlEhkubWF0Y2gudjEuVHVyblRpbGVSZXF1ZXN0GhoubWF0Y2gudjEuVHVyblRpbGVSZXNwb25zZRI7CgZSZXNpZ24SFy5tYXRjaC52MS5SZXNpZ25SZXF1ZXN0GhgubWF0Y2gudjEuUmVzaWduUmVzcG9uc2USSgoLUmVxdWVzdEhpbnQSHC5tYXRjaC52MS5SZXF1ZXN0SGludFJlcXVlc3QaHS5tYXRjaC52MS5SZXF1ZXN0SGludFJlc3BvbnNlEjoKBVdhdGNoEhYubWF0Y2gudjEuV2F0Y2hSZXF1ZXN0GhcubWF0Y2gudjEuV2F0Y2hSZXNwb25zZTABYgZwcm90bzM", [file_match_v1_common, file_match_v1_views]);
+  fileDesc("ChttYXRjaC92MS9yYWNlX3NlcnZpY2UucHJvdG8SCG1hdGNoLnYxIiUKEVByZXNzUmVhZHlSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJImcKElByZXNzUmVhZHlSZXNwb25zZRInCgZldmVudHMYASADKAsyFy5tYXRjaC52MS5FdmVudEVudmVsb3BlEigKCGNvdW50ZXJzGAIgASgLMhYubWF0Y2gudjEuUmFjZUNvdW50ZXJzIjEKD1R1cm5UaWxlUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRIMCgR0aWxlGAIgASgNImUKEFR1cm5UaWxlUmVzcG9uc2USJwoGZXZlbnRzGAEgAygLMhcubWF0Y2gudjEuRXZlbnRFbnZlbG9wZRIoCghjb3VudGVycxgCIAEoCzIWLm1hdGNoLnYxLlJhY2VDb3VudGVycyIhCg1SZXNpZ25SZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJImMKDlJlc2lnblJlc3BvbnNlEicKBmV2ZW50cxgBIAMoCzIXLm1hdGNoLnYxLkV2ZW50RW52ZWxvcGUSKAoIY291bnRlcnMYAiABKAsyFi5tYXRjaC52MS5SYWNlQ291bnRlcnMiJgoSUmVxdWVzdEhpbnRSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJImgKE1JlcXVlc3RIaW50UmVzcG9uc2USJwoGZXZlbnRzGAEgAygLMhcubWF0Y2gudjEuRXZlbnRFbnZlbG9wZRIoCghjb3VudGVycxgCIAEoCzIWLm1hdGNoLnYxLlJhY2VDb3VudGVycyI8CgxXYXRjaFJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkSGgoSYWZ0ZXJfZXZlbnRfbnVtYmVyGAIgASgEImkKDVdhdGNoUmVzcG9uc2USJgoIc25hcHNob3QYASABKAsyEi5tYXRjaC52MS5SYWNlVmlld0gAEigKBWV2ZW50GAIgASgLMhcubWF0Y2gudjEuRXZlbnRFbnZlbG9wZUgAQgYKBGl0ZW0isAIKG01hdGNoUmFjZVNlcnZpY2VQbGF5UmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEjIKC3ByZXNzX3JlYWR5GAMgASgLMhsubWF0Y2gudjEuUHJlc3NSZWFkeVJlcXVlc3RIABIuCgl0dXJuX3RpbGUYBCABKAsyGS5tYXRjaC52MS5UdXJuVGlsZVJlcXVlc3RIABIpCgZyZXNpZ24YBSABKAsyFy5tYXRjaC52MS5SZXNpZ25SZXF1ZXN0SAASNAoMcmVxdWVzdF9oaW50GAYgASgLMhwubWF0Y2gudjEuUmVxdWVzdEhpbnRSZXF1ZXN0SAASJwoFd2F0Y2gYByABKAsyFi5tYXRjaC52MS5XYXRjaFJlcXVlc3RIAEIJCgdjb21tYW5kSgQIAhADItcCChxNYXRjaFJhY2VTZXJ2aWNlUGxheVJlc3BvbnNlEhIKCnJlcXVlc3RfaWQYASABKAkSKAoHcmVmdXNhbBgCIAEoCzIVLm1hdGNoLnYxLlBsYXlSZWZ1c2FsSAASMwoLcHJlc3NfcmVhZHkYAyABKAsyHC5tYXRjaC52MS5QcmVzc1JlYWR5UmVzcG9uc2VIABIvCgl0dXJuX3RpbGUYBCABKAsyGi5tYXRjaC52MS5UdXJuVGlsZVJlc3BvbnNlSAASKgoGcmVzaWduGAUgASgLMhgubWF0Y2gudjEuUmVzaWduUmVzcG9uc2VIABI1CgxyZXF1ZXN0X2hpbnQYBiABKAsyHS5tYXRjaC52MS5SZXF1ZXN0SGludFJlc3BvbnNlSAASKAoFd2F0Y2gYByABKAsyFy5tYXRjaC52MS5XYXRjaFJlc3BvbnNlSABCBgoEYm9keTK+AwoQTWF0Y2hSYWNlU2VydmljZRJHCgpQcmVzc1JlYWR5EhsubWF0Y2gudjEuUHJlc3NSZWFkeVJlcXVlc3QaHC5tYXRjaC52MS5QcmVzc1JlYWR5UmVzcG9uc2USQQoIVHVyblRpbGUSGS5tYXRjaC52MS5UdXJuVGlsZVJlcXVlc3QaGi5tYXRjaC52MS5UdXJuVGlsZVJlc3BvbnNlEjsKBlJlc2lnbhIXLm1hdGNoLnYxLlJlc2lnblJlcXVlc3QaGC5tYXRjaC52MS5SZXNpZ25SZXNwb25zZRJKCgtSZXF1ZXN0SGludBIcLm1hdGNoLnYxLlJlcXVlc3RIaW50UmVxdWVzdBodLm1hdGNoLnYxLlJlcXVlc3RIaW50UmVzcG9uc2USOgoFV2F0Y2gSFi5tYXRjaC52MS5XYXRjaFJlcXVlc3QaFy5tYXRjaC52MS5XYXRjaFJlc3BvbnNlMAESWQoEUGxheRIlLm1hdGNoLnYxLk1hdGNoUmFjZVNlcnZpY2VQbGF5UmVxdWVzdBomLm1hdGNoLnYxLk1hdGNoUmFjZVNlcnZpY2VQbGF5UmVzcG9uc2UoATABYgZwcm90bzM", [file_match_v1_common, file_match_v1_views]);
 
 /**
  * Press Ready.
@@ -289,6 +289,153 @@ export const WatchResponseSchema: GenMessage<WatchResponse> = /*@__PURE__*/
   messageDesc(file_match_v1_race_service, 9);
 
 /**
+ * One message up a Play stream: a command of the seat, or the start of its view.
+ *
+ * @generated from message match.v1.MatchRaceServicePlayRequest
+ */
+export type MatchRaceServicePlayRequest = Message<"match.v1.MatchRaceServicePlayRequest"> & {
+  /**
+   * Names this command, as `x-request-id` names a unary call: 16 to 64 random-looking
+   * characters (a uuid4's 32 hex digits). Its answer carries it back; the same id sent
+   * again (after a reconnect) gets the first answer and is not applied twice.
+   *
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * Exactly one: the request of the rpc of the same name (snake case), its `table_id`
+   * empty or the stream's table.
+   *
+   * @generated from oneof match.v1.MatchRaceServicePlayRequest.command
+   */
+  command: {
+    /**
+     * A PressReady command.
+     *
+     * @generated from field: match.v1.PressReadyRequest press_ready = 3;
+     */
+    value: PressReadyRequest;
+    case: "pressReady";
+  } | {
+    /**
+     * A TurnTile command.
+     *
+     * @generated from field: match.v1.TurnTileRequest turn_tile = 4;
+     */
+    value: TurnTileRequest;
+    case: "turnTile";
+  } | {
+    /**
+     * A Resign command.
+     *
+     * @generated from field: match.v1.ResignRequest resign = 5;
+     */
+    value: ResignRequest;
+    case: "resign";
+  } | {
+    /**
+     * A RequestHint command.
+     *
+     * @generated from field: match.v1.RequestHintRequest request_hint = 6;
+     */
+    value: RequestHintRequest;
+    case: "requestHint";
+  } | {
+    /**
+     * Start (or restart) the seat's view: `after_event_number` as for Watch.
+     *
+     * @generated from field: match.v1.WatchRequest watch = 7;
+     */
+    value: WatchRequest;
+    case: "watch";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message match.v1.MatchRaceServicePlayRequest.
+ * Use `create(MatchRaceServicePlayRequestSchema)` to create a new message.
+ */
+export const MatchRaceServicePlayRequestSchema: GenMessage<MatchRaceServicePlayRequest> = /*@__PURE__*/
+  messageDesc(file_match_v1_race_service, 10);
+
+/**
+ * One message down a Play stream: an answer to a request, or an item of the seat's view.
+ *
+ * @generated from message match.v1.MatchRaceServicePlayResponse
+ */
+export type MatchRaceServicePlayResponse = Message<"match.v1.MatchRaceServicePlayResponse"> & {
+  /**
+   * The request_id of the request this answers (of the `watch` request for the view).
+   *
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * Exactly one is set.
+   *
+   * @generated from oneof match.v1.MatchRaceServicePlayResponse.body
+   */
+  body: {
+    /**
+     * The request was refused, as its unary call would have been; nothing changed.
+     *
+     * @generated from field: match.v1.PlayRefusal refusal = 2;
+     */
+    value: PlayRefusal;
+    case: "refusal";
+  } | {
+    /**
+     * The answer to a PressReady command.
+     *
+     * @generated from field: match.v1.PressReadyResponse press_ready = 3;
+     */
+    value: PressReadyResponse;
+    case: "pressReady";
+  } | {
+    /**
+     * The answer to a TurnTile command.
+     *
+     * @generated from field: match.v1.TurnTileResponse turn_tile = 4;
+     */
+    value: TurnTileResponse;
+    case: "turnTile";
+  } | {
+    /**
+     * The answer to a Resign command.
+     *
+     * @generated from field: match.v1.ResignResponse resign = 5;
+     */
+    value: ResignResponse;
+    case: "resign";
+  } | {
+    /**
+     * The answer to a RequestHint command.
+     *
+     * @generated from field: match.v1.RequestHintResponse request_hint = 6;
+     */
+    value: RequestHintResponse;
+    case: "requestHint";
+  } | {
+    /**
+     * One item of the seat's view, as Watch sends it.
+     *
+     * @generated from field: match.v1.WatchResponse watch = 7;
+     */
+    value: WatchResponse;
+    case: "watch";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message match.v1.MatchRaceServicePlayResponse.
+ * Use `create(MatchRaceServicePlayResponseSchema)` to create a new message.
+ */
+export const MatchRaceServicePlayResponseSchema: GenMessage<MatchRaceServicePlayResponse> = /*@__PURE__*/
+  messageDesc(file_match_v1_race_service, 11);
+
+/**
  * Play Match, the race, at a table where the caller holds a seat.
  *
  * @generated from service match.v1.MatchRaceService
@@ -344,6 +491,20 @@ export const MatchRaceService: GenService<{
     methodKind: "server_streaming";
     input: typeof WatchRequestSchema;
     output: typeof WatchResponseSchema;
+  },
+  /**
+   * Play at the caller's seat over one stream (docs/api.md, "Play"): each request is one
+   * command of an rpc above, answered with that rpc's response or a refusal under its
+   * request_id; a `watch` request starts the seat's view of the table on the same stream.
+   * The seat's token (metadata `authorization: Bearer <player_token>`) opens it and names
+   * the table; a refused command leaves the stream open.
+   *
+   * @generated from rpc match.v1.MatchRaceService.Play
+   */
+  play: {
+    methodKind: "bidi_streaming";
+    input: typeof MatchRaceServicePlayRequestSchema;
+    output: typeof MatchRaceServicePlayResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_match_v1_race_service, 0);

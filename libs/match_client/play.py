@@ -1,0 +1,338 @@
+"""One seat's ``Play`` stream: its commands and its view of the table over one gRPC stream.
+
+Every game's service has ``rpc Play(stream <Service>PlayRequest) returns (stream
+<Service>PlayResponse)`` (docs/api.md, "Play"): a request holds a request id and the request of
+one of the service's rpcs (the member named after the rpc in snake case); the answer holds the
+same request id and that rpc's response, or a refusal (the status a unary call would have ended
+with). A ``watch`` request starts the seat's view: the Watch rpc's items, under that request's id.
+Nothing here names a game: the members are found from the service's descriptor.
+
+:class:`PlayStream` opens the stream when it is first needed, with the seat's token in the
+metadata, and matches answers to commands by request id. A refusal is raised as the
+``grpc.aio.AioRpcError`` the unary call would have raised (status, message, and the trailers
+``match-refusal-code`` and ``retry-after-ms``), so callers cannot tell the two paths apart. A
+stream that breaks is opened again and every unanswered command sent again under its request
+id (the referee answers a command it already applied with its first answer); a server without
+Play (UNIMPLEMENTED) makes :attr:`PlayStream.unsupported` true, and the caller goes back to the
+unary rpcs (match_client.session.GameSession does).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import grpc  # type: ignore[import-untyped]
+from google.protobuf import message_factory
+from google.protobuf.message import Message
+
+from match_client.client import new_request_id
+
+PLAY = "Play"
+REFUSAL = "refusal"
+REOPEN_TRIES = 3  # a stream that breaks is opened again this many times before giving up
+REOPEN_PAUSE_S = 0.2
+_CODES = {code.value[0]: code for code in grpc.StatusCode}
+# A stream that ends with one of these is not opened again: the seat itself is refused (its
+# token, its table), or the lobby holds too many streams or a message was too big (gRPC's limit).
+_FINAL = frozenset(
+    {
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        grpc.StatusCode.UNAUTHENTICATED,
+        grpc.StatusCode.PERMISSION_DENIED,
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.FAILED_PRECONDITION,
+        grpc.StatusCode.NOT_FOUND,
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PlayRpc:
+    """A game's Play: its path, its messages, and the request member of each rpc."""
+
+    path: str
+    request: type[Message]
+    response: type[Message]
+    members: dict[str, str]  # rpc name -> oneof member ("TurnTile" -> "turn_tile")
+    view: str  # the member of the server-streaming rpc (Watch): "watch"
+
+
+@cache
+def play_rpc(slug: str) -> PlayRpc | None:
+    """Play of the game ``slug``'s service; None if its service has none."""
+    messages = importlib.import_module(f"match.v1.{slug}_service_pb2")
+    (service,) = messages.DESCRIPTOR.services_by_name.values()
+    play = service.methods_by_name.get(PLAY)
+    if play is None:
+        return None
+    request = message_factory.GetMessageClass(play.input_type)
+    fields = request.DESCRIPTOR.oneofs_by_name["command"].fields
+    by_type = {f.message_type.full_name: f.name for f in fields}
+    members = {m.name: by_type[m.input_type.full_name] for m in service.methods if m is not play}
+    (view,) = (members[m.name] for m in service.methods if m.server_streaming and m is not play)
+    return PlayRpc(
+        path=f"/{service.full_name}/{PLAY}",
+        request=request,
+        response=message_factory.GetMessageClass(play.output_type),
+        members=members,
+        view=view,
+    )
+
+
+def refused(refusal: Any) -> grpc.aio.AioRpcError:
+    """A Play refusal as the error its unary call would have raised."""
+    trailers: list[tuple[str, str]] = []
+    if refusal.refusal_code:
+        trailers.append(("match-refusal-code", refusal.refusal_code))
+    if refusal.retry_after_ms:
+        trailers.append(("retry-after-ms", str(refusal.retry_after_ms)))
+    return grpc.aio.AioRpcError(
+        _CODES.get(refusal.status_code, grpc.StatusCode.UNKNOWN),
+        grpc.aio.Metadata(),
+        grpc.aio.Metadata(*trailers),
+        details=refusal.message,
+    )
+
+
+def _unavailable(pending: _Pending) -> grpc.aio.AioRpcError:
+    request_id = str(getattr(pending.request, "request_id", ""))
+    return grpc.aio.AioRpcError(
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.aio.Metadata(),
+        grpc.aio.Metadata(("x-request-id", request_id)),
+        details="the Play stream ended before the answer came: retry with the same request id "
+        f"({request_id}) to get it",
+    )
+
+
+class Unsupported(Exception):
+    """The server has no Play: use the unary rpcs."""
+
+
+class _Pending:
+    __slots__ = ("answer", "request", "sent")
+
+    def __init__(self, request: Message) -> None:
+        self.request = request
+        self.sent = 1  # streams it was sent on: one that keeps breaking them is given up
+        self.answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+
+class PlayStream:
+    """One seat's Play stream on ``channel`` (``metadata``: the seat's token, maybe the bot
+    key). Not opened before the first command or view; :meth:`close` when done."""
+
+    def __init__(
+        self, channel: Any, rpc: PlayRpc, metadata: Sequence[tuple[str, str]], timeout: float
+    ) -> None:
+        self._channel = channel
+        self._rpc = rpc
+        self._metadata = tuple(metadata)
+        self._timeout = timeout
+        self._method: Any = channel.stream_stream(
+            rpc.path,
+            request_serializer=rpc.request.SerializeToString,
+            response_deserializer=rpc.response.FromString,
+        )
+        self._call: Any = None
+        self._reader: asyncio.Task[None] | None = None
+        self._pending: dict[str, _Pending] = {}
+        self._view_id = ""
+        self._view: asyncio.Queue[Any] | None = None
+        self._opening = asyncio.Lock()
+        self.unsupported = False
+        self.opened = 0  # streams opened so far (a test's to see reconnects)
+
+    # --- commands ----------------------------------------------------------------------------
+
+    async def call(self, rpc: str, request: Message, request_id: str | None = None) -> Any:
+        """``request`` of the rpc ``rpc`` over the stream: its response, or the error its unary
+        call would have raised; Unsupported when the server has no Play."""
+        request_id = request_id or new_request_id()
+        message = self._rpc.request(request_id=request_id, **{self._rpc.members[rpc]: request})
+        pending = self._pending.get(request_id)
+        if pending is None:
+            pending = self._pending[request_id] = _Pending(message)
+            await self._send(message)
+        try:
+            return await asyncio.wait_for(asyncio.shield(pending.answer), self._timeout)
+        except TimeoutError:
+            raise grpc.aio.AioRpcError(
+                grpc.StatusCode.DEADLINE_EXCEEDED,
+                grpc.aio.Metadata(),
+                grpc.aio.Metadata(("x-request-id", request_id)),
+                details=f"no answer on the Play stream in {self._timeout:g} s; retry with the "
+                f"same request id ({request_id}) to get its answer",
+            ) from None
+        finally:  # answered, or given up on: an answer that still comes is dropped
+            self._pending.pop(request_id, None)
+
+    async def watch(self, after_event_number: int = 0) -> AsyncIterator[Any]:
+        """The seat's view (what Watch sends) from after ``after_event_number``, until the server
+        ends the stream (OK: the game is over) or it breaks (its error). Breaking out closes the
+        stream; unanswered commands go on over a new one."""
+        request_id = new_request_id()
+        view = self._view = asyncio.Queue()
+        self._view_id = request_id
+        message = self._rpc.request(request_id=request_id)
+        getattr(message, self._rpc.view).after_event_number = after_event_number
+        getattr(message, self._rpc.view).SetInParent()
+        await self._send(message)
+        ended = False
+        try:
+            while True:
+                item = await view.get()
+                if isinstance(item, BaseException):
+                    ended = True
+                    raise item
+                if item is None:
+                    ended = True
+                    return
+                yield item
+        finally:
+            if self._view is view:
+                self._view, self._view_id = None, ""
+                if not ended:
+                    await self._restart()
+
+    async def close(self) -> None:
+        """End the stream (the server sees the client's side end); unanswered commands fail."""
+        await self._stop(cancel=True)
+        for pending in self._pending.values():
+            if not pending.answer.done():
+                pending.answer.set_exception(
+                    grpc.aio.AioRpcError(
+                        grpc.StatusCode.CANCELLED,
+                        grpc.aio.Metadata(),
+                        grpc.aio.Metadata(),
+                        details="the Play stream was closed",
+                    )
+                )
+        self._pending.clear()
+
+    # --- the stream --------------------------------------------------------------------------
+
+    async def _send(self, message: Message) -> None:
+        if self.unsupported:
+            raise Unsupported()
+        call = await self._open()
+        # The stream may have broken meanwhile: its reader opens another and sends it again.
+        with contextlib.suppress(Exception):
+            await call.write(message)
+
+    async def _open(self) -> Any:
+        async with self._opening:
+            if self._call is None:
+                self._call = self._method(metadata=self._metadata, timeout=None)
+                self.opened += 1
+                self._reader = asyncio.create_task(self._read(self._call))
+            return self._call
+
+    async def _read(self, call: Any) -> None:
+        """Deliver every answer; when the stream ends, open another for what is unanswered."""
+        error: BaseException | None = None
+        try:
+            while True:
+                response = await call.read()
+                if response is grpc.aio.EOF:
+                    break
+                self._deliver(response)
+        except asyncio.CancelledError:
+            raise
+        except grpc.aio.AioRpcError as failed:
+            error = failed
+        except Exception as failed:  # pragma: no cover - grpc raises AioRpcError
+            error = failed
+        if self._call is call:
+            self._call = None
+        self._ended(error)
+        if self._pending and not self.unsupported:
+            asyncio.get_running_loop().create_task(self._resend(error))
+
+    def _deliver(self, response: Any) -> None:
+        which = response.WhichOneof("body")
+        request_id = response.request_id
+        if which == self._rpc.view:
+            if request_id == self._view_id and self._view is not None:
+                self._view.put_nowait(getattr(response, which))
+            return
+        if which == REFUSAL and request_id == self._view_id and self._view is not None:
+            self._view.put_nowait(refused(response.refusal))
+            return
+        pending = self._pending.get(request_id)
+        if pending is None or pending.answer.done():
+            return  # given up on, or answered twice (a resend after a reconnect)
+        if which == REFUSAL:
+            pending.answer.set_exception(refused(response.refusal))
+        else:
+            pending.answer.set_result(getattr(response, which))
+
+    def _ended(self, error: BaseException | None) -> None:
+        """The stream ended: the view ends with it (OK: the game is over)."""
+        code = error.code() if isinstance(error, grpc.aio.AioRpcError) else None
+        if code == grpc.StatusCode.UNIMPLEMENTED:
+            self.unsupported = True
+            for pending in self._pending.values():
+                if not pending.answer.done():
+                    pending.answer.set_exception(Unsupported())
+        if self._view is not None:
+            self._view.put_nowait(Unsupported() if self.unsupported else error)
+            self._view, self._view_id = None, ""
+
+    async def _resend(self, error: BaseException | None) -> None:
+        """Open a new stream and send every unanswered command again, under its request id."""
+        code = error.code() if isinstance(error, grpc.aio.AioRpcError) else None
+        for attempt in range(REOPEN_TRIES):
+            if code in _FINAL or not self._pending:
+                break
+            if attempt:
+                await asyncio.sleep(REOPEN_PAUSE_S * attempt)
+            try:
+                call = await self._open()
+                for pending in list(self._pending.values()):
+                    if pending.answer.done():
+                        continue
+                    if pending.sent > REOPEN_TRIES:  # each stream it went on broke
+                        pending.answer.set_exception(error or _unavailable(pending))
+                        continue
+                    pending.sent += 1
+                    await call.write(pending.request)
+                return
+            except Exception as failed:
+                error = failed
+                code = failed.code() if isinstance(failed, grpc.aio.AioRpcError) else None
+        for pending in self._pending.values():
+            if not pending.answer.done():
+                pending.answer.set_exception(error or _unavailable(pending))
+
+    async def _restart(self) -> None:
+        """Close the stream (a view nobody reads any more); commands go on over a new one."""
+        await self._stop(cancel=True)
+        if self._pending:
+            await self._resend(None)
+
+    async def _stop(self, cancel: bool) -> None:
+        call, reader = self._call, self._reader
+        self._call = self._reader = None
+        if self._view is not None:  # a view still read ends, as a cancelled Watch would
+            self._view.put_nowait(
+                grpc.aio.AioRpcError(
+                    grpc.StatusCode.CANCELLED,
+                    grpc.aio.Metadata(),
+                    grpc.aio.Metadata(),
+                    details="the Play stream was closed",
+                )
+            )
+            self._view, self._view_id = None, ""
+        if reader is not None:
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await reader
+        if call is not None and cancel:
+            call.cancel()

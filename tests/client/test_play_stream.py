@@ -1,0 +1,144 @@
+"""The client's Play stream against a real gRPC server with scripted handlers (no stack): a
+stream that breaks is opened again and the unanswered command sent again under its request id;
+a server without Play is played over the unary rpcs; a refusal is the unary call's error."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+import pytest
+
+from match.v1 import common_pb2, race_service_pb2
+from match_client.client import MatchClient, refusal_code, retry_after_ms
+from match_client.session import GameSession
+
+SERVICE = "match.v1.MatchRaceService"
+Request = race_service_pb2.MatchRaceServicePlayRequest
+Response = race_service_pb2.MatchRaceServicePlayResponse
+TOKEN = "seat-token"
+
+
+class Script:
+    """What the scripted lobby saw: each request id's sends, the streams opened, unary calls."""
+
+    def __init__(self, break_first: bool) -> None:
+        self.break_first = break_first
+        self.sent: Counter[str] = Counter()
+        self.streams = 0
+        self.unary = 0
+        self.metadata: list[dict[str, str]] = []
+
+    async def play(self, requests: Any, context: Any) -> AsyncIterator[Response]:
+        self.streams += 1
+        self.metadata.append(dict(context.invocation_metadata()))
+        async for request in requests:
+            self.sent[request.request_id] += 1
+            if self.break_first and self.streams == 1:
+                await context.abort(grpc.StatusCode.UNAVAILABLE, "the lobby went away")
+            if request.turn_tile.tile == 99:
+                yield Response(
+                    request_id=request.request_id,
+                    refusal=common_pb2.PlayRefusal(
+                        status_code=grpc.StatusCode.INVALID_ARGUMENT.value[0],
+                        message="tile must be 1 to 20",
+                        refusal_code="tile_out_of_range",
+                    ),
+                )
+            elif request.HasField("turn_tile"):
+                counters = {"turns": request.turn_tile.tile}
+                yield Response(request_id=request.request_id, turn_tile={"counters": counters})
+            elif request.HasField("press_ready"):
+                yield Response(
+                    request_id=request.request_id,
+                    refusal=common_pb2.PlayRefusal(
+                        status_code=grpc.StatusCode.RESOURCE_EXHAUSTED.value[0],
+                        message="too many requests from this player: wait 70 ms and try again",
+                        retry_after_ms=70,
+                    ),
+                )
+
+    async def turn_tile(self, request: Any, context: Any) -> Any:
+        self.unary += 1
+        return race_service_pb2.TurnTileResponse(counters={"turns": request.tile})
+
+
+async def serve(script: Script, with_play: bool) -> tuple[Any, int]:
+    server = grpc.aio.server()
+    handlers = {
+        "TurnTile": grpc.unary_unary_rpc_method_handler(
+            script.turn_tile,
+            request_deserializer=race_service_pb2.TurnTileRequest.FromString,
+            response_serializer=race_service_pb2.TurnTileResponse.SerializeToString,
+        )
+    }
+    if with_play:
+        handlers["Play"] = grpc.stream_stream_rpc_method_handler(
+            script.play,
+            request_deserializer=Request.FromString,
+            response_serializer=Response.SerializeToString,
+        )
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, handlers),))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    return server, port
+
+
+@pytest.mark.parametrize("break_first", [False, True])
+async def test_commands_go_over_one_stream_and_a_broken_one_is_opened_again(
+    break_first: bool,
+) -> None:
+    script = Script(break_first)
+    server, port = await serve(script, with_play=True)
+    try:
+        async with MatchClient(f"127.0.0.1:{port}", timeout=5) as client:
+            session = GameSession(client, "race", "t" * 12, TOKEN)
+            first = await session.send("TurnTile", request_id="a" * 32, tile=3)
+            second = await session.send("TurnTile", tile=4)
+            assert (first.counters.turns, second.counters.turns) == (3, 4)
+            assert session.playing and script.unary == 0
+            # Broken after the first send: the same request id went again, on a second stream.
+            assert script.sent["a" * 32] == (2 if break_first else 1)
+            assert script.streams == (2 if break_first else 1)
+            assert script.metadata[0]["authorization"] == f"Bearer {TOKEN}"
+            await session.close()
+    finally:
+        await server.stop(None)
+
+
+async def test_a_refusal_is_the_unary_calls_error_and_the_stream_goes_on() -> None:
+    script = Script(break_first=False)
+    server, port = await serve(script, with_play=True)
+    try:
+        async with MatchClient(f"127.0.0.1:{port}", timeout=5) as client:
+            session = GameSession(client, "race", "t" * 12, TOKEN)
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await session.send("TurnTile", tile=99)
+            assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            assert refused.value.details() == "tile must be 1 to 20"
+            assert refusal_code(refused.value) == "tile_out_of_range"
+            with pytest.raises(grpc.aio.AioRpcError) as limited:
+                await session.send("PressReady")
+            assert limited.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert retry_after_ms(limited.value) == 70
+            assert (await session.send("TurnTile", tile=5)).counters.turns == 5
+            assert script.streams == 1
+            await session.close()
+    finally:
+        await server.stop(None)
+
+
+async def test_a_server_without_play_is_played_over_the_unary_rpcs() -> None:
+    script = Script(break_first=False)
+    server, port = await serve(script, with_play=False)
+    try:
+        async with MatchClient(f"127.0.0.1:{port}", timeout=5) as client:
+            session = GameSession(client, "race", "t" * 12, TOKEN)
+            assert (await session.send("TurnTile", tile=7)).counters.turns == 7
+            assert not session.playing
+            assert (await session.send("TurnTile", tile=8)).counters.turns == 8
+            assert script.unary == 2
+    finally:
+        await server.stop(None)
