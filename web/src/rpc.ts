@@ -1,6 +1,7 @@
 /**
- * The lobby's Connect edge: one transport (base URL = this page's origin), a client per
- * service, and the metadata every call carries: `x-client-key` always, `authorization: Bearer
+ * The lobby's web edge: one transport (base URL = this page's origin; a seat's commands and
+ * view over its WebSocket, socket.ts, everything else over Connect), a client per service, and
+ * the metadata every call carries: `x-client-key` always, `authorization: Bearer
  * <token>` for a seat, `x-request-id` for a command (fresh per command, the same on a retry).
  * Every call also tells `connection` (connection.ts) whether the server answered: that is what
  * raises and clears the page's connection-lost banner.
@@ -13,6 +14,7 @@ import { MatchRaceService } from "./gen/match/v1/race_service_pb";
 import { connection } from "./connection";
 import { randomId } from "./ids";
 import { sentence } from "./sentence";
+import { SocketTransport } from "./socket";
 
 export interface Api {
   readonly transport: Transport;
@@ -25,7 +27,9 @@ export function makeApi(baseUrl: string, clientKey: string): Api {
     req.header.set("x-client-key", clientKey);
     return next(req);
   };
-  const transport = createConnectTransport({ baseUrl, interceptors: [withKey, reachability] });
+  const connect = createConnectTransport({ baseUrl, interceptors: [withKey, reachability] });
+  // A seat's commands and view go over its WebSocket (socket.ts), the rest over Connect.
+  const transport = new SocketTransport(connect, { baseUrl, clientKey });
   return { transport, lobby: createClient(LobbyService, transport), race: createClient(MatchRaceService, transport) };
 }
 
