@@ -38,10 +38,11 @@ REFUSAL = "refusal"
 REOPEN_TRIES = 3  # a stream that breaks is opened again this many times before giving up
 REOPEN_PAUSE_S = 0.2
 _CODES = {code.value[0]: code for code in grpc.StatusCode}
-# Whatever else went wrong, a stream that ends with one of these is not opened again: the seat
-# itself is refused (its token, its table) or the lobby holds too many streams.
+# A stream that ends with one of these is not opened again: the seat itself is refused (its
+# token, its table), or the lobby holds too many streams or a message was too big (gRPC's limit).
 _FINAL = frozenset(
     {
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
         grpc.StatusCode.UNAUTHENTICATED,
         grpc.StatusCode.PERMISSION_DENIED,
         grpc.StatusCode.INVALID_ARGUMENT,
@@ -115,10 +116,11 @@ class Unsupported(Exception):
 
 
 class _Pending:
-    __slots__ = ("answer", "request")
+    __slots__ = ("answer", "request", "sent")
 
     def __init__(self, request: Message) -> None:
         self.request = request
+        self.sent = 1  # streams it was sent on: one that keeps breaking them is given up
         self.answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
 
 
@@ -294,8 +296,13 @@ class PlayStream:
             try:
                 call = await self._open()
                 for pending in list(self._pending.values()):
-                    if not pending.answer.done():
-                        await call.write(pending.request)
+                    if pending.answer.done():
+                        continue
+                    if pending.sent > REOPEN_TRIES:  # each stream it went on broke
+                        pending.answer.set_exception(error or _unavailable(pending))
+                        continue
+                    pending.sent += 1
+                    await call.write(pending.request)
                 return
             except Exception as failed:
                 error = failed

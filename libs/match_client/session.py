@@ -78,23 +78,29 @@ class GameSession:
         self._bot_key = bot_key
         self._rpcs = rpcs(slug)
         self._callables: dict[str, Any] = {}
-        self.stream: PlayStream | None = None
-        found = play_rpc(slug) if play and token else None
-        if found is not None:
-            metadata = list(client.metadata(token, None))[1:]  # no request id: per message
-            if bot_key:
-                metadata.append((BOT_KEY_HEADER, bot_key))
-            self.stream = PlayStream(client._channel, found, metadata, client.timeout)
+        self._play = play_rpc(slug) if play and token else None
+        self._stream: PlayStream | None = None
+
+    @property
+    def stream(self) -> PlayStream | None:
+        """The seat's Play stream (made at its first use; None: this session plays unary)."""
+        if self._stream is None and self._play is not None:
+            metadata = list(self.client.metadata(self._token, None))[1:]  # no request id
+            if self._bot_key:
+                metadata.append((BOT_KEY_HEADER, self._bot_key))
+            channel: Any = self.client._channel  # the client's one channel to the lobby
+            self._stream = PlayStream(channel, self._play, metadata, self.client.timeout)
+        return self._stream
 
     @property
     def playing(self) -> bool:
         """True while this seat's commands go over its Play stream."""
-        return self.stream is not None and not self.stream.unsupported
+        return self._play is not None and not (self._stream and self._stream.unsupported)
 
     async def close(self) -> None:
         """End the seat's Play stream, if open."""
-        if self.stream is not None:
-            await self.stream.close()
+        if self._stream is not None:
+            await self._stream.close()
 
     @classmethod
     def of(cls, client: MatchClient, slug: str, seat: Seat) -> GameSession:
@@ -116,9 +122,10 @@ class GameSession:
 
     async def call(self, rpc: str, request: Message, request_id: str | None = None) -> Message:
         """Send ``request`` to the rpc ``rpc``; its response (or the call's AioRpcError)."""
-        if self.stream is not None and not self.stream.unsupported:
+        stream = self.stream
+        if stream is not None and not stream.unsupported:
             try:
-                answer: Message = await self.stream.call(rpc, request, request_id)
+                answer: Message = await stream.call(rpc, request, request_id)
                 return answer
             except Unsupported:
                 pass  # the server has no Play: the unary rpc, from now on
@@ -137,9 +144,10 @@ class GameSession:
     async def watch(self, after_event_number: int = 0) -> AsyncIterator[Any]:
         """The table's stream for this seat: maybe a snapshot, then every event, until the server
         ends it. Breaking out cancels the call."""
-        if self.stream is not None and not self.stream.unsupported:
+        stream = self.stream
+        if stream is not None and not stream.unsupported:
             try:
-                async for item in self.stream.watch(after_event_number):
+                async for item in stream.watch(after_event_number):
                     yield item
                 return
             except Unsupported:

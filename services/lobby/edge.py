@@ -151,9 +151,10 @@ class Auth:
             and hmac.compare_digest(key.encode(), self._bot_key.encode())
         )
 
-    def claims(self, context: Context) -> Claims | None:
+    def claims(self, context: Context, count: bool = True) -> Claims | None:
         """The caller's seat token's claims; None without a token; ApiError for a bad one (a
-        session token included: it acts at no table)."""
+        session token included: it acts at no table). ``count`` False: not counted against the
+        player's bucket (a Play stream's open: each of its messages is counted instead)."""
         token = _bearer(context, NO_TOKEN)
         if token is None:
             return None
@@ -163,7 +164,8 @@ class Auth:
             message = SESSION_NOT_SEAT if self._is_session(token) else str(error)
             raise ApiError(grpc.StatusCode.UNAUTHENTICATED, message) from None
         # Only a verified token is counted: a forged one cannot spend somebody else's calls.
-        _admit(self._limits.player, "player", claims.player, "this player")
+        if count:
+            _admit(self._limits.player, "player", claims.player, "this player")
         return claims
 
     def seat_or_session(self, context: Context) -> Claims | SessionClaims | None:

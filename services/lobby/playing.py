@@ -276,7 +276,10 @@ class GameServicer:
         the player's buckets and refused on the stream, as its unary call would be, without
         ending it. Only an authentication failure (the token expired, the seat given up) ends
         it, UNAUTHENTICATED; so does the end of the view (the game over: OK)."""
-        claims = self.auth.claims(context)
+        # The open takes one call from the address's bucket (as a Watch's does) but none from
+        # the player's: each command then takes one from both, so a seat's commands cost the
+        # same on a stream as in unary calls.
+        claims = self.auth.claims(context, count=False)
         if claims is None:
             raise ApiError(grpc.StatusCode.UNAUTHENTICATED, NO_TOKEN)
         table_id = validation.table_id(claims.table)

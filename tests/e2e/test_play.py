@@ -115,6 +115,22 @@ async def test_a_refused_message_leaves_the_stream_open_with_the_unary_answer(
         nothing = await ask(call, Request(request_id=rid()))
         assert nothing.refusal.status_code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
 
+        # Bytes that are no request at all: refused under an empty id, and that stream goes on.
+        as_bytes = raw.stream_stream(
+            PATH, request_serializer=bytes, response_deserializer=Response.FromString
+        )(metadata=(("authorization", f"Bearer {ann.token}"),))
+        await as_bytes.write(b"\x0a\xff")  # field 1, 255 bytes long, then nothing
+        garbled = await asyncio.wait_for(as_bytes.read(), 10)
+        assert garbled.request_id == ""
+        assert garbled.refusal.status_code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+        assert "not a valid match.v1.MatchRaceServicePlayRequest" in garbled.refusal.message
+        await as_bytes.write(
+            Request(request_id="b" * 32, turn_tile={"tile": 99}).SerializeToString()
+        )
+        after = await asyncio.wait_for(as_bytes.read(), 10)
+        assert (after.request_id, after.WhichOneof("body")) == ("b" * 32, "refusal")
+        as_bytes.cancel()
+
         # Still open: the view starts, and a command is answered by the referee.
         await call.write(Request(request_id=rid(), watch={}))
         first = await asyncio.wait_for(call.read(), 10)
@@ -172,11 +188,12 @@ async def test_a_message_over_the_players_rate_is_refused_on_the_stream_as_unary
 ) -> None:
     async with grpc.aio.insecure_channel(limited.lobby_addr) as raw:
         ann, _ = await seated_pair(raw, clock)
-        call = open_play(raw, ann.token)  # opening takes one call of the player's three
+        call = open_play(raw, ann.token)  # the open takes none of the player's calls
         answers = [await ask(call, Request(request_id=rid(), turn_tile={"tile": 99}))]
         while answers[-1].refusal.status_code != grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]:
             assert len(answers) < 5, answers
             answers.append(await ask(call, Request(request_id=rid(), turn_tile={"tile": 99})))
+        assert len(answers) == 4  # the burst of 3, as three unary calls would have had
         limit = answers[-1].refusal
         assert limit.retry_after_ms > 0
         assert limit.message.startswith("too many requests from this player: wait")
