@@ -291,12 +291,13 @@ async def test_rate_limits_caps_and_the_connection_guard_are_the_grpc_streams(
         assert last[-1].refusal.retry_after_ms > 0
         held.cancel()
 
-        ws = await seat(limited, ann.token)  # opening takes one call of the player's three
+        ws = await seat(limited, ann.token)  # the open takes none of the player's calls
         await asyncio.sleep(1.5)  # past the edge's header and body timeouts: still open
         answers = [await ask(ws, Request(request_id=rid(), turn_tile={"tile": 99}))]
         while answers[-1].refusal.status_code != grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]:
             assert len(answers) < 5, answers
             answers.append(await ask(ws, Request(request_id=rid(), turn_tile={"tile": 99})))
+        assert len(answers) == 4  # the burst of 3, as three unary calls would have had
         limit = answers[-1].refusal
         assert limit.retry_after_ms > 0
         assert limit.message.startswith("too many requests from this player: wait")

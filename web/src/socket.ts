@@ -37,6 +37,7 @@ export const BLOCKED_MS = 60_000;
 /** A close with 4000 + a gRPC status code: the socket ended with that status (4016: UNAUTHENTICATED). */
 const STATUS_BASE = 4000;
 const NORMAL = 1000;
+const TOO_BIG = 1009; // a message over the edge's size limit: sending it again cannot help
 const PLAY = "Play";
 
 /** What a socket is made with (tests give a fake WebSocket and their own Connection). */
@@ -104,9 +105,12 @@ export function refusalError(r: Refusal): ConnectError {
   return new ConnectError(r.message, code, metadata);
 }
 
-/** What a close means for the calls waiting on the socket: null for the end of the stream (1000). */
+/** What a close means for the calls waiting on the socket: null for the end of the stream (1000);
+ * a status (4000 + its code) or a message over the size limit (1009, RESOURCE_EXHAUSTED with no
+ * wait: not sent again); anything else a lost connection. */
 export function closeError(code: number, reason: string, last: Refusal | null): ConnectError | null {
   if (code === NORMAL) return null;
+  if (code === TOO_BIG) return new ConnectError(reason || "the request is larger than the server takes", Code.ResourceExhausted);
   if (code > STATUS_BASE && code < STATUS_BASE + 100) {
     return refusalError(last ?? { statusCode: code - STATUS_BASE, message: reason, refusalCode: "", retryAfterMs: 0n });
   }
@@ -305,7 +309,7 @@ class SeatSocket {
     if (ws !== this.ws) return; // closed here (drop, close), or a socket replaced since
     this.ws = null;
     const err = closeError(code, reason, this.last);
-    const lost = code !== NORMAL && !(code > STATUS_BASE && code < STATUS_BASE + 100);
+    const lost = code !== NORMAL && code !== TOO_BIG && !(code > STATUS_BASE && code < STATUS_BASE + 100);
     if (lost && !this.idle) this.conn.noAnswer(); // as a Connect call that got no answer says
     // A command still waiting when the stream ended OK (the game is over) is not lost either.
     this.failAll(err ?? new ConnectError("the seat's stream ended before the answer came", Code.Unavailable), err);

@@ -12,7 +12,7 @@ import {
   type MatchRaceServicePlayRequest, type MatchRaceServicePlayResponse, TurnTileResponseSchema, WatchResponseSchema,
 } from "../src/gen/match/v1/race_service_pb";
 import { Connection, connection } from "../src/connection";
-import { command, noAnswer, refusalCode, retryAfterMs } from "../src/rpc";
+import { command, noAnswer, refusalCode, retriable, retryAfterMs } from "../src/rpc";
 import { BLOCKED_MS, closeError, OPEN_MS, snake, SocketTransport, socketUrl } from "../src/socket";
 
 /** The browser's WebSocket, as far as socket.ts uses it; the test plays the server's side. */
@@ -305,10 +305,12 @@ describe("the pieces", () => {
     expect(socketUrl("https://play.example.org", MatchRaceService)).toBe("wss://play.example.org/match.v1.MatchRaceService/Play");
   });
 
-  it("reads a close: the end (1000), a status (4000 + code), or a lost connection", () => {
+  it("reads a close: the end (1000), a status (4000 + code), too big (1009), or a lost connection", () => {
     expect(closeError(1000, "", null)).toBeNull();
     const status = closeError(4016, "send your player token", null)!;
     expect([status.code, status.rawMessage, noAnswer(status)]).toEqual([Code.Unauthenticated, "send your player token", false]);
+    const big = closeError(1009, "frame with 70000 bytes exceeds limit of 65536 bytes", null)!;
+    expect([big.code, retriable(big), noAnswer(big)]).toEqual([Code.ResourceExhausted, false, false]);
     const lost = closeError(1006, "", null)!;
     expect([lost.code, noAnswer(lost)]).toEqual([Code.Unavailable, true]);
   });
