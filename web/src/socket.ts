@@ -164,6 +164,8 @@ class SeatSocket {
   /** The socket open and its first message sent; rejects when it does not open within OPEN_MS. */
   ready(): Promise<void> {
     if (this.ws !== null && this.ws.readyState === this.Impl.OPEN) return Promise.resolve();
+    // Closing already (its close event still to come): what waits on it will not be answered.
+    if (this.ws !== null) this.closed(this.ws, 1006, "");
     this.opening ??= this.open().finally(() => { this.opening = null; });
     return this.opening;
   }
@@ -210,6 +212,7 @@ class SeatSocket {
         reject: (e) => { done(); reject(e); },
       };
       if (signal?.aborted) { abort(); return; }
+      if (this.ws === null) { reject(lostError("the WebSocket closed")); return; } // sent again
       signal?.addEventListener("abort", abort);
       this.pending.set(requestId, entry);
       this.stats.commands++;

@@ -180,6 +180,21 @@ describe("a seat's commands over its socket", () => {
     fresh.reply({ requestId: A, body: { case: "turnTile", value: {} } });
     await expect(again).resolves.toBeTruthy();
   });
+  it("fails what waits on a socket already closing, and opens another for the next command", async () => {
+    const { race } = setup();
+    const first = race.turnTile({ tile: 3 }, { headers: headers(A) }).catch((e: unknown) => e);
+    await flush();
+    const old = FakeSocket.last();
+    old.readyState = FakeSocket.CLOSING; // the server's close frame came; its event has not yet
+    const second = race.turnTile({ tile: 4 }, { headers: headers(B) });
+    await flush();
+    expect(noAnswer(await first)).toBe(true); // rpc.command sends it again
+    const fresh = FakeSocket.last();
+    expect(fresh).not.toBe(old);
+    expect(fresh.requests().map((r) => r.requestId)).toEqual([B]);
+    fresh.reply({ requestId: B, body: { case: "turnTile", value: {} } });
+    await expect(second).resolves.toBeTruthy();
+  });
 });
 
 describe("the seat's view over its socket", () => {
