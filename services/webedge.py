@@ -37,6 +37,9 @@ What the edge adds, and only here (docs/client.md, "The web edge"):
   ``idle_timeout_s``. An answer being sent (a Watch) has no time limit.
 - **Static files.** Anything else under ``/`` is the web client's bundle (``static_dir``), and
   ``/config.json`` what the page needs to know (``config``).
+- **WebSockets.** A bidirectional method (a game's ``Play``) cannot go over Connect in a
+  browser: it is served as a WebSocket at its own path, after the same Host and Origin checks,
+  running the same handler (services/websocket.py).
 
 The caller's address for the limits is the TCP peer, as on the gRPC port: the edge does not
 trust ``X-Forwarded-For`` (an operator who puts a proxy in front configures the proxy's limits).
@@ -46,6 +49,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import ipaddress
 import json
 import math
@@ -73,6 +77,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from services.fairshare import FairShare
 from services.peers import IPV6_PREFIX, client_address
+from services.websocket import HELLO_TIMEOUT_S, GuardedSocket, SocketMethod, serve_socket
 
 log = structlog.get_logger()
 
@@ -85,7 +90,8 @@ MAX_BODY = 64 * 1024  # what the gRPC server takes (grpc.max_receive_message_len
 REFUSED = Counter(
     "match_web_refused_total",
     "Web edge requests refused before any handler ran, by reason: host (a name it was not "
-    "given), origin (another site's page), size, content_type, method, not_found",
+    "given), origin (another site's page), size, content_type, method, not_found, query (a "
+    "WebSocket's URL with a query: a token must not travel in a URL)",
     ["reason"],
 )
 CONNECTIONS_REFUSED = Counter(
@@ -295,49 +301,40 @@ class ConnectEdge:
     static_dir: Path | None = None
     config: Mapping[str, Any] = field(default_factory=dict)
     max_body: int = MAX_BODY
+    hello_timeout_s: float = HELLO_TIMEOUT_S  # a WebSocket's first message (its metadata)
     _apps: dict[str, _ServiceApp] = field(init=False, default_factory=dict)
+    _sockets: dict[str, SocketMethod] = field(init=False, default_factory=dict)
     _page_headers: list[tuple[bytes, bytes]] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
         self._page_headers = [*_PAGE, *_page_policy(self.connect_to)]
         for service, handlers in self.services.items():
-            endpoints = {
-                f"/{service}/{name}": _endpoint(service, name, handler)
-                for name, handler in handlers.items()
-            }
+            endpoints = {}
+            for name, handler in handlers.items():
+                if handler.stream_stream is not None:  # both ways: a WebSocket
+                    socket = SocketMethod.of(service, name, handler)
+                    self._sockets[socket.path] = socket
+                else:
+                    endpoints[f"/{service}/{name}"] = _endpoint(service, name, handler)
             self._apps[service] = _ServiceApp(service, endpoints, self.max_body)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
             await _lifespan(receive, send)
             return
+        if scope["type"] == "websocket":
+            await self._socket(scope, receive, send)
+            return
         if scope["type"] != "http":
             await _plain(send, 404, "this edge speaks HTTP only")
             return
-        host = _header(scope, b"host")
-        if self.allowed_hosts is not None and host is not None:
-            name = host_name(host)
-            if name is not None and name not in self.allowed_hosts:
-                REFUSED.labels("host").inc()
-                await _plain(
-                    send,
-                    403,
-                    f"this edge does not answer to the name {name!r}: open it by its address "
-                    "or by a name its operator lists (<SERVICE>_WEB_HOSTS or _WEB_ORIGINS)",
-                )
-                return
+        refused = self._refused(scope)
+        if refused is not None:
+            await _plain(send, 403, refused)
+            return
         origin = _header(scope, b"origin")
         cors: list[tuple[bytes, bytes]] = []
         if origin is not None and not _same_host(origin, scope):
-            if origin not in self.allowed_origins:
-                REFUSED.labels("origin").inc()
-                await _plain(
-                    send,
-                    403,
-                    f"requests from {origin} are not allowed here: only pages served by this "
-                    "edge (and the origins its operator lists) may call it",
-                )
-                return
             cors = _cors_headers(origin)
             if scope["method"] == "OPTIONS":
                 await _respond(send, 204, b"", cors + _PREFLIGHT)
@@ -380,6 +377,67 @@ class ConnectEdge:
             await _respond(send, 429, body, [(b"content-type", b"application/json"), *cors])
             return
         await app(scope, receive, _with_headers(send, cors) if cors else send)
+
+    def _refused(self, scope: Scope) -> str | None:
+        """Why a request (or a WebSocket) is refused before anything runs: a Host name the
+        edge was not given, or another site's Origin; None when it may go on."""
+        host = _header(scope, b"host")
+        if self.allowed_hosts is not None and host is not None:
+            name = host_name(host)
+            if name is not None and name not in self.allowed_hosts:
+                REFUSED.labels("host").inc()
+                return (
+                    f"this edge does not answer to the name {name!r}: open it by its address "
+                    "or by a name its operator lists (<SERVICE>_WEB_HOSTS or _WEB_ORIGINS)"
+                )
+        origin = _header(scope, b"origin")
+        if (
+            origin is not None
+            and not _same_host(origin, scope)
+            and origin not in self.allowed_origins
+        ):
+            REFUSED.labels("origin").inc()
+            return (
+                f"requests from {origin} are not allowed here: only pages served by this "
+                "edge (and the origins its operator lists) may call it"
+            )
+        return None
+
+    async def _socket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A WebSocket: a bidirectional method at its path (services/websocket.py)."""
+        if (await receive())["type"] != "websocket.connect":
+            return
+        status, refused = 403, self._refused(scope)
+        socket = self._sockets.get(scope["path"])
+        if refused is None and socket is None:
+            REFUSED.labels("not_found").inc()
+            status = 404
+            refused = (
+                f"{scope['path']}: no WebSocket here; a game's Play is at "
+                "/<package>.<Service>/Play (docs/api.md)"
+            )
+        if refused is None and scope.get("query_string"):
+            REFUSED.labels("query").inc()
+            status = 400
+            refused = (
+                "a WebSocket's URL takes no query: send the seat's token in the first message, "
+                "never in a URL (URLs are logged)"
+            )
+        if refused is not None or socket is None:
+            body = (str(refused) + "\n").encode()
+            await send(
+                {
+                    "type": "websocket.http.response.start",
+                    "status": status,
+                    "headers": [(b"content-type", b"text/plain; charset=utf-8")],
+                }
+            )
+            await send({"type": "websocket.http.response.body", "body": body})
+            return
+        await send({"type": "websocket.accept"})
+        host, port = scope.get("client") or ("", 0)
+        peer = grpc_peer(f"{host}:{port}" if host else None)
+        await serve_socket(socket, peer, receive, send, self.hello_timeout_s)
 
     async def _static(self, scope: Scope, send: Send) -> None:
         path = scope["path"]
@@ -571,7 +629,11 @@ async def serve_web(
         timeout_graceful_shutdown=3,
         # uvicorn takes whole seconds; 0 (no idle timeout) is a day
         timeout_keep_alive=math.ceil(limits.idle_timeout_s) if limits.idle_timeout_s else 86_400,
-        ws="none",
+        # A bidirectional method's WebSocket (services/websocket.py): messages up to the edge's
+        # body limit, uncompressed (a few bytes of protobuf; deflate costs CPU per message)
+        ws=GuardedSocket,
+        ws_max_size=getattr(app, "max_body", MAX_BODY),
+        ws_per_message_deflate=False,
     )
     server = _Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]), name="web-edge")
@@ -673,6 +735,21 @@ class GuardedHttpTools(HttpToolsProtocol):
     @property
     def _limits(self) -> ConnectionLimits:
         return self.guard.limits
+
+    def handle_websocket_upgrade(self, *args: Any) -> None:
+        """The connection becomes a WebSocket (services/websocket.py): it owes no request any
+        more, and stays counted by the guard until the socket's protocol loses it."""
+        key, self._key = self._key, None
+        super().handle_websocket_upgrade(*args)
+        # data_received follows the request's state once more after this returns (the upgrade
+        # request's body looks unsent): its deadline goes on the next turn of the loop, and
+        # nothing arms one again, as the socket's protocol gets every byte from now on.
+        self.loop.call_soon(self._clear_deadline)
+        socket = self.transport.get_protocol()
+        if key is not None and isinstance(socket, GuardedSocket):
+            socket.release = functools.partial(self.guard.release, key)
+        elif key is not None:
+            self.guard.release(key)
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self._key is None:

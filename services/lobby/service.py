@@ -163,12 +163,9 @@ async def serve(
             GameServicer(service, auth, referee, directory, js, watches, presence),
             auth.admit,
         )
-    # The game's API, not health or reflection; nor Play: Connect cannot carry a stream both
-    # ways in a browser (a WebSocket will carry Play's messages there).
-    web_services = {
-        service: {name: h for name, h in handlers.items() if h.stream_stream is None}
-        for service, handlers in server.services.items()
-    }
+    # The game's API, not health or reflection: Connect for the calls, a WebSocket for each
+    # game's Play (Connect cannot carry a stream both ways in a browser).
+    web_services = dict(server.services)
     checks = health.aio.HealthServicer()
     add_safely(grpc_server, health_pb2_grpc.add_HealthServicer_to_server, checks, auth.admit)
     reflection.enable_server_reflection(
@@ -187,6 +184,8 @@ async def serve(
             connect_to=(f"{audit.scheme}://{audit.netloc}",) if audit.netloc else (),
             static_dir=config.web_root,
             config={"auditUrl": config.web_audit_url, "auditAddr": config.audit_addr},
+            # a WebSocket's first message is its headers: as long to send it as a request's
+            hello_timeout_s=config.web.limits.header_timeout_s,
         )
         stop_web = await serve_web(edge, config.web.addr, config.web.limits)
         if not (config.web_root / "index.html").is_file():

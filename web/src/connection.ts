@@ -23,6 +23,11 @@ export class Connection {
     return this.noAnswerNow || this.offlineNow;
   }
 
+  /** The browser says it is offline: no call can get out, and an open socket may be dead. */
+  get browserOffline(): boolean {
+    return this.offlineNow;
+  }
+
   /** Moves being sent again, waiting for the connection. */
   get waiting(): number {
     return this.waitingMoves;

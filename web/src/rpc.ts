@@ -1,6 +1,7 @@
 /**
- * The lobby's Connect edge: one transport (base URL = this page's origin), a client per
- * service, and the metadata every call carries: `x-client-key` always, `authorization: Bearer
+ * The lobby's web edge: one transport (base URL = this page's origin; a seat's commands and
+ * view over its WebSocket, socket.ts, everything else over Connect), a client per service, and
+ * the metadata every call carries: `x-client-key` always, `authorization: Bearer
  * <token>` for a seat, `x-request-id` for a command (fresh per command, the same on a retry).
  * Every call also tells `connection` (connection.ts) whether the server answered: that is what
  * raises and clears the page's connection-lost banner.
@@ -15,6 +16,7 @@ import { connection } from "./connection";
 import { randomId } from "./ids";
 import { sentence } from "./sentence";
 import { has, locale, t } from "./i18n";
+import { SocketTransport } from "./socket";
 
 export interface Api {
   readonly transport: Transport;
@@ -74,7 +76,9 @@ export function makeApi(baseUrl: string, clientKey: string, session: () => Sessi
     req.header.set("x-client-key", clientKey);
     return next(req);
   };
-  const transport = createConnectTransport({ baseUrl, interceptors: [withKey, asPlayer(session), reachability] });
+  const connect = createConnectTransport({ baseUrl, interceptors: [withKey, asPlayer(session), reachability] });
+  // A seat's commands and view go over its WebSocket (socket.ts), the rest over Connect.
+  const transport = new SocketTransport(connect, { baseUrl, clientKey });
   return {
     transport,
     lobby: createClient(LobbyService, transport),
