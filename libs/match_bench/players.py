@@ -183,7 +183,7 @@ class Signals:
 class Player:
     """One seat of a race table. It makes or joins its table with the lobby's stub and sends
     its game's commands (PressReady, TurnTile, Resign) through its seat's transport
-    (match_bench.transport, ``via``: "unary" for now)."""
+    (match_bench.transport, ``via``: "play" or "unary")."""
 
     def __init__(self, name: str, channel: grpc.aio.Channel, via: str = "unary") -> None:
         self.name = name
@@ -310,6 +310,11 @@ class Player:
         with contextlib.suppress(grpc.aio.AioRpcError):  # already over
             await self.send("Resign", race_service_pb2.ResignRequest(table_id=self.table_id))
 
+    async def done(self) -> None:
+        """The seat sends nothing more: its transport is closed (a Play stream ends)."""
+        if self.seat is not None:
+            await self.seat.close()
+
 
 async def open_table(
     channels: Channels, nc: Client, n: int, via: str = "unary"
@@ -347,6 +352,8 @@ async def play_tables(
         await asyncio.gather(*(p.play(sink, stop, interval, poll) for p in pair))
         if stop.is_set() or not again:
             break
+        await asyncio.gather(*(p.done() for p in pair))
         pair = await open_table(channels, nc, n, pair[0].via)
     if resign:
         await asyncio.gather(*(p.resign() for p in pair))
+    await asyncio.gather(*(p.done() for p in pair))

@@ -12,9 +12,9 @@ whose NATS syncs every ``--group-sync`` (group commit), for the price of durabil
 scripted load of every other game (match_bench.games) at full speed on a third. Ends with the
 one ``bench:`` line.
 
-The race's commands go through a transport (match_bench.transport): ``unary`` today. A ``Play``
-stream per seat is not served yet: the line says ``play=absent`` and ``turns_s`` is the unary
-path's.
+The race's commands go through a transport (match_bench.transport): each seat's ``Play``
+stream (``turns_s``, the human-pace ramp, the loop steps and the other games), and, in the same
+run right after it, the same full speed over one unary call per command (``unary_turns_s``).
 """
 
 from __future__ import annotations
@@ -63,7 +63,8 @@ from match_launch.stack import ONE_ADDRESS_MANY_PLAYERS, Stack
 Job = Coroutine[Any, Any, None]
 SERVICES = ("dealer", "ledger", "referee", "lobby")
 OTHER_LOOP = next(loop for loop in EVENT_LOOPS if loop != DEFAULT_EVENT_LOOP)
-TRANSPORT = "unary"  # the race's full speed and human pace; see match_bench.transport
+TRANSPORT = "play"  # every phase's; the unary path is measured beside it at full speed
+UNARY = "unary"
 # Every game but the race (whose idle tables are started, 2-seat races), and its seats: one for
 # a solo game (it starts at once), MATCH 5's least (three: its tables wait for players).
 IDLE_GAMES = (
@@ -96,6 +97,7 @@ class Bench:
     ledger_samples: list[dict[str, float]] = field(default_factory=list)
     extra: list[subprocess.Popen[bytes]] = field(default_factory=list)
     t_start: float = field(default_factory=time.monotonic)
+    via: str = TRANSPORT  # how the players send their commands (match_bench.transport)
 
     def log(self, text: str) -> None:
         print(f"[{time.monotonic() - self.t_start:6.1f}s] {text}", flush=True)
@@ -164,7 +166,7 @@ class Bench:
                 if time.monotonic() > deadline:
                     return
                 try:
-                    opened.append(await open_table(channels, self.nc, n, TRANSPORT))
+                    opened.append(await open_table(channels, self.nc, n, self.via))
                 except (grpc.aio.AioRpcError, TimeoutError) as error:
                     self.log(f"open table failed: {error!r:.200}")
 
@@ -260,7 +262,7 @@ class Bench:
         before = len(tasks)
         stats, elapsed, cpu, flight = await self.window(sink, seconds)
         fig = self.figures(stats, elapsed, cpu, flight)
-        fig["transport"] = TRANSPORT
+        fig["transport"] = self.via
         fig["tables"] = len(tasks)
         fig["tables_opened_in_window"] = len(tasks) - before
         fig["concurrency"] = a.concurrency
@@ -553,6 +555,11 @@ class Bench:
         channels = Channels(self.stack.lobby_addr)
         try:
             await self.full_speed(channels)
+            self.via = UNARY  # the old path, on the same stack, right after
+            try:
+                await self.full_speed(channels, "full_speed_unary")
+            finally:
+                self.via = TRANSPORT
             await self.bare_chain(a.concurrency)
             live, per_table = await self.human_pace(channels)
             idle = await self.idle_tables(channels, live)
@@ -608,7 +615,7 @@ class Bench:
         tasks: list[asyncio.Task[None]] = []
 
         def opener(n: int) -> Any:
-            return games.open_table(client, channels, self.nc, slug, n, TRANSPORT)
+            return games.open_table(client, channels, self.nc, slug, n, self.via)
 
         def add(count: int) -> None:
             for _ in range(count):
@@ -640,7 +647,7 @@ class Bench:
         await asyncio.gather(*tasks, return_exceptions=True)
         await asyncio.sleep(a.settle)
         fig.update(
-            transport=TRANSPORT,
+            transport=self.via,
             seats=seats,
             tables_playing=len(tasks),
             tables_opened_in_window=counts.tables - before,
@@ -774,8 +781,10 @@ def summary(results: dict[str, Any], args: argparse.Namespace) -> str:
         s["cpu_ratio"] = round(bare["all_cpu_us_per_turn"] / full["all_cpu_us_per_turn"], 3)
     s["turns_s"] = round(full["turns_per_s"])
     s["cpu_us_per_turn"] = full["stack_cpu_us_per_turn"]
-    s["unary_turns_s"] = round(full["turns_per_s"])
-    s["play"] = "absent"  # no Play rpc on the services yet: nothing measured, nothing printed
+    unary = results.get("full_speed_unary", {})
+    s["transport"] = full.get("transport", TRANSPORT)
+    s["unary_turns_s"] = round(unary.get("turns_per_s", 0))
+    s["unary_cpu_us_per_turn"] = unary.get("stack_cpu_us_per_turn", 0)
     s["loop"], s["loops"] = loop_winner(results.get("loop_steps", []))
     s["games"] = {
         slug: {"cpu_us": fig["stack_cpu_us_per_turn"], "cmds_s": round(fig["turns_per_s"])}
@@ -800,7 +809,8 @@ def summary(results: dict[str, Any], args: argparse.Namespace) -> str:
             f"bench: turns_s={s['turns_s']} cpu_us_per_turn={s['cpu_us_per_turn']} "
             f"in_flight={s['in_flight']:.0f} p99_ms={s['p99_ms']:.1f} "
             f"max_tables_50ms={s['max_tables_50ms']} unary_turns_s={s['unary_turns_s']} "
-            f"play={s['play']} loop={s['loop']}",
+            f"unary_cpu_us_per_turn={s['unary_cpu_us_per_turn']} transport={s['transport']} "
+            f"loop={s['loop']}",
             loops,
             per_game,
             f"ratio={s['ratio']:.3f} tables={s['tables']} bytes_per_table={s['bytes_per_table']}",
@@ -885,8 +895,10 @@ def table_text(results: dict[str, Any], group_sync: str = "") -> str:
         )
     if "turns_s" in s:
         lines.append(
-            f"transport: {TRANSPORT} (turns_s is its figure); play: absent (not served yet, "
-            "not measured)"
+            f"full speed over {s.get('transport', TRANSPORT)}: {s['turns_s']} turns/s, "
+            f"{s['cpu_us_per_turn']} us services + NATS per turn; over unary calls, same stack, "
+            f"right after: {s.get('unary_turns_s', 0)} turns/s, "
+            f"{s.get('unary_cpu_us_per_turn', 0)} us"
         )
     if "group_p99_ms" in s:
         lines.append(

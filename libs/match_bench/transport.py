@@ -12,8 +12,10 @@ bench's own channels: ``GameSession`` calls over its ``MatchClient``'s channel, 
 ``MatchClient`` of a process shares one HTTP/2 connection (gRPC's global subchannel pool), which
 would cap the load; the bench's channels each keep their own.
 
-``play`` (a bidirectional ``Play`` stream per seat) is not on this branch's services yet:
-:data:`ABSENT` says so, and the bench prints ``play=absent`` rather than a figure.
+``play``: the seat's bidirectional ``Play`` stream (docs/api.md, "Play"), opened at its first
+command and closed by :meth:`Transport.close`, through the terminal client's own
+:class:`match_client.play.PlayStream` (answers matched by request id, a refusal raised as the
+unary call's error), on the same channels.
 """
 
 from __future__ import annotations
@@ -24,9 +26,9 @@ from typing import Any, Protocol
 import grpc  # type: ignore[import-untyped, unused-ignore]
 from google.protobuf.message import Message
 
+from match_client.play import PlayStream, play_rpc
 from match_client.session import rpcs
 
-ABSENT = ("play",)  # transports the bench knows of whose rpc the services do not serve yet
 TIMEOUT_S = 30.0
 
 
@@ -75,13 +77,34 @@ class Unary:
         return None
 
 
+class Play:
+    """The seat's commands over its Play stream, one stream per seat."""
+
+    name = "play"
+
+    def __init__(self, channel: grpc.aio.Channel, slug: str, token: str) -> None:
+        rpc = play_rpc(slug)
+        if rpc is None:
+            raise ValueError(f"the {slug} service has no Play rpc")
+        self._stream = PlayStream(channel, rpc, (("authorization", f"Bearer {token}"),), TIMEOUT_S)
+
+    async def send(self, rpc: str, request: Message) -> Any:
+        request_id = str(getattr(request, "request_id", "")) or None
+        return await self._stream.call(rpc, request, request_id)
+
+    async def close(self) -> None:
+        await self._stream.close()
+
+
 # name -> how a seat's transport is made from (channel, game slug, seat token)
-TRANSPORTS: dict[str, Callable[[grpc.aio.Channel, str, str], Transport]] = {"unary": Unary}
+TRANSPORTS: dict[str, Callable[[grpc.aio.Channel, str, str], Transport]] = {
+    "unary": Unary,
+    "play": Play,
+}
 
 
 def make(name: str, channel: grpc.aio.Channel, slug: str, token: str) -> Transport:
     """The seat's transport ``name``; a clear error for one the bench does not have."""
     if name not in TRANSPORTS:
-        absent = " (its rpc is not served yet)" if name in ABSENT else ""
-        raise ValueError(f"no transport {name!r}{absent}; the bench has {sorted(TRANSPORTS)}")
+        raise ValueError(f"no transport {name!r}; the bench has {sorted(TRANSPORTS)}")
     return TRANSPORTS[name](channel, slug, token)

@@ -128,11 +128,11 @@ def test_match_five_writes_and_erases_only_its_own_links() -> None:
     assert module.Script(deal, 3).pause_s(0) == 0.0
 
 
-def test_a_transport_is_made_by_name_and_play_is_said_to_be_absent() -> None:
-    assert set(transport.TRANSPORTS) == {"unary"}
-    with pytest.raises(ValueError, match=r"'play' .*not served yet"):
-        transport.make("play", None, "race", "t")
-    with pytest.raises(ValueError, match="no transport 'pigeon'; the bench has \\['unary'\\]"):
+def test_a_transport_is_made_by_name() -> None:
+    assert set(transport.TRANSPORTS) == {"unary", "play"}
+    with pytest.raises(
+        ValueError, match="no transport 'pigeon'; the bench has \\['play', 'unary'\\]"
+    ):
         transport.make("pigeon", None, "race", "t")
 
 
@@ -174,7 +174,8 @@ def test_the_bench_line_says_play_is_absent_and_every_games_cpu() -> None:
                 "latency_ms": {"p50": 3.0, "p95": 8.0, "p99": 12.0}, **more}  # fmt: skip
 
     results: dict[str, Any] = {
-        "full_speed": fig(812.4, 1900),
+        "full_speed": {**fig(812.4, 1900), "transport": "play"},
+        "full_speed_unary": {**fig(500.2, 2600), "transport": "unary"},
         "bare_chain": fig(2000.0, 600),
         "human_pace": [fig(325, 0, tables=250), fig(1300, 0, tables=1000)],
         "held": {"tables": 11000, "bytes_per_table": 5000},
@@ -185,11 +186,15 @@ def test_the_bench_line_says_play_is_absent_and_every_games_cpu() -> None:
     line = run.summary(results, args)
     assert line == (
         "bench: turns_s=812 cpu_us_per_turn=1900 in_flight=64 p99_ms=12.0 max_tables_50ms=1000 "
-        "unary_turns_s=812 play=absent loop=asyncio asyncio_turns_s=900 uvloop_turns_s=800 "
+        "unary_turns_s=500 unary_cpu_us_per_turn=2600 transport=play loop=asyncio "
+        "asyncio_turns_s=900 uvloop_turns_s=800 "
         "concentration_cpu_us=2100 concentration_cmds_s=640 match_five_cpu_us=2500 "
         "match_five_cmds_s=500 ratio=0.406 tables=11000 bytes_per_table=5000"
     )
     text = run.table_text(results)
     assert "event loop: asyncio won (asyncio 900 turns/s (steps 900)" in text
-    assert "play: absent (not served yet, not measured)" in text
+    assert (
+        "full speed over play: 812 turns/s, 1900 us services + NATS per turn; over unary " in text
+    )
+    assert "right after: 500 turns/s, 2600 us" in text
     assert "concentration 2100 us at 640 commands/s, match_five 2500 us at 500" in text

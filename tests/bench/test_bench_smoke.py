@@ -17,7 +17,8 @@ GAMES = ("concentration", "match_cards", "number_match", "match_five")
 LINE = re.compile(
     r"^bench: turns_s=(?P<turns_s>\d+) cpu_us_per_turn=(?P<cpu>\d+) "
     r"in_flight=(?P<in_flight>\d+) p99_ms=(?P<p99>[0-9.]+|nan) "
-    r"max_tables_50ms=(?P<max_tables>\d+) unary_turns_s=(?P<unary>\d+) play=absent "
+    r"max_tables_50ms=(?P<max_tables>\d+) unary_turns_s=(?P<unary>\d+) "
+    r"unary_cpu_us_per_turn=(?P<unary_cpu>\d+) transport=play "
     r"loop=(?P<loop>uvloop|asyncio) asyncio_turns_s=\d+ uvloop_turns_s=\d+ "
     + "".join(rf"{g}_cpu_us=(?P<{g}_cpu>\d+) {g}_cmds_s=(?P<{g}_cmds>\d+) " for g in GAMES)
     + r"ratio=(?P<ratio>[0-9.]+) tables=(?P<tables>\d+) bytes_per_table=(?P<bytes>-?\d+)$"
@@ -48,7 +49,12 @@ def test_a_tiny_bench_prints_its_summary_line(tmp_path: Path) -> None:
     match = LINE.match(last)
     assert match, done.stdout[-3000:]
     assert float(match["ratio"]) >= 0
-    assert match["turns_s"] == match["unary"]  # Play is not measured: turns_s is unary's
+    # Full speed over the seats' Play streams, then over unary calls on the same stack, both
+    # with turns, neither with an error (a refusal of the rules is counted apart).
+    unary = json.loads((tmp_path / "bench.json").read_text())["full_speed_unary"]
+    assert unary["transport"] == "unary" and unary["turns"] > 0 and unary["errors"] == {}, unary
+    assert int(match["unary"]) == round(unary["turns_per_s"])
+    assert int(match["unary_cpu"]) == unary["stack_cpu_us_per_turn"]
     assert int(match["tables"]) >= 2
     results = json.loads((tmp_path / "bench.json").read_text())
     full = results["full_speed"]
@@ -57,7 +63,7 @@ def test_a_tiny_bench_prints_its_summary_line(tmp_path: Path) -> None:
     assert full["tables"] >= 2  # the feeder may have opened more (at most --max-tables)
     assert full["tables"] <= 48
     assert results["bare_chain"]["turns"] > 0
-    assert full["transport"] == "unary"
+    assert full["transport"] == "play" and full["errors"] == {}, full
     # The event loops' steps, uvloop then asyncio, each on its own stack; the winner by turns/s
     # runs every stack after (each stack says its loop).
     steps = results["loop_steps"]
