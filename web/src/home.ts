@@ -8,6 +8,7 @@ import { byId, fill, h } from "./dom";
 import { GameKind, Visibility } from "./gen/match/v1/common_pb";
 import type { Table } from "./gen/match/v1/lobby_pb";
 import { GAMES, gameBySlug } from "./games";
+import { t } from "./i18n";
 import { chooseName, nameField, NAME_MAX_CHARS } from "./play/name";
 import { keepSeat } from "./play/seat";
 import { options, submitting } from "./play/setup";
@@ -137,7 +138,8 @@ export const homePage: Page = (root, app) => {
     h("section", { class: "panel", "aria-labelledby": "open-heading" },
       h("h2", { id: "open-heading" }, "Open race tables"),
       openTables,
-      h("button", { id: "refresh-tables", type: "button", onclick: () => void refresh() }, "Refresh")),
+      h("button", { id: "refresh-tables", type: "button", onclick: () => void refresh() }, "Refresh"),
+      h("p", {}, h("a", { id: "lobby-link", href: "#/lobby" }, t("lobby.homeLink")))),
     h("section", { class: "panel", "aria-labelledby": "seats-heading" },
       h("h2", { id: "seats-heading" }, "Your seats"),
       mySeats),

@@ -17,6 +17,7 @@ import { follow, SNAPSHOT_AFTER } from "../play/follow";
 import { pageKeys } from "../play/keys";
 import { GameLog } from "../play/log";
 import { noSeat } from "../play/seat";
+import { RematchOffer } from "../play/rematch";
 import { seedBlock } from "../play/seed";
 import { backLinks } from "../play/setup";
 import { count } from "../play/words";
@@ -109,6 +110,7 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
   const standings = h("div", { id: "standings" });
   const revealed = h("div", { id: "revealed" });
   const gameOver = h("section", { id: "game-over", class: "panel", hidden: true });
+  const rematch = new RematchOffer(app, "race", seat.tableId, seat);
   const errorEl = h("p", { id: "race-error", class: "error", role: "alert" });
   const log = new GameLog(app, LOG_LINES, errorEl);
   const connEl = h("p", { id: "connection", class: "muted" });
@@ -486,7 +488,9 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
       h("h2", {}, "The game is over"),
       mine ? h("p", { id: "my-place" }, `You placed ${mine.place} of ${t.standings.length}, with ${count(mine.pairs, "pair")}.`) : null,
       ...seedBlock({ seed: t.seed, commitment: t.commitment, gameId, again: "deal the three boards again from the seed and check that no tile moved" }),
+      rematch.el,
       h("p", {}, h("a", { href: "#/" }, "Play again")));
+    rematch.over();
   }
 
   let lastFraction = "";
@@ -521,5 +525,6 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     abort.abort();
     clearInterval(timer);
     stopKeys();
+    rematch.stop();
   };
 }
