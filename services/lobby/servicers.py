@@ -354,6 +354,11 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     ) -> lobby_pb2.RematchResponse:
         table_id, claims = seated_player(self.auth, self._directory, request.table_id, context)
         finished = await self._table(table_id)
+        if finished is not None and finished.status != lobby_pb2.Table.STATUS_FINISHED:
+            # The game may have ended a moment ago: the caller saw it end on its Watch stream,
+            # which the listing may lag.
+            await self._directory.sync()
+            finished = self._directory.get(table_id)
         if finished is None:
             raise _unknown_table(table_id)
         seat = check_rematch(finished, claims.player)

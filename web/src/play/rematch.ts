@@ -69,7 +69,9 @@ export class RematchOffer {
       this.table = res.table;
       this.draw();
       const r = res.table.rematch;
-      if (!rematchable(res.table) || (r !== undefined && (r.expired || r.status !== Table_Status.WAITING))) this.stop();
+      if (!rematchable(res.table) || (r !== undefined && (r.expired || r.status !== Table_Status.WAITING))) {
+        if (res.table.status === Table_Status.FINISHED) this.stop();
+      }
     } catch (err) {
       if (!this.stopped && this.table === null) setText(this.error, t("lobby.rematch.checkFailed", { reason: errorText(err) }));
     }
@@ -79,7 +81,8 @@ export class RematchOffer {
     const table = this.table;
     const seat = this.seat;
     if (table === null || seat === undefined) return;
-    if (!rematchable(table)) { this.el.hidden = true; return; }
+    // Not shown before the lobby's listing has the game over too (it may lag the Watch stream).
+    if (!rematchable(table) || table.status !== Table_Status.FINISHED) { this.el.hidden = true; return; }
     this.el.hidden = false;
     const r = table.rematch;
     const mine = r !== undefined && r.accepted.includes(seat.playerId);
