@@ -149,7 +149,7 @@ export function mountLobby(root: HTMLElement, app: App, games: readonly LobbyGam
       h("label", { for: "invite-code" }, t("lobby.codeLabel")), " ", codeInput,
       h("p", { id: "invite-code-help", class: "muted" }, t("lobby.codeHelp")),
       h("button", { id: "join-code", type: "submit" }, t("lobby.codeJoin"))),
-    h("p", {}, h("a", { href: "#/" }, t("lobby.back"))));
+    h("p", {}, h("a", { href: "#/" }, t("common.back"))));
   nameInput.focus();
   void refresh();
   const timer = setInterval(() => void refresh(), REFRESH_MS);
@@ -182,7 +182,7 @@ export function mountInvite(root: HTMLElement, app: App, games: readonly LobbyGa
       h("p", { id: "invite-name-help", class: "muted" }, t("lobby.nameHelp")),
       error,
       submit),
-    h("p", {}, h("a", { href: "#/lobby" }, t("lobby.homeLink")), " · ", h("a", { href: "#/" }, t("lobby.back"))));
+    h("p", {}, h("a", { href: "#/lobby" }, t("lobby.homeLink")), " · ", h("a", { href: "#/" }, t("common.back"))));
   nameInput.focus();
   return () => {};
 }

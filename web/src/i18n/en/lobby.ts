@@ -32,7 +32,6 @@ export const LOBBY = {
   "lobby.inviteJoin": "Join the table",
   "lobby.homeLink": "All open tables",
   "lobby.unknownGame": "This table plays a game this page does not know yet.",
-  "lobby.back": "Back to the games",
 
   "lobby.settings.race": "{readyS} s to press Ready, {hints, plural, =0 {no hints} one {# hint a board} other {# hints a board}}",
   "lobby.settings.concentrationEmoji": "{cards} emoji cards, {limit}",
