@@ -392,8 +392,6 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
             settings = finished.WhichOneof("settings")
             if settings is not None:
                 getattr(create, settings).CopyFrom(getattr(finished, settings))
-                if settings == "match_cards":  # a replayed code would deal the same cards
-                    create.match_cards.ClearField("code")
             command = TableCommand(
                 table_id=rematch_id,
                 player_id=claims.player,
