@@ -15,7 +15,7 @@ from playwright.sync_api import Browser, Page, expect
 from match_launch.stack import Stack
 from tests.web.conftest import DESKTOP_CONTEXT, Shots, new_page
 
-TABLE_URL = re.compile(r"#/play/(?P<game>[a-z0-9-]+)/(?P<table>[a-z0-9]+)$")
+TABLE_URL = re.compile(r"#/play/(?P<game>[a-z0-9-]+)/(?P<table>[a-z0-9]{8,32})$")
 
 
 @pytest.fixture
@@ -29,7 +29,7 @@ def second(browser: Browser, shots: Shots) -> Iterator[Page]:
 
 
 def table_of(page: Page, game: str) -> str:
-    expect(page).to_have_url(re.compile(rf"#/play/{game}/[a-z0-9]+$"))
+    expect(page).to_have_url(re.compile(rf"#/play/{game}/[a-z0-9]{{8,32}}$"))  # not .../new
     m = TABLE_URL.search(page.url)
     assert m is not None, page.url
     return m.group("table")
@@ -53,7 +53,7 @@ def test_a_concentration_table_is_joined_from_the_lobby_in_one_click(
     expect(second).to_have_url(re.compile(r"#/lobby$"))
     expect(second).to_have_title("Open tables · Match")
     expect(second.locator('.lobby-game[data-game="number-match"]')).to_contain_text("played alone")
-    row = second.locator(f'.lobby-game[data-game="concentration"] [data-table-id="{table}"]')
+    row = second.locator(f'.lobby-game[data-game="concentration"] li[data-table-id="{table}"]')
     expect(row).to_contain_text("Cora")
     expect(row).to_contain_text("1 of 2 seats taken, 1 free")
     expect(row).to_contain_text("24 emoji cards")
