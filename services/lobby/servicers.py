@@ -20,6 +20,7 @@ from services.lobby.invites import FailureBudget, InviteRules
 from services.lobby.limits import Rate
 from services.lobby.quotas import TableQuotas
 from services.lobby.referee import Referee
+from services.lobby.rematch import check_rematch, rematch_refused
 from services.lobby.tokens import Claims
 
 log = structlog.get_logger()
@@ -99,6 +100,26 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         self._ids = ids
         self._quotas = quotas
         self._invites = invites
+
+    def _rematch_code(self, table_id: str) -> str:
+        """The invite code the rematch table ``table_id`` was made with, if it is one."""
+        return self._ids.rematch_code(
+            table_id, validation.INVITE_ALPHABET, validation.INVITE_LENGTH
+        )
+
+    def _rematch_of(self, table_id: str) -> lobby_pb2.Rematch | None:
+        """The rematch of the finished table ``table_id``, if a player asked for one."""
+        rematch_id = self._ids.rematch_table(table_id)
+        if self._directory.expired(rematch_id):
+            return lobby_pb2.Rematch(table_id=rematch_id, expired=True)
+        rematch = self._directory.get(rematch_id)
+        if rematch is None:
+            return None
+        return lobby_pb2.Rematch(
+            table_id=rematch_id,
+            accepted=[s.player_id for s in rematch.taken],
+            status=rematch.status,
+        )
 
     async def _table_of_invite(self, code: str, context: Context) -> str:
         """The table the code opens. Only a code that opens nothing (unknown or expired) spends
@@ -224,6 +245,13 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         if target == "invite_code":
             invite = validation.invite_code(request.invite_code)
             table_id = await self._table_of_invite(invite, context)
+            if invite == self._rematch_code(table_id):  # never shown; only Rematch seats there
+                raise rematch_refused(
+                    grpc.StatusCode.PERMISSION_DENIED,
+                    "rematch_players_only",
+                    f"table {table_id} is a rematch, for the players of the game before it "
+                    "only; they take their seats with Rematch",
+                )
         else:
             table_id = validation.table_id(request.table_id)
             if await self._table(table_id) is None:
@@ -317,6 +345,115 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
                 if isinstance(claims, Claims)
                 else "a private table is shown to its players only; you have no seat there",
             )
-        if not mine:
-            table.invite_code = ""
+        if not mine or table.invite_code == self._rematch_code(table_id):
+            table.invite_code = ""  # a rematch's code is nobody's to share
+        if table.status == lobby_pb2.Table.STATUS_FINISHED and mine:
+            rematch = self._rematch_of(table_id)
+            if rematch is not None:
+                table.rematch.CopyFrom(rematch)
         return lobby_pb2.GetTableResponse(table=table)
+
+    @unary("Rematch")
+    async def Rematch(
+        self, request: lobby_pb2.RematchRequest, context: Context
+    ) -> lobby_pb2.RematchResponse:
+        table_id, claims = seated_player(self.auth, self._directory, request.table_id, context)
+        finished = await self._table(table_id)
+        if finished is not None and finished.status != lobby_pb2.Table.STATUS_FINISHED:
+            # The game may have ended a moment ago: the caller saw it end on its Watch stream,
+            # which the listing may lag.
+            await self._directory.sync()
+            finished = self._directory.get(table_id)
+        if finished is None:
+            raise _unknown_table(table_id)
+        seat = check_rematch(finished, claims.player)
+        request_id = validation.request_id(metadata(context, "x-request-id"))
+        rematch_id = self._ids.rematch_table(table_id)
+        code = self._rematch_code(rematch_id)
+        if self._directory.expired(rematch_id):
+            raise rematch_refused(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                "rematch_expired",
+                f"the rematch of table {table_id} expired before every player took a seat: "
+                "make a new table instead",
+            )
+        accepted: referee_pb2.TableCommandReply.Accepted | None = None
+        # The first to ask makes the table; whoever finds it made (or loses the race to make
+        # it, on this replica or another) takes a seat at it. A retry with the same request id
+        # gets the first answer whichever command it is (the referee keys answers by player
+        # and request id, and the player id is the same at both tables).
+        if not self._directory.known(rematch_id):
+            client = self.auth.address(context)
+            if self._quotas is not None:
+                self._quotas.admit_create(client)
+                self.auth.admit_create(context)
+            create = TableCommand.CreateTable(
+                game_kind=finished.game_kind,
+                seats=finished.seats,
+                visibility=common_pb2.VISIBILITY_PRIVATE,
+                invite_code=code,
+                display_name=seat.display_name,
+            )
+            settings = finished.WhichOneof("settings")
+            if settings is not None:
+                getattr(create, settings).CopyFrom(getattr(finished, settings))
+            command = TableCommand(
+                table_id=rematch_id,
+                player_id=claims.player,
+                request_id=request_id,
+                create_table=create,
+            )
+            try:
+                accepted = await self._referee.table(command)
+            except ApiError as error:
+                if error.refusal_code != "table_exists":
+                    raise
+            else:
+                if self._quotas is not None:
+                    self._quotas.created(rematch_id, client)
+        if accepted is None:
+            command = TableCommand(
+                table_id=rematch_id,
+                player_id=claims.player,
+                request_id=request_id,
+                join_table=TableCommand.JoinTable(display_name=seat.display_name, invite_code=code),
+            )
+            try:
+                accepted = await self._referee.table(command)
+            except ApiError as error:
+                raise _rematch_join_refused(error, table_id, rematch_id) from None
+        offered = _created_invite(accepted) is not None
+        log.info("rematch", rematch_table_id=rematch_id, seat=accepted.seat, offered=offered)
+        return lobby_pb2.RematchResponse(
+            table_id=rematch_id,
+            player_id=claims.player,
+            player_token=self.auth.tokens.issue(rematch_id, claims.player, accepted.seat),
+            seat=accepted.seat,
+            offered=offered,
+        )
+
+
+def _rematch_join_refused(error: ApiError, table_id: str, rematch_id: str) -> ApiError:
+    """The referee's refusal of a seat at the rematch table, in the rematch's words."""
+    if error.refusal_code == "already_seated":
+        return rematch_refused(
+            grpc.StatusCode.FAILED_PRECONDITION,
+            "rematch_already_seated",
+            f"you already have your seat at the rematch of table {table_id} (table "
+            f"{rematch_id}): go on with the token your first Rematch gave",
+        )
+    if error.refusal_code in ("table_started", "table_full"):
+        return rematch_refused(
+            grpc.StatusCode.FAILED_PRECONDITION,
+            "rematch_started",
+            f"the rematch of table {table_id} (table {rematch_id}) has every seat taken and "
+            "has started: make a new table instead",
+        )
+    if error.refusal_code == "table_expired":
+        return rematch_refused(
+            grpc.StatusCode.FAILED_PRECONDITION,
+            "rematch_expired",
+            f"the rematch of table {table_id} expired before every player took a seat: make "
+            "a new table instead",
+        )
+    return error

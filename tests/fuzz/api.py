@@ -75,6 +75,8 @@ METHODS = (
        TOKEN | REFUSALS),
     _m(L + "GetTable", lobby_pb2.GetTableRequest, lobby_pb2.GetTableResponse,
        TOKEN | {S.NOT_FOUND}),
+    _m(L + "Rematch", lobby_pb2.RematchRequest, lobby_pb2.RematchResponse,
+       TOKEN | REFUSALS),
     _m(R + "PressReady", race_service_pb2.PressReadyRequest,
        race_service_pb2.PressReadyResponse, TOKEN | REFUSALS),
     _m(R + "TurnTile", race_service_pb2.TurnTileRequest, race_service_pb2.TurnTileResponse,

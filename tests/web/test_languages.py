@@ -4,7 +4,11 @@ Every page is walked in each language, chosen from the browser's language (the c
 locale): home, each game's setup page and its table through a real game start (a race against
 the bot, Concentration and Match Cards solo, Number Match played to its end, MATCH 5 with a
 friend who joins by the invite code), the auditor's page checking that finished Number Match
-game, and every game's rules. On each page, after it has settled, two checks:
+game, and every game's rules; then the player's pages (#/me before and after a key is made
+there, the player's public profile, a leaderboard, a leaderboard of no game) and the lobby (every
+game's open tables with a race table of the first player's listed, an invite link), and the
+end of that race of two people: the rematch offered by one and seen by the other. On each page,
+after it has settled, two checks:
 
 - no message key fell back (``window.matchI18n.missingKeys()``: a key the page asked for that
   the language's catalog lacks, or that no catalog has), and
@@ -187,6 +191,90 @@ def test_every_page_in_german_and_in_greek(
     expect(page.locator("#saved-1")).not_to_have_text(re.compile("…|\\.\\.\\."))
     assert_all_translated(page, "MATCH 5, writing")
     assert_all_translated(friend_speaker, "MATCH 5, the friend writing")
+
+
+PLAYER_ID = re.compile(r"^k[0-9a-f]{23}$")
+
+
+def resign(page: Page) -> None:
+    """Resign the race (the button asks to be pressed again to confirm)."""
+    button = page.locator("#resign")
+    expect(button).to_be_visible(timeout=15_000)
+    button.click()
+    button.click()
+
+
+def test_the_players_pages_and_the_lobby_in_german_and_in_greek(
+    stack: Stack, speaker: Page, friend_speaker: Page, lang: str
+) -> None:
+    page, friend, base = speaker, friend_speaker, stack.web_url
+
+    # The player's page without a key, then with one made there.
+    page.goto(f"{base}/#/me")
+    expect(page.locator("#make-key")).to_be_visible()
+    assert_all_translated(page, "the player's page, no key")
+    page.click("#make-key")
+    shown = page.locator("#player-id")
+    expect(shown).to_have_attribute("data-player-id", PLAYER_ID)
+    player_id = shown.get_attribute("data-player-id") or ""
+    expect(page.locator("#key-warning")).to_be_visible()
+    for panel in ("#profile", "#streak", "#online-seats", "#statistics"):
+        expect(page.locator(panel)).to_be_visible(timeout=20_000)
+    page.click("#show-key")
+    expect(page.locator("#key-text")).to_be_visible()
+    page.fill("#import-text", "not a key")
+    page.click("#import-key")
+    expect(page.locator("#import-error")).not_to_be_empty()
+    assert_all_translated(page, "the player's page, a key made")
+
+    page.goto(f"{base}/#/player/{player_id}")
+    expect(page.locator("#public-profile")).to_be_visible(timeout=20_000)
+    assert_all_translated(page, "a player's profile")
+    page.goto(f"{base}/#/leaderboard/race")
+    expect(page.locator("#board-empty, #board-rows").first).to_be_visible(timeout=20_000)
+    assert_all_translated(page, "the race's leaderboard")
+    page.goto(f"{base}/#/leaderboard/number-match")
+    expect(page.locator("#board-empty, #board-rows").first).to_be_visible(timeout=20_000)
+    assert_all_translated(page, "Number Match's leaderboard")
+    page.goto(f"{base}/#/leaderboard/chess")
+    expect(page.locator("#board-games li").first).to_be_visible()
+    assert_all_translated(page, "the leaderboard of no game")
+
+    # A race of two people: the player makes it without the bot; the friend finds it in the
+    # lobby (every game's open tables, then the race's) and joins it.
+    page.goto(f"{base}/#/")
+    page.fill("#display-name", "Lena")
+    page.select_option("#seats", "2")
+    page.uncheck("#fill-now")
+    page.click("#create-race")
+    expect(page).to_have_url(re.compile(r"#/play/race/[0-9a-z]{8,32}$"))
+    table = page.url.rsplit("/", 1)[1]
+    friend.goto(f"{base}/#/")
+    friend.click("#lobby-link")
+    row = friend.locator(f'.lobby-game[data-game="race"] li[data-table-id="{table}"]')
+    expect(row).to_contain_text("Lena", timeout=15_000)
+    expect(friend.locator('.lobby-game[data-game="number-match"] .lobby-solo')).to_be_visible()
+    assert_all_translated(friend, "the lobby")
+    friend.goto(f"{base}/#/lobby/race")
+    friend.fill("#display-name", "Nikos")
+    friend.locator(f'button.join-table[data-table-id="{table}"]').click()
+    expect(friend).to_have_url(re.compile(rf"#/play/race/{table}$"))
+    friend.goto(f"{base}/#/join/ABCDEFGH2345")
+    expect(friend.locator("#join-invite")).to_be_visible()
+    assert_all_translated(friend, "an invite link")
+    friend.goto(f"{base}/#/play/race/{table}")
+
+    # Both resign at the first Ready; one offers the rematch, the other sees the offer.
+    for p in (page, friend):
+        resign(p)
+    for p in (page, friend):
+        expect(p.locator("#game-over")).to_be_visible(timeout=20_000)
+        expect(p.locator("#rematch")).to_be_visible(timeout=10_000)
+    assert_all_translated(page, "the race's end, the rematch offered")
+    page.click("#rematch")
+    expect(page).not_to_have_url(re.compile(rf"/{table}$"))
+    expect(friend.locator("#rematch-status")).to_contain_text("Lena", timeout=10_000)
+    assert_all_translated(friend, "the race's end, a rematch asked for")
 
 
 def test_the_language_switch_is_remembered(stack: Stack, page: Page) -> None:

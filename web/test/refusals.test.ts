@@ -4,8 +4,9 @@
  * a slug the servers give. The slugs are read from the Python sources themselves, so a new one
  * fails here until it is translated: each is a string literal followed by its category,
  * `("slug", Category.X)` in the rules' errors modules, `refused("slug", Category.X, ...)` in
- * the referee, `_refusal("slug", Category.CATEGORY_X, ...)` in the players service; and the
- * lobby's own few (`LOBBY_SLUGS`), each checked to still be in the lobby's sources.
+ * the referee, `_refusal("slug", Category.CATEGORY_X, ...)` in the players service,
+ * `rematch_refused(grpc.StatusCode.X, "slug", ...)` for the lobby's Rematch; and the lobby's own
+ * few others (`LOBBY_SLUGS`), each checked to still be in the lobby's sources.
  */
 
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -19,6 +20,8 @@ import { errorText } from "../src/rpc";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const SLUG = /"([a-z][a-z_]*)",\s*(?:Category|common_pb2\.Refusal)\./g;
+/** The lobby's refusals of a Rematch (services/lobby/rematch.py, servicers.py). */
+const REMATCH_SLUG = /rematch_refused\(\s*grpc\.StatusCode\.[A-Z_]+,\s*"([a-z][a-z_]*)"/g;
 /** The lobby's own slugs (ApiError's third argument, services/lobby/). */
 const LOBBY_SLUGS = ["listing_behind", "wrong_game", "table_expired", "refused"];
 
@@ -33,7 +36,9 @@ function pythonFiles(dir: string): string[] {
 function serverSlugs(): Set<string> {
   const slugs = new Set<string>();
   for (const file of [...pythonFiles(join(ROOT, "services")), ...pythonFiles(join(ROOT, "libs/match_rules"))]) {
-    for (const m of readFileSync(file, "utf8").matchAll(SLUG)) slugs.add(m[1]!);
+    const text = readFileSync(file, "utf8");
+    for (const m of text.matchAll(SLUG)) slugs.add(m[1]!);
+    for (const m of text.matchAll(REMATCH_SLUG)) slugs.add(m[1]!);
   }
   return slugs;
 }
@@ -42,9 +47,10 @@ describe("refusals in every language", () => {
   afterEach(() => setLocale("en"));
   const slugs = serverSlugs();
 
-  it("reads the servers' slugs (the rules', the referee's, the players')", () => {
+  it("reads the servers' slugs (the rules', the referee's, the players', the lobby's Rematch)", () => {
     expect(slugs.size).toBeGreaterThan(80);
     for (const s of ["tile_out_of_range", "not_a_pair", "link_reused", "table_full", "unknown_player"]) expect(slugs).toContain(s);
+    for (const s of ["game_not_over", "rematch_solo", "rematch_with_bot", "rematch_expired", "rematch_players_only"]) expect(slugs).toContain(s);
   });
 
   it("lists only lobby slugs the lobby still gives", () => {

@@ -30,7 +30,7 @@ from match.v1 import number_match_pb2 as match_dot_v1_dot_number__match__pb2
 from match.v1 import race_pb2 as match_dot_v1_dot_race__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14match/v1/lobby.proto\x12\x08match.v1\x1a\x15match/v1/common.proto\x1a\x1cmatch/v1/concentration.proto\x1a\x1amatch/v1/match_cards.proto\x1a\x19match/v1/match_five.proto\x1a\x1bmatch/v1/number_match.proto\x1a\x13match/v1/race.proto\"\xfd\x05\n\x05Table\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12%\n\tgame_kind\x18\x02 \x01(\x0e\x32\x12.match.v1.GameKind\x12(\n\nvisibility\x18\x03 \x01(\x0e\x32\x14.match.v1.Visibility\x12\r\n\x05seats\x18\x04 \x01(\r\x12#\n\x05taken\x18\x05 \x03(\x0b\x32\x14.match.v1.Table.Seat\x12&\n\x06status\x18\x06 \x01(\x0e\x32\x16.match.v1.Table.Status\x12\x0f\n\x07game_id\x18\x07 \x01(\t\x12\x15\n\rcreated_at_ms\x18\x08 \x01(\x03\x12\x13\n\x0binvite_code\x18\t \x01(\t\x12&\n\x04race\x18\n \x01(\x0b\x32\x16.match.v1.RaceSettingsH\x00\x12\x38\n\rconcentration\x18\x0e \x01(\x0b\x32\x1f.match.v1.ConcentrationSettingsH\x00\x12\x33\n\x0bmatch_cards\x18\x0f \x01(\x0b\x32\x1c.match.v1.MatchCardsSettingsH\x00\x12\x35\n\x0cnumber_match\x18\x10 \x01(\x0b\x32\x1d.match.v1.NumberMatchSettingsH\x00\x12\x31\n\nmatch_five\x18\x11 \x01(\x0b\x32\x1b.match.v1.MatchFiveSettingsH\x00\x12\x12\n\nfill_at_ms\x18\x0b \x01(\x03\x12\x12\n\ncommitment\x18\x0c \x01(\t\x12\x15\n\rexpires_at_ms\x18\r \x01(\x03\x1aM\n\x04Seat\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x03 \x01(\t\x12\x0e\n\x06is_bot\x18\x04 \x01(\x08\"]\n\x06Status\x12\x16\n\x12STATUS_UNSPECIFIED\x10\x00\x12\x12\n\x0eSTATUS_WAITING\x10\x01\x12\x12\n\x0eSTATUS_PLAYING\x10\x02\x12\x13\n\x0fSTATUS_FINISHED\x10\x03\x42\n\n\x08settings\"\x97\x03\n\x12\x43reateTableRequest\x12%\n\tgame_kind\x18\x01 \x01(\x0e\x32\x12.match.v1.GameKind\x12\r\n\x05seats\x18\x02 \x01(\r\x12(\n\nvisibility\x18\x03 \x01(\x0e\x32\x14.match.v1.Visibility\x12\x14\n\x0c\x64isplay_name\x18\x04 \x01(\t\x12&\n\x04race\x18\n \x01(\x0b\x32\x16.match.v1.RaceSettingsH\x00\x12\x38\n\rconcentration\x18\x0b \x01(\x0b\x32\x1f.match.v1.ConcentrationSettingsH\x00\x12\x33\n\x0bmatch_cards\x18\x0c \x01(\x0b\x32\x1c.match.v1.MatchCardsSettingsH\x00\x12\x35\n\x0cnumber_match\x18\r \x01(\x0b\x32\x1d.match.v1.NumberMatchSettingsH\x00\x12\x31\n\nmatch_five\x18\x0e \x01(\x0b\x32\x1b.match.v1.MatchFiveSettingsH\x00\x42\n\n\x08settings\"s\n\x13\x43reateTableResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x13\n\x0binvite_code\x18\x02 \x01(\t\x12\x11\n\tplayer_id\x18\x03 \x01(\t\x12\x14\n\x0cplayer_token\x18\x04 \x01(\t\x12\x0c\n\x04seat\x18\x05 \x01(\r\"y\n\x11ListTablesRequest\x12%\n\tgame_kind\x18\x01 \x01(\x0e\x32\x12.match.v1.GameKind\x12\x11\n\tpage_size\x18\x02 \x01(\r\x12\x12\n\npage_token\x18\x03 \x01(\t\x12\x16\n\x0e\x66ill_due_by_ms\x18\x04 \x01(\x03\"N\n\x12ListTablesResponse\x12\x1f\n\x06tables\x18\x01 \x03(\x0b\x32\x0f.match.v1.Table\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"]\n\x10JoinTableRequest\x12\x12\n\x08table_id\x18\x01 \x01(\tH\x00\x12\x15\n\x0binvite_code\x18\x02 \x01(\tH\x00\x12\x14\n\x0c\x64isplay_name\x18\x03 \x01(\tB\x08\n\x06target\"\\\n\x11JoinTableResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x14\n\x0cplayer_token\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\r\"%\n\x11LeaveTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"\x14\n\x12LeaveTableResponse\"%\n\x11StartTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"4\n\x12StartTableResponse\x12\x1e\n\x05table\x18\x01 \x01(\x0b\x32\x0f.match.v1.Table\"#\n\x0fGetTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"2\n\x10GetTableResponse\x12\x1e\n\x05table\x18\x01 \x01(\x0b\x32\x0f.match.v1.Table2\xbe\x03\n\x0cLobbyService\x12J\n\x0b\x43reateTable\x12\x1c.match.v1.CreateTableRequest\x1a\x1d.match.v1.CreateTableResponse\x12G\n\nListTables\x12\x1b.match.v1.ListTablesRequest\x1a\x1c.match.v1.ListTablesResponse\x12\x44\n\tJoinTable\x12\x1a.match.v1.JoinTableRequest\x1a\x1b.match.v1.JoinTableResponse\x12G\n\nLeaveTable\x12\x1b.match.v1.LeaveTableRequest\x1a\x1c.match.v1.LeaveTableResponse\x12G\n\nStartTable\x12\x1b.match.v1.StartTableRequest\x1a\x1c.match.v1.StartTableResponse\x12\x41\n\x08GetTable\x12\x19.match.v1.GetTableRequest\x1a\x1a.match.v1.GetTableResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14match/v1/lobby.proto\x12\x08match.v1\x1a\x15match/v1/common.proto\x1a\x1cmatch/v1/concentration.proto\x1a\x1amatch/v1/match_cards.proto\x1a\x19match/v1/match_five.proto\x1a\x1bmatch/v1/number_match.proto\x1a\x13match/v1/race.proto\"\xa1\x06\n\x05Table\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12%\n\tgame_kind\x18\x02 \x01(\x0e\x32\x12.match.v1.GameKind\x12(\n\nvisibility\x18\x03 \x01(\x0e\x32\x14.match.v1.Visibility\x12\r\n\x05seats\x18\x04 \x01(\r\x12#\n\x05taken\x18\x05 \x03(\x0b\x32\x14.match.v1.Table.Seat\x12&\n\x06status\x18\x06 \x01(\x0e\x32\x16.match.v1.Table.Status\x12\x0f\n\x07game_id\x18\x07 \x01(\t\x12\x15\n\rcreated_at_ms\x18\x08 \x01(\x03\x12\x13\n\x0binvite_code\x18\t \x01(\t\x12&\n\x04race\x18\n \x01(\x0b\x32\x16.match.v1.RaceSettingsH\x00\x12\x38\n\rconcentration\x18\x0e \x01(\x0b\x32\x1f.match.v1.ConcentrationSettingsH\x00\x12\x33\n\x0bmatch_cards\x18\x0f \x01(\x0b\x32\x1c.match.v1.MatchCardsSettingsH\x00\x12\x35\n\x0cnumber_match\x18\x10 \x01(\x0b\x32\x1d.match.v1.NumberMatchSettingsH\x00\x12\x31\n\nmatch_five\x18\x11 \x01(\x0b\x32\x1b.match.v1.MatchFiveSettingsH\x00\x12\x12\n\nfill_at_ms\x18\x0b \x01(\x03\x12\x12\n\ncommitment\x18\x0c \x01(\t\x12\x15\n\rexpires_at_ms\x18\r \x01(\x03\x12\"\n\x07rematch\x18\x12 \x01(\x0b\x32\x11.match.v1.Rematch\x1aM\n\x04Seat\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x03 \x01(\t\x12\x0e\n\x06is_bot\x18\x04 \x01(\x08\"]\n\x06Status\x12\x16\n\x12STATUS_UNSPECIFIED\x10\x00\x12\x12\n\x0eSTATUS_WAITING\x10\x01\x12\x12\n\x0eSTATUS_PLAYING\x10\x02\x12\x13\n\x0fSTATUS_FINISHED\x10\x03\x42\n\n\x08settings\"f\n\x07Rematch\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x10\n\x08\x61\x63\x63\x65pted\x18\x02 \x03(\t\x12&\n\x06status\x18\x03 \x01(\x0e\x32\x16.match.v1.Table.Status\x12\x0f\n\x07\x65xpired\x18\x04 \x01(\x08\"\x97\x03\n\x12\x43reateTableRequest\x12%\n\tgame_kind\x18\x01 \x01(\x0e\x32\x12.match.v1.GameKind\x12\r\n\x05seats\x18\x02 \x01(\r\x12(\n\nvisibility\x18\x03 \x01(\x0e\x32\x14.match.v1.Visibility\x12\x14\n\x0c\x64isplay_name\x18\x04 \x01(\t\x12&\n\x04race\x18\n \x01(\x0b\x32\x16.match.v1.RaceSettingsH\x00\x12\x38\n\rconcentration\x18\x0b \x01(\x0b\x32\x1f.match.v1.ConcentrationSettingsH\x00\x12\x33\n\x0bmatch_cards\x18\x0c \x01(\x0b\x32\x1c.match.v1.MatchCardsSettingsH\x00\x12\x35\n\x0cnumber_match\x18\r \x01(\x0b\x32\x1d.match.v1.NumberMatchSettingsH\x00\x12\x31\n\nmatch_five\x18\x0e \x01(\x0b\x32\x1b.match.v1.MatchFiveSettingsH\x00\x42\n\n\x08settings\"s\n\x13\x43reateTableResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x13\n\x0binvite_code\x18\x02 \x01(\t\x12\x11\n\tplayer_id\x18\x03 \x01(\t\x12\x14\n\x0cplayer_token\x18\x04 \x01(\t\x12\x0c\n\x04seat\x18\x05 \x01(\r\"y\n\x11ListTablesRequest\x12%\n\tgame_kind\x18\x01 \x01(\x0e\x32\x12.match.v1.GameKind\x12\x11\n\tpage_size\x18\x02 \x01(\r\x12\x12\n\npage_token\x18\x03 \x01(\t\x12\x16\n\x0e\x66ill_due_by_ms\x18\x04 \x01(\x03\"N\n\x12ListTablesResponse\x12\x1f\n\x06tables\x18\x01 \x03(\x0b\x32\x0f.match.v1.Table\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"]\n\x10JoinTableRequest\x12\x12\n\x08table_id\x18\x01 \x01(\tH\x00\x12\x15\n\x0binvite_code\x18\x02 \x01(\tH\x00\x12\x14\n\x0c\x64isplay_name\x18\x03 \x01(\tB\x08\n\x06target\"\\\n\x11JoinTableResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x14\n\x0cplayer_token\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\r\"%\n\x11LeaveTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"\x14\n\x12LeaveTableResponse\"%\n\x11StartTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"4\n\x12StartTableResponse\x12\x1e\n\x05table\x18\x01 \x01(\x0b\x32\x0f.match.v1.Table\"#\n\x0fGetTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"2\n\x10GetTableResponse\x12\x1e\n\x05table\x18\x01 \x01(\x0b\x32\x0f.match.v1.Table\"\"\n\x0eRematchRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"k\n\x0fRematchResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x14\n\x0cplayer_token\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\r\x12\x0f\n\x07offered\x18\x05 \x01(\x08\x32\xfe\x03\n\x0cLobbyService\x12J\n\x0b\x43reateTable\x12\x1c.match.v1.CreateTableRequest\x1a\x1d.match.v1.CreateTableResponse\x12G\n\nListTables\x12\x1b.match.v1.ListTablesRequest\x1a\x1c.match.v1.ListTablesResponse\x12\x44\n\tJoinTable\x12\x1a.match.v1.JoinTableRequest\x1a\x1b.match.v1.JoinTableResponse\x12G\n\nLeaveTable\x12\x1b.match.v1.LeaveTableRequest\x1a\x1c.match.v1.LeaveTableResponse\x12G\n\nStartTable\x12\x1b.match.v1.StartTableRequest\x1a\x1c.match.v1.StartTableResponse\x12\x41\n\x08GetTable\x12\x19.match.v1.GetTableRequest\x1a\x1a.match.v1.GetTableResponse\x12>\n\x07Rematch\x12\x18.match.v1.RematchRequest\x1a\x19.match.v1.RematchResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -38,35 +38,41 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'match.v1.lobby_pb2', _globa
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_TABLE']._serialized_start=193
-  _globals['_TABLE']._serialized_end=958
-  _globals['_TABLE_SEAT']._serialized_start=774
-  _globals['_TABLE_SEAT']._serialized_end=851
-  _globals['_TABLE_STATUS']._serialized_start=853
-  _globals['_TABLE_STATUS']._serialized_end=946
-  _globals['_CREATETABLEREQUEST']._serialized_start=961
-  _globals['_CREATETABLEREQUEST']._serialized_end=1368
-  _globals['_CREATETABLERESPONSE']._serialized_start=1370
-  _globals['_CREATETABLERESPONSE']._serialized_end=1485
-  _globals['_LISTTABLESREQUEST']._serialized_start=1487
-  _globals['_LISTTABLESREQUEST']._serialized_end=1608
-  _globals['_LISTTABLESRESPONSE']._serialized_start=1610
-  _globals['_LISTTABLESRESPONSE']._serialized_end=1688
-  _globals['_JOINTABLEREQUEST']._serialized_start=1690
-  _globals['_JOINTABLEREQUEST']._serialized_end=1783
-  _globals['_JOINTABLERESPONSE']._serialized_start=1785
-  _globals['_JOINTABLERESPONSE']._serialized_end=1877
-  _globals['_LEAVETABLEREQUEST']._serialized_start=1879
-  _globals['_LEAVETABLEREQUEST']._serialized_end=1916
-  _globals['_LEAVETABLERESPONSE']._serialized_start=1918
-  _globals['_LEAVETABLERESPONSE']._serialized_end=1938
-  _globals['_STARTTABLEREQUEST']._serialized_start=1940
-  _globals['_STARTTABLEREQUEST']._serialized_end=1977
-  _globals['_STARTTABLERESPONSE']._serialized_start=1979
-  _globals['_STARTTABLERESPONSE']._serialized_end=2031
-  _globals['_GETTABLEREQUEST']._serialized_start=2033
-  _globals['_GETTABLEREQUEST']._serialized_end=2068
-  _globals['_GETTABLERESPONSE']._serialized_start=2070
-  _globals['_GETTABLERESPONSE']._serialized_end=2120
-  _globals['_LOBBYSERVICE']._serialized_start=2123
-  _globals['_LOBBYSERVICE']._serialized_end=2569
+  _globals['_TABLE']._serialized_end=994
+  _globals['_TABLE_SEAT']._serialized_start=810
+  _globals['_TABLE_SEAT']._serialized_end=887
+  _globals['_TABLE_STATUS']._serialized_start=889
+  _globals['_TABLE_STATUS']._serialized_end=982
+  _globals['_REMATCH']._serialized_start=996
+  _globals['_REMATCH']._serialized_end=1098
+  _globals['_CREATETABLEREQUEST']._serialized_start=1101
+  _globals['_CREATETABLEREQUEST']._serialized_end=1508
+  _globals['_CREATETABLERESPONSE']._serialized_start=1510
+  _globals['_CREATETABLERESPONSE']._serialized_end=1625
+  _globals['_LISTTABLESREQUEST']._serialized_start=1627
+  _globals['_LISTTABLESREQUEST']._serialized_end=1748
+  _globals['_LISTTABLESRESPONSE']._serialized_start=1750
+  _globals['_LISTTABLESRESPONSE']._serialized_end=1828
+  _globals['_JOINTABLEREQUEST']._serialized_start=1830
+  _globals['_JOINTABLEREQUEST']._serialized_end=1923
+  _globals['_JOINTABLERESPONSE']._serialized_start=1925
+  _globals['_JOINTABLERESPONSE']._serialized_end=2017
+  _globals['_LEAVETABLEREQUEST']._serialized_start=2019
+  _globals['_LEAVETABLEREQUEST']._serialized_end=2056
+  _globals['_LEAVETABLERESPONSE']._serialized_start=2058
+  _globals['_LEAVETABLERESPONSE']._serialized_end=2078
+  _globals['_STARTTABLEREQUEST']._serialized_start=2080
+  _globals['_STARTTABLEREQUEST']._serialized_end=2117
+  _globals['_STARTTABLERESPONSE']._serialized_start=2119
+  _globals['_STARTTABLERESPONSE']._serialized_end=2171
+  _globals['_GETTABLEREQUEST']._serialized_start=2173
+  _globals['_GETTABLEREQUEST']._serialized_end=2208
+  _globals['_GETTABLERESPONSE']._serialized_start=2210
+  _globals['_GETTABLERESPONSE']._serialized_end=2260
+  _globals['_REMATCHREQUEST']._serialized_start=2262
+  _globals['_REMATCHREQUEST']._serialized_end=2296
+  _globals['_REMATCHRESPONSE']._serialized_start=2298
+  _globals['_REMATCHRESPONSE']._serialized_end=2405
+  _globals['_LOBBYSERVICE']._serialized_start=2408
+  _globals['_LOBBYSERVICE']._serialized_end=2918
 # @@protoc_insertion_point(module_scope)

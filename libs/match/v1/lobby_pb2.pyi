@@ -14,7 +14,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Table(_message.Message):
-    __slots__ = ("table_id", "game_kind", "visibility", "seats", "taken", "status", "game_id", "created_at_ms", "invite_code", "race", "concentration", "match_cards", "number_match", "match_five", "fill_at_ms", "commitment", "expires_at_ms")
+    __slots__ = ("table_id", "game_kind", "visibility", "seats", "taken", "status", "game_id", "created_at_ms", "invite_code", "race", "concentration", "match_cards", "number_match", "match_five", "fill_at_ms", "commitment", "expires_at_ms", "rematch")
     class Status(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
         __slots__ = ()
         STATUS_UNSPECIFIED: _ClassVar[Table.Status]
@@ -53,6 +53,7 @@ class Table(_message.Message):
     FILL_AT_MS_FIELD_NUMBER: _ClassVar[int]
     COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     EXPIRES_AT_MS_FIELD_NUMBER: _ClassVar[int]
+    REMATCH_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     game_kind: _common_pb2.GameKind
     visibility: _common_pb2.Visibility
@@ -70,7 +71,20 @@ class Table(_message.Message):
     fill_at_ms: int
     commitment: str
     expires_at_ms: int
-    def __init__(self, table_id: _Optional[str] = ..., game_kind: _Optional[_Union[_common_pb2.GameKind, str]] = ..., visibility: _Optional[_Union[_common_pb2.Visibility, str]] = ..., seats: _Optional[int] = ..., taken: _Optional[_Iterable[_Union[Table.Seat, _Mapping]]] = ..., status: _Optional[_Union[Table.Status, str]] = ..., game_id: _Optional[str] = ..., created_at_ms: _Optional[int] = ..., invite_code: _Optional[str] = ..., race: _Optional[_Union[_race_pb2.RaceSettings, _Mapping]] = ..., concentration: _Optional[_Union[_concentration_pb2.ConcentrationSettings, _Mapping]] = ..., match_cards: _Optional[_Union[_match_cards_pb2.MatchCardsSettings, _Mapping]] = ..., number_match: _Optional[_Union[_number_match_pb2.NumberMatchSettings, _Mapping]] = ..., match_five: _Optional[_Union[_match_five_pb2.MatchFiveSettings, _Mapping]] = ..., fill_at_ms: _Optional[int] = ..., commitment: _Optional[str] = ..., expires_at_ms: _Optional[int] = ...) -> None: ...
+    rematch: Rematch
+    def __init__(self, table_id: _Optional[str] = ..., game_kind: _Optional[_Union[_common_pb2.GameKind, str]] = ..., visibility: _Optional[_Union[_common_pb2.Visibility, str]] = ..., seats: _Optional[int] = ..., taken: _Optional[_Iterable[_Union[Table.Seat, _Mapping]]] = ..., status: _Optional[_Union[Table.Status, str]] = ..., game_id: _Optional[str] = ..., created_at_ms: _Optional[int] = ..., invite_code: _Optional[str] = ..., race: _Optional[_Union[_race_pb2.RaceSettings, _Mapping]] = ..., concentration: _Optional[_Union[_concentration_pb2.ConcentrationSettings, _Mapping]] = ..., match_cards: _Optional[_Union[_match_cards_pb2.MatchCardsSettings, _Mapping]] = ..., number_match: _Optional[_Union[_number_match_pb2.NumberMatchSettings, _Mapping]] = ..., match_five: _Optional[_Union[_match_five_pb2.MatchFiveSettings, _Mapping]] = ..., fill_at_ms: _Optional[int] = ..., commitment: _Optional[str] = ..., expires_at_ms: _Optional[int] = ..., rematch: _Optional[_Union[Rematch, _Mapping]] = ...) -> None: ...
+
+class Rematch(_message.Message):
+    __slots__ = ("table_id", "accepted", "status", "expired")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    ACCEPTED_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    EXPIRED_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    accepted: _containers.RepeatedScalarFieldContainer[str]
+    status: Table.Status
+    expired: bool
+    def __init__(self, table_id: _Optional[str] = ..., accepted: _Optional[_Iterable[str]] = ..., status: _Optional[_Union[Table.Status, str]] = ..., expired: _Optional[bool] = ...) -> None: ...
 
 class CreateTableRequest(_message.Message):
     __slots__ = ("game_kind", "seats", "visibility", "display_name", "race", "concentration", "match_cards", "number_match", "match_five")
@@ -183,3 +197,23 @@ class GetTableResponse(_message.Message):
     TABLE_FIELD_NUMBER: _ClassVar[int]
     table: Table
     def __init__(self, table: _Optional[_Union[Table, _Mapping]] = ...) -> None: ...
+
+class RematchRequest(_message.Message):
+    __slots__ = ("table_id",)
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    def __init__(self, table_id: _Optional[str] = ...) -> None: ...
+
+class RematchResponse(_message.Message):
+    __slots__ = ("table_id", "player_id", "player_token", "seat", "offered")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    OFFERED_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    player_id: str
+    player_token: str
+    seat: int
+    offered: bool
+    def __init__(self, table_id: _Optional[str] = ..., player_id: _Optional[str] = ..., player_token: _Optional[str] = ..., seat: _Optional[int] = ..., offered: _Optional[bool] = ...) -> None: ...

@@ -29,8 +29,8 @@ class LobbyServiceStub:
     """The client-facing gRPC API of the lobby, for every game: tables, seats, invite codes and
     player tokens.
 
-    Authentication: CreateTable, ListTables and JoinTable need no token. LeaveTable and
-    StartTable need the player token of a seat at the table, in the gRPC metadata
+    Authentication: CreateTable, ListTables and JoinTable need no token. LeaveTable,
+    StartTable and Rematch need the player token of a seat at the table, in the gRPC metadata
     `authorization: Bearer <player_token>`; GetTable needs it for a private table. A missing or
     unknown token is UNAUTHENTICATED; a token for another table is PERMISSION_DENIED.
     Errors: an unknown table or invite code is NOT_FOUND; a full or started table is
@@ -75,14 +75,19 @@ class LobbyServiceStub:
                 request_serializer=match_dot_v1_dot_lobby__pb2.GetTableRequest.SerializeToString,
                 response_deserializer=match_dot_v1_dot_lobby__pb2.GetTableResponse.FromString,
                 _registered_method=True)
+        self.Rematch = channel.unary_unary(
+                '/match.v1.LobbyService/Rematch',
+                request_serializer=match_dot_v1_dot_lobby__pb2.RematchRequest.SerializeToString,
+                response_deserializer=match_dot_v1_dot_lobby__pb2.RematchResponse.FromString,
+                _registered_method=True)
 
 
 class LobbyServiceServicer:
     """The client-facing gRPC API of the lobby, for every game: tables, seats, invite codes and
     player tokens.
 
-    Authentication: CreateTable, ListTables and JoinTable need no token. LeaveTable and
-    StartTable need the player token of a seat at the table, in the gRPC metadata
+    Authentication: CreateTable, ListTables and JoinTable need no token. LeaveTable,
+    StartTable and Rematch need the player token of a seat at the table, in the gRPC metadata
     `authorization: Bearer <player_token>`; GetTable needs it for a private table. A missing or
     unknown token is UNAUTHENTICATED; a token for another table is PERMISSION_DENIED.
     Errors: an unknown table or invite code is NOT_FOUND; a full or started table is
@@ -135,6 +140,16 @@ class LobbyServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Rematch(self, request, context):
+        """A player of a finished table (token of their seat there in metadata) plays again with the
+        same players: the first to ask makes the rematch table (same game, settings and seats, a
+        new seed, private to this table's players) and takes a seat; each other player takes
+        theirs by asking too. The game starts when every seat is taken (docs/api.md, "Rematch").
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LobbyServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -168,6 +183,11 @@ def add_LobbyServiceServicer_to_server(servicer, server):
                     request_deserializer=match_dot_v1_dot_lobby__pb2.GetTableRequest.FromString,
                     response_serializer=match_dot_v1_dot_lobby__pb2.GetTableResponse.SerializeToString,
             ),
+            'Rematch': grpc.unary_unary_rpc_method_handler(
+                    servicer.Rematch,
+                    request_deserializer=match_dot_v1_dot_lobby__pb2.RematchRequest.FromString,
+                    response_serializer=match_dot_v1_dot_lobby__pb2.RematchResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'match.v1.LobbyService', rpc_method_handlers)
@@ -180,8 +200,8 @@ class LobbyService:
     """The client-facing gRPC API of the lobby, for every game: tables, seats, invite codes and
     player tokens.
 
-    Authentication: CreateTable, ListTables and JoinTable need no token. LeaveTable and
-    StartTable need the player token of a seat at the table, in the gRPC metadata
+    Authentication: CreateTable, ListTables and JoinTable need no token. LeaveTable,
+    StartTable and Rematch need the player token of a seat at the table, in the gRPC metadata
     `authorization: Bearer <player_token>`; GetTable needs it for a private table. A missing or
     unknown token is UNAUTHENTICATED; a token for another table is PERMISSION_DENIED.
     Errors: an unknown table or invite code is NOT_FOUND; a full or started table is
@@ -342,6 +362,33 @@ class LobbyService:
             '/match.v1.LobbyService/GetTable',
             match_dot_v1_dot_lobby__pb2.GetTableRequest.SerializeToString,
             match_dot_v1_dot_lobby__pb2.GetTableResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Rematch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/match.v1.LobbyService/Rematch',
+            match_dot_v1_dot_lobby__pb2.RematchRequest.SerializeToString,
+            match_dot_v1_dot_lobby__pb2.RematchResponse.FromString,
             options,
             channel_credentials,
             insecure,

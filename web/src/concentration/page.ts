@@ -23,6 +23,7 @@ import { pageKeys } from "../play/keys";
 import { GameLog } from "../play/log";
 import { chooseName, nameField } from "../play/name";
 import { keepSeat } from "../play/seat";
+import { RematchOffer } from "../play/rematch";
 import { seedBlock } from "../play/seed";
 import { backLinks, select, submitting } from "../play/setup";
 import { bearer, clockLeft, command, refusalCode } from "../rpc";
@@ -142,6 +143,7 @@ function mountTable(root: HTMLElement, app: App, tableId: string, seat: KeptSeat
   const waiting = h("section", { id: "waiting-panel", class: "panel", hidden: true });
   const seats = h("div", { id: "seats" });
   const gameOver = h("section", { id: "game-over", class: "panel", hidden: true });
+  const rematch = new RematchOffer(app, SLUG, tableId, seat);
   const log = new GameLog(app, LOG_LINES, errorEl);
   const startNow = h("button", { id: "start-now", type: "button", onclick: () => void startTable() }, tx("conc.startNow"));
 
@@ -314,7 +316,9 @@ function mountTable(root: HTMLElement, app: App, tableId: string, seat: KeptSeat
       h("p", { id: "result" }, resultText(t)),
       h("ol", { class: "standings", id: "standings" }, ...standingLines(t).map((line) => h("li", {}, line))),
       ...seedBlock({ seed: t.seed, commitment: t.commitment, gameId, again: tx("conc.again") }),
+      rematch.el,
       h("p", {}, h("a", { href: `#/play/${SLUG}/new` }, tx("race.playAgain"))));
+    rematch.over();
   }
 
   function tick(): void {
@@ -331,5 +335,6 @@ function mountTable(root: HTMLElement, app: App, tableId: string, seat: KeptSeat
     clearInterval(timer);
     grid.stop();
     stopKeys();
+    rematch.stop();
   };
 }

@@ -20,6 +20,7 @@ import { follow, SNAPSHOT_AFTER } from "../play/follow";
 import { GameLog } from "../play/log";
 import { chooseName, nameField } from "../play/name";
 import { keepSeat, pageLink, seatsGoing } from "../play/seat";
+import { RematchOffer } from "../play/rematch";
 import { seedBlock } from "../play/seed";
 import { backLinks, FormProblem, options, submitting } from "../play/setup";
 import { clockText } from "../play/words";
@@ -189,6 +190,7 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
   const results = h("div", { id: "results" });
   const scores = h("div", { id: "scores" });
   const gameOver = h("section", { id: "game-over", class: "panel", hidden: true, tabindex: -1, "aria-labelledby": "game-over-heading" });
+  const rematch = new RematchOffer(app, SLUG, seat.tableId, seat);
   const log = new GameLog(app, LOG_LINES, errorEl);
 
   root.replaceChildren(h("section", { class: "m5", "data-table-id": seat.tableId },
@@ -612,7 +614,9 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
         seed: t.seed, commitment: t.commitment, gameId, named: tx("nm.gameSeed"), verify: true,
         again: tx("m5.again"),
       }),
+      rematch.el,
       h("p", {}, h("a", { href: `#/play/${SLUG}` }, tx("race.playAgain"))));
+    rematch.over();
     if (!finishedSaid) {
       finishedSaid = true;
       const focusedInside = document.activeElement && root.contains(document.activeElement) && (document.activeElement as HTMLElement).offsetParent === null;
@@ -650,5 +654,6 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
   return () => {
     abort.abort();
     clearInterval(timer);
+    rematch.stop();
   };
 }

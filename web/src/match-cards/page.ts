@@ -24,6 +24,7 @@ import { pageKeys } from "../play/keys";
 import { GameLog } from "../play/log";
 import { chooseName, nameField } from "../play/name";
 import { keepSeat, noSeat } from "../play/seat";
+import { RematchOffer } from "../play/rematch";
 import { seedBlock } from "../play/seed";
 import { backLinks, select, submitting } from "../play/setup";
 import { clockText } from "../play/words";
@@ -151,6 +152,7 @@ function mountTable(root: HTMLElement, app: App, seat: KeptSeat): () => void {
   const others = h("div", { id: "others" });
   const othersWrap = h("aside", { class: "side", hidden: true }, h("h2", {}, tx("mc.others")), others);
   const gameOver = h("section", { id: "game-over", class: "panel", hidden: true });
+  const rematch = new RematchOffer(app, SLUG, tableId, seat);
   const log = new GameLog(app, LOG_LINES, errorEl);
   const startNow = h("button", { id: "start-now", type: "button", onclick: () => void startTable() }, tx("race.startNow"));
 
@@ -329,7 +331,9 @@ function mountTable(root: HTMLElement, app: App, seat: KeptSeat): () => void {
         : null,
       t.replay ? h("p", { class: "muted" }, tx("mc.replayNote")) : null,
       ...seedBlock({ seed: t.seed, commitment: t.commitment, gameId, again: tx("conc.again") }),
+      rematch.el,
       h("p", {}, h("a", { href: `#/play/${SLUG}/new` }, tx("race.playAgain"))));
+    rematch.over();
   }
 
   function tick(): void {
@@ -347,5 +351,6 @@ function mountTable(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     clearInterval(timer);
     grid.stop();
     stopKeys();
+    rematch.stop();
   };
 }

@@ -12,7 +12,7 @@ import { fill, h } from "../dom";
 import { GameKind, Visibility } from "../gen/match/v1/common_pb";
 import { NumberMatchSettings_Level } from "../gen/match/v1/number_match_pb";
 import type { GetLeaderboardResponse, Profile } from "../gen/match/v1/players_pb";
-import { t } from "../i18n";
+import { locale, t } from "../i18n";
 import { chooseName } from "../play/name";
 import { keepSeat } from "../play/seat";
 import { backoffMs, command, errorText, retriable, retryWait } from "../rpc";
@@ -49,7 +49,7 @@ function gameTitle(games: readonly GameRef[], kind: GameKind): string {
 }
 
 function day(ms: number): string {
-  return new Date(ms).toLocaleDateString();
+  return new Date(ms).toLocaleDateString(locale());
 }
 
 function ratingText(rating: number, provisional: boolean): string {
@@ -135,7 +135,7 @@ export function mountMe(root: HTMLElement, app: App, games: readonly GameRef[]):
       h("h2", { id: "key-heading" }, t("player.keyHeading")),
       h("p", { id: "player-id", "data-player-id": key.playerId }, t("player.youAre", { id: key.playerId })),
       h("p", { id: "key-warning", class: "key-warning" },
-        exported === null ? t("player.warningNotSaved") : t("player.warningSaved", { date: new Date(exported).toLocaleString() })),
+        exported === null ? t("player.warningNotSaved") : t("player.warningSaved", { date: new Date(exported).toLocaleString(locale()) })),
       h("p", {}, t("player.keyCounts")),
       h("div", { class: "key-actions" },
         h("button", { id: "export-key", type: "button", onclick: busy(async () => {
@@ -163,7 +163,7 @@ export function mountMe(root: HTMLElement, app: App, games: readonly GameRef[]):
   function refreshWarning(): void {
     const warning = document.getElementById("key-warning");
     const exported = player.exportedAtMs();
-    if (warning && exported !== null) warning.textContent = t("player.warningSaved", { date: new Date(exported).toLocaleString() });
+    if (warning && exported !== null) warning.textContent = t("player.warningSaved", { date: new Date(exported).toLocaleString(locale()) });
   }
 
   function drawImport(): void {

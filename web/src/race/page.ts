@@ -17,6 +17,7 @@ import { follow, SNAPSHOT_AFTER } from "../play/follow";
 import { pageKeys } from "../play/keys";
 import { GameLog } from "../play/log";
 import { noSeat } from "../play/seat";
+import { RematchOffer } from "../play/rematch";
 import { seedBlock } from "../play/seed";
 import { backLinks } from "../play/setup";
 import { bearer, command, refusalCode } from "../rpc";
@@ -110,6 +111,7 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
   const standings = h("div", { id: "standings" });
   const revealed = h("div", { id: "revealed" });
   const gameOver = h("section", { id: "game-over", class: "panel", hidden: true });
+  const rematch = new RematchOffer(app, "race", seat.tableId, seat);
   const errorEl = h("p", { id: "race-error", class: "error", role: "alert" });
   const log = new GameLog(app, LOG_LINES, errorEl);
   const connEl = h("p", { id: "connection", class: "muted" });
@@ -487,7 +489,9 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
       h("h2", {}, tx("race.phase.gameOver")),
       mine ? h("p", { id: "my-place" }, tx("race.placed", { place: mine.place, of: t.standings.length, pairs: mine.pairs })) : null,
       ...seedBlock({ seed: t.seed, commitment: t.commitment, gameId, again: tx("race.again") }),
+      rematch.el,
       h("p", {}, h("a", { href: "#/" }, tx("race.playAgain"))));
+    rematch.over();
   }
 
   let lastFraction = "";
@@ -522,5 +526,6 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     abort.abort();
     clearInterval(timer);
     stopKeys();
+    rematch.stop();
   };
 }

@@ -12,5 +12,7 @@ import { RULES } from "./rules";
 import { KIT } from "./kit";
 import { RACE } from "./race";
 import { REFUSALS } from "./refusals";
+import { PLAYER } from "./player";
+import { LOBBY } from "./lobby";
 
-export const EL: Readonly<Record<string, string>> = { ...COMMON, ...GAMES, ...HOME, ...CONCENTRATION, ...MATCH_CARDS, ...NUMBER_MATCH, ...MATCH_FIVE, ...AUDIT, ...RULES, ...KIT, ...RACE, ...REFUSALS };
+export const EL: Readonly<Record<string, string>> = { ...COMMON, ...GAMES, ...HOME, ...CONCENTRATION, ...MATCH_CARDS, ...NUMBER_MATCH, ...MATCH_FIVE, ...AUDIT, ...RULES, ...KIT, ...RACE, ...REFUSALS, ...PLAYER, ...LOBBY };

@@ -13,8 +13,9 @@ import { RULES } from "./rules";
 import { KIT } from "./kit";
 import { RACE } from "./race";
 import { REFUSALS } from "./refusals";
+import { LOBBY } from "./lobby";
 
 export const EN: Readonly<Record<string, string>> = {
   ...COMMON, ...GAMES, ...HOME, ...CONCENTRATION, ...MATCH_CARDS, ...NUMBER_MATCH, ...MATCH_FIVE,
-  ...AUDIT, ...RULES, ...KIT, ...RACE, ...REFUSALS, ...PLAYER,
+  ...AUDIT, ...RULES, ...KIT, ...RACE, ...REFUSALS, ...PLAYER, ...LOBBY,
 };

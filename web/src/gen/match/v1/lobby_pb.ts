@@ -22,7 +22,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file match/v1/lobby.proto.
  */
 export const file_match_v1_lobby: GenFile = /*@__PURE__*/
-  fileDesc("ChRtYXRjaC92MS9sb2JieS5wcm90bxIIbWF0Y2gudjEi/QUKBVRhYmxlEhAKCHRhYmxlX2lkGAEgASgJEiUKCWdhbWVfa2luZBgCIAEoDjISLm1hdGNoLnYxLkdhbWVLaW5kEigKCnZpc2liaWxpdHkYAyABKA4yFC5tYXRjaC52MS5WaXNpYmlsaXR5Eg0KBXNlYXRzGAQgASgNEiMKBXRha2VuGAUgAygLMhQubWF0Y2gudjEuVGFibGUuU2VhdBImCgZzdGF0dXMYBiABKA4yFi5tYXRjaC52MS5UYWJsZS5TdGF0dXMSDwoHZ2FtZV9pZBgHIAEoCRIVCg1jcmVhdGVkX2F0X21zGAggASgDEhMKC2ludml0ZV9jb2RlGAkgASgJEiYKBHJhY2UYCiABKAsyFi5tYXRjaC52MS5SYWNlU2V0dGluZ3NIABI4Cg1jb25jZW50cmF0aW9uGA4gASgLMh8ubWF0Y2gudjEuQ29uY2VudHJhdGlvblNldHRpbmdzSAASMwoLbWF0Y2hfY2FyZHMYDyABKAsyHC5tYXRjaC52MS5NYXRjaENhcmRzU2V0dGluZ3NIABI1CgxudW1iZXJfbWF0Y2gYECABKAsyHS5tYXRjaC52MS5OdW1iZXJNYXRjaFNldHRpbmdzSAASMQoKbWF0Y2hfZml2ZRgRIAEoCzIbLm1hdGNoLnYxLk1hdGNoRml2ZVNldHRpbmdzSAASEgoKZmlsbF9hdF9tcxgLIAEoAxISCgpjb21taXRtZW50GAwgASgJEhUKDWV4cGlyZXNfYXRfbXMYDSABKAMaTQoEU2VhdBIMCgRzZWF0GAEgASgNEhEKCXBsYXllcl9pZBgCIAEoCRIUCgxkaXNwbGF5X25hbWUYAyABKAkSDgoGaXNfYm90GAQgASgIIl0KBlN0YXR1cxIWChJTVEFUVVNfVU5TUEVDSUZJRUQQABISCg5TVEFUVVNfV0FJVElORxABEhIKDlNUQVRVU19QTEFZSU5HEAISEwoPU1RBVFVTX0ZJTklTSEVEEANCCgoIc2V0dGluZ3MilwMKEkNyZWF0ZVRhYmxlUmVxdWVzdBIlCglnYW1lX2tpbmQYASABKA4yEi5tYXRjaC52MS5HYW1lS2luZBINCgVzZWF0cxgCIAEoDRIoCgp2aXNpYmlsaXR5GAMgASgOMhQubWF0Y2gudjEuVmlzaWJpbGl0eRIUCgxkaXNwbGF5X25hbWUYBCABKAkSJgoEcmFjZRgKIAEoCzIWLm1hdGNoLnYxLlJhY2VTZXR0aW5nc0gAEjgKDWNvbmNlbnRyYXRpb24YCyABKAsyHy5tYXRjaC52MS5Db25jZW50cmF0aW9uU2V0dGluZ3NIABIzCgttYXRjaF9jYXJkcxgMIAEoCzIcLm1hdGNoLnYxLk1hdGNoQ2FyZHNTZXR0aW5nc0gAEjUKDG51bWJlcl9tYXRjaBgNIAEoCzIdLm1hdGNoLnYxLk51bWJlck1hdGNoU2V0dGluZ3NIABIxCgptYXRjaF9maXZlGA4gASgLMhsubWF0Y2gudjEuTWF0Y2hGaXZlU2V0dGluZ3NIAEIKCghzZXR0aW5ncyJzChNDcmVhdGVUYWJsZVJlc3BvbnNlEhAKCHRhYmxlX2lkGAEgASgJEhMKC2ludml0ZV9jb2RlGAIgASgJEhEKCXBsYXllcl9pZBgDIAEoCRIUCgxwbGF5ZXJfdG9rZW4YBCABKAkSDAoEc2VhdBgFIAEoDSJ5ChFMaXN0VGFibGVzUmVxdWVzdBIlCglnYW1lX2tpbmQYASABKA4yEi5tYXRjaC52MS5HYW1lS2luZBIRCglwYWdlX3NpemUYAiABKA0SEgoKcGFnZV90b2tlbhgDIAEoCRIWCg5maWxsX2R1ZV9ieV9tcxgEIAEoAyJOChJMaXN0VGFibGVzUmVzcG9uc2USHwoGdGFibGVzGAEgAygLMg8ubWF0Y2gudjEuVGFibGUSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIl0KEEpvaW5UYWJsZVJlcXVlc3QSEgoIdGFibGVfaWQYASABKAlIABIVCgtpbnZpdGVfY29kZRgCIAEoCUgAEhQKDGRpc3BsYXlfbmFtZRgDIAEoCUIICgZ0YXJnZXQiXAoRSm9pblRhYmxlUmVzcG9uc2USEAoIdGFibGVfaWQYASABKAkSEQoJcGxheWVyX2lkGAIgASgJEhQKDHBsYXllcl90b2tlbhgDIAEoCRIMCgRzZWF0GAQgASgNIiUKEUxlYXZlVGFibGVSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJIhQKEkxlYXZlVGFibGVSZXNwb25zZSIlChFTdGFydFRhYmxlUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSI0ChJTdGFydFRhYmxlUmVzcG9uc2USHgoFdGFibGUYASABKAsyDy5tYXRjaC52MS5UYWJsZSIjCg9HZXRUYWJsZVJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkiMgoQR2V0VGFibGVSZXNwb25zZRIeCgV0YWJsZRgBIAEoCzIPLm1hdGNoLnYxLlRhYmxlMr4DCgxMb2JieVNlcnZpY2USSgoLQ3JlYXRlVGFibGUSHC5tYXRjaC52MS5DcmVhdGVUYWJsZVJlcXVlc3QaHS5tYXRjaC52MS5DcmVhdGVUYWJsZVJlc3BvbnNlEkcKCkxpc3RUYWJsZXMSGy5tYXRjaC52MS5MaXN0VGFibGVzUmVxdWVzdBocLm1hdGNoLnYxLkxpc3RUYWJsZXNSZXNwb25zZRJECglKb2luVGFibGUSGi5tYXRjaC52MS5Kb2luVGFibGVSZXF1ZXN0GhsubWF0Y2gudjEuSm9pblRhYmxlUmVzcG9uc2USRwoKTGVhdmVUYWJsZRIbLm1hdGNoLnYxLkxlYXZlVGFibGVSZXF1ZXN0GhwubWF0Y2gudjEuTGVhdmVUYWJsZVJlc3BvbnNlEkcKClN0YXJ0VGFibGUSGy5tYXRjaC52MS5TdGFydFRhYmxlUmVxdWVzdBocLm1hdGNoLnYxLlN0YXJ0VGFibGVSZXNwb25zZRJBCghHZXRUYWJsZRIZLm1hdGNoLnYxLkdldFRhYmxlUmVxdWVzdBoaLm1hdGNoLnYxLkdldFRhYmxlUmVzcG9uc2ViBnByb3RvMw", [file_match_v1_common, file_match_v1_concentration, file_match_v1_match_cards, file_match_v1_match_five, file_match_v1_number_match, file_match_v1_race]);
+  fileDesc("ChRtYXRjaC92MS9sb2JieS5wcm90bxIIbWF0Y2gudjEioQYKBVRhYmxlEhAKCHRhYmxlX2lkGAEgASgJEiUKCWdhbWVfa2luZBgCIAEoDjISLm1hdGNoLnYxLkdhbWVLaW5kEigKCnZpc2liaWxpdHkYAyABKA4yFC5tYXRjaC52MS5WaXNpYmlsaXR5Eg0KBXNlYXRzGAQgASgNEiMKBXRha2VuGAUgAygLMhQubWF0Y2gudjEuVGFibGUuU2VhdBImCgZzdGF0dXMYBiABKA4yFi5tYXRjaC52MS5UYWJsZS5TdGF0dXMSDwoHZ2FtZV9pZBgHIAEoCRIVCg1jcmVhdGVkX2F0X21zGAggASgDEhMKC2ludml0ZV9jb2RlGAkgASgJEiYKBHJhY2UYCiABKAsyFi5tYXRjaC52MS5SYWNlU2V0dGluZ3NIABI4Cg1jb25jZW50cmF0aW9uGA4gASgLMh8ubWF0Y2gudjEuQ29uY2VudHJhdGlvblNldHRpbmdzSAASMwoLbWF0Y2hfY2FyZHMYDyABKAsyHC5tYXRjaC52MS5NYXRjaENhcmRzU2V0dGluZ3NIABI1CgxudW1iZXJfbWF0Y2gYECABKAsyHS5tYXRjaC52MS5OdW1iZXJNYXRjaFNldHRpbmdzSAASMQoKbWF0Y2hfZml2ZRgRIAEoCzIbLm1hdGNoLnYxLk1hdGNoRml2ZVNldHRpbmdzSAASEgoKZmlsbF9hdF9tcxgLIAEoAxISCgpjb21taXRtZW50GAwgASgJEhUKDWV4cGlyZXNfYXRfbXMYDSABKAMSIgoHcmVtYXRjaBgSIAEoCzIRLm1hdGNoLnYxLlJlbWF0Y2gaTQoEU2VhdBIMCgRzZWF0GAEgASgNEhEKCXBsYXllcl9pZBgCIAEoCRIUCgxkaXNwbGF5X25hbWUYAyABKAkSDgoGaXNfYm90GAQgASgIIl0KBlN0YXR1cxIWChJTVEFUVVNfVU5TUEVDSUZJRUQQABISCg5TVEFUVVNfV0FJVElORxABEhIKDlNUQVRVU19QTEFZSU5HEAISEwoPU1RBVFVTX0ZJTklTSEVEEANCCgoIc2V0dGluZ3MiZgoHUmVtYXRjaBIQCgh0YWJsZV9pZBgBIAEoCRIQCghhY2NlcHRlZBgCIAMoCRImCgZzdGF0dXMYAyABKA4yFi5tYXRjaC52MS5UYWJsZS5TdGF0dXMSDwoHZXhwaXJlZBgEIAEoCCKXAwoSQ3JlYXRlVGFibGVSZXF1ZXN0EiUKCWdhbWVfa2luZBgBIAEoDjISLm1hdGNoLnYxLkdhbWVLaW5kEg0KBXNlYXRzGAIgASgNEigKCnZpc2liaWxpdHkYAyABKA4yFC5tYXRjaC52MS5WaXNpYmlsaXR5EhQKDGRpc3BsYXlfbmFtZRgEIAEoCRImCgRyYWNlGAogASgLMhYubWF0Y2gudjEuUmFjZVNldHRpbmdzSAASOAoNY29uY2VudHJhdGlvbhgLIAEoCzIfLm1hdGNoLnYxLkNvbmNlbnRyYXRpb25TZXR0aW5nc0gAEjMKC21hdGNoX2NhcmRzGAwgASgLMhwubWF0Y2gudjEuTWF0Y2hDYXJkc1NldHRpbmdzSAASNQoMbnVtYmVyX21hdGNoGA0gASgLMh0ubWF0Y2gudjEuTnVtYmVyTWF0Y2hTZXR0aW5nc0gAEjEKCm1hdGNoX2ZpdmUYDiABKAsyGy5tYXRjaC52MS5NYXRjaEZpdmVTZXR0aW5nc0gAQgoKCHNldHRpbmdzInMKE0NyZWF0ZVRhYmxlUmVzcG9uc2USEAoIdGFibGVfaWQYASABKAkSEwoLaW52aXRlX2NvZGUYAiABKAkSEQoJcGxheWVyX2lkGAMgASgJEhQKDHBsYXllcl90b2tlbhgEIAEoCRIMCgRzZWF0GAUgASgNInkKEUxpc3RUYWJsZXNSZXF1ZXN0EiUKCWdhbWVfa2luZBgBIAEoDjISLm1hdGNoLnYxLkdhbWVLaW5kEhEKCXBhZ2Vfc2l6ZRgCIAEoDRISCgpwYWdlX3Rva2VuGAMgASgJEhYKDmZpbGxfZHVlX2J5X21zGAQgASgDIk4KEkxpc3RUYWJsZXNSZXNwb25zZRIfCgZ0YWJsZXMYASADKAsyDy5tYXRjaC52MS5UYWJsZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiXQoQSm9pblRhYmxlUmVxdWVzdBISCgh0YWJsZV9pZBgBIAEoCUgAEhUKC2ludml0ZV9jb2RlGAIgASgJSAASFAoMZGlzcGxheV9uYW1lGAMgASgJQggKBnRhcmdldCJcChFKb2luVGFibGVSZXNwb25zZRIQCgh0YWJsZV9pZBgBIAEoCRIRCglwbGF5ZXJfaWQYAiABKAkSFAoMcGxheWVyX3Rva2VuGAMgASgJEgwKBHNlYXQYBCABKA0iJQoRTGVhdmVUYWJsZVJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkiFAoSTGVhdmVUYWJsZVJlc3BvbnNlIiUKEVN0YXJ0VGFibGVSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJIjQKElN0YXJ0VGFibGVSZXNwb25zZRIeCgV0YWJsZRgBIAEoCzIPLm1hdGNoLnYxLlRhYmxlIiMKD0dldFRhYmxlUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSIyChBHZXRUYWJsZVJlc3BvbnNlEh4KBXRhYmxlGAEgASgLMg8ubWF0Y2gudjEuVGFibGUiIgoOUmVtYXRjaFJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkiawoPUmVtYXRjaFJlc3BvbnNlEhAKCHRhYmxlX2lkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIUCgxwbGF5ZXJfdG9rZW4YAyABKAkSDAoEc2VhdBgEIAEoDRIPCgdvZmZlcmVkGAUgASgIMv4DCgxMb2JieVNlcnZpY2USSgoLQ3JlYXRlVGFibGUSHC5tYXRjaC52MS5DcmVhdGVUYWJsZVJlcXVlc3QaHS5tYXRjaC52MS5DcmVhdGVUYWJsZVJlc3BvbnNlEkcKCkxpc3RUYWJsZXMSGy5tYXRjaC52MS5MaXN0VGFibGVzUmVxdWVzdBocLm1hdGNoLnYxLkxpc3RUYWJsZXNSZXNwb25zZRJECglKb2luVGFibGUSGi5tYXRjaC52MS5Kb2luVGFibGVSZXF1ZXN0GhsubWF0Y2gudjEuSm9pblRhYmxlUmVzcG9uc2USRwoKTGVhdmVUYWJsZRIbLm1hdGNoLnYxLkxlYXZlVGFibGVSZXF1ZXN0GhwubWF0Y2gudjEuTGVhdmVUYWJsZVJlc3BvbnNlEkcKClN0YXJ0VGFibGUSGy5tYXRjaC52MS5TdGFydFRhYmxlUmVxdWVzdBocLm1hdGNoLnYxLlN0YXJ0VGFibGVSZXNwb25zZRJBCghHZXRUYWJsZRIZLm1hdGNoLnYxLkdldFRhYmxlUmVxdWVzdBoaLm1hdGNoLnYxLkdldFRhYmxlUmVzcG9uc2USPgoHUmVtYXRjaBIYLm1hdGNoLnYxLlJlbWF0Y2hSZXF1ZXN0GhkubWF0Y2gudjEuUmVtYXRjaFJlc3BvbnNlYgZwcm90bzM", [file_match_v1_common, file_match_v1_concentration, file_match_v1_match_cards, file_match_v1_match_five, file_match_v1_number_match, file_match_v1_race]);
 
 /**
  * A table as the lobby shows it. It never holds a token, a seed or a face.
@@ -161,6 +161,14 @@ export type Table = Message<"match.v1.Table"> & {
    * @generated from field: int64 expires_at_ms = 13;
    */
   expiresAtMs: bigint;
+
+  /**
+   * A rematch offered at this finished table (Rematch), shown to the table's players by
+   * GetTable; unset when nobody has asked for one (and in ListTables).
+   *
+   * @generated from field: match.v1.Rematch rematch = 18;
+   */
+  rematch?: Rematch | undefined;
 };
 
 /**
@@ -254,6 +262,49 @@ export const Table_StatusSchema: GenEnum<Table_Status> = /*@__PURE__*/
   enumDesc(file_match_v1_lobby, 0, 0);
 
 /**
+ * The rematch of a finished table: where it is and who has taken a seat there.
+ *
+ * @generated from message match.v1.Rematch
+ */
+export type Rematch = Message<"match.v1.Rematch"> & {
+  /**
+   * The rematch table's id.
+   *
+   * @generated from field: string table_id = 1;
+   */
+  tableId: string;
+
+  /**
+   * The players of the finished table who have taken their seat at the rematch, by their
+   * player id (the same id at both tables).
+   *
+   * @generated from field: repeated string accepted = 2;
+   */
+  accepted: string[];
+
+  /**
+   * Where the rematch table is in its life: WAITING until every player has accepted.
+   *
+   * @generated from field: match.v1.Table.Status status = 3;
+   */
+  status: Table_Status;
+
+  /**
+   * True when the rematch table expired before every player accepted: it takes no seat now.
+   *
+   * @generated from field: bool expired = 4;
+   */
+  expired: boolean;
+};
+
+/**
+ * Describes the message match.v1.Rematch.
+ * Use `create(RematchSchema)` to create a new message.
+ */
+export const RematchSchema: GenMessage<Rematch> = /*@__PURE__*/
+  messageDesc(file_match_v1_lobby, 1);
+
+/**
  * Make a table.
  *
  * @generated from message match.v1.CreateTableRequest
@@ -340,7 +391,7 @@ export type CreateTableRequest = Message<"match.v1.CreateTableRequest"> & {
  * Use `create(CreateTableRequestSchema)` to create a new message.
  */
 export const CreateTableRequestSchema: GenMessage<CreateTableRequest> = /*@__PURE__*/
-  messageDesc(file_match_v1_lobby, 1);
+  messageDesc(file_match_v1_lobby, 2);
 
 /**
  * The new table and the caller's seat at it.
@@ -389,7 +440,7 @@ export type CreateTableResponse = Message<"match.v1.CreateTableResponse"> & {
  * Use `create(CreateTableResponseSchema)` to create a new message.
  */
 export const CreateTableResponseSchema: GenMessage<CreateTableResponse> = /*@__PURE__*/
-  messageDesc(file_match_v1_lobby, 2);
+  messageDesc(file_match_v1_lobby, 3);
 
 /**
  * List open tables.
@@ -434,7 +485,7 @@ export type ListTablesRequest = Message<"match.v1.ListTablesRequest"> & {
  * Use `create(ListTablesRequestSchema)` to create a new message.
  */
 export const ListTablesRequestSchema: GenMessage<ListTablesRequest> = /*@__PURE__*/
-  messageDesc(file_match_v1_lobby, 3);
+  messageDesc(file_match_v1_lobby, 4);
 
 /**
  * One page of open tables.
@@ -462,7 +513,7 @@ export type ListTablesResponse = Message<"match.v1.ListTablesResponse"> & {
  * Use `create(ListTablesResponseSchema)` to create a new message.
  */
 export const ListTablesResponseSchema: GenMessage<ListTablesResponse> = /*@__PURE__*/
-  messageDesc(file_match_v1_lobby, 4);
+  messageDesc(file_match_v1_lobby, 5);
 
 /**
  * Take a seat.
@@ -506,7 +557,7 @@ export type JoinTableRequest = Message<"match.v1.JoinTableRequest"> & {
  * Use `create(JoinTableRequestSchema)` to create a new message.
  */
 export const JoinTableRequestSchema: GenMessage<JoinTableRequest> = /*@__PURE__*/
-  messageDesc(file_match_v1_lobby, 5);
+  messageDesc(file_match_v1_lobby, 6);
 
 /**
  * The caller's seat.
@@ -548,7 +599,7 @@ export type JoinTableResponse = Message<"match.v1.JoinTableResponse"> & {
  * Use `create(JoinTableResponseSchema)` to create a new message.
  */
 export const JoinTableResponseSchema: GenMessage<JoinTableResponse> = /*@__PURE__*/
-  messageDesc(file_match_v1_lobby, 6);
+  messageDesc(file_match_v1_lobby, 7);
 
 /**
  * Give up a seat (token in metadata).
@@ -569,7 +620,7 @@ export type LeaveTableRequest = Message<"match.v1.LeaveTableRequest"> & {
  * Use `create(LeaveTableRequestSchema)` to create a new message.
  */
 export const LeaveTableRequestSchema: GenMessage<LeaveTableRequest> = /*@__PURE__*/
-  messageDesc(file_match_v1_lobby, 7);
+  messageDesc(file_match_v1_lobby, 8);
 
 /**
  * The seat is free again; the token is no longer valid.
@@ -584,7 +635,7 @@ export type LeaveTableResponse = Message<"match.v1.LeaveTableResponse"> & {
  * Use `create(LeaveTableResponseSchema)` to create a new message.
  */
 export const LeaveTableResponseSchema: GenMessage<LeaveTableResponse> = /*@__PURE__*/
-  messageDesc(file_match_v1_lobby, 8);
+  messageDesc(file_match_v1_lobby, 9);
 
 /**
  * Start an open table now (token of the host in metadata).
@@ -605,7 +656,7 @@ export type StartTableRequest = Message<"match.v1.StartTableRequest"> & {
  * Use `create(StartTableRequestSchema)` to create a new message.
  */
 export const StartTableRequestSchema: GenMessage<StartTableRequest> = /*@__PURE__*/
-  messageDesc(file_match_v1_lobby, 9);
+  messageDesc(file_match_v1_lobby, 10);
 
 /**
  * The table, now playing.
@@ -626,7 +677,7 @@ export type StartTableResponse = Message<"match.v1.StartTableResponse"> & {
  * Use `create(StartTableResponseSchema)` to create a new message.
  */
 export const StartTableResponseSchema: GenMessage<StartTableResponse> = /*@__PURE__*/
-  messageDesc(file_match_v1_lobby, 10);
+  messageDesc(file_match_v1_lobby, 11);
 
 /**
  * Read one table.
@@ -647,7 +698,7 @@ export type GetTableRequest = Message<"match.v1.GetTableRequest"> & {
  * Use `create(GetTableRequestSchema)` to create a new message.
  */
 export const GetTableRequestSchema: GenMessage<GetTableRequest> = /*@__PURE__*/
-  messageDesc(file_match_v1_lobby, 11);
+  messageDesc(file_match_v1_lobby, 12);
 
 /**
  * The table.
@@ -668,7 +719,78 @@ export type GetTableResponse = Message<"match.v1.GetTableResponse"> & {
  * Use `create(GetTableResponseSchema)` to create a new message.
  */
 export const GetTableResponseSchema: GenMessage<GetTableResponse> = /*@__PURE__*/
-  messageDesc(file_match_v1_lobby, 12);
+  messageDesc(file_match_v1_lobby, 13);
+
+/**
+ * Play again with the same players (token of a seat at the finished table in metadata).
+ *
+ * @generated from message match.v1.RematchRequest
+ */
+export type RematchRequest = Message<"match.v1.RematchRequest"> & {
+  /**
+   * The finished table's id; must be the token's table.
+   *
+   * @generated from field: string table_id = 1;
+   */
+  tableId: string;
+};
+
+/**
+ * Describes the message match.v1.RematchRequest.
+ * Use `create(RematchRequestSchema)` to create a new message.
+ */
+export const RematchRequestSchema: GenMessage<RematchRequest> = /*@__PURE__*/
+  messageDesc(file_match_v1_lobby, 14);
+
+/**
+ * The caller's seat at the rematch table.
+ *
+ * @generated from message match.v1.RematchResponse
+ */
+export type RematchResponse = Message<"match.v1.RematchResponse"> & {
+  /**
+   * The rematch table's id.
+   *
+   * @generated from field: string table_id = 1;
+   */
+  tableId: string;
+
+  /**
+   * The caller's player id there: the same as at the finished table.
+   *
+   * @generated from field: string player_id = 2;
+   */
+  playerId: string;
+
+  /**
+   * The caller's secret token for the new seat: send it as `authorization: Bearer <token>`.
+   *
+   * @generated from field: string player_token = 3;
+   */
+  playerToken: string;
+
+  /**
+   * The caller's seat at the rematch table (1 for whoever asked first).
+   *
+   * @generated from field: uint32 seat = 4;
+   */
+  seat: number;
+
+  /**
+   * True when this call made the rematch table (the offer); false when it took a seat at the
+   * one another player made (an acceptance).
+   *
+   * @generated from field: bool offered = 5;
+   */
+  offered: boolean;
+};
+
+/**
+ * Describes the message match.v1.RematchResponse.
+ * Use `create(RematchResponseSchema)` to create a new message.
+ */
+export const RematchResponseSchema: GenMessage<RematchResponse> = /*@__PURE__*/
+  messageDesc(file_match_v1_lobby, 15);
 
 /**
  * Make, find, join and leave tables.
@@ -737,6 +859,19 @@ export const LobbyService: GenService<{
     methodKind: "unary";
     input: typeof GetTableRequestSchema;
     output: typeof GetTableResponseSchema;
+  },
+  /**
+   * A player of a finished table (token of their seat there in metadata) plays again with the
+   * same players: the first to ask makes the rematch table (same game, settings and seats, a
+   * new seed, private to this table's players) and takes a seat; each other player takes
+   * theirs by asking too. The game starts when every seat is taken (docs/api.md, "Rematch").
+   *
+   * @generated from rpc match.v1.LobbyService.Rematch
+   */
+  rematch: {
+    methodKind: "unary";
+    input: typeof RematchRequestSchema;
+    output: typeof RematchResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_match_v1_lobby, 0);
