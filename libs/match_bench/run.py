@@ -275,7 +275,13 @@ class Bench:
             _, _, _, _ = await self.window(sink, 0.1, lambda: self.profile(a.profile_seconds))
         stop.set()
         await feeder
-        await asyncio.gather(*tasks, return_exceptions=True)
+        ended = await asyncio.gather(*tasks, return_exceptions=True)
+        # A table whose players met an error they do not wait out (a stream refused over a
+        # cap, say) stops playing: counted, so a phase that lost its tables says so.
+        failed = [e for e in ended if isinstance(e, Exception)]
+        fig["tables_failed"] = len(failed)
+        if failed:
+            self.log(f"{key}: {len(failed)} tables stopped on an error, first {failed[0]!r:.200}")
         return fig
 
     async def feed(
@@ -1042,9 +1048,14 @@ def bench_stack(workdir: Path, group_sync: str = "", event_loop: str = DEFAULT_E
         # per-address limits, meant for one app, are off; every player's own limit stays on.
         # So is the budget of wrong invite codes per address (the bench never sends a wrong
         # one; a right code waits for the listing to catch up while the budget is held).
+        # Every seat keeps its Play stream open for its game, and Play streams count against
+        # the Watch caps: the address's cap (64) is one app's, and the replica's (2000) would
+        # stop the ramp at 1,000 tables, so both are off here (docs/performance.md).
         env={
             "REFEREE_FILL_WAIT_MS": "86400000",
             "LOBBY_INVITE_FAIL_BURST": "0",
+            "LOBBY_MAX_WATCHES_PER_ADDRESS": "0",
+            "LOBBY_MAX_WATCHES": "0",
             "MATCH_EVENT_LOOP": event_loop,
             **ONE_ADDRESS_MANY_PLAYERS,
         },

@@ -64,6 +64,7 @@ def test_a_tiny_bench_prints_its_summary_line(tmp_path: Path) -> None:
     assert full["tables"] <= 48
     assert results["bare_chain"]["turns"] > 0
     assert full["transport"] == "play" and full["errors"] == {}, full
+    assert full["tables_failed"] == unary["tables_failed"] == 0, (full, unary)
     # The event loops' steps, uvloop then asyncio, each on its own stack; the winner by turns/s
     # runs every stack after (each stack says its loop).
     steps = results["loop_steps"]
