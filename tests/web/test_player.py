@@ -113,6 +113,9 @@ def test_a_key_made_in_the_page_plays_ranked_and_moves_to_another_browser(
     expect(rating).to_contain_text("1 rated game")
     expect(page.locator("#profile-name")).to_contain_text(f"Keyed Kim, player {player_id} (you)")
     expect(page.locator("#statistics")).to_contain_text("1 game")
+    # The race's figures by their names in words (player.fig.*), not the rules' identifiers.
+    expect(page.locator("#statistics")).to_contain_text("pairs on board 1: ")
+    expect(page.locator("#statistics")).not_to_contain_text("pairs_board")
     assert_named(page)
     shots.take(page, "profile", full_page=True)
     rating.get_by_role("link", name="the leaderboard").click()

@@ -31,3 +31,31 @@ describe("i18n", () => {
     expect(missingKeys()).toContain("en:no.such.key");
   });
 });
+
+describe("the players' figures", () => {
+  it("split a figure's name into its base, its number and its board", async () => {
+    const { figureParts, figureName } = await import("../src/player/figures");
+    expect(figureParts("best_time_ms/level-hard")).toEqual({ key: "best_time", n: null, qualifier: "level-hard", timed: true });
+    expect(figureParts("pairs_board_2")).toEqual({ key: "pairs_board", n: 2, qualifier: "", timed: false });
+    expect(figureName("best_tries/24").label).toBe("best tries (24)");
+  });
+
+  it("has a word for every figure the rules keep, in each language", async () => {
+    const { EN } = await import("../src/i18n/en");
+    const { readFileSync, readdirSync } = await import("node:fs");
+    const { figureParts } = await import("../src/player/figures");
+    const root = new URL("../../libs/match_rules/", import.meta.url);
+    const names = new Set<string>();
+    for (const game of readdirSync(root)) {
+      let text = "";
+      try { text = readFileSync(new URL(`${game}/game.py`, root), "utf8"); } catch { continue; }
+      for (const m of text.matchAll(/Figure\([^,]+,\s*f?"([^"]+)"/g)) names.add(m[1]!.replace(/\{[^}]*\}/g, "7"));
+    }
+    expect(names.size).toBeGreaterThanOrEqual(10);
+    await import("../src/i18n/languages");
+    for (const name of names) {
+      const key = `player.fig.${figureParts(name).key}`;
+      expect(EN[key], `${name}: ${key} in en/player.ts`).toBeDefined();
+    }
+  });
+});

@@ -27,14 +27,30 @@ export function valueText(value: number, unit: string): string {
   return number(value);
 }
 
-/** A statistic's name as words: "best_time_ms/level-hard" -> { label: "best time (level-hard)", timed: true }. */
-export function figureName(name: string): { label: string; timed: boolean } {
+/**
+ * A statistic's name (the rules' `Figure.name`: a base, maybe `_ms` for a time, maybe `/` and the
+ * board it counts on) as its catalog key and values: "best_time_ms/level-hard" -> key
+ * "best_time", qualifier "level-hard", timed; "pairs_board_2" -> key "pairs_board", n 2. The
+ * page says the base in the player's language (`player.fig.<key>`); the qualifier is the board's
+ * own name, as the leaderboard's address says it.
+ */
+export function figureParts(name: string): { key: string; n: number | null; qualifier: string; timed: boolean } {
   const slash = name.indexOf("/");
   let base = slash < 0 ? name : name.slice(0, slash);
   const qualifier = slash < 0 ? "" : name.slice(slash + 1);
   const timed = base.endsWith("_ms");
   if (timed) base = base.slice(0, -3);
-  return { label: base.replace(/_/g, " ") + (qualifier ? ` (${qualifier})` : ""), timed };
+  const numbered = /^(.*)_(\d+)$/.exec(base);
+  return numbered
+    ? { key: numbered[1]!, n: Number(numbered[2]), qualifier, timed }
+    : { key: base, n: null, qualifier, timed };
+}
+
+/** A statistic's name as words, in English and without a catalog: "best time (level-hard)". */
+export function figureName(name: string): { label: string; timed: boolean } {
+  const { key, n, qualifier, timed } = figureParts(name);
+  const words = key.replace(/_/g, " ") + (n === null ? "" : ` ${n}`);
+  return { label: words + (qualifier ? ` (${qualifier})` : ""), timed };
 }
 
 /** The board's name in a page's address: "main" for the game's main board (""), as the CLI says it. */

@@ -12,11 +12,11 @@ import { fill, h } from "../dom";
 import { GameKind, Visibility } from "../gen/match/v1/common_pb";
 import { NumberMatchSettings_Level } from "../gen/match/v1/number_match_pb";
 import type { GetLeaderboardResponse, Profile } from "../gen/match/v1/players_pb";
-import { locale, t } from "../i18n";
+import { has, locale, t } from "../i18n";
 import { chooseName } from "../play/name";
 import { keepSeat } from "../play/seat";
 import { backoffMs, command, errorText, retriable, retryWait } from "../rpc";
-import { boardOfPath, figureName, duration, number, pathOfBoard, valueText } from "./figures";
+import { boardOfPath, figureName, figureParts, duration, number, pathOfBoard, valueText } from "./figures";
 import { KeyTextError } from "./key";
 import { ImportRefused } from "./session";
 
@@ -269,7 +269,7 @@ export function mountMe(root: HTMLElement, app: App, games: readonly GameRef[]):
             : h("ul", {}, ...statistics.value.games.map((g) => h("li", { "data-game-kind": g.gameKind },
               t("player.statsLine", { game: gameTitle(games, g.gameKind), games: g.games, wins: g.wins, draws: g.draws }),
               g.figures.length ? h("ul", {}, ...g.figures.map((f) => {
-                const { label, timed } = figureName(f.name);
+                const { label, timed } = figureLabel(f.name);
                 const value = timed ? duration(Number(f.value)) : number(Number(f.value));
                 return h("li", {}, t("player.figure", { label, value, keep: f.keep }));
               })) : null))))
@@ -388,4 +388,13 @@ function leaderboardBody(game: GameRef, board: string, r: GetLeaderboardResponse
     r.page < r.pages ? h("span", {}, " · ", h("a", { href: `${base}/${r.page + 1}` }, t("player.next"))) : null);
   const note = r.unit === "rating" && r.rows.some((row) => row.provisional) ? h("p", { class: "muted" }, t("player.provisionalNote")) : null;
   return [table, ...(note ? [note] : []), pager, ...(boards ? [boards] : [])];
+}
+
+/** A statistic's name in the page's language (`player.fig.<base>`), its board's name kept as the
+ * rules name it; a name the catalog does not know yet is said as its words. */
+function figureLabel(name: string): { label: string; timed: boolean } {
+  const { key, n, qualifier, timed } = figureParts(name);
+  if (!has("en", `player.fig.${key}`)) return figureName(name);
+  const words = t(`player.fig.${key}`, n === null ? undefined : { n });
+  return { label: qualifier ? t("player.figQualified", { words, qualifier }) : words, timed };
 }
