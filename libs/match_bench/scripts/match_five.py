@@ -8,9 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 from match.v1 import dealer_pb2, match_five_pb2
+from match_rules.match_five import content
 
 SEATS = 3
-COMBINATIONS = 10
+COMBINATIONS = len(content.COMBINATIONS)  # the rules' ten, numbered 1..10
 ROUNDS = 3  # write-all-then-erase-all passes per seat: 60 commands
 
 
