@@ -10,7 +10,6 @@ only, unary and Play alternating within one run, a new set of tables each time."
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 import tempfile
 import time
@@ -20,17 +19,11 @@ from typing import Any
 import grpc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from match_bench.procstat import cpu_seconds
 from match_bus.clock import Clock
 from match_launch.stack import Stack
 from tests.e2e.play import PlayChannel
 from tests.e2e.players_race import Player, fetch_deal, pairs_of
-
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_s(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
 
 
 async def seat_tables(raw: Any, clock: Clock, nc: Any, k: int) -> tuple[list[Player], list[Any]]:
@@ -67,7 +60,7 @@ async def run_path(
         if play:  # open each stream before the clock starts (a seat's stream opens once)
             await asyncio.gather(*(q.turn(99) for q, _ in turners), return_exceptions=True)
         pid = stack.processes["lobby"].pid
-        before, t0 = cpu_s(pid), time.perf_counter()
+        before, t0 = cpu_seconds(pid), time.perf_counter()
         turns = 0
 
         async def turn_all(q: Player, pairs: list[tuple[int, int]]) -> None:
@@ -78,7 +71,7 @@ async def run_path(
                 turns += 2
 
         await asyncio.gather(*(turn_all(q, pairs) for q, pairs in turners))
-        used, wall = cpu_s(pid) - before, time.perf_counter() - t0
+        used, wall = cpu_seconds(pid) - before, time.perf_counter() - t0
         for p in players:
             await p.stop_watch()
         if play:

@@ -19,7 +19,6 @@ the commands only; the rate limits and per-address caps are off."""
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 import tempfile
 import time
@@ -30,19 +29,14 @@ import grpc
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from match_bench.procstat import cpu_seconds
 from match_bus.clock import Clock
 from match_launch.stack import Stack
 from tests.e2e.play import PlayChannel
 from tests.e2e.players_race import Player, fetch_deal, pairs_of
 from tests.e2e.socket import SocketChannel
 
-TICK = os.sysconf("SC_CLK_TCK")
 REFUSED_PER_SEAT = 50
-
-
-def cpu_s(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
 
 
 class ConnectChannel:
@@ -128,9 +122,9 @@ async def run_path(
         pid = stack.processes["lobby"].pid
         out = {}
 
-        before = cpu_s(pid)
+        before = cpu_seconds(pid)
         await asyncio.gather(*(refused(q, REFUSED_PER_SEAT) for q, _ in turners))
-        out["refused"] = (k * REFUSED_PER_SEAT, cpu_s(pid) - before)
+        out["refused"] = (k * REFUSED_PER_SEAT, cpu_seconds(pid) - before)
 
         turns = 0
 
@@ -141,9 +135,9 @@ async def run_path(
                 await q.turn(b)
                 turns += 2
 
-        before = cpu_s(pid)
+        before = cpu_seconds(pid)
         await asyncio.gather(*(turn_all(q, pairs) for q, pairs in turners))
-        out["turn"] = (turns, cpu_s(pid) - before)
+        out["turn"] = (turns, cpu_seconds(pid) - before)
         if socket:
             await ch.close()
         return out
