@@ -146,6 +146,9 @@ class PlayStream:
         self._view_id = ""
         self._view: asyncio.Queue[Any] | None = None
         self._opening = asyncio.Lock()
+        # gRPC allows one write in flight on a call: a second one at the same time fails
+        # (GRPC_CALL_ERROR_TOO_MANY_OPERATIONS) and, swallowed, would lose the message.
+        self._writing = asyncio.Lock()
         self.unsupported = False
         self.opened = 0  # streams opened so far (a test's to see reconnects)
 
@@ -224,6 +227,10 @@ class PlayStream:
         call = await self._open()
         # The stream may have broken meanwhile: its reader opens another and sends it again.
         with contextlib.suppress(Exception):
+            await self._write(call, message)
+
+    async def _write(self, call: Any, message: Message) -> None:
+        async with self._writing:
             await call.write(message)
 
     async def _open(self) -> Any:
@@ -302,7 +309,7 @@ class PlayStream:
                         pending.answer.set_exception(error or _unavailable(pending))
                         continue
                     pending.sent += 1
-                    await call.write(pending.request)
+                    await self._write(call, pending.request)
                 return
             except Exception as failed:
                 error = failed

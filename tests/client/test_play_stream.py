@@ -4,6 +4,7 @@ a server without Play is played over the unary rpcs; a refusal is the unary call
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from collections.abc import AsyncIterator
 from typing import Any
@@ -140,5 +141,23 @@ async def test_a_server_without_play_is_played_over_the_unary_rpcs() -> None:
             assert not session.playing
             assert (await session.send("TurnTile", tile=8)).counters.turns == 8
             assert script.unary == 2
+    finally:
+        await server.stop(None)
+
+
+async def test_commands_sent_at_once_all_go_and_are_all_answered() -> None:
+    """gRPC allows one write in flight on a stream: commands sent by tasks at the same moment
+    (a view starting while a move is made) must queue, not be dropped."""
+    script = Script(break_first=False)
+    server, port = await serve(script, with_play=True)
+    try:
+        async with MatchClient(f"127.0.0.1:{port}", timeout=5) as client:
+            session = GameSession(client, "race", "t" * 12, TOKEN)
+            answers = await asyncio.gather(
+                *(session.send("TurnTile", tile=tile) for tile in range(1, 41))
+            )
+            assert [a.counters.turns for a in answers] == list(range(1, 41))
+            assert script.streams == 1 and sum(script.sent.values()) == 40
+            await session.close()
     finally:
         await server.stop(None)
