@@ -17,7 +17,9 @@ from services.lobby.directory import TableDirectory
 from services.lobby.edge import Auth, Context, unary
 from services.lobby.errors import ApiError
 from services.lobby.identity import Challenges
+from services.lobby.ids import Ids
 from services.lobby.players_client import AskPlayers
+from services.lobby.rematch import hide_rematch_code
 from services.lobby.tokens import Tokens
 
 log = structlog.get_logger()
@@ -40,8 +42,10 @@ class PlayerServicer(players_pb2_grpc.PlayerServiceServicer):
         challenges: Challenges,
         directory: TableDirectory,
         players: AskPlayers,
+        ids: Ids,
     ) -> None:
         self.auth = auth
+        self._ids = ids
         self._challenges = challenges
         self._directory = directory
         self._players = players
@@ -91,6 +95,7 @@ class PlayerServicer(players_pb2_grpc.PlayerServiceServicer):
             seat = next((s for s in table.taken if s.player_id == player), None)
             if seat is None:  # not indexed so; never expected
                 continue
+            hide_rematch_code(self._ids, table)  # a copy: only Rematch seats there
             seats.append(
                 players_pb2.MySeat(
                     table_id=table.table_id,

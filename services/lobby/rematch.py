@@ -11,11 +11,25 @@ from __future__ import annotations
 import grpc  # type: ignore[import-untyped]
 
 from match.v1 import lobby_pb2
+from services.lobby import validation
 from services.lobby.errors import ApiError
+from services.lobby.ids import Ids
 
 
 def rematch_refused(code: grpc.StatusCode, slug: str, message: str) -> ApiError:
     return ApiError(code, message, slug)
+
+
+def rematch_code(ids: Ids, table_id: str) -> str:
+    """The invite code the rematch table ``table_id`` was made with, if it is one."""
+    return ids.rematch_code(table_id, validation.INVITE_ALPHABET, validation.INVITE_LENGTH)
+
+
+def hide_rematch_code(ids: Ids, table: lobby_pb2.Table) -> None:
+    """Blank ``table``'s invite code if it is a rematch's: only Rematch seats there (JoinTable
+    with it is refused, ``rematch_players_only``), so showing it would invite a refusal."""
+    if table.invite_code and table.invite_code == rematch_code(ids, table.table_id):
+        table.invite_code = ""
 
 
 def check_rematch(table: lobby_pb2.Table, player: str) -> lobby_pb2.Table.Seat:

@@ -127,6 +127,7 @@ async def serve(
     grpc_server = grpc.aio.server(options=server_options(config.grpc_limits))
     # Every service goes to the gRPC server and is kept for the web edge: one set of handlers.
     server = Recorder(grpc_server)
+    ids = Ids(config.token_secret)
     add_safely(
         server,
         lobby_pb2_grpc.add_LobbyServiceServicer_to_server,
@@ -134,7 +135,7 @@ async def serve(
             auth,
             referee,
             directory,
-            Ids(config.token_secret),
+            ids,
             TableQuotas(directory, config.caps),
             InviteRules(
                 ttl_ms=round(config.invite_ttl_s * 1000),
@@ -152,6 +153,7 @@ async def serve(
             Challenges(config.token_secret, config.challenge_ttl_s),
             directory,
             PlayersClient(nc, config.players_timeout_s),
+            ids,
         ),
         auth.admit,
     )

@@ -20,7 +20,7 @@ from services.lobby.invites import FailureBudget, InviteRules
 from services.lobby.limits import Rate
 from services.lobby.quotas import TableQuotas
 from services.lobby.referee import Referee
-from services.lobby.rematch import check_rematch, rematch_refused
+from services.lobby.rematch import check_rematch, hide_rematch_code, rematch_code, rematch_refused
 from services.lobby.tokens import Claims
 
 log = structlog.get_logger()
@@ -103,9 +103,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
 
     def _rematch_code(self, table_id: str) -> str:
         """The invite code the rematch table ``table_id`` was made with, if it is one."""
-        return self._ids.rematch_code(
-            table_id, validation.INVITE_ALPHABET, validation.INVITE_LENGTH
-        )
+        return rematch_code(self._ids, table_id)
 
     def _rematch_of(self, table_id: str) -> lobby_pb2.Rematch | None:
         """The rematch of the finished table ``table_id``, if a player asked for one."""
@@ -345,8 +343,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
                 if isinstance(claims, Claims)
                 else "a private table is shown to its players only; you have no seat there",
             )
-        if not mine or table.invite_code == self._rematch_code(table_id):
-            table.invite_code = ""  # a rematch's code is nobody's to share
+        if not mine:
+            table.invite_code = ""
+        hide_rematch_code(self._ids, table)  # a rematch's code is nobody's to share
         if table.status == lobby_pb2.Table.STATUS_FINISHED and mine:
             rematch = self._rematch_of(table_id)
             if rematch is not None:

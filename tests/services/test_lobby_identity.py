@@ -45,6 +45,7 @@ from services.lobby.identity import (
     SessionExpired,
     Sessions,
 )
+from services.lobby.ids import Ids
 from services.lobby.limits import Limiter, Rate
 from services.lobby.players import PlayerServicer
 from services.lobby.players_client import PLAYERS_DOWN, read_answer
@@ -507,6 +508,7 @@ def _servicer(
         Challenges(SECRET, 60),
         directory or _directory()[0],
         players,  # type: ignore[arg-type]
+        Ids(SECRET),
     )
 
 

@@ -19,6 +19,8 @@ from match.v1 import (
     common_pb2,
     lobby_pb2,
     lobby_pb2_grpc,
+    players_pb2,
+    players_pb2_grpc,
     race_pb2,
     race_service_pb2,
     race_service_pb2_grpc,
@@ -27,6 +29,7 @@ from match_launch.stack import Stack
 from services.lobby import validation
 from services.lobby.ids import Ids
 from tests.conftest import running
+from tests.e2e.test_players import sign_in
 
 RACE = common_pb2.GAME_KIND_MATCH_RACE
 PRIVATE = common_pb2.VISIBILITY_PRIVATE
@@ -233,6 +236,38 @@ async def test_a_finished_race_is_played_again_by_the_same_two_players_each_aski
         race_service_pb2.PressReadyRequest(table_id=offer.table_id),
         metadata=md(accept.player_token),
     )
+
+
+async def test_a_signed_in_player_finds_the_rematch_seat_without_its_code(
+    channel: grpc.aio.Channel, stack: Stack
+) -> None:
+    """FindMySeats shows a keyed player's rematch seat (to resume it) but not the rematch's
+    invite code: only Rematch seats there, and joining with the code is refused."""
+    lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
+    race = race_service_pb2_grpc.MatchRaceServiceStub(channel)
+    players = players_pb2_grpc.PlayerServiceStub(channel)
+    (ann_id, ann_session), (bob_id, bob_session) = await sign_in(players), await sign_in(players)
+    ann = await lobby.CreateTable(
+        lobby_pb2.CreateTableRequest(
+            game_kind=RACE, seats=2, visibility=PRIVATE, display_name="Ann", race=SETTINGS
+        ),
+        metadata=md(ann_session),
+    )
+    bob = await lobby.JoinTable(
+        lobby_pb2.JoinTableRequest(invite_code=ann.invite_code, display_name="Bob"),
+        metadata=md(bob_session),
+    )
+    assert (ann.player_id, bob.player_id) == (ann_id, bob_id)
+    pair = Pair(ann, bob)
+    await both_resign(lobby, race, pair)
+    offer = await lobby.Rematch(
+        lobby_pb2.RematchRequest(table_id=pair.table_id), metadata=md(ann.player_token)
+    )
+    found = await players.FindMySeats(players_pb2.FindMySeatsRequest(), metadata=md(ann_session))
+    seats = {s.table_id: s for s in found.seats}
+    assert offer.table_id in seats and pair.table_id not in seats  # that game is over
+    assert seats[offer.table_id].seat == 1 and seats[offer.table_id].player_token
+    assert seats[offer.table_id].table.invite_code == ""
 
 
 async def test_two_players_asking_at_once_get_one_rematch_table(
