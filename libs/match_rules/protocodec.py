@@ -54,9 +54,31 @@ def _strip_none(hint: Any) -> Any:
     return hint
 
 
+# How a value is written (Codec.fill), by its type: decided once per type.
+_PLAIN, _ENUM, _MANY, _NESTED = range(4)
+# How a field is read (Codec.read), by the field's hint: decided once per class.
+_R_PLAIN, _R_ENUM, _R_FROZENSET, _R_TUPLE, _R_TUPLE_OF, _R_NESTED = range(6)
+
+
+@cache
+def _kind(cls: type) -> int:
+    """How :meth:`Codec.fill` writes a value of type ``cls``."""
+    if issubclass(cls, Enum):
+        return _ENUM
+    if issubclass(cls, tuple | frozenset):
+        return _MANY
+    if is_dataclass(cls):
+        return _NESTED
+    return _PLAIN
+
+
 class Codec:
     """Maps the dataclasses ``classes`` to and from the oneof message ``wire`` (for instance
-    ``RaceEvent``), with ``enums``: Python enum -> (proto enum wrapper, prefix)."""
+    ``RaceEvent``), with ``enums``: Python enum -> (proto enum wrapper, prefix).
+
+    What each class's fields are, and how each is read, is worked out once per class (a
+    *plan*), not on every event: the codec is on every turn's path, in the referee and the
+    lobby (tools/codec_cost.py times it)."""
 
     # Each game builds its codec once, as its module is imported: before mutmut's runner makes
     # any mutant active, so none here could be seen (docs/testing.md); every event's round trip
@@ -72,12 +94,20 @@ class Codec:
         self.oneof = oneof
         self.enums = dict(enums or {})
         self.classes = {cls.__name__: cls for cls in classes}
+        self._members: dict[type, str] = {}
+        self._to_wire: dict[Enum, int] = {}
+        self._from_wire: dict[type, dict[int, Enum]] = {}
+        self._plans: dict[type, tuple[tuple[str, bool, int, Any], ...]] = {}
 
     # --- to the wire ---------------------------------------------------------------------
 
     def to_proto(self, obj: Any) -> Any:
         out = self.wire()
-        self.fill(getattr(out, snake(type(obj).__name__)), obj)
+        cls = obj.__class__
+        member = self._members.get(cls)
+        if member is None:
+            member = self._members[cls] = snake(cls.__name__)
+        self.fill(getattr(out, member), obj)
         return out
 
     def fill(self, msg: Message, obj: Any) -> None:
@@ -89,21 +119,28 @@ class Codec:
             value = getattr(obj, name)
             if value is None:
                 continue
-            if isinstance(value, Enum):
-                wire, prefix = self.enums[type(value)]
-                setattr(msg, name, wire.Value(prefix + value.name))
-            elif isinstance(value, tuple | frozenset):
+            kind = _kind(value.__class__)
+            if kind == _PLAIN:
+                setattr(msg, name, value)
+            elif kind == _ENUM:
+                setattr(msg, name, self._wire_value(value))
+            elif kind == _MANY:
                 items = sorted(value) if isinstance(value, frozenset) else value
                 target = getattr(msg, name)
                 for item in items:
-                    if is_dataclass(item):
+                    if _kind(item.__class__) == _NESTED:
                         self.fill(target.add(), item)
                     else:
                         target.append(item)
-            elif is_dataclass(value):
-                self.fill(getattr(msg, name), value)
             else:
-                setattr(msg, name, value)
+                self.fill(getattr(msg, name), value)
+
+    def _wire_value(self, value: Enum) -> int:
+        number = self._to_wire.get(value)
+        if number is None:
+            wire, prefix = self.enums[type(value)]
+            number = self._to_wire[value] = wire.Value(prefix + value.name)
+        return number
 
     # --- from the wire -------------------------------------------------------------------
 
@@ -119,31 +156,66 @@ class Codec:
 
     def read(self, msg: Message, cls: type) -> Any:
         """The dataclass ``cls`` read from ``msg``."""
-        hints = _hints(cls)
+        plan = self._plans.get(cls)
+        if plan is None:
+            plan = self._plans[cls] = self._plan(msg, cls)
         kwargs: dict[str, Any] = {}
+        for name, optional, kind, arg in plan:
+            if optional and not msg.HasField(name):
+                kwargs[name] = None
+                continue
+            value = getattr(msg, name)
+            if kind == _R_PLAIN:
+                kwargs[name] = value
+            elif kind == _R_ENUM:
+                kwargs[name] = self._enum(arg, value)
+            elif kind == _R_FROZENSET:
+                kwargs[name] = frozenset(value)
+            elif kind == _R_TUPLE:
+                kwargs[name] = tuple(value)
+            elif kind == _R_TUPLE_OF:
+                kwargs[name] = tuple(self.read(v, arg) for v in value)
+            else:
+                kwargs[name] = self.read(value, arg)
+        return cls(**kwargs)
+
+    def _plan(self, msg: Message, cls: type) -> tuple[tuple[str, bool, int, Any], ...]:
+        """How each field of ``cls`` is read from its message: (name, read as None when unset,
+        kind, the enum or the nested class)."""
+        hints = _hints(cls)
         descriptor = msg.DESCRIPTOR.fields_by_name
+        plan = []
         for f in fields(cls):
             hint = hints[f.name]
             bare = _strip_none(hint)
-            field = descriptor[f.name]
-            if bare is not hint and field.has_presence and not msg.HasField(f.name):
-                kwargs[f.name] = None
-                continue
-            value = getattr(msg, f.name)
+            optional = bare is not hint and descriptor[f.name].has_presence
             origin = typing.get_origin(bare)
+            kind: int
+            arg: Any = None
             if isinstance(bare, type) and issubclass(bare, Enum):
-                wire, prefix = self.enums[bare]
-                kwargs[f.name] = bare[wire.Name(value).removeprefix(prefix)]
+                kind, arg = _R_ENUM, bare
             elif origin is frozenset:
-                kwargs[f.name] = frozenset(value)
+                kind = _R_FROZENSET
             elif origin is tuple:
                 (item, *_) = typing.get_args(bare)
-                if is_dataclass(item):
-                    kwargs[f.name] = tuple(self.read(v, item) for v in value)  # type: ignore[arg-type]
-                else:
-                    kwargs[f.name] = tuple(value)
+                kind, arg = (_R_TUPLE_OF, item) if is_dataclass(item) else (_R_TUPLE, None)
             elif is_dataclass(bare):
-                kwargs[f.name] = self.read(value, bare)  # type: ignore[arg-type]
+                kind, arg = _R_NESTED, bare
             else:
-                kwargs[f.name] = value
-        return cls(**kwargs)
+                kind = _R_PLAIN
+            plan.append((f.name, optional, kind, arg))
+        return tuple(plan)
+
+    def _enum(self, cls: type[Enum], value: int) -> Enum:
+        members = self._from_wire.get(cls)
+        if members is None:
+            wire, prefix = self.enums[cls]
+            names = wire.keys()  # a member the wire has no name for is never read
+            members = self._from_wire[cls] = {
+                wire.Value(prefix + m.name): m for m in cls if prefix + m.name in names
+            }
+        member = members.get(value)
+        if member is None:  # not a number of this enum: as the wire's own lookup refuses it
+            wire, prefix = self.enums[cls]
+            return cls[wire.Name(value).removeprefix(prefix)]
+        return member

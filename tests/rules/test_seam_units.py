@@ -86,6 +86,21 @@ def test_an_optional_enum_reads_back_as_its_member() -> None:
         assert CODEC.from_proto(wire) == TableCreated(3, visibility)
 
 
+def test_an_enum_number_without_a_member_is_refused_as_the_wire_would() -> None:
+    unspecified = common_pb2.TableEvent()
+    unspecified.table_created.seats = 2  # visibility 0, UNSPECIFIED: no member of Visibility
+    with pytest.raises(KeyError, match="UNSPECIFIED"):
+        CODEC.from_proto(unspecified)
+    unknown = common_pb2.TableEvent()
+    unknown.table_created.visibility = 99  # no name on the wire either
+    with pytest.raises(ValueError, match="99"):
+        CODEC.from_proto(unknown)
+    # A refused number is not remembered: the members still read back.
+    assert CODEC.from_proto(CODEC.to_proto(TableCreated(2, Visibility.OPEN))).visibility is (
+        Visibility.OPEN
+    )
+
+
 def test_a_message_with_nothing_set_or_of_another_class_is_refused() -> None:
     with pytest.raises(ValueError, match="no event set"):
         CODEC.from_proto(common_pb2.TableEvent())
