@@ -40,6 +40,19 @@ describe("the players' figures", () => {
     expect(figureName("best_tries/24").label).toBe("best tries (24)");
   });
 
+  it("write numbers with the page's language's decimal separator, digits not grouped", async () => {
+    const { duration, number, valueText } = await import("../src/player/figures");
+    expect(valueText(1137.5, "rating")).toBe("1137.5");
+    expect(valueText(1137.5, "rating", "de")).toBe("1137,5");
+    expect(valueText(1137.5, "rating", "el")).toBe("1137,5");
+    expect(valueText(1500, "rating", "de")).toBe("1500,0");
+    expect(valueText(83_400, "ms", "de")).toBe("1:23,4");
+    expect(duration(3_723_400)).toBe("1:02:03.4");
+    expect(number(12345, "de")).toBe("12345");
+    expect(number(2.25, "el")).toBe("2,3");
+    expect(valueText(42, "points", "en")).toBe("42");
+  });
+
   it("has a word for every figure the rules keep, in each language", async () => {
     const { EN } = await import("../src/i18n/en");
     const { readFileSync, readdirSync } = await import("node:fs");

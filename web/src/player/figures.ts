@@ -1,30 +1,56 @@
 /**
  * The players' figures as the pages show them, written as `match profile` and `match
  * leaderboard` print them (libs/match_client/players.py): a rating with one decimal, a time in
- * ms as m:ss.s, any other figure as a whole number or with one decimal. Pure: no DOM.
+ * ms as m:ss.s, any other figure as a whole number or with one decimal. The decimal separator
+ * is the page's language's (`lang`, a BCP 47 tag: "1137.5" in English, "1137,5" in German and
+ * Greek), through the browser's own `Intl.NumberFormat`; digits are not grouped, so a figure
+ * reads the same in every language but for its separator. Pure: no DOM.
  */
 
-/** A time in ms as m:ss.s (h:mm:ss.s from an hour): 83_400 -> "1:23.4". */
-export function duration(ms: number): string {
+const formats = new Map<string, Intl.NumberFormat>();
+
+/** `value` with exactly `decimals` decimals, in `lang`'s way, digits not grouped. */
+export function decimal(value: number, decimals: number, lang = "en"): string {
+  const key = `${lang}/${decimals}`;
+  let format = formats.get(key);
+  if (format === undefined) {
+    format = new Intl.NumberFormat(lang, { minimumFractionDigits: decimals, maximumFractionDigits: decimals, useGrouping: false });
+    formats.set(key, format);
+  }
+  return format.format(value);
+}
+
+/** The decimal separator of `lang`: "." in English, "," in German and Greek. */
+export function separator(lang = "en"): string {
+  return new Intl.NumberFormat(lang).formatToParts(0.5).find((part) => part.type === "decimal")?.value ?? ".";
+}
+
+/** A time in ms as m:ss.s (h:mm:ss.s from an hour): 83_400 -> "1:23.4" ("1:23,4" in German). */
+export function duration(ms: number, lang = "en"): string {
   let tenths = Math.floor((ms + 50) / 100);
   const minutesAll = Math.floor(tenths / 600);
   tenths -= minutesAll * 600;
   const hours = Math.floor(minutesAll / 60);
   const minutes = minutesAll % 60;
-  const seconds = `${String(Math.floor(tenths / 10)).padStart(2, "0")}.${tenths % 10}`;
+  const seconds = String(Math.floor(tenths / 10)).padStart(2, "0") + separator(lang) + String(tenths % 10);
   return hours ? `${hours}:${String(minutes).padStart(2, "0")}:${seconds}` : `${minutes}:${seconds}`;
 }
 
 /** A count as a whole number, anything else with one decimal. */
-export function number(value: number): string {
-  return Number.isInteger(value) ? String(value) : value.toFixed(1);
+export function number(value: number, lang = "en"): string {
+  return decimal(value, Number.isInteger(value) ? 0 : 1, lang);
+}
+
+/** A rating, with one decimal. */
+export function rating(value: number, lang = "en"): string {
+  return decimal(value, 1, lang);
 }
 
 /** A leaderboard's figure by its unit ("rating", "ms", "points", ...). */
-export function valueText(value: number, unit: string): string {
-  if (unit === "rating") return value.toFixed(1);
-  if (unit === "ms") return duration(value);
-  return number(value);
+export function valueText(value: number, unit: string, lang = "en"): string {
+  if (unit === "rating") return rating(value, lang);
+  if (unit === "ms") return duration(value, lang);
+  return number(value, lang);
 }
 
 /**

@@ -16,7 +16,7 @@ import { has, locale, t } from "../i18n";
 import { chooseName } from "../play/name";
 import { keepSeat } from "../play/seat";
 import { backoffMs, command, errorText, retriable, retryWait } from "../rpc";
-import { boardOfPath, figureName, figureParts, duration, number, pathOfBoard, valueText } from "./figures";
+import { boardOfPath, figureName, figureParts, duration, number, pathOfBoard, rating as ratingNumber, valueText } from "./figures";
 import { KeyTextError } from "./key";
 import { ImportRefused } from "./session";
 
@@ -53,7 +53,8 @@ function day(ms: number): string {
 }
 
 function ratingText(rating: number, provisional: boolean): string {
-  return provisional ? t("player.ratingProvisional", { rating: rating.toFixed(1) }) : rating.toFixed(1);
+  const text = ratingNumber(rating, locale());
+  return provisional ? t("player.ratingProvisional", { rating: text }) : text;
 }
 
 /** Today's date where the player is (`YYYY-MM-DD`) and its offset from UTC in minutes. */
@@ -270,7 +271,7 @@ export function mountMe(root: HTMLElement, app: App, games: readonly GameRef[]):
               t("player.statsLine", { game: gameTitle(games, g.gameKind), games: g.games, wins: g.wins, draws: g.draws }),
               g.figures.length ? h("ul", {}, ...g.figures.map((f) => {
                 const { label, timed } = figureLabel(f.name);
-                const value = timed ? duration(Number(f.value)) : number(Number(f.value));
+                const value = timed ? duration(Number(f.value), locale()) : number(Number(f.value), locale());
                 return h("li", {}, t("player.figure", { label, value, keep: f.keep }));
               })) : null))))
           : failed(statistics)),
@@ -380,7 +381,7 @@ function leaderboardBody(game: GameRef, board: string, r: GetLeaderboardResponse
       return h("tr", { "data-player-id": row.playerId, class: mine ? "me" : null, "aria-current": mine ? "true" : null },
         h("td", {}, String(row.rank)),
         h("td", {}, h("a", { href: `#/player/${row.playerId}` }, row.displayName || row.playerId), mine ? ` ${t("player.you")}` : ""),
-        h("td", { "data-value": String(row.value) }, valueText(row.value, r.unit) + (row.provisional ? " ?" : "")),
+        h("td", { "data-value": String(row.value) }, valueText(row.value, r.unit, locale()) + (row.provisional ? " ?" : "")),
         h("td", {}, String(row.games)));
     })));
   const pager = h("p", { id: "board-pages" }, t("player.pageOf", { page: r.page, pages: r.pages, total: r.total }),
