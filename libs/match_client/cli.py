@@ -11,6 +11,7 @@
                [--vote-seconds S]
     match play --table ID | --invite CODE
     match play --resume [ID]            # back to your seat (the newest game in progress without ID)
+    match play --rematch ID             # the finished game at table ID again, same players
     match watch [--table ID] [--token TOKEN]
     match seats                         # the seats this user's client kept
     match profile [PLAYER_ID]           # your ratings, statistics and streak; another's profile
@@ -137,6 +138,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="go back to your seat at table ID, or at the newest game in progress: the one "
         "your key has, else one this client kept",
     )
+    where.add_argument(
+        "--rematch",
+        metavar="ID",
+        help="play the finished game at table ID again with the same players, same settings "
+        "and a new deal (your seat there, kept by this client): the first to ask makes the "
+        "table, each other player takes their seat with the same command",
+    )
     play.add_argument(
         "--seats",
         type=int,
@@ -229,6 +237,8 @@ def play_problem(args: argparse.Namespace) -> str | None:
     """What is wrong with a ``play`` command line, or None."""
     if args.resume is not None and args.name:
         return "--name goes with a new seat, not with --resume"
+    if args.rematch is not None and args.name:
+        return "--name goes with a new seat: a rematch keeps your name from the game before"
     game_only = {c.name: c.given(args) for c in registry.clients()}
     shared = {flag: names for c in registry.clients() for flag, names in c.shared.items()}
     for game, flags in game_only.items():
@@ -547,7 +557,9 @@ async def play(client: MatchClient, args: argparse.Namespace, settings: Settings
     early: list[str] = []  # the full-screen view shows these in its log
     note = out if args.plain else early.append
     if args.resume is not None:
-        return await resume(client, args, settings, store, note, early)
+        return await resume(client, args, settings, store, note, early, out)
+    if args.rematch is not None:
+        return await rematch(client, args, settings, store, out, note, early)
     name = args.name or display_name(args)
     if args.new:
         visibility = common_pb2.VISIBILITY_PRIVATE if args.private else common_pb2.VISIBILITY_OPEN
@@ -579,7 +591,62 @@ async def play(client: MatchClient, args: argparse.Namespace, settings: Settings
         game = _game_of(table)
     else:
         game = registry.by_name(args.game) if args.new else registry.default()
-    return await game.play(Seated(client, seat, table, args, settings, note, early, name))
+    code = await game.play(Seated(client, seat, table, args, settings, note, early, name))
+    await offer_rematch(client, seat, out)
+    return code
+
+
+async def offer_rematch(client: MatchClient, seat: Seat, out: Out) -> None:
+    """Once a game of two or more people is over, the command that plays it again."""
+    with contextlib.suppress(Exception):  # the game goes on, or the lobby is gone: nothing
+        table = await client.get_table(seat.table_id, seat.token)
+        people = [s for s in table.taken if not s.is_bot]
+        if table.status == lobby_pb2.Table.STATUS_FINISHED and len(people) >= 2:
+            out(
+                "to play again with the same players: "
+                f"`{client.command(f'play --rematch {seat.table_id}')}`"
+            )
+
+
+async def rematch(
+    client: MatchClient,
+    args: argparse.Namespace,
+    settings: Settings,
+    store: SeatStore,
+    out: Out,
+    note: Out,
+    early: list[str],
+) -> int:
+    """``--rematch ID``: a seat at the rematch of the finished table ID (made by the first
+    player to ask), played as a new seat."""
+    kept = store.get(args.rematch, client.address)
+    if kept is None:
+        out(
+            f"no seat of yours at table {args.rematch} is kept in {store.path} (match seats): "
+            "a rematch is asked for with the seat you played there"
+        )
+        return 1
+    try:
+        seat, offered = await client.rematch(args.rematch, kept.token)
+    except Exception as err:
+        if not is_rpc_error(err):
+            raise
+        out(f"no rematch of table {args.rematch}: {describe_error(err)}")
+        return 1
+    if offered:
+        note(
+            f"rematch table {seat.table_id}, your seat {seat.seat}: the game starts when each "
+            f"other player has typed `{client.command(f'play --rematch {args.rematch}')}`"
+        )
+    else:
+        note(f"rematch table {seat.table_id}, your seat {seat.seat}")
+    with contextlib.suppress(OSError):
+        store.keep(seat, client.address, kept.name)
+    table = await client.get_table(seat.table_id, seat.token)
+    seated = Seated(client, seat, table, args, settings, note, early, kept.name)
+    code = await _game_of(table).play(seated)
+    await offer_rematch(client, seat, out)
+    return code
 
 
 def _game_of(table: lobby_pb2.Table) -> GameClient:
@@ -597,6 +664,7 @@ async def resume(
     store: SeatStore,
     out: Out,
     early: list[str],
+    after: Out,
 ) -> int:
     """``--resume``: back to a seat, from the first finder that has one (the key's seats, then
     the ones this client kept). Every game plays on from the seat as it is now."""
@@ -623,7 +691,9 @@ async def resume(
     with contextlib.suppress(OSError):  # the fresh token, for `match watch` and the next time
         store.keep(seat, client.address, name)
     seated = Seated(client, seat, table, args, settings, out, early, name, resumed=True)
-    return await _game_of(table).play(seated)
+    code = await _game_of(table).play(seated)
+    await offer_rematch(client, seat, after)
+    return code
 
 
 if __name__ == "__main__":

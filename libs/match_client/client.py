@@ -257,6 +257,7 @@ class MatchClient:
             lobby.StartTable
         )
         self._get: _Unary[lobby_pb2.GetTableRequest, lobby_pb2.GetTableResponse] = lobby.GetTable
+        self._rematch: _Unary[lobby_pb2.RematchRequest, lobby_pb2.RematchResponse] = lobby.Rematch
         players: Any = players_pb2_grpc.PlayerServiceStub(self._channel)  # type: ignore[no-untyped-call, unused-ignore]
         self._challenge: _Unary[
             players_pb2.GetChallengeRequest, players_pb2.GetChallengeResponse
@@ -503,6 +504,17 @@ class MatchClient:
         request = lobby_pb2.LeaveTableRequest(table_id=table_id)
         md = self.metadata(token, request_id)
         await self._leave(request, timeout=self.timeout, metadata=md)
+
+    async def rematch(
+        self, table_id: str, token: str, request_id: str | None = None
+    ) -> tuple[Seat, bool]:
+        """Play the finished table ``table_id`` again with its players (``token``: the seat's
+        there): the caller's seat at the rematch table, and True when this call made it (the
+        offer; the others take their seats by asking too)."""
+        request = lobby_pb2.RematchRequest(table_id=table_id)
+        md = self.metadata(token, request_id)
+        r = await self._rematch(request, timeout=self.timeout, metadata=md)
+        return Seat(r.table_id, r.player_id, r.player_token, r.seat), r.offered
 
     async def start_table(
         self, table_id: str, token: str, request_id: str | None = None
