@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import random
 import shutil
 import socket
 import subprocess
@@ -13,11 +14,48 @@ from typing import IO
 
 from match_launch.child import tied
 
+# Ports handed out by this process: never handed out twice, though free again once closed.
+_GIVEN: set[int] = set()
+LOWEST_PORT = 10_000
+EPHEMERAL_RANGE = Path("/proc/sys/net/ipv4/ip_local_port_range")
+
+
+def ephemeral_ports() -> tuple[int, int]:
+    """The kernel's range for the local ports of outgoing connections (Linux's default when it
+    cannot be read)."""
+    try:
+        low, high = EPHEMERAL_RANGE.read_text().split()
+        return int(low), int(high)
+    except (OSError, ValueError):
+        return 32768, 60999
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
 
 def free_port() -> int:
-    with socket.socket() as s:
+    """A TCP port free on 127.0.0.1 now, for a server started a moment later. It is chosen at
+    random below the kernel's ephemeral range: a port the kernel gave (bind to port 0) comes
+    from the range it also gives every outgoing connection, so a busy machine's connections
+    could take it before the server binds it ("Address already in use"). Never the same port
+    twice in one process."""
+    low, _ = ephemeral_ports()
+    if low - LOWEST_PORT >= 1000:
+        for _ in range(200):
+            port = random.randrange(LOWEST_PORT, low)
+            if port not in _GIVEN and _bindable(port):
+                _GIVEN.add(port)
+                return port
+    with socket.socket() as s:  # no room below the range, or nothing free there
         s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
+        port = int(s.getsockname()[1])
+        _GIVEN.add(port)
         return port
 
 
