@@ -119,6 +119,10 @@ def test_a_rematch_starts_with_both_players(
     expect(page.locator(".race")).to_have_attribute(
         "data-phase", "WAITING_FOR_PLAYERS", timeout=10_000
     )
+    # A private table: no bot takes its seats, so nothing offers one (it would be refused).
+    expect(page.locator("#waiting-panel")).to_be_visible(timeout=10_000)
+    expect(page.locator("#waiting-panel")).to_contain_text("Ann")
+    expect(page.locator("#start-now")).to_be_hidden()
 
     # Bob sees the offer (said in the live region too) and accepts in one click.
     status = second.locator("#rematch-status")

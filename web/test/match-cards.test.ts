@@ -1,6 +1,6 @@
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { EventEnvelopeSchema, GameKind, TableEventSchema, type EventEnvelope } from "../src/gen/match/v1/common_pb";
+import { EventEnvelopeSchema, GameKind, TableEventSchema, Visibility, type EventEnvelope } from "../src/gen/match/v1/common_pb";
 import {
   MatchCardsEventSchema,
   MatchCardsSettings_Difficulty,
@@ -44,6 +44,14 @@ function solo(): MatchCardsTracker {
 }
 
 describe("MatchCardsTracker", () => {
+  it("knows a private table (no bot takes its empty seats there)", () => {
+    const open = new MatchCardsTracker(ME);
+    open.applyEvents([tableEnv(1, { case: "tableCreated", value: { seats: 2 } })]);
+    const closed = new MatchCardsTracker(ME);
+    closed.applyEvents([tableEnv(1, { case: "tableCreated", value: { seats: 2, visibility: Visibility.PRIVATE } })]);
+    expect([open.isPrivate, closed.isPrivate]).toEqual([false, true]);
+  });
+
   it("lays out the copy face down with the counters at zero", () => {
     const t = solo();
     expect(t.phase).toBe("playing");

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { Visibility } from "../src/gen/match/v1/common_pb";
 import { RaceEvent_EndReason, RaceEvent_Outcome } from "../src/gen/match/v1/race_pb";
 import { Phase, RaceTracker, Status, TileState } from "../src/race/tracker";
 import { BOB, env, faces, ME, playingSnapshot, T0, tableEnv, trackerFromSnapshot } from "./helpers";
@@ -175,7 +176,14 @@ describe("RaceTracker: a snapshot, then events", () => {
       tableEnv(4, { case: "seedCommitted", value: { commitment: "cd".repeat(32), dealVersion: "v" } }),
     ]);
     expect([t.fillAtMs, t.botStrength, t.hintsPerBoard, t.readyWindowMs, t.commitment]).toEqual([7, "weak", 3, 20_000, "cd".repeat(32)]);
+    expect(t.isPrivate).toBe(false);
     t.applyEvents([tableEnv(5, { case: "tableExpired", value: {} })]);
     expect(t.expired).toBe(true);
+  });
+
+  it("knows a private table (no bot takes its empty seats there)", () => {
+    const t = new RaceTracker(ME);
+    t.applyEvents([tableEnv(1, { case: "tableCreated", value: { seats: 2, visibility: Visibility.PRIVATE } })]);
+    expect(t.isPrivate).toBe(true);
   });
 });

@@ -281,7 +281,7 @@ function mountTable(root: HTMLElement, app: App, seat: KeptSeat): () => void {
       fill(waiting,
         h("h2", {}, tx("race.phase.waiting")),
         h("p", {}, tx("conc.seated", { names: seated.join(", ") || tx("race.you"), total: t.seatsTotal || 0 })),
-        seat.seat === 1 ? startNow : null);
+        seat.seat === 1 && !t.isPrivate ? startNow : null);
     }
 
     if (t.size !== grid.size) grid.setSize(t.size, t.columns || COLUMNS[t.size] || 6);

@@ -10,7 +10,7 @@
  */
 
 import { t } from "../i18n";
-import type { EventEnvelope, TableEvent } from "../gen/match/v1/common_pb";
+import { Visibility, type EventEnvelope, type TableEvent } from "../gen/match/v1/common_pb";
 import type { Table } from "../gen/match/v1/lobby_pb";
 import {
   MatchCardsSettings_Difficulty as Difficulty,
@@ -89,6 +89,7 @@ export class MatchCardsTracker {
   serverTimeMs = 0;
   phase: Phase = "waiting";
   seatsTotal = 1;
+  isPrivate = false; // a private table: no bot takes its empty seats (the referee's no_bot_here)
   settings: MatchCardsSettings | null = null;
   limit = 0;
   groupsTotal = 0;
@@ -228,6 +229,7 @@ export class MatchCardsTracker {
     this.gameId = table.gameId || this.gameId;
     this.commitment = this.commitment || table.commitment;
     this.seatsTotal = table.seats || this.seatsTotal;
+    this.isPrivate = this.isPrivate || table.visibility === Visibility.PRIVATE;
     for (const s of table.taken) {
       this.names.set(s.playerId, s.displayName);
       if (s.isBot) this.bots.add(s.playerId);
@@ -251,6 +253,7 @@ export class MatchCardsTracker {
     switch (ev.case) {
       case "tableCreated":
         this.seatsTotal = ev.value.seats || this.seatsTotal;
+        this.isPrivate = ev.value.visibility === Visibility.PRIVATE;
         if (ev.value.settings.case === "matchCards" && this.phase === "waiting") this.settings = ev.value.settings.value;
         break;
       case "playerSeated":

@@ -307,7 +307,7 @@ function mountRace(root: HTMLElement, app: App, seat: KeptSeat): () => void {
         h("p", {}, tx("race.seated", { names: names.join(", ") || tx("race.you") })),
         t.fillAtMs ? h("p", { class: "muted" }, tx("race.botFills")) : null,
         startNow);
-      startNow.hidden = seat.seat !== 1;
+      startNow.hidden = seat.seat !== 1 || t.isPrivate;
     }
 
     // Ready.

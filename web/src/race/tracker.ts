@@ -14,7 +14,7 @@
  * from it), and an event already applied is skipped.
  */
 
-import type { EventEnvelope, TableEvent } from "../gen/match/v1/common_pb";
+import { Visibility, type EventEnvelope, type TableEvent } from "../gen/match/v1/common_pb";
 import type { Table } from "../gen/match/v1/lobby_pb";
 import { RaceEvent_Outcome, type RaceEvent, type RaceEvent_BoardResult, type RaceEvent_Standing } from "../gen/match/v1/race_pb";
 import type { WatchResponse } from "../gen/match/v1/race_service_pb";
@@ -171,6 +171,7 @@ export class RaceTracker {
   commitment = "";
   seed: Uint8Array | null = null;
   fillAtMs = 0;
+  isPrivate = false; // a private table: no bot takes its empty seats (the referee's no_bot_here)
   readyWindowMs = 0; // how long each Ready stays open (from the table's settings or events)
   botStrength = "";
   expired = false;
@@ -278,6 +279,7 @@ export class RaceTracker {
     this.gameId = table.gameId || this.gameId;
     this.commitment = table.commitment || this.commitment;
     this.fillAtMs = Number(table.fillAtMs) || this.fillAtMs;
+    this.isPrivate = this.isPrivate || table.visibility === Visibility.PRIVATE;
     for (const seat of table.taken) {
       const info = this.info(seat.playerId);
       info.displayName = seat.displayName || info.displayName;
@@ -616,6 +618,7 @@ export class RaceTracker {
     switch (e.case) {
       case "tableCreated": {
         this.fillAtMs = Number(e.value.fillAtMs);
+        this.isPrivate = e.value.visibility === Visibility.PRIVATE;
         if (e.value.settings.case === "race") {
           this.readyWindowMs = Number(e.value.settings.value.readyWindowMs) || this.readyWindowMs;
           this.hintsPerBoard = e.value.settings.value.hintsPerBoard ?? DEFAULT_HINTS_PER_BOARD;
