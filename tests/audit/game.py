@@ -12,6 +12,7 @@ import grpc
 
 from match.v1 import audit_pb2, audit_pb2_grpc, common_pb2, referee_pb2
 from match_bus.clock import Clock
+from match_client.client import refusal_code
 from tests.e2e.players_race import Player
 
 RATE = 10.0
@@ -45,9 +46,17 @@ async def play_short_game(
         await ann.ready()
         await bob.ready()
         await ann.wait_for("board_started", board=1, timeout=20)
-        for tile in (1, 2, 3, 4, 5, 6):
-            with contextlib.suppress(grpc.aio.AioRpcError):  # refused in a pause: recorded
+        # Turns until one is refused in the pause after a miss (recorded): at ten times the
+        # speed a pause lasts 100 ms, so on a busy machine a turn can land after it, and a deal
+        # can pair before it misses; at least six turns, and on through the board until then.
+        paused = False
+        for tile in range(1, 21):
+            if tile > 6 and paused:
+                break
+            try:
                 await ann.turn(tile)
+            except grpc.aio.AioRpcError as error:
+                paused = paused or refusal_code(error) == "paused"
         for bad in (1, 1, 0):  # the second is face up, 0 is no tile: refused, recorded
             with contextlib.suppress(grpc.aio.AioRpcError):
                 await bob.turn(bad)
