@@ -94,7 +94,6 @@ class Codec:
         self.oneof = oneof
         self.enums = dict(enums or {})
         self.classes = {cls.__name__: cls for cls in classes}
-        self._members: dict[type, str] = {}
         self._to_wire: dict[Enum, int] = {}
         self._from_wire: dict[type, dict[int, Enum]] = {}
         self._plans: dict[type, tuple[tuple[str, bool, int, Any], ...]] = {}
@@ -103,11 +102,7 @@ class Codec:
 
     def to_proto(self, obj: Any) -> Any:
         out = self.wire()
-        cls = obj.__class__
-        member = self._members.get(cls)
-        if member is None:
-            member = self._members[cls] = snake(cls.__name__)
-        self.fill(getattr(out, member), obj)
+        self.fill(getattr(out, snake(type(obj).__name__)), obj)
         return out
 
     def fill(self, msg: Message, obj: Any) -> None:

@@ -101,10 +101,6 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         self._quotas = quotas
         self._invites = invites
 
-    def _rematch_code(self, table_id: str) -> str:
-        """The invite code the rematch table ``table_id`` was made with, if it is one."""
-        return rematch_code(self._ids, table_id)
-
     def _rematch_of(self, table_id: str) -> lobby_pb2.Rematch | None:
         """The rematch of the finished table ``table_id``, if a player asked for one."""
         rematch_id = self._ids.rematch_table(table_id)
@@ -243,7 +239,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         if target == "invite_code":
             invite = validation.invite_code(request.invite_code)
             table_id = await self._table_of_invite(invite, context)
-            if invite == self._rematch_code(table_id):  # never shown; only Rematch seats there
+            if invite == rematch_code(self._ids, table_id):  # never shown; only Rematch seats there
                 raise rematch_refused(
                     grpc.StatusCode.PERMISSION_DENIED,
                     "rematch_players_only",
@@ -368,7 +364,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         seat = check_rematch(finished, claims.player)
         request_id = validation.request_id(metadata(context, "x-request-id"))
         rematch_id = self._ids.rematch_table(table_id)
-        code = self._rematch_code(rematch_id)
+        code = rematch_code(self._ids, rematch_id)
         if self._directory.expired(rematch_id):
             raise rematch_refused(
                 grpc.StatusCode.FAILED_PRECONDITION,

@@ -9,20 +9,25 @@
 
 const formats = new Map<string, Intl.NumberFormat>();
 
+/** `lang`'s format with exactly `decimals` decimals, digits not grouped (made once each). */
+function format(lang: string, decimals: number): Intl.NumberFormat {
+  const key = `${lang}/${decimals}`;
+  let found = formats.get(key);
+  if (found === undefined) {
+    found = new Intl.NumberFormat(lang, { minimumFractionDigits: decimals, maximumFractionDigits: decimals, useGrouping: false });
+    formats.set(key, found);
+  }
+  return found;
+}
+
 /** `value` with exactly `decimals` decimals, in `lang`'s way, digits not grouped. */
 export function decimal(value: number, decimals: number, lang = "en"): string {
-  const key = `${lang}/${decimals}`;
-  let format = formats.get(key);
-  if (format === undefined) {
-    format = new Intl.NumberFormat(lang, { minimumFractionDigits: decimals, maximumFractionDigits: decimals, useGrouping: false });
-    formats.set(key, format);
-  }
-  return format.format(value);
+  return format(lang, decimals).format(value);
 }
 
 /** The decimal separator of `lang`: "." in English, "," in German and Greek. */
 export function separator(lang = "en"): string {
-  return new Intl.NumberFormat(lang).formatToParts(0.5).find((part) => part.type === "decimal")?.value ?? ".";
+  return format(lang, 1).formatToParts(0.5).find((part) => part.type === "decimal")?.value ?? ".";
 }
 
 /** A time in ms as m:ss.s (h:mm:ss.s from an hour): 83_400 -> "1:23.4" ("1:23,4" in German). */
