@@ -48,6 +48,9 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
             "REFEREE_FILL_WAIT_MS": "3600000",  # bots fill only when the host starts the table
             "BOT_PACE": "0.1",
             "BOT_POLL_S": "0.2",
+            # The takeover is under test, not the bot's skill: a weak bot (the seed may name
+            # one) can use up a board's 80 turns, where the test needs every board cleared.
+            "BOT_FORCE_STRENGTH": "strong",
         },
         services=("dealer", "ledger", "referee", "lobby"),
     )
