@@ -76,6 +76,20 @@ IDLE_GAMES = (
 HUMAN_TURNS_PER_TABLE_S = 1.3
 
 
+def pin(pid: int, cpus: set[int]) -> None:
+    """What ``taskset -a -p`` does: every thread of ``pid`` may run on ``cpus`` only (a thread
+    made later inherits its maker's set). A thread gone meanwhile is passed over."""
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        with contextlib.suppress(ProcessLookupError):
+            os.sched_setaffinity(int(tid), cpus)
+
+
+def two_cpus() -> tuple[int, int] | None:
+    """Two CPUs this process may use (the stack's and the load's), or None on one."""
+    mine = sorted(os.sched_getaffinity(0))
+    return (mine[0], mine[1]) if len(mine) >= 2 else None
+
+
 def percentile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -690,6 +704,24 @@ class Bench:
         finally:
             await channels.close()
 
+    async def run_pinned(self) -> None:
+        """The stack (nats-server and the services) on one CPU, the load generator (this
+        process) on the other: what one core of the stack holds when the load comes from
+        another machine. Full speed over Play, then the human-pace ramp."""
+        cpus = two_cpus()
+        assert cpus is not None
+        for pid in self.pids().values():
+            pin(pid, {cpus[0]})
+        mine = os.sched_getaffinity(0)
+        pin(os.getpid(), {cpus[1]})
+        channels = Channels(self.stack.lobby_addr)
+        try:
+            await self.full_speed(channels, "pinned_full_speed")
+            await self.human_pace(channels, key="pinned_human_pace")
+        finally:
+            pin(os.getpid(), mine)
+            await channels.close()
+
     def ledger_summary(self) -> dict[str, Any]:
         samples = self.ledger_samples
         if len(samples) < 2:
@@ -802,6 +834,29 @@ def summary(results: dict[str, Any], args: argparse.Namespace) -> str:
         s["group_sync"] = args.group_sync
         s["group_p99_ms"] = at_tables(group, args.human_tables)["latency_ms"]["p99"]
         s["group_max_tables_50ms"] = max(under, default=0)
+    spread = ""
+    for key, full_key, human_key in (
+        ("pinned", "pinned_full_speed", "pinned_human_pace"),
+        ("two_stacks", "two_stacks", "two_stacks"),
+    ):
+        if full_key not in results:
+            continue
+        if key == "two_stacks":
+            fast, ramp = results[key]["full_speed"], results[key]["human_pace"]
+        else:
+            fast, ramp = results[full_key], results[human_key]
+        fine = [p["tables"] for p in ramp if p["latency_ms"]["p99"] < args.p99_ms]
+        s[key] = {
+            "turns_s": round(fast["turns_per_s"]),
+            "cpu_us_per_turn": fast["stack_cpu_us_per_turn"],
+            "p99_ms": at_tables(ramp, args.human_tables)["latency_ms"]["p99"],
+            "max_tables_50ms": max(fine, default=0),
+        }
+        got = s[key]
+        spread += (
+            f" {key}_turns_s={got['turns_s']} {key}_cpu_us_per_turn={got['cpu_us_per_turn']}"
+            f" {key}_p99_ms={got['p99_ms']:.1f} {key}_max_tables_50ms={got['max_tables_50ms']}"
+        )
     loops = " ".join(
         f"{loop}_turns_s={fig['mean_turns_per_s']:.0f}" for loop, fig in s["loops"].items()
     )
@@ -819,7 +874,8 @@ def summary(results: dict[str, Any], args: argparse.Namespace) -> str:
             f"loop={s['loop']}",
             loops,
             per_game,
-            f"ratio={s['ratio']:.3f} tables={s['tables']} bytes_per_table={s['bytes_per_table']}",
+            f"ratio={s['ratio']:.3f} tables={s['tables']} bytes_per_table={s['bytes_per_table']}"
+            + spread,
         )
         if part
     )
@@ -853,11 +909,28 @@ def table_text(results: dict[str, Any], group_sync: str = "") -> str:
     group = results.get("human_pace_group", [])
     for point in group:
         row(f"human {group_sync}", point, point["tables"])
+    if "pinned_full_speed" in results:
+        row("pinned full", results["pinned_full_speed"], results["pinned_full_speed"]["tables"])
+        for point in results["pinned_human_pace"]:
+            row("pinned human", point, point["tables"])
+    two = results.get("two_stacks")
+    if two:
+        rows.append(two_row("two stacks full", two["full_speed"]))
+        for point in two["human_pace"]:
+            rows.append(two_row("two stacks human", point))
     lines = aligned(rows)
     lines.append(
         "us/turn: CPU of the four services / of everything (NATS, the driver, bare); a game's "
         "row: per command, its tables at once"
     )
+    if "pinned_full_speed" in results:
+        lines.append(
+            "pinned: the stack on one CPU, the load generator on the other; two stacks: the load "
+            "split over two stacks on a CPU each, the generator on both (us/turn: services + "
+            "NATS; latencies: the worse stack's)"
+        )
+    if "pinned_skipped" in results:
+        lines.append(f"pinned: skipped ({results['pinned_skipped']})")
     if group:
         lines.append("")
         lines.extend(side_by_side(results["human_pace"], group, group_sync))
@@ -912,6 +985,16 @@ def table_text(results: dict[str, Any], group_sync: str = "") -> str:
             f"max_tables_50ms={s['group_max_tables_50ms']}"
         )
     return "\n".join(lines)
+
+
+def two_row(name: str, fig: dict[str, Any]) -> tuple[str, str, str, str, str, str, str, str]:
+    """A row of the table for two stacks measured as one (match_bench.run.joined)."""
+    lat = fig["latency_ms"]
+    return (
+        name, str(fig["tables"]), f"{fig['turns_per_s']:.0f}", f"{lat['p50']:.1f}",
+        f"{lat['p95']:.1f}", f"{lat['p99']:.1f}", f"{fig['mean_in_flight']:.1f}",
+        f"{fig['stack_cpu_us_per_turn']}",
+    )  # fmt: skip
 
 
 def side_by_side(
@@ -1034,6 +1117,13 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--create-budget", type=float, default=90.0, help="seconds per batch")
     p.add_argument("--settle", type=float, default=3.0, help="seconds for the ledger to catch up")
+    p.add_argument(
+        "--pinned",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="full speed and the human-pace ramp again with the stack on one CPU and the load "
+        "on the other, then split over two stacks on a CPU each (needs two CPUs)",
+    )
     p.add_argument("--profile", action=argparse.BooleanOptionalAction, default=True)
     p.add_argument("--profile-seconds", type=int, default=10)
     return p.parse_args(argv)
@@ -1094,6 +1184,7 @@ async def on_stack(
             "games": bench.run_games,
             "peer": functools.partial(bench.run_peer, bare=True),
             "peer_no_bare": functools.partial(bench.run_peer, bare=False),
+            "pinned": bench.run_pinned,
         }
         await runs[phases]()
         await nc.close()
@@ -1103,6 +1194,76 @@ async def on_stack(
                 proc.kill()
                 proc.wait()
         stack.stop()
+
+
+async def on_two_stacks(
+    args: argparse.Namespace, workdir: Path, loop: str, results: dict[str, Any]
+) -> None:
+    """The same load split over two stacks, each pinned to a CPU of its own, the load generator
+    on both: full speed (half the calls in flight at each) and the human-pace ramp (half the
+    tables at each), at the same time. What a second stack buys when the tables are shared out
+    between two (two machines, or two cores each holding one). The figures go under
+    ``two_stacks``: turns summed, CPU per turn over both, the worse stack's latencies."""
+    cpus = two_cpus()
+    assert cpus is not None
+    half = argparse.Namespace(
+        **{
+            **vars(args),
+            "tables": max(1, args.tables // 2),
+            "max_tables": max(1, args.max_tables // 2),
+            "concurrency": max(1, args.concurrency // 2),
+            "human_tables": max(1, args.human_tables // 2),
+            "human_max_tables": max(1, args.human_tables // 2),
+            "profile": False,
+        }
+    )
+    stacks = [bench_stack(workdir / f"two-{i}", event_loop=loop) for i in range(2)]
+    parts: list[dict[str, Any]] = [{}, {}]
+    channels: list[Channels] = []
+    try:
+        benches = []
+        for stack, cpu, part in zip(stacks, cpus, parts, strict=True):
+            stack.start()
+            bench = Bench(half, stack, await stack.connect_nats(name="match-bench"), args.out, part)
+            for pid in bench.pids().values():
+                pin(pid, {cpu})
+            benches.append(bench)
+            channels.append(Channels(stack.lobby_addr))
+        benches[0].log(f"two stacks up, on CPUs {cpus[0]} and {cpus[1]}")
+        pairs = list(zip(benches, channels, strict=True))
+        await asyncio.gather(*(b.full_speed(c) for b, c in pairs))
+        await asyncio.gather(*(b.human_pace(c) for b, c in pairs))
+        for bench in benches:
+            await bench.nc.close()
+    finally:
+        for c in channels:
+            await c.close()
+        for stack in stacks:
+            stack.stop()
+    results["two_stacks"] = {
+        "cpus": list(cpus),
+        "full_speed": joined([p["full_speed"] for p in parts]),
+        "human_pace": [
+            joined(list(points)) for points in zip(*(p["human_pace"] for p in parts), strict=False)
+        ],
+    }
+
+
+def joined(figs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Figures of stacks measured at the same time as one: turns and tables summed, CPU per turn
+    over all the turns, each latency percentile the worse stack's (an upper bound: the stacks'
+    samples are not kept)."""
+    turns = sum(f["turns"] for f in figs)
+    stack_cpu = sum(f["stack_cpu_us_per_turn"] * f["turns"] for f in figs)
+    return {
+        "turns": turns,
+        "turns_per_s": round(sum(f["turns_per_s"] for f in figs), 1),
+        "tables": sum(f["tables"] for f in figs),
+        "latency_ms": {q: max(f["latency_ms"][q] for f in figs) for q in figs[0]["latency_ms"]},
+        "mean_in_flight": round(sum(f["mean_in_flight"] for f in figs), 1),
+        "stack_cpu_us_per_turn": round(stack_cpu / max(turns, 1)),
+        "each": figs,
+    }
 
 
 async def amain(args: argparse.Namespace) -> str:
@@ -1117,6 +1278,12 @@ async def amain(args: argparse.Namespace) -> str:
             said = ", ".join(f"{k} {v['mean_turns_per_s']:.0f} turns/s" for k, v in figures.items())
             print(f"event loop: {loop} won ({said}): the services run on it from here", flush=True)
         await on_stack(args, bench_stack(Path(tmp) / "stack", event_loop=loop), results, "main")
+        if args.pinned and two_cpus() is None:
+            results["pinned_skipped"] = "one CPU here: nothing to pin apart"
+        elif args.pinned:
+            pinned = bench_stack(Path(tmp) / "pinned", event_loop=loop)
+            await on_stack(args, pinned, results, "pinned")
+            await on_two_stacks(args, Path(tmp), loop, results)
         if args.group_sync:
             group = bench_stack(Path(tmp) / "group", args.group_sync, loop)
             await on_stack(args, group, results, "group")

@@ -192,6 +192,22 @@ def test_the_bench_line_says_play_is_absent_and_every_games_cpu() -> None:
         "concentration_cpu_us=2100 concentration_cmds_s=640 match_five_cpu_us=2500 "
         "match_five_cmds_s=500 ratio=0.406 tables=11000 bytes_per_table=5000"
     )
+    # The stack on one CPU and the load on the other; the load split over two stacks.
+    results["pinned_full_speed"] = fig(700.4, 1500)
+    results["pinned_human_pace"] = [fig(325, 0, tables=250), fig(900, 0, tables=1000)]
+    results["pinned_human_pace"][1]["latency_ms"]["p99"] = 80.0  # over 50 ms at 1,000
+    halves = [fig(400, 1400, turns=400), fig(600, 1600, turns=600)]
+    results["two_stacks"] = {
+        "full_speed": run.joined(halves),
+        "human_pace": [
+            run.joined([fig(650, 0, tables=500, turns=9), fig(650, 0, tables=500, turns=9)])
+        ],
+    }
+    assert run.summary(results, args) == line + (
+        " pinned_turns_s=700 pinned_cpu_us_per_turn=1500 pinned_p99_ms=80.0"
+        " pinned_max_tables_50ms=250 two_stacks_turns_s=1000 two_stacks_cpu_us_per_turn=1520"
+        " two_stacks_p99_ms=12.0 two_stacks_max_tables_50ms=1000"
+    )
     text = run.table_text(results)
     assert "event loop: asyncio won (asyncio 900 turns/s (steps 900)" in text
     assert (

@@ -4,10 +4,12 @@ summary line."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,7 +23,14 @@ LINE = re.compile(
     r"unary_cpu_us_per_turn=(?P<unary_cpu>\d+) transport=play "
     r"loop=(?P<loop>uvloop|asyncio) asyncio_turns_s=\d+ uvloop_turns_s=\d+ "
     + "".join(rf"{g}_cpu_us=(?P<{g}_cpu>\d+) {g}_cmds_s=(?P<{g}_cmds>\d+) " for g in GAMES)
-    + r"ratio=(?P<ratio>[0-9.]+) tables=(?P<tables>\d+) bytes_per_table=(?P<bytes>-?\d+)$"
+    + r"ratio=(?P<ratio>[0-9.]+) tables=(?P<tables>\d+) bytes_per_table=(?P<bytes>-?\d+)"
+    + "(?:"  # on a machine with two CPUs or more (match_bench.run.two_cpus)
+    + "".join(
+        rf" {k}_turns_s=(?P<{k}_turns>\d+) {k}_cpu_us_per_turn=(?P<{k}_cpu>\d+) "
+        rf"{k}_p99_ms=(?P<{k}_p99>[0-9.]+|nan) {k}_max_tables_50ms=(?P<{k}_max>\d+)"
+        for k in ("pinned", "two_stacks")
+    )
+    + ")?$"
 )
 
 
@@ -43,7 +52,7 @@ def test_a_tiny_bench_prints_its_summary_line(tmp_path: Path) -> None:
         "--loop-rounds", "1", "--loop-tables", "4", "--loop-warmup", "1", "--loop-seconds", "3",
         "--game-warmup", "2", "--game-seconds", "3",
     ]  # fmt: skip
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=300, check=False)
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=480, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     last = done.stdout.strip().splitlines()[-1]
     match = LINE.match(last)
@@ -74,7 +83,8 @@ def test_a_tiny_bench_prints_its_summary_line(tmp_path: Path) -> None:
     assert match["loop"] == results["summary"]["loop"] == winner
     assert f"event loop: {winner} won (" in done.stdout
     assert "always, uvloop)" in done.stdout and "always, asyncio)" in done.stdout
-    assert done.stdout.count(f"always, {winner})") == 3  # its step, the main stack, the games'
+    # its step, the main stack, the pinned one, the games'
+    assert done.stdout.count(f"always, {winner})") == 4
     # Every other game played by script on the real stack: commands accepted, none refused (the
     # scripts' moves are legal), its CPU per command on the line.
     for game in GAMES:
@@ -83,6 +93,7 @@ def test_a_tiny_bench_prints_its_summary_line(tmp_path: Path) -> None:
         assert fig["tables_failed_to_open"] == 0 and fig["seats_given_up"] == 0, (game, fig)
         assert int(match[f"{game}_cpu"]) == fig["stack_cpu_us_per_turn"] > 0
         assert int(match[f"{game}_cmds"]) == round(fig["turns_per_s"])
+    pinned_figures(done.stdout, match, results)
     # Both ramps ran, by table count: the target's step is in each.
     for key in ("human_pace", "human_pace_group"):
         assert 2 in [p["tables"] for p in results[key]], results[key]
@@ -103,3 +114,20 @@ def test_a_tiny_bench_prints_its_summary_line(tmp_path: Path) -> None:
     assert results["summary_line"] == last
     assert "sync_interval 5ms" in done.stdout
     assert (tmp_path / "bench.png").stat().st_size > 0
+
+
+def pinned_figures(stdout: str, match: re.Match[str], results: dict[str, Any]) -> None:
+    """The stack on one CPU and the load on the other, then the load split over two stacks on a
+    CPU each: turns at full speed, the ramps' figures on the line. On one CPU, said skipped."""
+    if len(os.sched_getaffinity(0)) < 2:
+        assert "pinned: skipped (one CPU here" in stdout and match["pinned_turns"] is None
+        return
+    pinned, two = results["pinned_full_speed"], results["two_stacks"]
+    assert pinned["turns"] > 0 and pinned["errors"] == {}, pinned
+    assert int(match["pinned_turns"]) == round(pinned["turns_per_s"])
+    assert int(match["pinned_cpu"]) == pinned["stack_cpu_us_per_turn"] > 0
+    assert [f["turns"] > 0 and f["errors"] == {} for f in two["full_speed"]["each"]] == [True] * 2
+    assert two["full_speed"]["turns"] == sum(f["turns"] for f in two["full_speed"]["each"])
+    assert int(match["two_stacks_turns"]) == round(two["full_speed"]["turns_per_s"])
+    assert results["pinned_human_pace"] and two["human_pace"], results
+    assert "two stacks full" in stdout and "pinned full" in stdout
