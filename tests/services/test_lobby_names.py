@@ -9,6 +9,8 @@ import uuid
 
 import grpc  # type: ignore[import-untyped]
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from services.lobby import validation
 from services.lobby.errors import ApiError
@@ -168,3 +170,52 @@ def test_random_request_ids_pass() -> None:
 def test_eleven_in_a_row_is_no_pattern_but_twelve_is() -> None:
     assert validation.predictable("0123456789az" + "q7k2") is None  # 0..9a: 11 even steps
     assert validation.predictable("0123456789ab" + "q7k2") is not None
+
+
+def _predictable_by_walking(value: str) -> str | None:
+    """The policy as first written, one character at a time: the oracle for the faster one."""
+    chars = [c for c in value.lower() if c not in "._:-"]
+    if len(set(chars)) < validation.MIN_DISTINCT_CHARS:
+        return f"it has fewer than {validation.MIN_DISTINCT_CHARS} different characters"
+    ranks = ["0123456789abcdefghijklmnopqrstuvwxyz".find(c) for c in chars]
+    longest = max(validation.MIN_PATTERN_RUN, len(chars) // 2)
+    for period in (1, 2, 3):
+        run = period
+        for i in range(period, len(chars)):
+            run = run + 1 if chars[i] == chars[i - period] else period
+            if run >= longest:
+                return f"it repeats a pattern ({''.join(chars[i - run + 1 : i + 1])})"
+    run = 2
+    for i in range(2, len(ranks)):
+        steady = ranks[i] >= 0 and ranks[i] - ranks[i - 1] == ranks[i - 1] - ranks[i - 2]
+        run = run + 1 if steady and ranks[i - 1] >= 0 and ranks[i - 2] >= 0 else 2
+        if run >= longest:
+            return f"it counts evenly ({''.join(chars[i - run + 1 : i + 1])})"
+    return None
+
+
+# Ids built to sit near the policy's edges: stretches that repeat or count, broken or not,
+# among separators, capitals and characters outside 0-9a-z.
+_near_edges = st.lists(
+    st.one_of(
+        st.text(alphabet="0123456789abcdefXYZ._:-é\n", min_size=1, max_size=6),
+        st.builds(
+            lambda s, n: s * n, st.text(alphabet="ab1-Z", min_size=1, max_size=3), st.integers(1, 8)
+        ),
+        st.builds(
+            lambda a, step, n: "".join(
+                "0123456789abcdefghijklmnopqrstuvwxyz"[(a + step * k) % 36] for k in range(n)
+            ),
+            st.integers(0, 35),
+            st.integers(-5, 5),
+            st.integers(2, 16),
+        ),
+    ),
+    max_size=8,
+).map("".join)
+
+
+@given(st.one_of(_near_edges, st.text(max_size=70)))
+@settings(max_examples=3000, deadline=None)
+def test_the_policy_says_what_walking_the_id_says(value: str) -> None:
+    assert validation.predictable(value) == _predictable_by_walking(value)
