@@ -94,9 +94,9 @@ def predictable(value: str) -> str | None:
         found = _periodic(period, longest).search(chars)
         if found is not None:
             return f"it repeats a pattern ({found.group(0)})"
-    found = _steady(longest).search(_steps(chars))
-    if found is not None:
-        return f"it counts evenly ({chars[found.start() : found.start() + longest]})"
+    steady = _steady(longest).search(_steps(chars))
+    if steady is not None:
+        return f"it counts evenly ({chars[steady.start() : steady.start() + longest]})"
     return None
 
 
