@@ -152,6 +152,15 @@ class TableQuotas:
         if directory.bot_seats(table_id) or table_id in self._claims:
             return
         table = directory.get(table_id)
+        if table is None and table_id in self._made_by and not directory.is_over(table_id):
+            # Made here a moment ago, and the listing has not folded it yet: its free seats are
+            # not known, so its bots cannot be counted. Let through, its start would take bots
+            # past every budget (the listing lags under load); the caller asks again.
+            raise ApiError(
+                grpc.StatusCode.UNAVAILABLE,
+                f"table {table_id} was made a moment ago and this lobby's listing has not caught "
+                "up with it yet, so its bots cannot be counted: ask again with the same request id",
+            )
         if table is None or table.visibility != common_pb2.VISIBILITY_OPEN:
             return  # the referee answers (unknown, expired, private: no bot there)
         need = max(table.seats - len(table.taken), 0)

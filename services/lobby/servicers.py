@@ -301,6 +301,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         command = self._seat_command(request.table_id, context)
         command.start_table.SetInParent()
         if self._quotas is not None:  # no bot for it now: say so, rather than wait for none
+            listing = self._directory  # a table made a moment ago: its seats come from it
+            if not listing.known(command.table_id) and not listing.is_over(command.table_id):
+                await listing.sync(LISTING_WAIT_S)
             self._quotas.admit_bots(command.table_id)
         await self._referee.table(command)
         await self._directory.sync(LISTING_WAIT_S)

@@ -188,6 +188,28 @@ def test_a_private_or_unknown_table_is_left_to_the_referee() -> None:
     quotas.admit_bots("nowhere")
 
 
+def test_a_table_made_here_that_the_listing_has_not_folded_is_not_started_uncounted() -> None:
+    """Under load the listing lags the log: a table made here a moment ago may be started before
+    the listing knows it. Its free seats are unknown then, so it is refused for now (UNAVAILABLE,
+    ask again), never let through past the budgets; once folded it is counted as any other."""
+    listing = Listing()
+    quotas = TableQuotas(listing, Caps(bots_per_address=3, bots_max=3))
+    listing.make("b1", seats=4)
+    quotas.created("b1", "ipv4:b")
+    quotas.admit_bots("b1")  # 3 of the 3 bot seats
+    quotas.created("a1", "ipv4:a")  # made here; the listing has not folded it yet
+    with pytest.raises(ApiError) as lagging:
+        quotas.admit_bots("a1")
+    assert lagging.value.code == grpc.StatusCode.UNAVAILABLE
+    assert "ask again with the same request id" in lagging.value.message
+    listing.make("a1", seats=4)
+    assert "every bot is busy (3 seats)" in exhausted(quotas.admit_bots, "a1").message
+    # A table made here that the listing has seen expire is left to the referee (table_expired).
+    listing.add("a1", common_pb2.TableEvent(table_expired=common_pb2.TableEvent.TableExpired()))
+    assert not listing.known("a1") and listing.is_over("a1")
+    quotas.admit_bots("a1")
+
+
 # --- audit pages and settings -----------------------------------------------------------------
 
 
