@@ -806,13 +806,13 @@ def summary(results: dict[str, Any], args: argparse.Namespace) -> str:
     """Fill ``results["summary"]`` and return the ``bench:`` line."""
     full, bare = results["full_speed"], results["bare_chain"]
     human = results["human_pace"]
-    under = [p["tables"] for p in human if p["latency_ms"]["p99"] < args.p99_ms]
+    p99_ms, max_tables = ramp_figures(human, args)
     s = results["summary"] = {
         "ratio": round(full["turns_per_s"] / bare["turns_per_s"], 3) if bare["turns_per_s"] else 0,
         "in_flight": full["mean_in_flight"],
-        "p99_ms": at_tables(human, args.human_tables)["latency_ms"]["p99"],
+        "p99_ms": p99_ms,
         "p99_tables": at_tables(human, args.human_tables)["tables"],
-        "max_tables_50ms": max(under, default=0),
+        "max_tables_50ms": max_tables,
         **results["held"],
     }
     if full["all_cpu_us_per_turn"]:  # the same ratio by CPU: a bare call's over a turn's
@@ -830,29 +830,17 @@ def summary(results: dict[str, Any], args: argparse.Namespace) -> str:
     }
     group = results.get("human_pace_group")
     if group:
-        under = [p["tables"] for p in group if p["latency_ms"]["p99"] < args.p99_ms]
         s["group_sync"] = args.group_sync
-        s["group_p99_ms"] = at_tables(group, args.human_tables)["latency_ms"]["p99"]
-        s["group_max_tables_50ms"] = max(under, default=0)
+        s["group_p99_ms"], s["group_max_tables_50ms"] = ramp_figures(group, args)
     spread = ""
-    for key, full_key, human_key in (
-        ("pinned", "pinned_full_speed", "pinned_human_pace"),
-        ("two_stacks", "two_stacks", "two_stacks"),
-    ):
-        if full_key not in results:
-            continue
-        if key == "two_stacks":
-            fast, ramp = results[key]["full_speed"], results[key]["human_pace"]
-        else:
-            fast, ramp = results[full_key], results[human_key]
-        fine = [p["tables"] for p in ramp if p["latency_ms"]["p99"] < args.p99_ms]
-        s[key] = {
+    for key, (fast, ramp) in spread_phases(results).items():
+        p99_ms, max_tables = ramp_figures(ramp, args)
+        got = s[key] = {
             "turns_s": round(fast["turns_per_s"]),
             "cpu_us_per_turn": fast["stack_cpu_us_per_turn"],
-            "p99_ms": at_tables(ramp, args.human_tables)["latency_ms"]["p99"],
-            "max_tables_50ms": max(fine, default=0),
+            "p99_ms": p99_ms,
+            "max_tables_50ms": max_tables,
         }
-        got = s[key]
         spread += (
             f" {key}_turns_s={got['turns_s']} {key}_cpu_us_per_turn={got['cpu_us_per_turn']}"
             f" {key}_p99_ms={got['p99_ms']:.1f} {key}_max_tables_50ms={got['max_tables_50ms']}"
@@ -881,6 +869,26 @@ def summary(results: dict[str, Any], args: argparse.Namespace) -> str:
     )
 
 
+def ramp_figures(points: list[dict[str, Any]], args: argparse.Namespace) -> tuple[float, int]:
+    """A human-pace ramp's p99 at ``--human-tables`` and the most tables it held under
+    ``--p99-ms`` (0 if none)."""
+    under = [p["tables"] for p in points if p["latency_ms"]["p99"] < args.p99_ms]
+    return at_tables(points, args.human_tables)["latency_ms"]["p99"], max(under, default=0)
+
+
+def spread_phases(
+    results: dict[str, Any],
+) -> dict[str, tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """The pinned phases that ran, by the line's prefix: (full speed, the human-pace ramp)."""
+    phases = {}
+    if "pinned_full_speed" in results:
+        phases["pinned"] = (results["pinned_full_speed"], results["pinned_human_pace"])
+    if "two_stacks" in results:
+        two = results["two_stacks"]
+        phases["two_stacks"] = (two["full_speed"], two["human_pace"])
+    return phases
+
+
 def aligned(rows: Sequence[Sequence[str]]) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
@@ -890,12 +898,12 @@ def table_text(results: dict[str, Any], group_sync: str = "") -> str:
     head = ("phase", "tables", "turns/s", "p50 ms", "p95 ms", "p99 ms", "in flight", "us/turn")
     rows = [head]
 
-    def row(name: str, fig: dict[str, Any], tables: Any) -> None:
+    def row(name: str, fig: dict[str, Any], tables: Any, cpu: str = "") -> None:
         lat = fig["latency_ms"]
+        cpu = cpu or f"{fig['service_cpu_us_per_turn']}/{fig['all_cpu_us_per_turn']}"
         rows.append(
             (name, str(tables), f"{fig['turns_per_s']:.0f}", f"{lat['p50']:.1f}",
-             f"{lat['p95']:.1f}", f"{lat['p99']:.1f}", f"{fig['mean_in_flight']:.1f}",
-             f"{fig['service_cpu_us_per_turn']}/{fig['all_cpu_us_per_turn']}")
+             f"{lat['p95']:.1f}", f"{lat['p99']:.1f}", f"{fig['mean_in_flight']:.1f}", cpu)
         )  # fmt: skip
 
     for step in results.get("loop_steps", []):
@@ -909,15 +917,12 @@ def table_text(results: dict[str, Any], group_sync: str = "") -> str:
     group = results.get("human_pace_group", [])
     for point in group:
         row(f"human {group_sync}", point, point["tables"])
-    if "pinned_full_speed" in results:
-        row("pinned full", results["pinned_full_speed"], results["pinned_full_speed"]["tables"])
-        for point in results["pinned_human_pace"]:
-            row("pinned human", point, point["tables"])
-    two = results.get("two_stacks")
-    if two:
-        rows.append(two_row("two stacks full", two["full_speed"]))
-        for point in two["human_pace"]:
-            rows.append(two_row("two stacks human", point))
+    for key, (fast, ramp) in spread_phases(results).items():
+        name, joined_up = key.replace("_", " "), key == "two_stacks"
+        for phase, fig in (("full", fast), *(("human", p) for p in ramp)):
+            # Two stacks measured as one (joined) have no per-process split: services + NATS.
+            cpu = str(fig["stack_cpu_us_per_turn"]) if joined_up else ""
+            row(f"{name} {phase}", fig, fig["tables"], cpu)
     lines = aligned(rows)
     lines.append(
         "us/turn: CPU of the four services / of everything (NATS, the driver, bare); a game's "
@@ -985,16 +990,6 @@ def table_text(results: dict[str, Any], group_sync: str = "") -> str:
             f"max_tables_50ms={s['group_max_tables_50ms']}"
         )
     return "\n".join(lines)
-
-
-def two_row(name: str, fig: dict[str, Any]) -> tuple[str, str, str, str, str, str, str, str]:
-    """A row of the table for two stacks measured as one (match_bench.run.joined)."""
-    lat = fig["latency_ms"]
-    return (
-        name, str(fig["tables"]), f"{fig['turns_per_s']:.0f}", f"{lat['p50']:.1f}",
-        f"{lat['p95']:.1f}", f"{lat['p99']:.1f}", f"{fig['mean_in_flight']:.1f}",
-        f"{fig['stack_cpu_us_per_turn']}",
-    )  # fmt: skip
 
 
 def side_by_side(
