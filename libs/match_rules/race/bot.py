@@ -332,9 +332,14 @@ def think_ms(rng: random.Random, pace: float, kind: Think = Think.NEW) -> int:
     return round(min(max(ms, THINK_MIN_MS), THINK_MAX_MS) * pace)
 
 
-def ready_delay_ms(rng: random.Random, pace: float) -> int:
-    """How long the bot takes to press Ready once it opens, scaled by BOT_PACE."""
-    return round(rng.uniform(READY_MIN_MS, READY_MAX_MS) * pace)
+def ready_delay_ms(rng: random.Random, pace: float, left_ms: int | None = None) -> int:
+    """How long the bot takes to press Ready once it opens, scaled by BOT_PACE; never more than
+    half of ``left_ms``, the wall-clock time left before Ready closes (when known), so a slow
+    draw or a short window never puts a bot out of the game."""
+    ms = round(rng.uniform(READY_MIN_MS, READY_MAX_MS) * pace)
+    if left_ms is None:
+        return ms
+    return max(0, min(ms, left_ms // 2))
 
 
 def earliest_turn_ms(

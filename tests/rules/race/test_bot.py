@@ -283,6 +283,9 @@ def test_ready_takes_half_a_second_to_two_at_a_persons_pace() -> None:
     delays = [bot.ready_delay_ms(r, 1.0) for _ in range(500)]
     assert min(delays) >= bot.READY_MIN_MS and max(delays) <= bot.READY_MAX_MS
     assert all(50 <= bot.ready_delay_ms(r, 0.1) <= 200 for _ in range(100))
+    assert all(bot.ready_delay_ms(r, 1.0, left_ms=1_000) <= 500 for _ in range(100))
+    assert bot.ready_delay_ms(r, 1.0, left_ms=0) == 0
+    assert bot.ready_delay_ms(r, 1.0, left_ms=-300) == 0  # already closed: at once
 
 
 def test_a_turn_that_cannot_clear_waits_only_for_thinking_and_the_pause() -> None:

@@ -29,6 +29,7 @@ def view(
     showing: tuple[int, ...] = (),
     starts_at_ms: int = 1_000,
     board: int = 1,
+    ready_deadline_ms: int = 0,
 ) -> race_service_pb2.WatchResponse:
     """Board ``board``: the first ``found`` tiles found (tiles 2k-1, 2k share symbol k), the
     tiles ``showing`` up with symbol 90 + tile."""
@@ -42,6 +43,7 @@ def view(
         status=status,
         starts_at_ms=starts_at_ms,
         turns=6,
+        ready_deadline_ms=ready_deadline_ms,
     )
     for tile in range(1, 21):
         if tile <= found:
@@ -139,6 +141,37 @@ def test_it_presses_ready_once_per_board() -> None:
     assert s.readied == set()
     assert s.answered(fresh, race_service_pb2.PressReadyResponse()) == 0
     assert s.readied == {1}
+
+
+def test_it_presses_ready_within_half_the_time_left_on_the_wall_clock() -> None:
+    # A 30 s window on a server clock running ten times the wall's (the tests' clocks) leaves
+    # the bot 3 s of wall time: it presses within 1.5 s whatever it drew (0.5-2 s at pace 1).
+    drawn, capped = [], []
+    for n in range(200):
+        plain = RaceBotSeat(TABLE, "bot", rng=random.Random(n))
+        plain.observe(view(phase=V.PHASE_READY, status=V.STATUS_WAITING))
+        fast = RaceBotSeat(TABLE, "bot", rng=random.Random(n), rate=10.0)
+        fast.observe(
+            view(phase=V.PHASE_READY, status=V.STATUS_WAITING, ready_deadline_ms=30_000)
+        )
+        a, b = plain.decide(0), fast.decide(0)
+        assert a is not None and b is not None
+        drawn.append(a.after_ms)
+        capped.append(b.after_ms)
+    assert max(drawn) > 1_500  # the draw alone would have gone past half the window
+    assert max(capped) <= 1_500
+    assert capped == [min(d, 1_500) for d in drawn]  # the same draw, only capped
+    late = RaceBotSeat(TABLE, "bot", rng=random.Random(1))
+    late.observe(view(phase=V.PHASE_READY, status=V.STATUS_WAITING, ready_deadline_ms=30_000))
+    call = late.decide(29_900)  # 100 ms left: 50 ms; and none left: at once
+    assert call is not None and call.after_ms == 50
+    late.readied.clear()
+    call = late.decide(31_000)
+    assert call is not None and call.after_ms == 0
+    roomy = RaceBotSeat(TABLE, "bot", rng=random.Random(3))
+    roomy.observe(view(phase=V.PHASE_READY, status=V.STATUS_WAITING, ready_deadline_ms=30_000))
+    call = roomy.decide(0)  # a 30 s window on the wall clock: the draw as it is
+    assert call is not None and bot.READY_MIN_MS <= call.after_ms <= bot.READY_MAX_MS
 
 
 def test_it_waits_outside_its_turns() -> None:
