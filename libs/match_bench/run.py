@@ -42,7 +42,7 @@ import grpc  # type: ignore[import-untyped, unused-ignore]
 from nats.aio.client import Client
 
 from match.v1 import common_pb2, lobby_pb2, lobby_pb2_grpc
-from match_bench import games, procstat
+from match_bench import games, procstat, transport
 from match_bench.bare import METHOD
 from match_bench.players import (
     Channels,
@@ -65,6 +65,7 @@ SERVICES = ("dealer", "ledger", "referee", "lobby")
 OTHER_LOOP = next(loop for loop in EVENT_LOOPS if loop != DEFAULT_EVENT_LOOP)
 TRANSPORT = "play"  # every phase's; the unary path is measured beside it at full speed
 UNARY = "unary"
+VIEW = "view"  # full speed once more, every seat following its view (as the client apps do)
 # Every game but the race (whose idle tables are started, 2-seat races), and its seats: one for
 # a solo game (it starts at once), MATCH 5's least (three: its tables wait for players).
 IDLE_GAMES = (
@@ -247,6 +248,7 @@ class Bench:
         seconds = a.full_seconds if seconds is None else seconds
         sink, stop = Sink(limit=asyncio.Semaphore(a.concurrency)), asyncio.Event()
         tasks: list[asyncio.Task[None]] = []
+        views = transport.Viewing.tally = transport.ViewTally()  # this phase's seats' views
 
         def launch(tables: list[tuple[Player, Player]], spread: float) -> None:
             for t in tables:
@@ -273,10 +275,12 @@ class Bench:
         self.log(
             f"warm after {time.monotonic() - t0:.1f}s: {len(tasks)} tables, {warm:.1f} in flight"
         )
-        before = len(tasks)
+        before, items = len(tasks), views.items
         stats, elapsed, cpu, flight = await self.window(sink, seconds)
         fig = self.figures(stats, elapsed, cpu, flight)
         fig["transport"] = self.via
+        if self.via == VIEW:  # what came down the seats' streams besides the replies
+            fig["view_items_per_turn"] = round((views.items - items) / max(fig["turns"], 1), 2)
         fig["tables"] = len(tasks)
         fig["tables_opened_in_window"] = len(tasks) - before
         fig["concurrency"] = a.concurrency
@@ -294,6 +298,8 @@ class Bench:
         # cap, say) stops playing: counted, so a phase that lost its tables says so.
         failed = [e for e in ended if isinstance(e, Exception)]
         fig["tables_failed"] = len(failed)
+        if self.via == VIEW:
+            fig["views_ended"] = dict(views.ended)  # "ok": the game over; else the status
         if failed:
             self.log(f"{key}: {len(failed)} tables stopped on an error, first {failed[0]!r:.200}")
         return fig
@@ -580,6 +586,11 @@ class Bench:
                 await self.full_speed(channels, "full_speed_unary")
             finally:
                 self.via = TRANSPORT
+            self.via = VIEW  # and as the apps play: every seat follows its view too
+            try:
+                await self.full_speed(channels, "full_speed_view")
+            finally:
+                self.via = TRANSPORT
             await self.bare_chain(a.concurrency)
             live, per_table = await self.human_pace(channels)
             idle = await self.idle_tables(channels, live)
@@ -823,6 +834,14 @@ def summary(results: dict[str, Any], args: argparse.Namespace) -> str:
     s["transport"] = full.get("transport", TRANSPORT)
     s["unary_turns_s"] = round(unary.get("turns_per_s", 0))
     s["unary_cpu_us_per_turn"] = unary.get("stack_cpu_us_per_turn", 0)
+    viewing = results.get("full_speed_view")
+    if viewing:
+        s["view_turns_s"] = round(viewing["turns_per_s"])
+        s["view_cpu_us_per_turn"] = viewing["stack_cpu_us_per_turn"]
+        s["view_items_per_turn"] = viewing.get("view_items_per_turn", 0)
+        s["views_failed"] = sum(
+            n for why, n in viewing.get("views_ended", {}).items() if why != "ok"
+        )
     s["loop"], s["loops"] = loop_winner(results.get("loop_steps", []))
     s["games"] = {
         slug: {"cpu_us": fig["stack_cpu_us_per_turn"], "cmds_s": round(fig["turns_per_s"])}
@@ -860,6 +879,12 @@ def summary(results: dict[str, Any], args: argparse.Namespace) -> str:
             f"max_tables_50ms={s['max_tables_50ms']} unary_turns_s={s['unary_turns_s']} "
             f"unary_cpu_us_per_turn={s['unary_cpu_us_per_turn']} transport={s['transport']} "
             f"loop={s['loop']}",
+            (
+                f"view_turns_s={s['view_turns_s']} view_cpu_us_per_turn={s['view_cpu_us_per_turn']}"
+                f" view_items_per_turn={s['view_items_per_turn']} views_failed={s['views_failed']}"
+                if "view_turns_s" in s
+                else ""
+            ),
             loops,
             per_game,
             f"ratio={s['ratio']:.3f} tables={s['tables']} bytes_per_table={s['bytes_per_table']}"
@@ -909,6 +934,12 @@ def table_text(results: dict[str, Any], group_sync: str = "") -> str:
     for step in results.get("loop_steps", []):
         row(f"loop {step['loop']}", step, step["tables"])
     row("full speed", results["full_speed"], results["full_speed"]["tables"])
+    for key, name in (
+        ("full_speed_unary", "full speed unary"),
+        ("full_speed_view", "full speed view"),
+    ):
+        if key in results:
+            row(name, results[key], results[key]["tables"])
     for slug, fig in results.get("games", {}).items():
         row(slug, fig, fig["tables_playing"])
     row("bare chain", results["bare_chain"], f"c={results['bare_chain']['concurrency']}")
@@ -983,6 +1014,13 @@ def table_text(results: dict[str, Any], group_sync: str = "") -> str:
             f"{s['cpu_us_per_turn']} us services + NATS per turn; over unary calls, same stack, "
             f"right after: {s.get('unary_turns_s', 0)} turns/s, "
             f"{s.get('unary_cpu_us_per_turn', 0)} us"
+        )
+    if "view_turns_s" in s:
+        lines.append(
+            f"full speed with every seat following its view on its stream (as the apps play): "
+            f"{s['view_turns_s']} turns/s, {s['view_cpu_us_per_turn']} us services + NATS per "
+            f"turn, {s['view_items_per_turn']} view items per turn, {s['views_failed']} views "
+            "refused or broken"
         )
     if "group_p99_ms" in s:
         lines.append(
@@ -1135,12 +1173,17 @@ def bench_stack(workdir: Path, group_sync: str = "", event_loop: str = DEFAULT_E
         # one; a right code waits for the listing to catch up while the budget is held).
         # Every seat keeps its Play stream open for its game, and Play streams count against
         # the Watch caps: the address's cap (64) is one app's, and the replica's (2000) would
-        # stop the ramp at 1,000 tables, so both are off here (docs/performance.md).
+        # stop the ramp at 1,000 tables, so both are off here (docs/performance.md). The
+        # seats that follow their views (full speed over ``view``) make the lobby follow each
+        # of their tables: the address's share of those (16) and the replica's (400) are off
+        # too; the lobby's copy of the log still takes at most 1,000 consumers.
         env={
             "REFEREE_FILL_WAIT_MS": "86400000",
             "LOBBY_INVITE_FAIL_BURST": "0",
             "LOBBY_MAX_WATCHES_PER_ADDRESS": "0",
             "LOBBY_MAX_WATCHES": "0",
+            "LOBBY_MAX_WATCHED_TABLES_PER_ADDRESS": "0",
+            "LOBBY_MAX_WATCHED_TABLES": "0",
             "MATCH_EVENT_LOOP": event_loop,
             **ONE_ADDRESS_MANY_PLAYERS,
         },

@@ -16,11 +16,18 @@ would cap the load; the bench's channels each keep their own.
 command and closed by :meth:`Transport.close`, through the terminal client's own
 :class:`match_client.play.PlayStream` (answers matched by request id, a refusal raised as the
 unary call's error), on the same channels.
+
+``view``: as ``play``, and the seat follows its table's view on that stream from its first
+command on, as every client app does (the bench's other players only send).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
@@ -96,10 +103,54 @@ class Play:
         await self._stream.close()
 
 
+@dataclass
+class ViewTally:
+    """What the seats' views got: every item, and how each view ended ("ok": the game over;
+    otherwise the status that ended it)."""
+
+    items: int = 0
+    ended: Counter[str] = field(default_factory=Counter)
+
+
+class Viewing(Play):
+    """As ``play``, and the seat follows its view on the same stream from its first command,
+    as the terminal client, the bot and the browser do: every event of the table the seat may
+    see comes down the stream besides the replies. Items are counted, in :attr:`tally` (one for
+    every seat of the process: the bench sets a fresh one before a phase), not drawn."""
+
+    name = "view"
+    tally = ViewTally()
+
+    def __init__(self, channel: grpc.aio.Channel, slug: str, token: str) -> None:
+        super().__init__(channel, slug, token)
+        self._follow: asyncio.Task[None] | None = None
+
+    async def send(self, rpc: str, request: Message) -> Any:
+        if self._follow is None:
+            self._follow = asyncio.create_task(self._view(self.tally))
+        return await super().send(rpc, request)
+
+    async def _view(self, tally: ViewTally) -> None:
+        try:
+            async for _ in self._stream.watch(0):
+                tally.items += 1
+            tally.ended["ok"] += 1
+        except grpc.aio.AioRpcError as error:
+            tally.ended[error.code().name] += 1
+
+    async def close(self) -> None:
+        if self._follow is not None:
+            self._follow.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._follow
+        await super().close()
+
+
 # name -> how a seat's transport is made from (channel, game slug, seat token)
 TRANSPORTS: dict[str, Callable[[grpc.aio.Channel, str, str], Transport]] = {
     "unary": Unary,
     "play": Play,
+    "view": Viewing,
 }
 
 

@@ -6,11 +6,13 @@ stack (tests/bench/test_bench_smoke.py runs them on one)."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 from typing import Any
 
+import grpc  # type: ignore[import-untyped, unused-ignore]
 import pytest
 
-from match.v1 import dealer_pb2
+from match.v1 import dealer_pb2, race_service_pb2
 from match_bench import games, run, transport
 from match_bench.scripts.common import grouped
 from match_client.session import rpcs
@@ -130,9 +132,9 @@ def test_match_five_writes_and_erases_only_its_own_links() -> None:
 
 
 def test_a_transport_is_made_by_name() -> None:
-    assert set(transport.TRANSPORTS) == {"unary", "play"}
+    assert set(transport.TRANSPORTS) == {"unary", "play", "view"}
     with pytest.raises(
-        ValueError, match="no transport 'pigeon'; the bench has \\['play', 'unary'\\]"
+        ValueError, match="no transport 'pigeon'; the bench has \\['play', 'unary', 'view'\\]"
     ):
         transport.make("pigeon", None, "race", "t")
 
@@ -147,6 +149,39 @@ def test_the_unary_transport_sends_commands_not_the_watch() -> None:
     assert way._call("FlipCard") == "/match.v1.ConcentrationService/FlipCard"
     with pytest.raises(ValueError, match="streams"):
         way._call("Watch")
+
+
+async def test_a_viewing_seat_follows_its_view_from_its_first_command_and_counts_it() -> None:
+    class Stream:
+        def __init__(self, items: int, error: grpc.StatusCode | None) -> None:
+            self.items, self.error, self.sent = items, error, []
+
+        async def call(self, rpc: str, request: Any, request_id: str | None) -> str:
+            await asyncio.sleep(0.01)  # the view's task runs meanwhile
+            self.sent.append(rpc)
+            return "reply"
+
+        async def watch(self, after: int) -> Any:
+            assert after == 0
+            for n in range(self.items):
+                yield n
+            if self.error is not None:
+                raise grpc.aio.AioRpcError(self.error, grpc.aio.Metadata(), grpc.aio.Metadata())
+
+        async def close(self) -> None:
+            return None
+
+    tally = transport.Viewing.tally = transport.ViewTally()
+    seats = []
+    for items, error in ((3, None), (1, grpc.StatusCode.RESOURCE_EXHAUSTED)):
+        seat = transport.Viewing.__new__(transport.Viewing)
+        seat._stream, seat._follow = Stream(items, error), None  # type: ignore[assignment]
+        assert await seat.send("PressReady", race_service_pb2.PressReadyRequest()) == "reply"
+        seats.append(seat)
+    for seat in seats:
+        await seat.close()
+    assert tally.items == 4
+    assert tally.ended == {"ok": 1, "RESOURCE_EXHAUSTED": 1}
 
 
 def test_the_loops_alternate_and_the_faster_mean_wins() -> None:
@@ -177,6 +212,8 @@ def test_the_bench_line_says_play_is_absent_and_every_games_cpu() -> None:
     results: dict[str, Any] = {
         "full_speed": {**fig(812.4, 1900), "transport": "play"},
         "full_speed_unary": {**fig(500.2, 2600), "transport": "unary"},
+        "full_speed_view": {**fig(700.4, 2100), "transport": "view", "view_items_per_turn": 2.1,
+                            "views_ended": {"ok": 30, "RESOURCE_EXHAUSTED": 2}},
         "bare_chain": fig(2000.0, 600),
         "human_pace": [fig(325, 0, tables=250), fig(1300, 0, tables=1000)],
         "held": {"tables": 11000, "bytes_per_table": 5000},
@@ -188,6 +225,7 @@ def test_the_bench_line_says_play_is_absent_and_every_games_cpu() -> None:
     assert line == (
         "bench: turns_s=812 cpu_us_per_turn=1900 in_flight=64 p99_ms=12.0 max_tables_50ms=1000 "
         "unary_turns_s=500 unary_cpu_us_per_turn=2600 transport=play loop=asyncio "
+        "view_turns_s=700 view_cpu_us_per_turn=2100 view_items_per_turn=2.1 views_failed=2 "
         "asyncio_turns_s=900 uvloop_turns_s=800 "
         "concentration_cpu_us=2100 concentration_cmds_s=640 match_five_cpu_us=2500 "
         "match_five_cmds_s=500 ratio=0.406 tables=11000 bytes_per_table=5000"
@@ -214,4 +252,6 @@ def test_the_bench_line_says_play_is_absent_and_every_games_cpu() -> None:
         "full speed over play: 812 turns/s, 1900 us services + NATS per turn; over unary " in text
     )
     assert "right after: 500 turns/s, 2600 us" in text
+    assert "(as the apps play): 700 turns/s, 2100 us services + NATS per turn, 2.1 view " in text
+    assert "full speed view" in text and "full speed unary" in text
     assert "concentration 2100 us at 640 commands/s, match_five 2500 us at 500" in text

@@ -21,7 +21,9 @@ LINE = re.compile(
     r"in_flight=(?P<in_flight>\d+) p99_ms=(?P<p99>[0-9.]+|nan) "
     r"max_tables_50ms=(?P<max_tables>\d+) unary_turns_s=(?P<unary>\d+) "
     r"unary_cpu_us_per_turn=(?P<unary_cpu>\d+) transport=play "
-    r"loop=(?P<loop>uvloop|asyncio) asyncio_turns_s=\d+ uvloop_turns_s=\d+ "
+    r"loop=(?P<loop>uvloop|asyncio) view_turns_s=(?P<view>\d+) "
+    r"view_cpu_us_per_turn=(?P<view_cpu>\d+) view_items_per_turn=(?P<view_items>[0-9.]+) "
+    r"views_failed=(?P<views_failed>\d+) asyncio_turns_s=\d+ uvloop_turns_s=\d+ "
     + "".join(rf"{g}_cpu_us=(?P<{g}_cpu>\d+) {g}_cmds_s=(?P<{g}_cmds>\d+) " for g in GAMES)
     + r"ratio=(?P<ratio>[0-9.]+) tables=(?P<tables>\d+) bytes_per_table=(?P<bytes>-?\d+)"
     + "(?:"  # on a machine with two CPUs or more (match_bench.run.two_cpus)
@@ -74,6 +76,15 @@ def test_a_tiny_bench_prints_its_summary_line(tmp_path: Path) -> None:
     assert results["bare_chain"]["turns"] > 0
     assert full["transport"] == "play" and full["errors"] == {}, full
     assert full["tables_failed"] == unary["tables_failed"] == 0, (full, unary)
+    # Once more with every seat following its view on its stream, as the apps do: turns, no
+    # view refused or broken, and at least the acting seat's own event down for every turn.
+    view = results["full_speed_view"]
+    assert view["transport"] == "view" and view["turns"] > 0 and view["errors"] == {}, view
+    assert view["tables_failed"] == 0 and match["views_failed"] == "0", view
+    assert [k for k in view["views_ended"] if k != "ok"] == [], view
+    assert int(match["view"]) == round(view["turns_per_s"])
+    assert int(match["view_cpu"]) == view["stack_cpu_us_per_turn"] > 0
+    assert float(match["view_items"]) == view["view_items_per_turn"] >= 1.0, view
     # The event loops' steps, uvloop then asyncio, each on its own stack; the winner by turns/s
     # runs every stack after (each stack says its loop).
     steps = results["loop_steps"]
