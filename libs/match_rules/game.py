@@ -352,7 +352,10 @@ class Decider(Protocol):
         """``(event, state after it)`` for each event ``command`` causes; raises RuleError."""
         ...
 
-    def evolve(self, state: Any, event: Any) -> Any: ...
+    def evolve(self, state: Any, event: Any) -> Any:
+        """The state after ``event``, a new value: ``state`` itself never changes (the lobby's
+        viewers of a table share the states they fold, services.lobby.viewer.SharedFold)."""
+        ...
 
     def next_deadline(self, state: Any) -> int | None:
         """When time alone changes the game next (the referee arms its timer for it)."""

@@ -35,6 +35,7 @@ from services.fairshare import FairShare
 from services.lobby import metrics
 from services.lobby.errors import RETRY_AFTER_KEY, ApiError
 from services.lobby.limits import Counts, WatchLimits
+from services.lobby.viewer import SharedFold
 
 log = structlog.get_logger()
 
@@ -58,6 +59,7 @@ class TableFeed:
     def __init__(self, js: JetStreamContext, table_id: str) -> None:
         self.table_id = table_id
         self.records: list[tuple[int, bytes]] = []  # (stream sequence, TableRecord bytes)
+        self.fold = SharedFold()  # what its viewers' folds share (services.lobby.viewer)
         self.watchers = 0
         self.failure: str | None = None
         self.linger: asyncio.TimerHandle | None = None

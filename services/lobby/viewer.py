@@ -50,6 +50,40 @@ def leaks(envelope: common_pb2.EventEnvelope, viewer: str) -> bool:
     return not shown_as_is(game, event, viewer)
 
 
+class SharedFold:
+    """What the viewers of one table can share: the game's projection of the log is the same for
+    every viewer (only the redaction is each one's), so the first viewer to fold an event keeps
+    (the state before it, the event decoded, the state after it) and another viewer whose state
+    is that very object takes the event and the state after instead of decoding and evolving
+    again. States are immutable and ``evolve`` is pure: the same object in, the same result out,
+    so a viewer that shares gives exactly what it would have folded alone. Only the last
+    ``keep`` events are kept (a viewer further behind folds on its own); the first viewer to
+    fold an event keeps it, so a late viewer's catch-up does not push out the live one's."""
+
+    def __init__(self, keep: int = 32) -> None:
+        self.keep = keep
+        self._initial: dict[str, Any] = {}  # game slug -> the table's initial state
+        self._events: dict[int, tuple[Any, Any, Any]] = {}  # event number -> (before, event, after)
+
+    def initial(self, game: Game) -> Any:
+        state = self._initial.get(game.slug)
+        if state is None:
+            state = self._initial[game.slug] = game.initial_state(None)
+        return state
+
+    def known(self, number: int, before: Any) -> tuple[Any, Any] | None:
+        """(the event, the state after it) if event ``number`` was folded from ``before``."""
+        kept = self._events.get(number)
+        return (kept[1], kept[2]) if kept is not None and kept[0] is before else None
+
+    def keep_event(self, number: int, before: Any, event: Any, after: Any) -> None:
+        if number in self._events:
+            return
+        self._events[number] = (before, event, after)
+        if len(self._events) > self.keep:
+            del self._events[next(iter(self._events))]  # the oldest kept
+
+
 @dataclass(slots=True)
 class _Seat:
     seat: int
@@ -60,9 +94,10 @@ class _Seat:
 class TableViewer:
     """Folds a table's records for one viewer; gives back each event as that viewer sees it."""
 
-    def __init__(self, table_id: str, viewer: str) -> None:
+    def __init__(self, table_id: str, viewer: str, shared: SharedFold | None = None) -> None:
         self.table_id = table_id
         self.viewer = viewer
+        self.shared = SharedFold() if shared is None else shared  # the table's other viewers'
         self.game: Game | None = None  # known from the first envelope
         self.state: Any = None
         self.game_id = ""
@@ -101,7 +136,7 @@ class TableViewer:
     def _know(self, game: Game) -> Game:
         if self.game is None:
             self.game = game
-            self.state = game.initial_state(None)
+            self.state = self.shared.initial(game)
         elif game is not self.game:
             raise UnreadableLog(f"the table plays {self.game.slug}, not {game.slug}")
         return game
@@ -130,12 +165,21 @@ class TableViewer:
     def _fold_game(
         self, game: Game, env: common_pb2.EventEnvelope, out: common_pb2.EventEnvelope
     ) -> None:
-        try:
-            event = game.decode(getattr(env, game.slug))
-        except (ValueError, KeyError) as error:
-            raise UnreadableLog(f"{game.slug} event {env.event_number} cannot be read") from error
-        started = game.is_started(self.state)
-        self.state = game.evolve(self.state, event)
+        before = self.state
+        known = self.shared.known(env.event_number, before)
+        if known is not None:
+            event, after = known
+        else:
+            try:
+                event = game.decode(getattr(env, game.slug))
+            except (ValueError, KeyError) as error:
+                raise UnreadableLog(
+                    f"{game.slug} event {env.event_number} cannot be read"
+                ) from error
+            after = game.evolve(before, event)
+            self.shared.keep_event(env.event_number, before, event, after)
+        started = game.is_started(before)
+        self.state = after
         if not started and game.is_started(self.state):
             self.game_id = env.game_id
         seen = game.redact(self.state, event, self.viewer)

@@ -126,7 +126,7 @@ async def follow(
     sequence ``caught_up_at``, then every event live until the game is over and its seed out.
     ``on_view(table)`` is called once caught up (the viewer's TableViewer)."""
     WatchResponse = stream.response
-    table = TableViewer(table_id, viewer)
+    table = TableViewer(table_id, viewer, feed.fold)
     index = 0
     try:
         backlog: list[common_pb2.EventEnvelope] | None = []  # None: send a snapshot instead
