@@ -151,9 +151,7 @@ def test_it_presses_ready_within_half_the_time_left_on_the_wall_clock() -> None:
         plain = RaceBotSeat(TABLE, "bot", rng=random.Random(n))
         plain.observe(view(phase=V.PHASE_READY, status=V.STATUS_WAITING))
         fast = RaceBotSeat(TABLE, "bot", rng=random.Random(n), rate=10.0)
-        fast.observe(
-            view(phase=V.PHASE_READY, status=V.STATUS_WAITING, ready_deadline_ms=30_000)
-        )
+        fast.observe(view(phase=V.PHASE_READY, status=V.STATUS_WAITING, ready_deadline_ms=30_000))
         a, b = plain.decide(0), fast.decide(0)
         assert a is not None and b is not None
         drawn.append(a.after_ms)
