@@ -33,7 +33,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -113,6 +113,16 @@ class Bench:
     extra: list[subprocess.Popen[bytes]] = field(default_factory=list)
     t_start: float = field(default_factory=time.monotonic)
     via: str = TRANSPORT  # how the players send their commands (match_bench.transport)
+
+    @contextlib.contextmanager
+    def sending(self, via: str) -> Iterator[None]:
+        """The players made meanwhile send over ``via`` (match_bench.transport), then over
+        Play again."""
+        self.via = via
+        try:
+            yield
+        finally:
+            self.via = TRANSPORT
 
     def log(self, text: str) -> None:
         print(f"[{time.monotonic() - self.t_start:6.1f}s] {text}", flush=True)
@@ -581,16 +591,10 @@ class Bench:
         channels = Channels(self.stack.lobby_addr)
         try:
             await self.full_speed(channels)
-            self.via = UNARY  # the old path, on the same stack, right after
-            try:
+            with self.sending(UNARY):  # the old path, on the same stack, right after
                 await self.full_speed(channels, "full_speed_unary")
-            finally:
-                self.via = TRANSPORT
-            self.via = VIEW  # and as the apps play: every seat follows its view too
-            try:
+            with self.sending(VIEW):  # and as the apps play: every seat follows its view too
                 await self.full_speed(channels, "full_speed_view")
-            finally:
-                self.via = TRANSPORT
             await self.bare_chain(a.concurrency)
             live, per_table = await self.human_pace(channels)
             idle = await self.idle_tables(channels, live)

@@ -145,9 +145,9 @@ class RaceBotSeat:
             and t.board not in self.readied
         ):
             request = race_service_pb2.PressReadyRequest(table_id=self.table_id)
-            left = t.ready_deadline_ms - now_ms if t.ready_deadline_ms else None
-            wall_left = None if left is None else round(left / self.rate)  # to wall-clock ms
-            delay = bot.ready_delay_ms(self.rng, self.pace, wall_left)
+            closes = t.ready_deadline_ms  # server clock, ``rate`` times the wall's; 0: unknown
+            left = round((closes - now_ms) / self.rate) if closes else None
+            delay = bot.ready_delay_ms(self.rng, self.pace, left)
             ready = BotCall(PRESS_READY, request, after_ms=delay, move=False)
             self._pending = (ready, _Turn(t.board))
             return ready
