@@ -153,9 +153,12 @@ async def test_a_bad_token_or_a_seat_given_up_ends_the_stream_unauthenticated(
     stack: Stack, clock: Any
 ) -> None:
     async with grpc.aio.insecure_channel(stack.lobby_addr) as raw:
+        # The token is checked at the open, before any message: the stream ends at once. (No
+        # write first: grpc.aio's client reports a write that fails as the call ends as its own
+        # INTERNAL "Internal error from Core" in place of the server's status, grpc/grpc#36066;
+        # one run in eight here.)
         call = open_play(raw, "not.a-token")
-        with pytest.raises(grpc.aio.AioRpcError):  # the write, or else the read
-            await call.write(Request(request_id=rid(), press_ready={}))
+        with pytest.raises(grpc.aio.AioRpcError):
             await asyncio.wait_for(call.read(), 10)
         assert await call.code() == grpc.StatusCode.UNAUTHENTICATED
 
