@@ -161,6 +161,8 @@ PERMISSIONS: dict[str, list[Grant]] = {
         *_js("STREAM.INFO", subjects.EVENTS_STREAM, "the table log's state", more=False),
         *_read_records("a table's last record (where Watch catches up to)"),
         *_follow_copy("lobby", "Watch a table; follow the log for the table listing"),
+        Grant("sub", subjects.LIVE_ALL, "a watched table's records, pushed by its copy of the log"),
+        *_js("STREAM.INFO", subjects.LOBBY_EVENTS, "whether its copy pushes records", more=False),
         Grant("pub", subjects.PLAYERS_QUERY, "ask the players service for profiles and boards"),
         _probe(),
         _own_inbox("lobby"),

@@ -22,6 +22,7 @@ from nats.js.api import (
     DeliverPolicy,
     KeyValueConfig,
     RawStreamMsg,
+    RePublish,
     StorageType,
     StreamConfig,
     StreamSource,
@@ -80,10 +81,15 @@ async def ensure_stream(js: JetStreamContext, replicas: int = 1) -> None:
         await _add_or_keep(js, copy_config(reader, name, replicas))
 
 
+# Readers whose copy also pushes each record it stores on core NATS (subjects.LIVE_ALL).
+LIVE_PUSH = {"lobby": RePublish(src=subjects.EVENTS_ALL, dest=subjects.LIVE_ALL)}
+
+
 def copy_config(reader: str, name: str, replicas: int = 1) -> StreamConfig:
     """The copy of the log that ``reader`` makes its consumers on: a mirror (same records,
     same stream sequences; nobody publishes to it), file storage, at most
-    :data:`subjects.COPY_MAX_CONSUMERS` consumers."""
+    :data:`subjects.COPY_MAX_CONSUMERS` consumers; the lobby's also pushes each record it
+    stores on ``match.live.>`` (:data:`LIVE_PUSH`)."""
     return StreamConfig(
         name=name,
         description=f"the table log as the {reader} reads it (a mirror of MATCH_EVENTS)",
@@ -91,6 +97,7 @@ def copy_config(reader: str, name: str, replicas: int = 1) -> StreamConfig:
         storage=StorageType.FILE,
         num_replicas=replicas,
         max_consumers=subjects.COPY_MAX_CONSUMERS[reader],
+        republish=LIVE_PUSH.get(reader),
     )
 
 
@@ -100,6 +107,30 @@ async def _add_or_keep(js: JetStreamContext, config: StreamConfig) -> None:
         await js.add_stream(config)
     except BadRequestError:  # exists with another config: keep the operator's
         await js.stream_info(config.name)
+
+
+async def pushes_live(js: JetStreamContext) -> bool:
+    """Whether the lobby's copy of the log pushes each record it stores on ``match.live.>`` as
+    :data:`LIVE_PUSH` says (a copy made before the push does not; services/lobby/fanout.py)."""
+    push = (await js.stream_info(subjects.LOBBY_EVENTS)).config.republish
+    want = LIVE_PUSH["lobby"]
+    return (
+        push is not None
+        and (push.src, push.dest) == (want.src, want.dest)
+        and not push.headers_only
+    )
+
+
+async def add_live_push(js: JetStreamContext) -> bool:
+    """Give a lobby copy made before the push the push, and change nothing else of its config
+    (an operator's replicas or limits stay); True if it was added. For the operator's identity:
+    no service may change a stream (docs/operations.md, "Upgrading")."""
+    info = await js.stream_info(subjects.LOBBY_EVENTS)
+    if info.config.republish is not None:
+        return False
+    info.config.republish = LIVE_PUSH["lobby"]
+    await js.update_stream(info.config)
+    return True
 
 
 async def open_bucket(

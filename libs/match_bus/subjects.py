@@ -18,6 +18,12 @@ PLAYERS_EVENTS = EVENTS_COPIES["players"]
 # Consumers each copy takes: the lobby follows up to WatchLimits.tables tables per replica plus
 # its table listing; a players replica holds one follower and a table read at a time.
 COPY_MAX_CONSUMERS = {"lobby": 1000, "players": 64}
+# The lobby's copy pushes each record it stores on core NATS as well (the stream's RePublish):
+# ``match.live.p<NN>.<table_id>``, with headers naming its stream sequence and the sequence of
+# the table's record before it, so a lobby follows a watched table with a plain subscription
+# and reads the copy only to catch up (services/lobby/fanout.py). Only nats-server publishes
+# there (no identity may); only the lobby subscribes.
+LIVE_ALL = "match.live.>"
 SEEDS_BUCKET = "MATCH_SEEDS"
 
 REFEREE_ALL = "match.referee.>"
@@ -50,6 +56,11 @@ def valid_table_id(table_id: str) -> bool:
 def events(table_id: str) -> str:
     """The table's subject in the events stream: ``match.events.p<NN>.<table_id>``."""
     return f"match.events.{partition_name(partition_of(table_id))}.{table_id}"
+
+
+def live(table_id: str) -> str:
+    """Where the lobby's copy pushes the table's records: ``match.live.p<NN>.<table_id>``."""
+    return f"match.live.{partition_name(partition_of(table_id))}.{table_id}"
 
 
 def events_of_partition(partition: int) -> str:

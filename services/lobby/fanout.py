@@ -1,16 +1,25 @@
-"""Watch fan-out: one NATS consumer per watched table in this lobby, whatever its watchers.
+"""Watch fan-out: one feed per watched table in this lobby, whatever its watchers.
 
-A :class:`TableFeed` reads one table's records with one ordered consumer, from the first, and
-keeps them (a table's log is a game: a few hundred records); every Watch of that table in this
-lobby reads the feed from its first record at its own pace, and folds and redacts it for its own
-viewer (services.lobby.watch). Nothing per viewer is shared: a feed holds the log's bytes, never
-a view. A feed goes away ``linger_s`` after its last watcher left (a watcher that resumes
-meanwhile finds it still there); its consumer is deleted then.
+A :class:`TableFeed` keeps one table's records from its first (a table's log is a game: a few
+hundred records); every Watch of that table in this lobby reads the feed from its first record
+at its own pace, and folds and redacts it for its own viewer (services.lobby.watch). Nothing per
+viewer is shared: a feed holds the log's bytes, never a view. A feed goes away ``linger_s`` after
+its last watcher left (a watcher that resumes meanwhile finds it still there).
+
+How a feed follows its table: the lobby's copy of the log pushes every record it stores on core
+NATS (``match.live.p<NN>.<table>``, the stream's RePublish: match_bus.jetstream), with its stream
+sequence and the sequence of the table's record before it in headers. The feed subscribes there
+first, then reads what the copy already holds with an ordered consumer that it deletes once
+caught up, then takes each pushed record that continues the one it kept last. A push that does
+not (one was lost: a slow subscription, a reconnection) sends it back to the copy to catch up
+from the last record it kept, and so does a table quiet for STALL_CHECK_S while the log holds a
+record the feed has not got. So a followed table costs nats-server a subscription, not a
+consumer: the copy's consumers are taken only while feeds catch up, and the tables a lobby can
+follow are bounded by its caps and its memory, not by the copy's consumer limit.
 
 :class:`Watches` admits each stream against the caps of :class:`WatchLimits` (per player, per
 client address, per lobby, tables followed at once): over one, the stream ends
-RESOURCE_EXHAUSTED with ``retry-after-ms`` before anything is read. So the consumers on the
-events stream grow with the tables watched, never with the watchers. The tables followed are a
+RESOURCE_EXHAUSTED with ``retry-after-ms`` before anything is read. The tables followed are a
 pool shared fairly between client addresses (services.lobby.limits.FairShare): an address that
 watches many distinct tables may start following another only while the pool has room for its
 share, and one that watches none always may while any room is left, so a few dozen addresses
@@ -21,16 +30,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from functools import partial
 
 import grpc  # type: ignore[import-untyped]
 import nats.errors
 import structlog
+from nats.aio.client import Client
+from nats.aio.msg import Msg
+from nats.aio.subscription import Subscription
 from nats.js import JetStreamContext
 from nats.js.api import ConsumerConfig, DeliverPolicy
 
 from match_bus import subjects
-from match_bus.jetstream import TableLog
+from match_bus.jetstream import TableLog, pushes_live
 from services.fairshare import FairShare
 from services.lobby import metrics
 from services.lobby.errors import RETRY_AFTER_KEY, ApiError
@@ -39,24 +52,28 @@ from services.lobby.viewer import SharedFold
 
 log = structlog.get_logger()
 
-# How long the consumer may stay silent before the feed asks the log whether it missed a record
-# (one direct get): an ordered consumer can go quiet after a NATS restart.
+# How long a feed may hear nothing before it asks the log whether it missed a record (one
+# direct get): a push lost with nothing pushed after it is found this way.
 STALL_CHECK_S = 5.0
-GIVE_UP_S = 30.0  # a consumer that cannot be made for this long fails the feed's watchers
-
-
-class Stalled(Exception):
-    """The consumer went quiet while the log grew: follow the table again."""
-
-
-class FeedFailed(Exception):
-    """The feed's consumer could not be made or broke: its watchers end, a new Watch retries."""
+CATCH_UP_S = 10.0  # the copy must deliver the next record of a catch-up within this
+GIVE_UP_S = 30.0  # a table that cannot be followed for this long fails the feed's watchers
+# The headers nats-server puts on a pushed record (RePublish).
+STREAM_HEADER = "Nats-Stream"
+SEQUENCE_HEADER = "Nats-Sequence"
+PREVIOUS_HEADER = "Nats-Last-Sequence"  # the table's record before it (0: none)
 
 
 class TableFeed:
-    """One table's records, in stream order from its first, read by one ordered consumer."""
+    """One table's records, in stream order from its first: pushed live, caught up from the
+    lobby's copy of the log whenever a push is missing."""
 
-    def __init__(self, js: JetStreamContext, table_id: str) -> None:
+    def __init__(
+        self,
+        nc: Client,
+        js: JetStreamContext,
+        table_id: str,
+        pushes: Callable[[], Awaitable[bool]] | None = None,
+    ) -> None:
         self.table_id = table_id
         self.records: list[tuple[int, bytes]] = []  # (stream sequence, TableRecord bytes)
         self.fold = SharedFold()  # what its viewers' folds share (services.lobby.viewer)
@@ -64,6 +81,9 @@ class TableFeed:
         self.failure: str | None = None
         self.linger: asyncio.TimerHandle | None = None
         self._js = js
+        self._nc = nc
+        # Whether the lobby's copy pushes its records (None: ask it each time a feed starts).
+        self._pushes = pushes if pushes is not None else partial(pushes_live, js)
         self._grown = asyncio.Event()
         self._task = asyncio.create_task(self._follow(), name=f"feed-{table_id}")
 
@@ -77,69 +97,126 @@ class TableFeed:
             await asyncio.wait_for(grown.wait(), timeout_s)
         return self.records[index]
 
-    def _wake(self) -> None:
+    @property
+    def kept(self) -> int:
+        """The stream sequence of the last record kept (0: none yet)."""
+        return self.records[-1][0] if self.records else 0
+
+    def _keep(self, sequence: int, data: bytes) -> None:
+        self.records.append((sequence, data))
         self._grown.set()
         self._grown = asyncio.Event()
 
     async def _follow(self) -> None:
-        """Follow the table for as long as anybody watches it. A consumer that broke, or that
-        went quiet while the log grew (as after a NATS restart), is made again from the record
-        after the last one kept; only one that cannot be made for GIVE_UP_S fails the feed."""
+        """Follow the table for as long as anybody watches it: catch up from the copy, then take
+        the pushes while each continues the last record kept; catch up again when one does not.
+        A copy that does not push (made before the push) is followed with the consumer kept
+        open instead. Only a table that cannot be followed for GIVE_UP_S fails the feed."""
         loop = asyncio.get_running_loop()
         failing_since: float | None = None
-        while True:
-            sub = None
-            try:
-                sub = await self._subscribe()
-                failing_since = None
-                while True:
-                    try:
-                        msg = await sub.next_msg(timeout=STALL_CHECK_S)
-                    except nats.errors.TimeoutError:
-                        await self._check_not_stalled()
-                        continue
-                    sequence = msg.metadata.sequence.stream
-                    if self.records and sequence <= self.records[-1][0]:
-                        continue  # delivered again after a re-subscription
-                    self.records.append((sequence, msg.data))
-                    self._wake()
-            except asyncio.CancelledError:
-                raise
-            except Exception as error:
-                failing_since = failing_since if failing_since is not None else loop.time()
-                if loop.time() - failing_since > GIVE_UP_S:  # tell the watchers
-                    log.warning("cannot follow a table", table_id=self.table_id, error=repr(error))
-                    self.failure = repr(error)
-                    self._wake()
-                    return
-                log.info("following a table again", table_id=self.table_id, error=repr(error))
-                await asyncio.sleep(0.5)
-            finally:
-                if sub is not None:
-                    await _end(self._js, sub)
+        live: Subscription | None = None
+        reason = "start"
+        try:
+            while True:
+                try:
+                    if not await self._pushes():
+                        await self._read_copy(reason, forever=True)
+                    if live is None:  # first, so that nothing stored meanwhile falls between
+                        live = await self._nc.subscribe(subjects.live(self.table_id))
+                    await self._read_copy(reason)
+                    failing_since = None
+                    while True:
+                        try:
+                            msg = await live.next_msg(timeout=STALL_CHECK_S)
+                        except nats.errors.TimeoutError:
+                            if await self._behind():
+                                reason = "quiet"
+                                break
+                            continue
+                        if not self._take(msg):
+                            reason = "gap"
+                            break
+                except asyncio.CancelledError:
+                    raise
+                except Exception as error:
+                    failing_since = failing_since if failing_since is not None else loop.time()
+                    if loop.time() - failing_since > GIVE_UP_S:  # tell the watchers
+                        log.warning(
+                            "cannot follow a table", table_id=self.table_id, error=repr(error)
+                        )
+                        self.failure = repr(error)
+                        self._grown.set()
+                        return
+                    log.info("following a table again", table_id=self.table_id, error=repr(error))
+                    if live is not None:
+                        await _unsubscribe(live)
+                        live = None
+                    reason = "error"
+                    await asyncio.sleep(0.5)
+        finally:
+            if live is not None:
+                await _unsubscribe(live)
 
-    async def _subscribe(self) -> JetStreamContext.PushSubscription:
+    def _take(self, msg: Msg) -> bool:
+        """Keep a pushed record if it continues the last one kept; False if one is missing in
+        between (catch up from the copy). A push the feed has already is skipped."""
+        headers = msg.headers or {}
+        try:
+            sequence = int(headers[SEQUENCE_HEADER])
+            previous = int(headers[PREVIOUS_HEADER])
+        except (KeyError, ValueError):
+            return False  # not a push as the copy makes them: read the copy instead
+        if headers.get(STREAM_HEADER) != subjects.LOBBY_EVENTS:
+            return False
+        if sequence <= self.kept:
+            return True  # read from the copy while catching up
+        if previous != self.kept:
+            return False
+        self._keep(sequence, msg.data)
+        return True
+
+    async def _behind(self) -> bool:
+        """Whether the log holds a record of the table after the last one kept."""
+        last = await TableLog(self._js).last(self.table_id)
+        return last is not None and last[0] > self.kept
+
+    async def _read_copy(self, reason: str, forever: bool = False) -> None:
+        """Read the table's records after the last one kept from the lobby's copy, up to the
+        log's last record of the table now, with an ordered consumer deleted once done. With
+        ``forever`` (a copy that does not push) the consumer stays open, and the read ends only
+        by an error or by Stalled: the consumer quiet while the log holds a record it did not
+        deliver (an ordered consumer can go quiet after a NATS restart)."""
+        last = await TableLog(self._js).last(self.table_id)
+        if not forever and (last is None or last[0] <= self.kept):
+            return
+        metrics.FEED_CATCH_UPS.labels(reason).inc()
         if self.records:
             config = ConsumerConfig(
-                deliver_policy=DeliverPolicy.BY_START_SEQUENCE,
-                opt_start_seq=self.records[-1][0] + 1,
+                deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=self.kept + 1
             )
         else:
             config = ConsumerConfig(deliver_policy=DeliverPolicy.ALL)
-        return await self._js.subscribe(
+        sub = await self._js.subscribe(
             subjects.events(self.table_id),
             stream=subjects.LOBBY_EVENTS,  # the lobby's own copy of the log (same sequences)
             ordered_consumer=True,
             config=config,
         )
-
-    async def _check_not_stalled(self) -> None:
-        """A quiet consumer is fine while the log is quiet too; raise Stalled when the table's
-        last record is one the feed has not got."""
-        last = await TableLog(self._js).last(self.table_id)
-        kept = self.records[-1][0] if self.records else 0
-        if last is not None and last[0] > kept:
-            raise Stalled(f"the log is at {last[0]}, the feed at {kept}")
+        try:
+            while forever or last is None or self.kept < last[0]:
+                try:
+                    msg = await sub.next_msg(timeout=STALL_CHECK_S if forever else CATCH_UP_S)
+                except nats.errors.TimeoutError:
+                    if not forever:
+                        raise
+                    if await self._behind():
+                        raise Stalled(f"the log has a record after {self.kept}") from None
+                    continue
+                sequence = msg.metadata.sequence.stream
+                if sequence > self.kept:
+                    self._keep(sequence, msg.data)
+        finally:
+            await _end(self._js, sub)
 
     async def close(self) -> None:
         if self.linger is not None:
@@ -147,6 +224,19 @@ class TableFeed:
         self._task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await self._task
+
+
+class FeedFailed(Exception):
+    """The table could not be followed: its watchers end, a new Watch retries."""
+
+
+class Stalled(Exception):
+    """The copy's consumer went quiet while the log grew: follow the table again."""
+
+
+async def _unsubscribe(sub: Subscription) -> None:
+    with contextlib.suppress(Exception):
+        await sub.unsubscribe()
 
 
 async def _end(js: JetStreamContext, sub: JetStreamContext.PushSubscription) -> None:
@@ -173,7 +263,8 @@ def exhausted(what: str, limits: WatchLimits) -> ApiError:
 class Watches:
     """Every Watch stream of this lobby replica: the caps, and the feeds they share."""
 
-    def __init__(self, js: JetStreamContext, limits: WatchLimits) -> None:
+    def __init__(self, nc: Client, js: JetStreamContext, limits: WatchLimits) -> None:
+        self._nc = nc
         self._js = js
         self.limits = limits
         self._players = Counts(limits.per_player)
@@ -183,6 +274,28 @@ class Watches:
         # client address -> table id -> its streams of that table now
         self._watched_by: dict[str, dict[str, int]] = {}
         self.feeds: dict[str, TableFeed] = {}
+        self._pushing = False  # the lobby's copy of the log pushes its records (once known)
+        self._told = False
+
+    async def copy_pushes(self) -> bool:
+        """Whether the lobby's copy of the log pushes its records; asked again until it does
+        (an operator may add the push to a copy made before it while the lobby runs)."""
+        if not self._pushing:
+            try:
+                self._pushing = await pushes_live(self._js)
+            except Exception as error:  # not made yet, or NATS away: ask again next time
+                log.info("cannot tell whether the copy of the log pushes", error=repr(error))
+                return False
+            if not self._pushing and not self._told:
+                self._told = True
+                log.warning(
+                    "the lobby's copy of the log was made before it pushed its records: each "
+                    "watched table holds a consumer on it, 1,000 at most for all the lobbies; "
+                    "add the push with `python -m match_bus.upgrade live-push` as the admin "
+                    'identity (docs/operations.md, "Upgrading")',
+                    stream=subjects.LOBBY_EVENTS,
+                )
+        return self._pushing
 
     @property
     def open(self) -> int:
@@ -261,7 +374,7 @@ class Watches:
                     what = f"for distinct tables on this lobby ({self.limits.tables} at most)"
                     raise exhausted(what, self.limits)
                 self._drop(idle)  # a lingering feed makes room
-            feed = self.feeds[table_id] = TableFeed(self._js, table_id)
+            feed = self.feeds[table_id] = TableFeed(self._nc, self._js, table_id, self.copy_pushes)
             metrics.WATCHED_TABLES.set(len(self.feeds))
         if feed.linger is not None:
             feed.linger.cancel()
@@ -291,7 +404,7 @@ class Watches:
             self._drop(feed)
 
     def _drop(self, feed: TableFeed) -> None:
-        """Forget ``feed``; its consumer goes now unless a watcher still reads it."""
+        """Forget ``feed``; it stops following the table now unless a watcher still reads it."""
         if self.feeds.get(feed.table_id) is feed:
             del self.feeds[feed.table_id]
             metrics.WATCHED_TABLES.set(len(self.feeds))

@@ -19,7 +19,14 @@ WATCHES = Gauge("match_lobby_watch_streams", "Watch streams open now.")
 PLAYS = Gauge("match_lobby_play_streams", "Play streams (a seat's commands and view) open now.")
 WATCHED_TABLES = Gauge(
     "match_lobby_watched_tables",
-    "Tables this lobby follows for Watch now: one consumer on the events stream each.",
+    "Tables this lobby follows for Watch now: one subscription to their pushed records each.",
+)
+FEED_CATCH_UPS = Counter(
+    "match_lobby_feed_catch_ups_total",
+    "Times a followed table was read from the lobby's copy of the log rather than pushed, by "
+    "reason (start: a table newly followed; gap: a pushed record was missing; quiet: nothing "
+    "pushed while the log grew; error: following it again after an error).",
+    ["reason"],
 )
 LIMITED = Counter(
     "match_lobby_rate_limited_total",

@@ -122,7 +122,7 @@ async def serve(
         Sessions(config.token_secret, config.session_ttl_s),
         config.ipv6_prefix,
     )
-    watches = Watches(js, config.watch_limits)
+    watches = Watches(nc, js, config.watch_limits)
 
     grpc_server = grpc.aio.server(options=server_options(config.grpc_limits))
     # Every service goes to the gRPC server and is kept for the web edge: one set of handlers.

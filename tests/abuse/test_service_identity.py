@@ -7,7 +7,9 @@ and ``lobby`` identities (their NKey seeds, as a thief would have them):
   own limit 1000): on the table log and on the lobby's copy of it it is refused outright, on
   its own copy it stops at that copy's cap, and a player's Watch still works afterwards;
 * deleting the ledger's durable consumer, or re-creating it with another filter (a create
-  request may name any consumer in its body): refused, and the consumer is unchanged.
+  request may name any consumer in its body): refused, and the consumer is unchanged;
+* a forged record pushed where the lobby's copy of the log pushes a watched table's records
+  (``match.live.>``), to show a player what never happened: refused to every service identity.
 
 What must hold is in docs/operations.md, "Threat model" and "Limits".
 """
@@ -220,3 +222,18 @@ async def test_a_reader_cannot_delete_or_rewrite_the_ledgers_consumer(
     assert all(refused.values()), refused
     assert after.created == before.created  # the same consumer, not one made again
     assert after.config.filter_subject == subjects.EVENTS_ALL
+
+
+@pytest.mark.parametrize("identity", ["dealer", "ledger", "referee", "lobby", "bot", "players"])
+async def test_no_service_identity_can_push_a_record_to_the_lobbies(
+    stack: Stack, identity: str
+) -> None:
+    """Only nats-server itself (the lobby copy's RePublish) publishes on ``match.live.>``."""
+    subject = subjects.live("forged000001")
+    attacker = await Attacker.connect(stack, identity)
+    try:
+        await attacker.nc.publish(subject, b"a forged record", headers={"Nats-Sequence": "1"})
+        refused = await attacker.was_refused(subject)
+    finally:
+        await attacker.nc.close()
+    assert refused, identity

@@ -7,8 +7,9 @@ docs/operations.md, "Limits"):
 * each player holds at most LOBBY_MAX_WATCHES_PER_PLAYER streams and each client address (all
   connections together) LOBBY_MAX_WATCHES_PER_ADDRESS; every stream over a cap ends
   RESOURCE_EXHAUSTED with ``retry-after-ms``;
-* the consumers on the lobby's copy of the log (MATCH_EVENTS_LOBBY) grow with the tables
-  watched, not the watchers, and are gone once the watchers leave (after the linger);
+* the consumers on the lobby's copy of the log (MATCH_EVENTS_LOBBY) are at most one per table
+  watched (a feed holds one only while it catches up; its records are pushed after that),
+  never one per watcher, and none is left once the watchers leave (after the linger);
 * every admitted watcher gets its table's events, redacted for itself;
 * the bot (exempt from the address cap by its key) still follows its table, and a second
   referee replica takes partitions on meanwhile;
@@ -255,9 +256,10 @@ async def test_watch_streams_are_capped_and_share_one_consumer_per_table(
             assert isinstance(fresh, grpc.aio.AioRpcError)
             assert fresh.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
 
-            # One consumer per table watched, whatever the watchers. A consumer replaced meanwhile
-            # (an ordered consumer resets when a loaded machine misses its heartbeats; a feed or
-            # the listing follows again after a stall) lingers a few seconds on the server: two
+            # At most one consumer per table watched (a feed catching up), whatever the watchers:
+            # once caught up a feed takes the records its table's copy pushes. A consumer
+            # replaced meanwhile (an ordered consumer resets when a loaded machine misses its
+            # heartbeats; the listing follows again after a stall) lingers a few seconds: two
             # of those are allowed, never one per watcher.
             during_consumers = await consumers(nc)
             assert during_consumers <= base_consumers + TABLES + REPLACED, during_consumers

@@ -26,7 +26,7 @@ def refusal(watches: Watches, player: str, address: str | None) -> ApiError:
 
 
 def test_a_player_holds_four_streams_and_the_fifth_is_refused_with_a_wait() -> None:
-    watches = Watches(NO_NATS, WatchLimits(per_player=4, per_address=0, per_lobby=0))
+    watches = Watches(NO_NATS, NO_NATS, WatchLimits(per_player=4, per_address=0, per_lobby=0))
     with (
         watches.admitted("ann", "10.0.0.1"),
         watches.admitted("ann", "10.0.0.2"),
@@ -48,7 +48,7 @@ def test_a_player_holds_four_streams_and_the_fifth_is_refused_with_a_wait() -> N
 
 
 def test_an_address_is_counted_over_all_its_players_and_the_bot_is_not() -> None:
-    watches = Watches(NO_NATS, WatchLimits(per_player=0, per_address=2, per_lobby=0))
+    watches = Watches(NO_NATS, NO_NATS, WatchLimits(per_player=0, per_address=2, per_lobby=0))
     with watches.admitted("ann", "10.0.0.1"), watches.admitted("bob", "10.0.0.1"):
         assert "from this address (2 at most)" in refusal(watches, "cat", "10.0.0.1").message
         with watches.admitted("cat", "10.0.0.2"), watches.admitted("bot", None):
@@ -56,7 +56,7 @@ def test_an_address_is_counted_over_all_its_players_and_the_bot_is_not() -> None
 
 
 def test_the_lobby_cap_counts_every_stream() -> None:
-    watches = Watches(NO_NATS, WatchLimits(per_player=0, per_address=0, per_lobby=2))
+    watches = Watches(NO_NATS, NO_NATS, WatchLimits(per_player=0, per_address=0, per_lobby=2))
     with watches.admitted("ann", "a"), watches.admitted("bob", None):
         assert "on this lobby (2 at most)" in refusal(watches, "cat", "c").message
 
@@ -106,14 +106,15 @@ def test_the_watch_caps_come_from_the_environment() -> None:
 
 
 class SilentLog:
-    """A JetStream whose consumers never deliver: feeds are made, nothing arrives."""
+    """A NATS connection (and JetStream) that never delivers: feeds are made, nothing arrives."""
 
     async def subscribe(self, *args: object, **kwargs: object) -> None:
         await asyncio.Event().wait()
 
 
 async def test_one_feed_per_table_and_a_lingering_one_makes_room() -> None:
-    watches = Watches(SilentLog(), WatchLimits(tables=1, linger_s=60))  # type: ignore[arg-type]
+    silent: Any = SilentLog()
+    watches = Watches(silent, silent, WatchLimits(tables=1, linger_s=60))
     async with watches.feed("t1") as first, watches.feed("t1") as again:
         assert first is again and first.watchers == 2 and list(watches.feeds) == ["t1"]
         with pytest.raises(ApiError) as caught:
