@@ -286,7 +286,7 @@ def _watch_limits(env: Mapping[str, str]) -> WatchLimits:
     """LOBBY_MAX_WATCHES_PER_PLAYER, _PER_ADDRESS, LOBBY_MAX_WATCHES (the replica's),
     LOBBY_MAX_WATCHED_TABLES (and _PER_ADDRESS, its fair share): streams (tables) open at
     once, 0 for no cap;
-    LOBBY_WATCH_LINGER_S: how long a table's consumer outlives its last watcher."""
+    LOBBY_WATCH_LINGER_S: how long a table's feed outlives its last watcher."""
     d = DEFAULT_WATCH_LIMITS
     return WatchLimits(
         per_player=_count(env, "LOBBY_MAX_WATCHES_PER_PLAYER", d.per_player),

@@ -57,6 +57,10 @@ log = structlog.get_logger()
 STALL_CHECK_S = 5.0
 CATCH_UP_S = 10.0  # the copy must deliver the next record of a catch-up within this
 GIVE_UP_S = 30.0  # a table that cannot be followed for this long fails the feed's watchers
+# A copy of the log made before it pushed (see Watches.copy_pushes) holds a consumer per table
+# followed, and takes 1,000 for every lobby replica together: until it pushes, a replica follows
+# at most this many tables, whatever its cap says (two replicas and their listings fit).
+OLD_COPY_TABLES = 400
 # The headers nats-server puts on a pushed record (RePublish).
 STREAM_HEADER = "Nats-Stream"
 SEQUENCE_HEADER = "Nats-Sequence"
@@ -277,6 +281,14 @@ class Watches:
         self._pushing = False  # the lobby's copy of the log pushes its records (once known)
         self._told = False
 
+    @property
+    def tables_cap(self) -> int:
+        """The tables this replica may follow at once (0: no cap): its limit, and at most
+        OLD_COPY_TABLES until its copy of the log is known to push."""
+        if self._pushing:
+            return self.limits.tables
+        return min(self.limits.tables or OLD_COPY_TABLES, OLD_COPY_TABLES)
+
     async def copy_pushes(self) -> bool:
         """Whether the lobby's copy of the log pushes its records; asked again until it does
         (an operator may add the push to a copy made before it while the lobby runs)."""
@@ -367,11 +379,12 @@ class Watches:
         if feed is None:
             if address is not None:
                 self._admit_table(address)
-            if self.limits.tables and len(self.feeds) >= self.limits.tables:
+            cap = self.tables_cap
+            if cap and len(self.feeds) >= cap:
                 idle = next((f for f in self.feeds.values() if f.watchers == 0), None)
                 if idle is None:
                     metrics.LIMITED.labels("watch_tables").inc()
-                    what = f"for distinct tables on this lobby ({self.limits.tables} at most)"
+                    what = f"for distinct tables on this lobby ({cap} at most)"
                     raise exhausted(what, self.limits)
                 self._drop(idle)  # a lingering feed makes room
             feed = self.feeds[table_id] = TableFeed(self._nc, self._js, table_id, self.copy_pushes)
@@ -389,7 +402,8 @@ class Watches:
         used = sum(1 for f in self.feeds.values() if f.watchers > 0)
         if self._fair.allows(held, 1, used):
             return
-        if self.limits.tables and used >= self.limits.tables:
+        cap = self.tables_cap
+        if cap and used >= cap:
             return  # the pool is full: the caller's refusal says so
         metrics.LIMITED.labels("watch_address_tables").inc()
         share = max(int(self._fair.share(used)), 1)

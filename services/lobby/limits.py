@@ -128,14 +128,16 @@ class WatchLimits:
 
     A stream is counted from the moment it is admitted until it ends, against its player (the
     token's), its client address (without the port; an IPv6 address by its /64) and the
-    replica. ``tables`` caps the tables the replica follows at once: one NATS consumer each,
-    shared by every watcher of the table (services.lobby.fanout)."""
+    replica. ``tables`` caps the tables the replica follows at once: one feed each, shared by
+    every watcher of the table (services.lobby.fanout), a few hundred records in memory."""
 
     per_player: int = 4  # a client that lost its connection may hold a stale one a while
     per_address: int = 64  # people behind one NAT share an address
     per_lobby: int = 2000
-    tables: int = 400  # the events stream takes 1000 consumers: leave room for the replicas
-    linger_s: float = 5.0  # a table's consumer outlives its last watcher this long
+    # per_lobby's 2000 streams are 1,000 two-seat tables over Play, each seat's view following
+    # its table; a copy of the log that does not push holds this replica to OLD_COPY_TABLES
+    tables: int = 1000
+    linger_s: float = 5.0  # a table's feed outlives its last watcher this long
     retry_after_ms: int = 2000  # what a refused stream is told to wait
     # distinct tables one address may have followed (a FairShare of ``tables``): another
     # table's Watch is refused past its share, a table somebody already follows costs nothing

@@ -12,7 +12,7 @@ import pytest
 
 from services.lobby.config import DEFAULT_WATCH_LIMITS, ConfigError, _watch_limits
 from services.lobby.errors import ApiError
-from services.lobby.fanout import Watches
+from services.lobby.fanout import OLD_COPY_TABLES, Watches
 from services.lobby.limits import Counts, WatchLimits
 from services.peers import client_address
 
@@ -90,7 +90,7 @@ def test_a_stream_is_counted_under_its_address_without_the_port(peer: str, addre
 
 
 def test_the_watch_caps_come_from_the_environment() -> None:
-    assert _watch_limits({}) == DEFAULT_WATCH_LIMITS == WatchLimits(4, 64, 2000, 400, 5.0)
+    assert _watch_limits({}) == DEFAULT_WATCH_LIMITS == WatchLimits(4, 64, 2000, 1000, 5.0)
     assert _watch_limits(
         {
             "LOBBY_MAX_WATCHES_PER_PLAYER": "2",
@@ -126,3 +126,21 @@ async def test_one_feed_per_table_and_a_lingering_one_makes_room() -> None:
         assert list(watches.feeds) == ["t2"]
     await watches.close()
     assert watches.feeds == {}
+
+
+async def test_a_copy_that_does_not_push_holds_the_tables_followed_to_the_old_cap() -> None:
+    """Each table followed from a copy made before the push holds a consumer, 1,000 for every
+    replica together: the replica follows at most OLD_COPY_TABLES until its copy pushes."""
+    silent: Any = SilentLog()
+    watches = Watches(silent, silent, WatchLimits(per_player=0, per_address=0, per_lobby=0))
+    assert watches.limits.tables == 1000
+    assert watches.tables_cap == OLD_COPY_TABLES  # not known to push yet
+    for i in range(OLD_COPY_TABLES):
+        watches._join(f"t{i}", None)
+    with pytest.raises(ApiError) as caught:
+        watches._join("one-more", None)
+    assert f"for distinct tables on this lobby ({OLD_COPY_TABLES} at most)" in caught.value.message
+    watches._pushing = True  # as copy_pushes finds once the operator added the push
+    assert watches.tables_cap == 1000
+    watches._join("one-more", None)
+    await watches.close()
