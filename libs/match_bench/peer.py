@@ -2,9 +2,11 @@
 side by side, in one run, on the same machine, with the same load shapes.
 
 1. Our stack, fsync on every append (how Match runs): match_bench's full speed (a closed loop,
-   ``--concurrency`` TurnTile calls in flight), the bare chain, and the human-pace ramp
-   (``--human-tables`` / 4, / 2 and whole, 1.3 turns/s per table), through ``match_bench.run``'s
-   own ``Bench`` phases.
+   ``--concurrency`` TurnTile calls in flight), the same again with every seat following its
+   view on its stream (as the apps play; the peer's players always get each turn's progress
+   pushed, so this is the like-for-like figure: ``match_view_turns_s``, printed on a line of its
+   own), the bare chain, and the human-pace ramp (``--human-tables`` / 4, / 2 and whole, 1.3
+   turns/s per table, commands only), through ``match_bench.run``'s own ``Bench`` phases.
 2. Our stack again with group commit (JetStream ``sync_interval`` ``--group-sync``): full speed
    and the same ramp.
 3. Colyseus (``bench/peers/colyseus``: a ``RaceRoom`` that plays the race's turn, installed here
@@ -201,6 +203,10 @@ def table_text(results: dict[str, Any], group_sync: str) -> str:
         f = part["full_speed"]
         cpu = f"{f['service_cpu_us_per_turn']}/{f['all_cpu_us_per_turn']}"
         row(side, "full speed", f, f["tables"], cpu)
+        if "full_speed_view" in part:
+            v = part["full_speed_view"]
+            cpu = f"{v['service_cpu_us_per_turn']}/{v['all_cpu_us_per_turn']}"
+            row(side, "full speed, views", v, v["tables"], cpu)
         if "bare_chain" in part:
             b = part["bare_chain"]
             row("bare chain", "full speed", b, f"c={b['concurrency']}",
@@ -226,6 +232,8 @@ def table_text(results: dict[str, Any], group_sync: str) -> str:
         f"at most {results['settings']['concurrency']} turns in flight",
         "us/turn: CPU of the servers (our four services; the bare chain's processes; the "
         "Colyseus process) / of everything (NATS, the drivers)",
+        "views: every seat also follows its view on its stream, as the apps do; the peer's "
+        "players always get each turn's progress pushed",
         "durability: match fsyncs every record before it answers (sync always) or within "
         f"{group_sync} (group commit) and its ledger can replay and audit every game;",
         "  colyseus keeps every room in one process's memory and writes nothing: a crash "
@@ -245,6 +253,8 @@ def summary(results: dict[str, Any], human_tables: int) -> str:
         "colyseus_p99_ms_1000": c99,
         "human_tables": human_tables,
     }
+    if "full_speed_view" in match:
+        s["match_view_turns_s"] = round(match["full_speed_view"]["turns_per_s"])
     if "match_group" in results:
         group = results["match_group"]
         s["match_group_turns_s"] = round(group["full_speed"]["turns_per_s"])
@@ -299,8 +309,15 @@ async def amain(args: argparse.Namespace) -> str:
         return json.dumps(results["colyseus"])
     print(table_text(results, args.group_sync), flush=True)
     line = summary(results, args.human_tables)
+    s = results["summary"]
+    if "match_view_turns_s" in s:
+        print(
+            "as the apps play, every seat following its view (the peer's players get each "
+            f"turn's progress pushed): match_view_turns_s={s['match_view_turns_s']}, "
+            f"{s['match_view_turns_s'] / max(s['colyseus_turns_s'], 1):.3f} of the peer's",
+            flush=True,
+        )
     if "match_group" in results:
-        s = results["summary"]
         print(
             f"with group commit (sync_interval {args.group_sync}): "
             f"match_turns_s={s['match_group_turns_s']} "

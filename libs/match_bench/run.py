@@ -700,12 +700,15 @@ class Bench:
         return fig
 
     async def run_peer(self, bare: bool) -> None:
-        """``make bench-peer``'s phases on our stack: full speed, the bare chain (with ``bare``)
-        and the human-pace ramp."""
+        """``make bench-peer``'s phases on our stack: full speed, then (with ``bare``) full speed
+        with every seat following its view (the peer pushes each turn's progress to the other
+        player: this is the like-for-like figure) and the bare chain, then the human-pace ramp."""
         channels = Channels(self.stack.lobby_addr)
         try:
             await self.full_speed(channels)
             if bare:
+                with self.sending(VIEW):
+                    await self.full_speed(channels, "full_speed_view")
                 await self.bare_chain(self.args.concurrency)
             await self.human_pace(channels)
         finally:
