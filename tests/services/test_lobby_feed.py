@@ -103,9 +103,14 @@ async def test_a_feed_catches_up_then_takes_pushes_and_holds_no_consumer(nc: Cli
         await feed.close()
 
 
+@pytest.mark.parametrize(("pushed_after", "reason"), [(3, "gap"), (1, "quiet")])
 async def test_a_lost_push_is_read_from_the_copy(
-    nc: Client, monkeypatch: pytest.MonkeyPatch
+    nc: Client, monkeypatch: pytest.MonkeyPatch, pushed_after: int, reason: str
 ) -> None:
+    """A push lost with more pushed after it: the next one shows the gap. The table's last push
+    lost, nothing after it: the feed finds it when the table goes quiet."""
+    if reason == "quiet":
+        monkeypatch.setattr(fanout, "STALL_CHECK_S", 0.3)
     js = nc.jetstream()
     await ensure_stream(js)
     first = await append(nc, TABLE, 2)
@@ -113,29 +118,10 @@ async def test_a_lost_push_is_read_from_the_copy(
     try:
         await held(feed, first)
         lost = dropping(monkeypatch, after=first[-1])
-        gaps = catch_ups("gap")
-        more = await append(nc, TABLE, 3)
+        before = catch_ups(reason)
+        more = await append(nc, TABLE, pushed_after)
         await held(feed, first + more)
-        assert lost == [more[0]] and catch_ups("gap") == gaps + 1
-    finally:
-        await feed.close()
-
-
-async def test_a_lost_last_push_is_found_when_the_table_goes_quiet(
-    nc: Client, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(fanout, "STALL_CHECK_S", 0.3)
-    js = nc.jetstream()
-    await ensure_stream(js)
-    first = await append(nc, TABLE, 2)
-    feed = TableFeed(nc, js, TABLE)
-    try:
-        await held(feed, first)
-        lost = dropping(monkeypatch, after=first[-1])
-        quiet = catch_ups("quiet")
-        last = await append(nc, TABLE, 1)  # nothing after it to show it is missing
-        await held(feed, first + last)
-        assert lost == last and catch_ups("quiet") == quiet + 1
+        assert lost == [more[0]] and catch_ups(reason) == before + 1
     finally:
         await feed.close()
 
