@@ -89,6 +89,7 @@ class TableFeed:
         # Whether the lobby's copy pushes its records (None: ask it each time a feed starts).
         self._pushes = pushes if pushes is not None else partial(pushes_live, js)
         self._grown = asyncio.Event()
+        self._failing_since: float | None = None  # loop time of the first error in a row
         self._task = asyncio.create_task(self._follow(), name=f"feed-{table_id}")
 
     async def record(self, index: int, timeout_s: float) -> tuple[int, bytes]:
@@ -117,7 +118,6 @@ class TableFeed:
         A copy that does not push (made before the push) is followed with the consumer kept
         open instead. Only a table that cannot be followed for GIVE_UP_S fails the feed."""
         loop = asyncio.get_running_loop()
-        failing_since: float | None = None
         live: Subscription | None = None
         reason = "start"
         try:
@@ -128,7 +128,7 @@ class TableFeed:
                     if live is None:  # first, so that nothing stored meanwhile falls between
                         live = await self._nc.subscribe(subjects.live(self.table_id))
                     await self._read_copy(reason)
-                    failing_since = None
+                    self._failing_since = None
                     while True:
                         try:
                             msg = await live.next_msg(timeout=STALL_CHECK_S)
@@ -143,8 +143,9 @@ class TableFeed:
                 except asyncio.CancelledError:
                     raise
                 except Exception as error:
-                    failing_since = failing_since if failing_since is not None else loop.time()
-                    if loop.time() - failing_since > GIVE_UP_S:  # tell the watchers
+                    if self._failing_since is None:
+                        self._failing_since = loop.time()
+                    if loop.time() - self._failing_since > GIVE_UP_S:  # tell the watchers
                         log.warning(
                             "cannot follow a table", table_id=self.table_id, error=repr(error)
                         )
@@ -206,6 +207,8 @@ class TableFeed:
             ordered_consumer=True,
             config=config,
         )
+        if forever:
+            self._failing_since = None  # the copy answers: only errors in a row give up
         try:
             while forever or last is None or self.kept < last[0]:
                 try:
