@@ -15,8 +15,9 @@ EVENTS_ALL = "match.events.>"
 EVENTS_COPIES = {"lobby": "MATCH_EVENTS_LOBBY", "players": "MATCH_EVENTS_PLAYERS"}
 LOBBY_EVENTS = EVENTS_COPIES["lobby"]
 PLAYERS_EVENTS = EVENTS_COPIES["players"]
-# Consumers each copy takes: the lobby follows up to WatchLimits.tables tables per replica plus
-# its table listing; a players replica holds one follower and a table read at a time.
+# Consumers each copy takes: a lobby replica holds its table listing's and one per table while
+# its feed catches up (one per table followed, if the copy does not push); a players replica
+# holds one follower and a table read at a time.
 COPY_MAX_CONSUMERS = {"lobby": 1000, "players": 64}
 # The lobby's copy pushes each record it stores on core NATS as well (the stream's RePublish):
 # ``match.live.p<NN>.<table_id>``, with headers naming its stream sequence and the sequence of

@@ -133,10 +133,8 @@ class TableFeed:
                         try:
                             msg = await live.next_msg(timeout=STALL_CHECK_S)
                         except nats.errors.TimeoutError:
-                            if await self._behind():
-                                reason = "quiet"
-                                break
-                            continue
+                            reason = "quiet"  # read the copy if the log grew meanwhile
+                            break
                         if not self._take(msg):
                             reason = "gap"
                             break
@@ -187,7 +185,8 @@ class TableFeed:
 
     async def _read_copy(self, reason: str, forever: bool = False) -> None:
         """Read the table's records after the last one kept from the lobby's copy, up to the
-        log's last record of the table now, with an ordered consumer deleted once done. With
+        log's last record of the table now (nothing, and nothing counted, if the feed has it),
+        with an ordered consumer deleted once done. With
         ``forever`` (a copy that does not push) the consumer stays open, and the read ends only
         by an error or by Stalled: the consumer quiet while the log holds a record it did not
         deliver (an ordered consumer can go quiet after a NATS restart)."""
@@ -249,8 +248,7 @@ async def _unsubscribe(sub: Subscription) -> None:
 async def _end(js: JetStreamContext, sub: JetStreamContext.PushSubscription) -> None:
     """Unsubscribe, then delete the consumer at once (else the server keeps an ephemeral one a
     few seconds after its last interest)."""
-    with contextlib.suppress(Exception):
-        await sub.unsubscribe()
+    await _unsubscribe(sub)
     consumer = getattr(sub, "_consumer", None)  # nats-py keeps the current name here only
     if consumer:
         with contextlib.suppress(Exception):
