@@ -21,6 +21,7 @@ from nats.js import JetStreamContext
 from nats.js.api import (
     DeliverPolicy,
     KeyValueConfig,
+    PersistMode,
     RawStreamMsg,
     RePublish,
     StorageType,
@@ -89,7 +90,8 @@ def copy_config(reader: str, name: str, replicas: int = 1) -> StreamConfig:
     """The copy of the log that ``reader`` makes its consumers on: a mirror (same records,
     same stream sequences; nobody publishes to it), file storage, at most
     :data:`subjects.COPY_MAX_CONSUMERS` consumers; the lobby's also pushes each record it
-    stores on ``match.live.>`` (:data:`LIVE_PUSH`)."""
+    stores on ``match.live.>`` (:data:`LIVE_PUSH`). At one replica it is written to disk in the
+    background (:func:`copy_persist_mode`)."""
     return StreamConfig(
         name=name,
         description=f"the table log as the {reader} reads it (a mirror of MATCH_EVENTS)",
@@ -98,7 +100,21 @@ def copy_config(reader: str, name: str, replicas: int = 1) -> StreamConfig:
         num_replicas=replicas,
         max_consumers=subjects.COPY_MAX_CONSUMERS[reader],
         republish=LIVE_PUSH.get(reader),
+        persist_mode=copy_persist_mode(replicas),
     )
+
+
+def copy_persist_mode(replicas: int) -> PersistMode | None:
+    """How a copy of the log is written to disk: in the background (``async``: no fsync per
+    record, whatever ``sync_interval`` says) at one replica; as the server's setting says (None)
+    at more, where nats-server refuses ``async``.
+
+    A copy needs no fsync of its own: the log is fsynced before the referee answers, and a copy
+    that loses its last records in a crash fetches them from the log again, under the same
+    sequences (a mirror resumes after the last record it holds). With ``sync_interval: always``
+    each copy's fsync per record doubled nats-server's CPU per appended record (measured by
+    ``tools/copy_persist_cost.py``; docs/performance.md)."""
+    return PersistMode.ASYNC if replicas == 1 else None
 
 
 async def _add_or_keep(js: JetStreamContext, config: StreamConfig) -> None:
@@ -119,6 +135,30 @@ async def pushes_live(js: JetStreamContext) -> bool:
         and (push.src, push.dest) == (want.src, want.dest)
         and not push.headers_only
     )
+
+
+def persist_mode_of(config: StreamConfig) -> PersistMode | None:
+    """A stream's persist mode as read back (nats-py leaves it a string), None when unset."""
+    return None if config.persist_mode is None else PersistMode(config.persist_mode)
+
+
+async def copies_to_rewrite(js: JetStreamContext) -> dict[str, StreamConfig]:
+    """The copies of the log made before they were written in the background
+    (:func:`copy_persist_mode`) that could be: one replica, persist mode unset. Keyed by name,
+    each with its config as it is, but for the persist mode it should have; a copy that is
+    missing (a step stopped between deleting and making it) as :func:`copy_config` makes it."""
+    out = {}
+    for reader, name in subjects.EVENTS_COPIES.items():
+        try:
+            config = (await js.stream_info(name)).config
+        except NotFoundError:
+            out[name] = copy_config(reader, name)
+            continue
+        wanted = copy_persist_mode(config.num_replicas or 1)
+        if wanted is not None and persist_mode_of(config) is None:
+            config.persist_mode = wanted
+            out[name] = config
+    return out
 
 
 async def add_live_push(js: JetStreamContext) -> bool:

@@ -6,16 +6,33 @@ the operator's ``admin`` identity.
 gains the push of each record it stores on ``match.live.>`` (match_bus.jetstream.LIVE_PUSH);
 nothing else of its config changes. Until then each lobby follows a watched table with a
 consumer on the copy, as before.
+
+``python -m match_bus.upgrade async-copies``: each copy of the log at one replica made before
+copies were written to disk in the background (match_bus.jetstream.copy_persist_mode) is made
+again with its config as it is but for that. nats-server cannot change a stream's persist mode,
+so the copy is deleted and made anew, and fills from the log again; it refuses while any
+consumer is on a copy it would make again (stop the lobby and players replicas first). Until
+then the copy is fsynced on every record, as before: nothing is wrong, a turn costs more.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import sys
 
-from match_bus.jetstream import add_live_push, connect, pushes_live
+from nats.errors import TimeoutError as NatsTimeoutError
+from nats.js.errors import BadRequestError, NotFoundError
+
+from match_bus.jetstream import (
+    add_live_push,
+    connect,
+    copies_to_rewrite,
+    persist_mode_of,
+    pushes_live,
+)
 
 
 async def live_push(url: str, seed_file: str) -> str:
@@ -34,9 +51,57 @@ async def live_push(url: str, seed_file: str) -> str:
         await nc.close()
 
 
+async def async_copies(url: str, seed_file: str) -> str:
+    nc = await connect(url, "admin", seed_file)
+    try:
+        js = nc.jetstream()
+        rewrite = await copies_to_rewrite(js)
+        if not rewrite:
+            return (
+                "nothing to do: every copy of the log at one replica is written in the "
+                "background already (copies at more replicas stay as the server syncs them)"
+            )
+        busy = []
+        for name in rewrite:
+            try:
+                info = await js.stream_info(name)
+            except NotFoundError:
+                continue  # missing: made below
+            if info.state.consumer_count:
+                busy.append(f"{name} has {info.state.consumer_count} consumers")
+        if busy:
+            raise Refused(
+                "refused, nothing changed: "
+                + "; ".join(busy)
+                + ". Stop every lobby and players replica, then run this again"
+            )
+        done = []
+        for name, config in rewrite.items():
+            with contextlib.suppress(NotFoundError):
+                await js.delete_stream(name)
+            with contextlib.suppress(BadRequestError):  # a referee or ledger made it meanwhile
+                await js.add_stream(config)
+            mode = persist_mode_of((await js.stream_info(name)).config)
+            done.append(f"{name} ({mode.value if mode else 'default'})")
+        return (
+            "made again, written in the background, filling from the log: "
+            + ", ".join(done)
+            + ". Start the lobby and players replicas: they catch up as the copies fill"
+        )
+    finally:
+        await nc.close()
+
+
+class Refused(Exception):
+    """The step would harm a running deployment; nothing was changed."""
+
+
+STEPS = {"live-push": live_push, "async-copies": async_copies}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m match_bus.upgrade", description=__doc__)
-    parser.add_argument("step", choices=["live-push"])
+    parser.add_argument("step", choices=sorted(STEPS))
     parser.add_argument(
         "--nats", default=os.environ.get("NATS_URL", "nats://127.0.0.1:4222"), help="NATS URL"
     )
@@ -46,7 +111,20 @@ def main(argv: list[str] | None = None) -> int:
         help="the admin identity's NKey seed file (default: NATS_NKEY_FILE)",
     )
     args = parser.parse_args(argv)
-    print(asyncio.run(live_push(args.nats, args.seed)))
+    try:
+        print(asyncio.run(STEPS[args.step](args.nats, args.seed)))
+    except Refused as refused:
+        print(refused, file=sys.stderr)
+        return 2
+    except NatsTimeoutError:
+        print(
+            f"{args.step}: NATS did not answer in time; nothing was changed, or the step stopped "
+            "part way (run it again: it does what is left). Is --seed (or NATS_NKEY_FILE) the "
+            "admin identity's? A service identity may not change streams, and its requests go "
+            "unanswered.",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
