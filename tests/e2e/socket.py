@@ -107,7 +107,16 @@ class SocketCall:
                 ws = await self._ready
                 await ws.close()
 
-        self._closing = asyncio.ensure_future(close())
+        if self._closing is None:
+            self._closing = asyncio.ensure_future(close())
+
+    async def aclose(self) -> None:
+        """Close the socket and wait until it is closed. ``cancel`` (what a gRPC call offers)
+        only starts the close: a test that ended before it finished left the socket to the
+        garbage collector, whose ResourceWarning then failed whichever test ran next."""
+        self.cancel()
+        assert self._closing is not None
+        await self._closing
 
 
 def raise_closed(closed: ConnectionClosed, last: Any) -> None:
@@ -141,6 +150,7 @@ class SocketChannel:
         self._channel = channel
         self._web_url = web_url
         self.opened = 0
+        self._calls: list[SocketCall] = []
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._channel, name)
@@ -159,8 +169,16 @@ class SocketChannel:
 
         def call(metadata: Sequence[tuple[str, str]] = (), timeout: Any = None) -> SocketCall:
             self.opened += 1
-            return SocketCall(
+            made = SocketCall(
                 self._web_url, path, metadata, response_deserializer, request_serializer
             )
+            self._calls.append(made)
+            return made
 
         return call
+
+    async def close(self) -> None:
+        """Close every socket it opened, and wait until each is closed."""
+        calls, self._calls = self._calls, []
+        for call in calls:
+            await call.aclose()

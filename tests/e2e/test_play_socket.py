@@ -69,6 +69,7 @@ async def channel(stack: Stack) -> AsyncIterator[Any]:
         play = PlayChannel(sockets)  # type: ignore[arg-type]
         yield play
         await play.close()
+        await sockets.close()
         assert sockets.opened >= 1, "no game call went over a WebSocket"
 
 
