@@ -10,7 +10,6 @@ a quick figure, not a test."""
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 import subprocess
 import sys
@@ -21,16 +20,11 @@ from pathlib import Path
 import nats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "libs"))
+from match_bench.procstat import cpu_seconds as cpu_s
 from match_bus import jetstream, subjects
 from match_launch.natsserver import NatsServer
 
 TABLES, RECORDS, IN_FLIGHT = 200, 6_000, 64
-
-
-def cpu_s(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def counting_fsyncs(pid: int) -> subprocess.Popen[str] | None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import sys
 import tempfile
 from pathlib import Path
@@ -20,17 +19,12 @@ import nats
 from nats.js.api import ConsumerConfig, DeliverPolicy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "libs"))
+from match_bench.procstat import cpu_seconds as cpu_s
 from match_bus import subjects
 from match_bus.jetstream import ensure_stream
 from match_launch.natsserver import NatsServer
 
 TABLES, RECORDS, IN_FLIGHT = 200, 20_000, 64
-
-
-def cpu_s(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def one_round(how: str, workdir: Path) -> float:
