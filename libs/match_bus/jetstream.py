@@ -79,7 +79,15 @@ async def ensure_stream(js: JetStreamContext, replicas: int = 1) -> None:
     )
     await _add_or_keep(js, config)
     for reader, name in subjects.EVENTS_COPIES.items():
-        await _add_or_keep(js, copy_config(reader, name, replicas))
+        wanted = copy_config(reader, name, replicas)
+        kept = await _add_or_keep(js, wanted)
+        if kept is not None and wanted.persist_mode and persist_mode_of(kept) is None:
+            _log.warning(
+                "a copy of the log made by an older version is fsynced on every record; "
+                "python -m match_bus.upgrade async-copies makes it again written in the "
+                "background (docs/operations.md, Upgrading)",
+                stream=name,
+            )
 
 
 # Readers whose copy also pushes each record it stores on core NATS (subjects.LIVE_ALL).
@@ -117,12 +125,14 @@ def copy_persist_mode(replicas: int) -> PersistMode | None:
     return PersistMode.ASYNC if replicas == 1 else None
 
 
-async def _add_or_keep(js: JetStreamContext, config: StreamConfig) -> None:
+async def _add_or_keep(js: JetStreamContext, config: StreamConfig) -> StreamConfig | None:
+    """Make the stream; if it exists with another config, keep that one and return it."""
     assert config.name is not None
     try:
         await js.add_stream(config)
     except BadRequestError:  # exists with another config: keep the operator's
-        await js.stream_info(config.name)
+        return (await js.stream_info(config.name)).config
+    return None
 
 
 async def pushes_live(js: JetStreamContext) -> bool:

@@ -20,6 +20,7 @@ import pytest
 from nats.aio.client import Client
 from nats.js import JetStreamContext
 from nats.js.api import ConsumerConfig, PersistMode, StreamConfig
+from structlog.testing import capture_logs
 
 from match_bus import subjects, upgrade
 from match_bus.access import ADMIN, Identities
@@ -69,7 +70,10 @@ async def test_the_log_is_synced_and_its_copies_are_written_in_the_background(
     nc: Client,
 ) -> None:
     js = nc.jetstream()
-    await ensure_stream(js)
+    with capture_logs() as logged:
+        await ensure_stream(js)
+        await ensure_stream(js)  # as the next service to start: the copies are as wanted
+    assert not [e for e in logged if "async-copies" in e["event"]]
     assert persist_mode_of((await js.stream_info(LOG)).config) is None  # sync_interval: always
     for name in COPIES:
         assert persist_mode_of((await js.stream_info(name)).config) is PersistMode.ASYNC
@@ -154,7 +158,10 @@ async def test_the_upgrade_makes_an_older_copy_again_keeping_its_config_and_reco
         old.persist_mode = None  # as an older version made them
         old.max_consumers = 7  # an operator's own setting
         await js.add_stream(old)
-    await ensure_stream(js)  # a service never changes a copy it finds
+    with capture_logs() as logged:
+        await ensure_stream(js)  # a service never changes a copy it finds, and says so
+    warned = [e["stream"] for e in logged if "async-copies" in e["event"]]
+    assert sorted(warned) == sorted(COPIES)
     for name in COPIES:
         assert persist_mode_of((await js.stream_info(name)).config) is None
     await append(js, 25)
