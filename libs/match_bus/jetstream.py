@@ -81,7 +81,9 @@ async def ensure_stream(js: JetStreamContext, replicas: int = 1) -> None:
     for reader, name in subjects.EVENTS_COPIES.items():
         wanted = copy_config(reader, name, replicas)
         kept = await _add_or_keep(js, wanted)
-        if kept is not None and wanted.persist_mode and persist_mode_of(kept) is None:
+        old = kept is not None and wanted.persist_mode and persist_mode_of(kept) is None
+        if old and name not in _SAID_SYNCED:  # once a process: the ledger calls this again
+            _SAID_SYNCED.add(name)
             _log.warning(
                 "a copy of the log made by an older version is fsynced on every record; "
                 "python -m match_bus.upgrade async-copies makes it again written in the "
@@ -89,6 +91,9 @@ async def ensure_stream(js: JetStreamContext, replicas: int = 1) -> None:
                 stream=name,
             )
 
+
+# The copies a warning said were made by an older version (fsynced on every record).
+_SAID_SYNCED: set[str] = set()
 
 # Readers whose copy also pushes each record it stores on core NATS (subjects.LIVE_ALL).
 LIVE_PUSH = {"lobby": RePublish(src=subjects.EVENTS_ALL, dest=subjects.LIVE_ALL)}
