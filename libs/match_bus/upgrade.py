@@ -24,6 +24,7 @@ import os
 import sys
 
 from nats.errors import TimeoutError as NatsTimeoutError
+from nats.js import JetStreamContext
 from nats.js.errors import BadRequestError, NotFoundError
 
 from match_bus.jetstream import (
@@ -54,42 +55,49 @@ async def live_push(url: str, seed_file: str) -> str:
 async def async_copies(url: str, seed_file: str) -> str:
     nc = await connect(url, "admin", seed_file)
     try:
-        js = nc.jetstream()
-        rewrite = await copies_to_rewrite(js)
-        if not rewrite:
-            return (
-                "nothing to do: every copy of the log at one replica is written in the "
-                "background already (copies at more replicas stay as the server syncs them)"
-            )
-        busy = []
-        for name in rewrite:
-            try:
-                info = await js.stream_info(name)
-            except NotFoundError:
-                continue  # missing: made below
-            if info.state.consumer_count:
-                busy.append(f"{name} has {info.state.consumer_count} consumers")
-        if busy:
-            raise Refused(
-                "refused, nothing changed: "
-                + "; ".join(busy)
-                + ". Stop every lobby and players replica, then run this again"
-            )
-        done = []
-        for name, config in rewrite.items():
-            with contextlib.suppress(NotFoundError):
-                await js.delete_stream(name)
-            with contextlib.suppress(BadRequestError):  # a referee or ledger made it meanwhile
-                await js.add_stream(config)
-            mode = persist_mode_of((await js.stream_info(name)).config)
-            done.append(f"{name} ({mode.value if mode else 'default'})")
-        return (
-            "made again, written in the background, filling from the log: "
-            + ", ".join(done)
-            + ". Start the lobby and players replicas: they catch up as the copies fill"
-        )
+        done = await rewrite_copies(nc.jetstream())
     finally:
         await nc.close()
+    if not done:
+        return (
+            "nothing to do: every copy of the log at one replica is written in the "
+            "background already (copies at more replicas stay as the server syncs them)"
+        )
+    return (
+        "made again, written in the background, filling from the log: "
+        + ", ".join(done)
+        + ". Start the lobby and players replicas: they catch up as the copies fill"
+    )
+
+
+async def rewrite_copies(js: JetStreamContext) -> list[str]:
+    """Make each copy of the log that should be written in the background again, so
+    (``async-copies``); the copies made, each with the persist mode it got. Refused, and
+    nothing changed, while a consumer is on one of them."""
+    rewrite = await copies_to_rewrite(js)
+    busy = []
+    for name in rewrite:
+        try:
+            info = await js.stream_info(name)
+        except NotFoundError:
+            continue  # missing: made below
+        if info.state.consumer_count:
+            busy.append(f"{name} has {info.state.consumer_count} consumers")
+    if busy:
+        raise Refused(
+            "refused, nothing changed: "
+            + "; ".join(busy)
+            + ". Stop every lobby and players replica, then run this again"
+        )
+    done = []
+    for name, config in rewrite.items():
+        with contextlib.suppress(NotFoundError):
+            await js.delete_stream(name)
+        with contextlib.suppress(BadRequestError):  # a referee or ledger made it meanwhile
+            await js.add_stream(config)
+        mode = persist_mode_of((await js.stream_info(name)).config)
+        done.append(f"{name} ({mode.value if mode else 'default'})")
+    return done
 
 
 class Refused(Exception):

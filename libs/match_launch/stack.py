@@ -14,6 +14,7 @@ the log (``ledger-<i>.sqlite3``, durable consumer ``ledger-<i>``), signed with t
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import secrets
@@ -22,6 +23,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -243,12 +245,16 @@ class Stack:
             if not self.cluster.live_urls():
                 self.cluster.start()
         elif not self.nats_url:
+            store = self.workdir / "nats"
+            kept = (store / "jetstream").exists()  # a store an earlier run (maybe older) made
             self.nats = NatsServer(
-                self.workdir / "nats",
+                store,
                 port=int(self.env.get("NATS_PORT", 0)),
                 authorization=self.identities.authorization(),
             )
             self.nats.start()
+            if kept:
+                self._upgrade_store()
         # The first replica of every service first: it makes the streams and buckets, which on
         # a cluster take a moment to elect their leaders; then the other replicas.
         first = [n for n in self.names() if split_name(n)[1] == 1]
@@ -265,6 +271,44 @@ class Stack:
         if not self.inherit_output:  # the lobby may be healthy before the dealer listens
             self.wait_serving([n for n in self.names() if split_name(n)[0] in CREATORS], timeout)
         return self
+
+    def _upgrade_store(self) -> None:
+        """Give an embedded server's store, made by an older version, what the operator's
+        upgrade gives a deployment (docs/operations.md, "Upgrading"): here the stack is the
+        operator, and no service has started, so nobody reads the copies of the log. Only the
+        copies written in the background (``async-copies``) for now; a store without the log
+        and its copies yet is left for the services to fill."""
+
+        async def upgrade() -> list[str]:
+            from nats.js.errors import NotFoundError
+
+            from match_bus import subjects
+            from match_bus.upgrade import rewrite_copies
+
+            nc = await self.connect_nats()
+            try:
+                js = nc.jetstream()
+                for name in (subjects.EVENTS_STREAM, *subjects.EVENTS_COPIES.values()):
+                    try:
+                        await js.stream_info(name)
+                    except NotFoundError:
+                        return []
+                return await rewrite_copies(js)
+            finally:
+                await nc.close()
+
+        with ThreadPoolExecutor(1) as thread:  # the caller may be inside an event loop
+            try:
+                done = thread.submit(asyncio.run, upgrade()).result()
+            except Exception as error:  # best effort: the copies stay as they are, and work
+                print(f"the copies of the log stay as they were: {error}", flush=True)
+                return
+        if done:
+            print(
+                "the copies of the log an older version made are made again, written in the "
+                f"background (docs/operations.md, Upgrading): {', '.join(done)}",
+                flush=True,
+            )
 
     def start_service(self, name: str) -> None:
         """Start process ``name`` (a service, or one replica of it: ``"referee.2"``)."""

@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import nats
 import pytest
@@ -26,6 +27,7 @@ from match_bus import jetstream, subjects, upgrade
 from match_bus.access import ADMIN, Identities
 from match_bus.jetstream import copy_config, copy_persist_mode, ensure_stream, persist_mode_of
 from match_launch.natsserver import NatsServer
+from match_launch.stack import Stack
 
 LOG, COPIES = subjects.EVENTS_STREAM, list(subjects.EVENTS_COPIES.values())
 
@@ -257,3 +259,46 @@ async def test_a_step_stopped_between_deleting_and_making_a_copy_is_finished_by_
     assert said.startswith("made again") and f"{subjects.PLAYERS_EVENTS} (async)" in said
     assert subjects.LOBBY_EVENTS not in said  # already as it should be: left alone
     await same_as_the_log(js, subjects.PLAYERS_EVENTS)
+
+
+def test_a_stack_over_a_store_an_older_version_made_makes_its_copies_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``make run`` over the ``var/nats`` of an older version: the stack is the operator of its
+    embedded server, so it runs the upgrade's step itself before any service starts."""
+    stack = Stack(tmp_path / "var", services=())
+
+    async def as_admin(then: str) -> list[Any]:
+        client = await stack.connect_nats()
+        js = client.jetstream()
+        try:
+            if then == "an older version":
+                await js.add_stream(StreamConfig(name=LOG, subjects=[subjects.EVENTS_ALL]))
+                for reader, name in subjects.EVENTS_COPIES.items():
+                    old = copy_config(reader, name)
+                    old.persist_mode = None
+                    await js.add_stream(old)
+                await append(js, 12)
+                for name in COPIES:
+                    await same_as_the_log(js, name)
+            else:
+                for name in COPIES:
+                    await same_as_the_log(js, name)
+            return [persist_mode_of((await js.stream_info(n)).config) for n in COPIES]
+        finally:
+            await client.close()
+
+    stack.start()
+    try:
+        assert asyncio.run(as_admin("an older version")) == [None, None]
+    finally:
+        stack.stop()
+    assert "made again" not in capsys.readouterr().out  # a new store: nothing to do
+    stack.start()
+    try:
+        assert asyncio.run(as_admin("after")) == [PersistMode.ASYNC, PersistMode.ASYNC]
+    finally:
+        stack.stop()
+    said = capsys.readouterr().out
+    assert "the copies of the log an older version made are made again" in said
+    assert all(f"{name} (async)" in said for name in COPIES)
