@@ -55,6 +55,18 @@ async def append(js: JetStreamContext, n: int) -> list[int]:
     return [ack.seq for ack in acks]
 
 
+async def older_streams(js: JetStreamContext, max_consumers: int | None = None) -> None:
+    """The log and its copies as an older version made them: the copies fsynced on every
+    record (no persist mode); ``max_consumers``, an operator's own cap on each copy."""
+    await js.add_stream(StreamConfig(name=LOG, subjects=[subjects.EVENTS_ALL]))
+    for reader, name in subjects.EVENTS_COPIES.items():
+        old = copy_config(reader, name)
+        old.persist_mode = None
+        if max_consumers is not None:
+            old.max_consumers = max_consumers
+        await js.add_stream(old)
+
+
 async def same_as_the_log(js: JetStreamContext, name: str, timeout_s: float = 10.0) -> None:
     """Wait until copy ``name`` holds what the log holds, then compare every record: subject,
     sequence and bytes."""
@@ -154,12 +166,7 @@ async def test_the_upgrade_makes_an_older_copy_again_keeping_its_config_and_reco
     nats_server: NatsServer, nc: Client
 ) -> None:
     js = nc.jetstream()
-    await js.add_stream(StreamConfig(name=LOG, subjects=[subjects.EVENTS_ALL]))
-    for reader, name in subjects.EVENTS_COPIES.items():
-        old = copy_config(reader, name)
-        old.persist_mode = None  # as an older version made them
-        old.max_consumers = 7  # an operator's own setting
-        await js.add_stream(old)
+    await older_streams(js, max_consumers=7)  # an operator's own setting
     jetstream._SAID_SYNCED.clear()  # (another test's process may have said it)
     with capture_logs() as logged:
         await ensure_stream(js)  # a service never changes a copy it finds, and says so
@@ -213,11 +220,7 @@ def test_the_operator_runs_the_step_with_the_admin_identity(tmp_path: Path) -> N
         js = client.jetstream()
         try:
             if then == "an older deployment":
-                await js.add_stream(StreamConfig(name=LOG, subjects=[subjects.EVENTS_ALL]))
-                for reader, name in subjects.EVENTS_COPIES.items():
-                    old = copy_config(reader, name)
-                    old.persist_mode = None
-                    await js.add_stream(old)
+                await older_streams(js)
                 await js.add_consumer(subjects.LOBBY_EVENTS, ConsumerConfig(name="listing"))
             elif then == "the lobby stopped":
                 await js.delete_consumer(subjects.LOBBY_EVENTS, "listing")
@@ -273,11 +276,7 @@ def test_a_stack_over_a_store_an_older_version_made_makes_its_copies_again(
         js = client.jetstream()
         try:
             if then == "an older version":
-                await js.add_stream(StreamConfig(name=LOG, subjects=[subjects.EVENTS_ALL]))
-                for reader, name in subjects.EVENTS_COPIES.items():
-                    old = copy_config(reader, name)
-                    old.persist_mode = None
-                    await js.add_stream(old)
+                await older_streams(js)
                 await append(js, 12)
                 for name in COPIES:
                     await same_as_the_log(js, name)
