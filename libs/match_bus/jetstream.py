@@ -157,22 +157,24 @@ def persist_mode_of(config: StreamConfig) -> PersistMode | None:
     return None if config.persist_mode is None else PersistMode(config.persist_mode)
 
 
-async def copies_to_rewrite(js: JetStreamContext) -> dict[str, StreamConfig]:
+async def copies_to_rewrite(js: JetStreamContext) -> dict[str, tuple[StreamConfig, int]]:
     """The copies of the log made before they were written in the background
     (:func:`copy_persist_mode`) that could be: one replica, persist mode unset. Keyed by name,
-    each with its config as it is, but for the persist mode it should have; a copy that is
-    missing (a step stopped between deleting and making it) as :func:`copy_config` makes it."""
+    each with its config as it is, but for the persist mode it should have, and the consumers
+    on it now; a copy that is missing (a step stopped between deleting and making it) as
+    :func:`copy_config` makes it, with none."""
     out = {}
     for reader, name in subjects.EVENTS_COPIES.items():
         try:
-            config = (await js.stream_info(name)).config
+            info = await js.stream_info(name)
         except NotFoundError:
-            out[name] = copy_config(reader, name)
+            out[name] = (copy_config(reader, name), 0)
             continue
+        config = info.config
         wanted = copy_persist_mode(config.num_replicas or 1)
         if wanted is not None and persist_mode_of(config) is None:
             config.persist_mode = wanted
-            out[name] = config
+            out[name] = (config, info.state.consumer_count or 0)
     return out
 
 

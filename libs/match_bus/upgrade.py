@@ -75,14 +75,7 @@ async def rewrite_copies(js: JetStreamContext) -> list[str]:
     (``async-copies``); the copies made, each with the persist mode it got. Refused, and
     nothing changed, while a consumer is on one of them."""
     rewrite = await copies_to_rewrite(js)
-    busy = []
-    for name in rewrite:
-        try:
-            info = await js.stream_info(name)
-        except NotFoundError:
-            continue  # missing: made below
-        if info.state.consumer_count:
-            busy.append(f"{name} has {info.state.consumer_count} consumers")
+    busy = [f"{name} has {n} consumers" for name, (_, n) in rewrite.items() if n]
     if busy:
         raise Refused(
             "refused, nothing changed: "
@@ -90,7 +83,7 @@ async def rewrite_copies(js: JetStreamContext) -> list[str]:
             + ". Stop every lobby and players replica, then run this again"
         )
     done = []
-    for name, config in rewrite.items():
+    for name, (config, _) in rewrite.items():
         with contextlib.suppress(NotFoundError):
             await js.delete_stream(name)
         with contextlib.suppress(BadRequestError):  # a referee or ledger made it meanwhile

@@ -29,9 +29,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from nats.aio.client import Client
+from nats.js.errors import NotFoundError
 
+from match_bus import subjects
 from match_bus.access import ADMIN, Identities
 from match_bus.secretfiles import read_secret, write_secret
+from match_bus.upgrade import rewrite_copies
 from match_launch.child import tied
 from match_launch.natscluster import NatsCluster
 from match_launch.natsserver import NatsServer, free_port
@@ -280,11 +283,6 @@ class Stack:
         and its copies yet is left for the services to fill."""
 
         async def upgrade() -> list[str]:
-            from nats.js.errors import NotFoundError
-
-            from match_bus import subjects
-            from match_bus.upgrade import rewrite_copies
-
             nc = await self.connect_nats()
             try:
                 js = nc.jetstream()
