@@ -15,6 +15,10 @@ from match_bus.clock import Clock
 from match_bus.secretfiles import write_secret
 from match_launch.natsserver import NatsServer
 from match_launch.stack import Stack
+from tests.timeouts import pytest_runtest_makereport, pytest_timeout_set_timer
+
+# hooks: a test past its timeout fails alone, saying where it waited
+__all__ = ["pytest_runtest_makereport", "pytest_timeout_set_timer"]
 
 
 def running(stack: Stack) -> Iterator[Stack]:
