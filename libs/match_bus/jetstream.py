@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import weakref
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 import structlog
 from nats.aio.client import Client
@@ -45,6 +46,7 @@ from match_bus.failover import Chooser, Failover, FailoverSettings, reaches_quor
 WRONG_LAST_SEQUENCE = 10071  # single replica; a three-replica stream answers 10164
 CLUSTER_WRONG_LAST_SEQUENCE = 10164
 _log = structlog.get_logger()
+T = TypeVar("T")
 NATS_REFUSED = Counter(
     "match_nats_permission_denied_total",
     "Publishes and subscriptions NATS refused to this service (a missing grant, or a bug)",
@@ -133,11 +135,48 @@ def copy_persist_mode(replicas: int) -> PersistMode | None:
 async def _add_or_keep(js: JetStreamContext, config: StreamConfig) -> StreamConfig | None:
     """Make the stream; if it exists with another config, keep that one and return it."""
     assert config.name is not None
-    try:
+    name = config.name
+
+    async def make() -> StreamConfig | None:
         await js.add_stream(config)
-    except BadRequestError:  # exists with another config: keep the operator's
-        return (await js.stream_info(config.name)).config
-    return None
+        return None
+
+    async def kept() -> StreamConfig | None:
+        return (await js.stream_info(name)).config
+
+    return await _make_or_keep(f"the stream {name}", make, kept, NotFoundError)
+
+
+# How often a refused make is tried again while what it makes is not there: nats-server answers
+# a create with 400 and no stream for passing states (a cluster placing it), and the
+# server's reason, said at the last try, is what an operator needs if it lasts.
+MAKE_TRIES = 5
+MAKE_BACKOFF_S = 0.2
+
+
+async def _make_or_keep(
+    what: str,
+    make: Callable[[], Awaitable[T]],
+    kept: Callable[[], Awaitable[T]],
+    missing: type[Exception],
+) -> T:
+    """``make()``; refused (400), what already exists (``kept()``). Refused with nothing there
+    (``missing``): tried again, then a RuntimeError with the server's reason."""
+    for attempt in range(1, MAKE_TRIES + 1):
+        try:
+            return await make()
+        except BadRequestError as refused:  # exists with another config: keep the operator's
+            try:
+                return await kept()
+            except missing:
+                reason = refused.description or repr(refused)
+                if attempt == MAKE_TRIES:
+                    raise RuntimeError(
+                        f"nats-server refused to make {what}, and it is not there: {reason}"
+                    ) from refused
+                _log.warning("refused to make, not there; trying again", what=what, reason=reason)
+        await asyncio.sleep(MAKE_BACKOFF_S * attempt)
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 async def pushes_live(js: JetStreamContext) -> bool:
@@ -212,10 +251,14 @@ async def open_bucket(
         storage=StorageType.FILE,
         replicas=replicas,
     )
-    try:
+
+    async def make() -> KeyValue:
         return await js.create_key_value(config)
-    except BadRequestError:  # made meanwhile with another config: keep it
+
+    async def kept() -> KeyValue:  # made meanwhile with another config: keep it
         return await js.key_value(bucket)
+
+    return await _make_or_keep(f"the bucket {bucket}", make, kept, BucketNotFoundError)
 
 
 async def live_keys(kv: KeyValue, prefix: str = "") -> list[str]:
