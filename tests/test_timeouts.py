@@ -13,9 +13,12 @@ ROOT = Path(__file__).resolve().parents[1]
 HUNG = """
 import asyncio
 
+async def waits(never):
+    await never.wait()  # the helper's line, named too
+
 async def test_hangs():
     never = asyncio.Event()
-    await never.wait()  # the line the report names
+    await waits(never)  # the line the report names
 
 async def test_after_it_runs():
     await asyncio.sleep(0)
@@ -61,7 +64,8 @@ def test_a_hung_asyncio_test_fails_alone_naming_where_it_waited(tmp_path: Path) 
     assert done.returncode == 1, out + done.stderr
     assert "1 failed, 1 passed" in out
     assert "test_it.py::test_hangs still running after 1.5 s, its tasks cancelled" in out
-    assert "await never.wait()  # the line the report names" in out
+    assert "await waits(never)  # the line the report names" in out
+    assert "await never.wait()  # the helper's line, named too" in out
     assert "test_it.py::test_hangs - Timeout: test_it.py::test_hangs" in out  # the summary
 
 

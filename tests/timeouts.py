@@ -21,7 +21,7 @@ import os
 import sys
 import threading
 import traceback
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 from types import FrameType
 from typing import Any
 
@@ -43,11 +43,22 @@ def _main_loop() -> asyncio.AbstractEventLoop | None:
     return None
 
 
+def _awaiting(coro: Any) -> Iterator[FrameType]:
+    """The frames of ``coro`` and of each coroutine it awaits, outermost first: where the test
+    is, down to the helper that waits (a task's own stack stops at its first frame)."""
+    while coro is not None:
+        frame = getattr(coro, "cr_frame", None) or getattr(coro, "gi_frame", None)
+        frame = frame or getattr(coro, "ag_frame", None)
+        if frame is not None:
+            yield frame
+        coro = getattr(coro, "cr_await", None) or getattr(coro, "gi_yieldfrom", None)
+
+
 def _task_stacks(loop: asyncio.AbstractEventLoop) -> str:
     lines = []
     for task in sorted(asyncio.all_tasks(loop), key=lambda t: t.get_name()):
         lines.append(f"task {task.get_name()}: {task.get_coro()!r}")
-        frames = task.get_stack()
+        frames = list(_awaiting(task.get_coro()))
         for frame in frames:
             lines.extend(
                 "  " + line
