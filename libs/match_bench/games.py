@@ -35,6 +35,11 @@ from match_rules import registry
 SCRIPTS = "match_bench.scripts"
 POLL_S = 0.05  # after a refused command, before sending it again
 TRIES = 100  # refusals in a row before a seat gives its table up
+# The most commands a second one seat sends, retries included: under the lobby's limit per
+# player (20 a second, burst 40: services/lobby/config.py), which the bench keeps on, as every
+# app meets it. A seat faster than that was throttled (RESOURCE_EXHAUSTED) now and then when
+# few tables carried the load; the feeder opens more tables instead.
+SEAT_RATE = 18.0
 
 
 def scripted_slugs() -> list[str]:
@@ -103,12 +108,19 @@ async def open_table(
 
 
 async def play_seat(table: Table, seat: int, sink: Sink, stop: asyncio.Event) -> bool:
-    """Send the seat's commands until its script has no more (True) or ``stop`` (False); a
-    refused command is sent again after a pause, up to ``TRIES`` in a row (then False)."""
+    """Send the seat's commands, at most ``SEAT_RATE`` a second, until its script has no more
+    (True) or ``stop`` (False); a refused command is sent again after a pause, up to ``TRIES``
+    in a row (then False)."""
     way = table.seats[seat]
     calls = rpcs(table.slug)
     tries = 0
+    next_at = 0.0  # when the seat may send again (SEAT_RATE)
     while not stop.is_set():
+        early = next_at - time.monotonic()
+        if early > 0:
+            await pause(stop, early)
+            continue
+        next_at = time.monotonic() + 1 / SEAT_RATE
         command = table.script.next(seat)
         if command is None:
             return True

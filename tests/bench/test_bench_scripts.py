@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 from typing import Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
@@ -255,3 +256,47 @@ def test_the_bench_line_says_play_is_absent_and_every_games_cpu() -> None:
     assert "(as the apps play): 700 turns/s, 2100 us services + NATS per turn, 2.1 view " in text
     assert "full speed view" in text and "full speed unary" in text
     assert "concentration 2100 us at 640 commands/s, match_five 2500 us at 500" in text
+
+
+def test_a_scripted_seat_keeps_under_the_lobbys_limit_per_player() -> None:
+    from services.lobby.config import DEFAULT_PLAYER_LIMIT
+
+    assert DEFAULT_PLAYER_LIMIT.per_s > games.SEAT_RATE
+
+
+async def test_a_scripted_seat_sends_at_most_seat_rate_a_second_retries_included(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Twelve commands answered, every third send refused and sent again with no pause of its
+    own: 17 sends, none closer to the one before than 1 / SEAT_RATE."""
+    monkeypatch.setattr(games, "SEAT_RATE", 40.0)
+    monkeypatch.setattr(games, "POLL_S", 0.0)
+    sent: list[float] = []
+
+    class Way:
+        async def send(self, rpc: str, request: Any) -> str:
+            sent.append(asyncio.get_running_loop().time())
+            if len(sent) % 3 == 0:
+                raise grpc.aio.AioRpcError(
+                    grpc.StatusCode.FAILED_PRECONDITION, grpc.aio.Metadata(), grpc.aio.Metadata()
+                )
+            return "reply"
+
+    class Script:
+        left = 12
+
+        def next(self, seat: int) -> tuple[str, dict[str, Any]] | None:
+            return ("FlipCard", {"card": 1}) if self.left else None
+
+        def answered(self, seat: int, reply: Any) -> None:
+            self.left -= 1
+
+        def pause_s(self, seat: int) -> float:
+            return 0.0
+
+    table = games.Table("concentration", "t", Script(), [Way()])  # type: ignore[list-item]
+    sink = run.Sink(limit=asyncio.Semaphore(8))
+    assert await games.play_seat(table, 0, sink, asyncio.Event())
+    assert len(sent) == 17  # 12 answered, and every third send refused
+    gaps = [b - a for a, b in itertools.pairwise(sent)]
+    assert min(gaps) >= 1 / 40.0 - 0.002, gaps
