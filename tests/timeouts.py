@@ -23,7 +23,7 @@ import threading
 import traceback
 from collections.abc import Generator, Iterator
 from types import FrameType
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 import pytest_timeout  # type: ignore[import-untyped]
@@ -74,7 +74,7 @@ def _cancel_all(loop: asyncio.AbstractEventLoop) -> None:
         task.cancel("the test's timeout")
 
 
-def _end_the_run(item: pytest.Item, settings: Any, said: str) -> None:
+def _end_the_run(item: pytest.Item, said: str) -> NoReturn:
     """pytest-timeout's last resort, with the test's name and ``said`` printed last."""
     terminal = item.config.get_terminal_writer()
     try:
@@ -108,8 +108,7 @@ class _Watch:
             return
         loop = _main_loop()
         if loop is None:
-            _end_the_run(self.item, self.settings, f"still running after {self.settings.timeout} s")
-            return
+            _end_the_run(self.item, f"still running after {self.settings.timeout} s")
         try:
             stacks = _task_stacks(loop)
         except Exception as error:  # the loop changed under us: say so, cancel anyway
@@ -121,7 +120,7 @@ class _Watch:
         self.item.stash[_TIMED_OUT] = said
         loop.call_soon_threadsafe(_cancel_all, loop)
         if not self.done.wait(GRACE):
-            _end_the_run(self.item, self.settings, f"{said}\nand not ended {GRACE} s later")
+            _end_the_run(self.item, f"{said}\nand not ended {GRACE} s later")
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -162,7 +162,9 @@ async def _make_or_keep(
 ) -> T:
     """``make()``; refused (400), what already exists (``kept()``). Refused with nothing there
     (``missing``): tried again, then a RuntimeError with the server's reason."""
-    for attempt in range(1, MAKE_TRIES + 1):
+    attempt = 0
+    while True:
+        attempt += 1
         try:
             return await make()
         except BadRequestError as refused:  # exists with another config: keep the operator's
@@ -176,7 +178,6 @@ async def _make_or_keep(
                     ) from refused
                 _log.warning("refused to make, not there; trying again", what=what, reason=reason)
         await asyncio.sleep(MAKE_BACKOFF_S * attempt)
-    raise AssertionError("unreachable")  # pragma: no cover
 
 
 async def pushes_live(js: JetStreamContext) -> bool:
