@@ -20,7 +20,7 @@ from nats.js.api import StorageType, StreamConfig
 from nats.js.errors import BadRequestError
 
 from match_bus.access import connect_options
-from match_bus.service import event_loop_from_env, run_loop
+from match_bus.service import event_loop_from_env, run_loop, tune_gc
 
 STREAM = "BENCH_BARE"
 SUBJECTS = "bench.bare.>"
@@ -81,8 +81,9 @@ async def server(addr: str, url: str) -> None:
 
 def main(argv: list[str]) -> None:
     """On the services' event loop (``MATCH_EVENT_LOOP``, default uvloop): the baseline runs on
-    the loop the game does, so the ratio compares the work, not the loops."""
+    the loop the game does, with the services' collector, so the ratio compares the work."""
     loop = event_loop_from_env()
+    tune_gc()
     if argv[0] == "server":
         run_loop(loop, server(argv[1], argv[2]))
     else:

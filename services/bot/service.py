@@ -36,6 +36,7 @@ from nats.js import JetStreamContext
 
 from match.v1 import common_pb2
 from match_bus.jetstream import connect
+from match_bus.service import tune_gc
 from match_client.client import (
     MatchClient,
     Seat,
@@ -495,4 +496,5 @@ def main(config: BotConfig) -> None:
                 await nc.drain()
         log.info("stopped")
 
+    tune_gc()
     asyncio.run(run())

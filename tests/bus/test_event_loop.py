@@ -55,3 +55,22 @@ def test_another_loop_is_refused_before_the_service_starts(tmp_path: Path) -> No
     assert done.returncode != 0
     assert "MATCH_EVENT_LOOP must be asyncio or uvloop, not 'trio'" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_service_freezes_what_start_up_made_and_collects_young_objects_less_often() -> None:
+    # In a process of its own: the collector's settings are the whole process's.
+    check = (
+        "import gc\n"
+        "from match_bus.service import GC_YOUNG_THRESHOLD, tune_gc\n"
+        "before = gc.get_threshold()\n"
+        "assert before[0] == 700 and gc.get_freeze_count() == 0, before\n"
+        "tune_gc()\n"
+        "assert gc.get_threshold() == (GC_YOUNG_THRESHOLD, *before[1:]), gc.get_threshold()\n"
+        "assert gc.get_freeze_count() > 1000, gc.get_freeze_count()\n"
+        "print('tuned', GC_YOUNG_THRESHOLD)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", check], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "tuned 20000"

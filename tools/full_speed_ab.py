@@ -1,0 +1,77 @@
+"""Two checkouts' CPU per turn at full speed, side by side: a short full speed over Play (the
+bench's loop step: ``--tables`` tables, 64 turns in flight, a fresh stack each time) run from
+``BASE`` then from this checkout, ``ROUNDS`` times, alternating, so both see the same machine.
+Each line gives turns/s, services + NATS per turn and each process's CPU per turn; the last two
+lines the medians. ``BASE`` is any checkout of the project, e.g. ``git worktree add /tmp/base
+main``; its code runs on this checkout's virtualenv.
+
+``.venv/bin/python tools/full_speed_ab.py BASE [ROUNDS]`` from the checkout: a quick figure for
+one change, not a test (``make bench`` is the whole measurement)."""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent.parent
+
+STEP = """
+import asyncio, json, tempfile
+from pathlib import Path
+from match_bench import run as r
+
+async def main():
+    args = r.parse(["--out", tempfile.mkdtemp(prefix="ab-"), "--loop-tables", "300",
+                    "--loop-warmup", "5", "--loop-seconds", "12", "--no-profile"])
+    results = {}
+    with tempfile.TemporaryDirectory(prefix="ab-") as tmp:
+        stack = r.bench_stack(Path(tmp) / "s", event_loop="uvloop")
+        await r.on_stack(args, stack, results, "loop_step")
+    step = results["loop_steps"][-1]
+    per_turn = {k: round(v * 1e6 / step["turns"]) for k, v in step["cpu_s"].items()}
+    print("AB " + json.dumps({"turns_s": round(step["turns_per_s"]),
+                              "stack_us": step["stack_cpu_us_per_turn"], **per_turn}))
+
+asyncio.run(main())
+"""
+
+
+def step(checkout: Path) -> dict[str, int]:
+    """One short full speed with ``checkout``'s code (its services too: they inherit the path)."""
+    env = {**os.environ, "PYTHONPATH": f"{checkout / 'libs'}{os.pathsep}{checkout}"}
+    done = subprocess.run(
+        [sys.executable, "-c", STEP],
+        cwd=checkout,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    for line in done.stdout.splitlines():
+        if line.startswith("AB "):
+            figures: dict[str, int] = json.loads(line[3:])
+            return figures
+    raise SystemExit(f"a step from {checkout} failed:\n{done.stdout[-2000:]}{done.stderr[-3000:]}")
+
+
+def main(argv: list[str]) -> None:
+    if not argv or not (Path(argv[0]) / "libs" / "match_bench").is_dir():
+        raise SystemExit("usage: tools/full_speed_ab.py BASE_CHECKOUT [ROUNDS]")
+    base, rounds = Path(argv[0]).resolve(), int(argv[1]) if len(argv) > 1 else 3
+    seen: dict[str, list[dict[str, int]]] = {"base": [], "this": []}
+    for n in range(rounds):
+        for side, checkout in (("base", base), ("this", HERE)):
+            figures = step(checkout)
+            seen[side].append(figures)
+            print(f"round {n + 1} {side}: {json.dumps(figures)}", flush=True)
+    for side, rows in seen.items():
+        medians = {k: round(statistics.median(r[k] for r in rows)) for k in rows[0]}
+        print(f"median {side}: {json.dumps(medians)}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
