@@ -25,19 +25,17 @@ other table goes on.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections import OrderedDict
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NoReturn
 
-import nats.errors
 import structlog
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
-from nats.js.api import ConsumerConfig, DeliverPolicy
 
 from match.v1 import common_pb2, lobby_pb2, referee_pb2
 from match_bus import subjects
+from match_bus.jetstream import follow_copy
 from match_bus.records import (
     GAME_OVER,
     GAME_STARTED,
@@ -527,35 +525,21 @@ class TableDirectory:
             backoff = 0.25 if self._last_seq > start else min(backoff * 2, MAX_BACKOFF_S)
             await asyncio.sleep(backoff)
 
-    async def _follow(self) -> None:
-        if self._last_seq:
-            config = ConsumerConfig(
-                deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=self._last_seq + 1
-            )
-        else:
-            config = ConsumerConfig(deliver_policy=DeliverPolicy.ALL)
-        sub = await self._js.subscribe(
-            subjects.EVENTS_ALL,
-            stream=subjects.LOBBY_EVENTS,  # the lobby's own copy of the log (same sequences)
-            ordered_consumer=True,
-            config=config,
-            idle_heartbeat=2.0,
+    async def _follow(self) -> NoReturn:
+        await follow_copy(
+            self._js,
+            subjects.LOBBY_EVENTS,  # the lobby's own copy of the log (same sequences)
+            self._last_seq,
+            self._ingest,
+            self._check_stalled,
+            IDLE_CHECK_S,
         )
-        try:
-            while True:
-                try:
-                    msg = await sub.next_msg(timeout=IDLE_CHECK_S)
-                except nats.errors.TimeoutError:
-                    info = await self._js.stream_info(subjects.EVENTS_STREAM)
-                    if info.state.last_seq > self._last_seq:
-                        raise ConsumerStalled(
-                            f"stream at {info.state.last_seq}, folded {self._last_seq}"
-                        ) from None
-                    continue
-                await self._ingest(msg)
-        finally:
-            with contextlib.suppress(Exception):
-                await sub.unsubscribe()
+
+    async def _check_stalled(self) -> None:
+        """Nothing came for a while: fine if the log holds nothing more, else re-create."""
+        info = await self._js.stream_info(subjects.EVENTS_STREAM)
+        if info.state.last_seq > self._last_seq:
+            raise ConsumerStalled(f"stream at {info.state.last_seq}, folded {self._last_seq}")
 
 
 def _keyed(table: lobby_pb2.Table) -> set[str]:

@@ -12,17 +12,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Mapping
+from typing import NoReturn
 
-import nats.errors
 import structlog
 from google.protobuf.message import DecodeError
+from nats.aio.msg import Msg
 from nats.js import JetStreamContext
-from nats.js.api import ConsumerConfig, DeliverPolicy
 from prometheus_client import Counter, Gauge
 
 from match.v1 import referee_pb2
 from match_bus import subjects
-from match_bus.jetstream import consume_until
+from match_bus.jetstream import consume_until, follow_copy
 from match_bus.records import BadRecord, facts_of, read_table
 from services.players.book import Book
 from services.players.facts import NotAGame, finished, has_reveal
@@ -97,39 +97,34 @@ class Follower:
             backoff = 0.25 if self._taken > start else min(backoff * 2, MAX_BACKOFF_S)
             await asyncio.sleep(backoff)
 
-    async def _follow(self) -> None:
-        config = ConsumerConfig(
-            deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=self._taken + 1
-        )
-        sub = await self._js.subscribe(
-            subjects.EVENTS_ALL,
-            stream=subjects.PLAYERS_EVENTS,  # its own copy of the log (same sequences)
-            ordered_consumer=True,
-            config=config,
-            idle_heartbeat=2.0,
-        )
+    async def _follow(self) -> NoReturn:
         try:
-            while True:
-                try:
-                    msg = await sub.next_msg(timeout=IDLE_CHECK_S)
-                except nats.errors.TimeoutError:
-                    self._flush()
-                    info = await self._js.stream_info(subjects.EVENTS_STREAM)
-                    LAG.set(max(info.state.last_seq - self._taken, 0))
-                    if info.state.last_seq > self._taken:
-                        raise Stalled(
-                            f"stream at {info.state.last_seq}, taken {self._taken}"
-                        ) from None
-                    self.caught_up.set()
-                    continue
-                assert msg.metadata.sequence is not None
-                await self.take(msg.metadata.sequence.stream, msg.subject, msg.data, msg.headers)
-                if msg.metadata.num_pending is not None:
-                    LAG.set(msg.metadata.num_pending)  # what is left after this one
+            await follow_copy(
+                self._js,
+                subjects.PLAYERS_EVENTS,  # its own copy of the log (same sequences)
+                self._taken,
+                self._take_message,
+                self._quiet,
+                IDLE_CHECK_S,
+            )
         finally:
             self._flush()
-            with contextlib.suppress(Exception):
-                await sub.unsubscribe()
+
+    async def _take_message(self, msg: Msg) -> None:
+        assert msg.metadata.sequence is not None
+        await self.take(msg.metadata.sequence.stream, msg.subject, msg.data, msg.headers)
+        if msg.metadata.num_pending is not None:
+            LAG.set(msg.metadata.num_pending)  # what is left after this one
+
+    async def _quiet(self) -> None:
+        """Nothing came for a while: write the position, and re-create the consumer if the
+        log holds records it did not deliver; else the follower has caught up."""
+        self._flush()
+        info = await self._js.stream_info(subjects.EVENTS_STREAM)
+        LAG.set(max(info.state.last_seq - self._taken, 0))
+        if info.state.last_seq > self._taken:
+            raise Stalled(f"stream at {info.state.last_seq}, taken {self._taken}")
+        self.caught_up.set()
 
     def _flush(self) -> None:
         self._book.flush()
