@@ -1,12 +1,13 @@
 """Two checkouts' CPU per turn at full speed, side by side: a short full speed over Play (the
-bench's loop step: ``--tables`` tables, 64 turns in flight, a fresh stack each time) run from
-``BASE`` then from this checkout, ``ROUNDS`` times, alternating, so both see the same machine.
-Each line gives turns/s, services + NATS per turn and each process's CPU per turn; the last two
-lines the medians. ``BASE`` is any checkout of the project, e.g. ``git worktree add /tmp/base
-main``; its code runs on this checkout's virtualenv.
+bench's loop step: 300 tables, 64 turns in flight, a fresh stack each time) run from ``BASE``
+then from this checkout, ``ROUNDS`` times, alternating, so both see the same machine. Each line
+gives turns/s, services + NATS per turn and each process's CPU per turn; the last two lines the
+medians. ``view`` as the third argument has every seat follow its view as well, as the apps
+play (the bench's ``full_speed_view``). ``BASE`` is any checkout of the project, e.g. ``git
+worktree add /tmp/base main``; its code runs on this checkout's virtualenv.
 
-``.venv/bin/python tools/full_speed_ab.py BASE [ROUNDS]`` from the checkout: a quick figure for
-one change, not a test (``make bench`` is the whole measurement)."""
+``.venv/bin/python tools/full_speed_ab.py BASE [ROUNDS] [play|view]`` from the checkout: a quick
+figure for one change, not a test (``make bench`` is the whole measurement)."""
 
 from __future__ import annotations
 
@@ -20,31 +21,40 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent.parent
 
 STEP = """
-import asyncio, json, tempfile
+import asyncio, json, sys, tempfile
 from pathlib import Path
 from match_bench import run as r
 
-async def main():
+async def main(via):
     args = r.parse(["--out", tempfile.mkdtemp(prefix="ab-"), "--loop-tables", "300",
                     "--loop-warmup", "5", "--loop-seconds", "12", "--no-profile"])
     results = {}
     with tempfile.TemporaryDirectory(prefix="ab-") as tmp:
         stack = r.bench_stack(Path(tmp) / "s", event_loop="uvloop")
-        await r.on_stack(args, stack, results, "loop_step")
+        try:
+            stack.start()
+            nc = await stack.connect_nats(name="ab")
+            bench = r.Bench(args, stack, nc, args.out, results)
+            with bench.sending(via):
+                await bench.run_loop_step()
+            await nc.close()
+        finally:
+            stack.stop()
     step = results["loop_steps"][-1]
     per_turn = {k: round(v * 1e6 / step["turns"]) for k, v in step["cpu_s"].items()}
     print("AB " + json.dumps({"turns_s": round(step["turns_per_s"]),
                               "stack_us": step["stack_cpu_us_per_turn"], **per_turn}))
 
-asyncio.run(main())
+asyncio.run(main(sys.argv[1]))
 """
 
 
-def step(checkout: Path) -> dict[str, int]:
-    """One short full speed with ``checkout``'s code (its services too: they inherit the path)."""
+def step(checkout: Path, via: str) -> dict[str, int]:
+    """One short full speed with ``checkout``'s code (its services too: they inherit the path),
+    its players sending over ``via`` (match_bench.transport: play, unary or view)."""
     env = {**os.environ, "PYTHONPATH": f"{checkout / 'libs'}{os.pathsep}{checkout}"}
     done = subprocess.run(
-        [sys.executable, "-c", STEP],
+        [sys.executable, "-c", STEP, via],
         cwd=checkout,
         env=env,
         capture_output=True,
@@ -60,12 +70,13 @@ def step(checkout: Path) -> dict[str, int]:
 
 def main(argv: list[str]) -> None:
     if not argv or not (Path(argv[0]) / "libs" / "match_bench").is_dir():
-        raise SystemExit("usage: tools/full_speed_ab.py BASE_CHECKOUT [ROUNDS]")
+        raise SystemExit("usage: tools/full_speed_ab.py BASE_CHECKOUT [ROUNDS] [play|unary|view]")
     base, rounds = Path(argv[0]).resolve(), int(argv[1]) if len(argv) > 1 else 3
+    via = argv[2] if len(argv) > 2 else "play"
     seen: dict[str, list[dict[str, int]]] = {"base": [], "this": []}
     for n in range(rounds):
         for side, checkout in (("base", base), ("this", HERE)):
-            figures = step(checkout)
+            figures = step(checkout, via)
             seen[side].append(figures)
             print(f"round {n + 1} {side}: {json.dumps(figures)}", flush=True)
     for side, rows in seen.items():
