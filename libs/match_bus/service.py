@@ -33,10 +33,10 @@ EVENT_LOOPS = ("asyncio", "uvloop")
 
 
 # The garbage collector's youngest generation is collected once this many more container objects
-# were made than freed (CPython's default: 700). A turn makes hundreds (messages, dataclasses,
-# futures), nearly all freed by their reference counts a moment later; at 700 a collection ran
-# every turn or two and walked them while they were still alive: 6-8 % of the referee's samples
-# at full speed. docs/performance.md, "The garbage collector".
+# were made than freed (CPython's default: 700). A turn makes many (messages, dataclasses,
+# futures), nearly all freed by their reference counts a moment later; at 700 the collections
+# came often and walked them while they were still alive: 7.7 % of the referee's samples at full
+# speed. docs/performance.md, "The garbage collector".
 GC_YOUNG_THRESHOLD = 20_000
 
 
