@@ -275,11 +275,13 @@ async def test_nats_paused_during_a_turn_is_unavailable_and_the_retry_applies_on
     await playing(bus, referee, table)
     referee._log._timeout = 0.3  # an ack lost: three tries fit in a couple of seconds
     before = await bus.records(table)
-    held = referee.tables[table]
-    turns_before = held.records
-
-    assert bus.server.process is not None
-    os.kill(bus.server.process.pid, signal.SIGSTOP)
+    # The countdown's end may be on its way to the log from the table's timer: under the
+    # table's lock it has landed (or not started), so the count read here is the one to keep.
+    async with referee._lock(table):
+        held = referee.tables[table]
+        turns_before = held.records
+        assert bus.server.process is not None
+        os.kill(bus.server.process.pid, signal.SIGSTOP)
     try:
         reply = await race_cmd(referee, table, "ann", "turn-1", turn_tile={"tile": 7})
     finally:
