@@ -446,7 +446,7 @@ async def follow_copy(
     The records are handed over as nats-py hands a callback subscription's messages, straight
     from its queue: a loop of ``next_msg`` makes a task, a ``uuid4`` (a ``getrandom`` call) and
     a ``wait_for`` for every message, 14 us a record against under 1 (docs/performance.md,
-    "The garbage collector")."""
+    "The log's readers without a task per record")."""
     failed: asyncio.Future[BaseException] = asyncio.get_running_loop().create_future()
     turn = asyncio.Lock()  # a take or the quiet check, never both at once
     arrived = 0

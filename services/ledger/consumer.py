@@ -35,7 +35,7 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 from nats.js import JetStreamContext
-from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy, Header, StatusCode
 from nats.js.errors import APIError, NotFoundError
 from prometheus_client import Counter, Gauge
 
@@ -267,7 +267,7 @@ class Pulls:
     """The consumer's pull requests, answered on an inbox of the ledger's own whose callback
     collects the records. nats-py's ``fetch`` takes each record of a batch with ``next_msg`` (a
     task, a ``uuid4`` and a ``wait_for`` each): 20-23 us a record against 6 this way
-    (docs/performance.md, "The garbage collector").
+    (docs/performance.md, "The log's readers without a task per record").
 
     One request at a time, as ``fetch`` makes them: up to ``batch`` records, answered at once
     with what the consumer has, else with the first records to come within ``timeout``; the
@@ -313,27 +313,25 @@ class Pulls:
         return taken
 
     async def _on_message(self, msg: Msg) -> None:
-        status = msg.headers.get(STATUS_HEADER) if msg.headers else None
+        status = msg.headers.get(Header.STATUS) if msg.headers else None
         if status is None:  # a record
             self._records.append(msg)
             if len(self._records) >= self._enough:
                 self._answered.set()
             return
-        if status == HEARTBEAT:
+        if status == StatusCode.CONTROL_MESSAGE:  # a heartbeat
             return
-        if status not in (NO_MESSAGES, REQUEST_TIMEOUT):
+        if status not in (StatusCode.NO_MESSAGES, StatusCode.REQUEST_TIMEOUT):
             log.warning(
                 "a pull request ended early",
                 status=status,
-                description=msg.headers.get(DESCRIPTION_HEADER, "") if msg.headers else "",
+                description=msg.headers.get(Header.DESCRIPTION, "") if msg.headers else "",
             )
         if msg.subject == self._request:  # not a late end of an earlier request
             self._answered.set()
 
 
 _REQUESTS = itertools.count(1)
-STATUS_HEADER, DESCRIPTION_HEADER = "Status", "Description"
-HEARTBEAT, NO_MESSAGES, REQUEST_TIMEOUT = "100", "404", "408"
 
 
 class OutOfOrder(Exception):

@@ -236,8 +236,9 @@ class TableFeed:
 class _Pushes:
     """A table's pushed records, in the order they came, taken by its feed without a task each:
     nats-py's ``next_msg`` makes a task, a ``uuid4`` and a ``wait_for`` for every message (14 us
-    against under 1 for its callback; docs/performance.md, "The garbage collector"). Records
-    pushed while the feed catches up wait here, as they would in the subscription's queue."""
+    against under 1 for its callback; docs/performance.md, "The log's readers without a task per
+    record"). Records pushed while the feed catches up wait here, as they would in the
+    subscription's queue."""
 
     sub: Subscription  # set by subscribe, the only way one is made
 
