@@ -5,7 +5,10 @@ Every game's service has ``rpc Play(stream <Service>PlayRequest) returns (stream
 one of the service's rpcs (the member named after the rpc in snake case); the answer holds the
 same request id and that rpc's response, or a refusal (the status a unary call would have ended
 with). A ``watch`` request starts the seat's view: the Watch rpc's items, under that request's id.
-Nothing here names a game: the members are found from the service's descriptor.
+The view is asked for in batches (``batch``: a record's events in one message, fewer messages
+for the lobby and for us) and handed to the caller one event per item, as Watch sends them
+without it (:func:`unbatched`). Nothing here names a game: the members are found from the
+service's descriptor.
 
 :class:`PlayStream` opens the stream when it is first needed, with the seat's token in the
 metadata, and matches answers to commands by request id. A refusal is raised as the
@@ -50,6 +53,16 @@ _FINAL = frozenset(
         grpc.StatusCode.NOT_FOUND,
     }
 )
+
+
+def unbatched(item: Any) -> Sequence[Any]:
+    """A Watch item as items of one event each: an ``events`` item (asked for with the
+    WatchRequest's ``batch``) becomes one ``event`` item per event, in order; any other item
+    is itself. A server that does not batch sends ``event`` items, which pass as they are."""
+    if item.WhichOneof("item") != "events":
+        return (item,)
+    response = type(item)
+    return [response(event=envelope) for envelope in item.events.events]
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +198,7 @@ class PlayStream:
         self._view_id = request_id
         message = self._rpc.request(request_id=request_id)
         getattr(message, self._rpc.view).after_event_number = after_event_number
-        getattr(message, self._rpc.view).SetInParent()
+        getattr(message, self._rpc.view).batch = True
         await self._send(message)
         ended = False
         try:
@@ -197,7 +210,8 @@ class PlayStream:
                 if item is None:
                     ended = True
                     return
-                yield item
+                for one in unbatched(item):
+                    yield one
         finally:
             if self._view is view:
                 self._view, self._view_id = None, ""

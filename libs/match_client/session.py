@@ -21,7 +21,7 @@ from google.protobuf import message_factory
 from google.protobuf.message import Message
 
 from match_client.client import BOT_KEY_HEADER, MatchClient, Seat
-from match_client.play import PlayStream, Unsupported, play_rpc
+from match_client.play import PlayStream, Unsupported, play_rpc, unbatched
 
 WATCH = "Watch"
 
@@ -153,7 +153,7 @@ class GameSession:
             except Unsupported:
                 pass  # the server has no Play: Watch, from now on
         request = self._rpcs[WATCH].request(
-            table_id=self.table_id, after_event_number=after_event_number
+            table_id=self.table_id, after_event_number=after_event_number, batch=True
         )
         metadata = list(self.client.metadata(self._token, None))
         if self._bot_key:
@@ -161,6 +161,7 @@ class GameSession:
         call = self._callable(WATCH)(request, timeout=None, metadata=metadata)
         try:
             async for item in call:
-                yield item
+                for one in unbatched(item):
+                    yield one
         finally:
             call.cancel()

@@ -253,7 +253,15 @@ class GameServicer:
         present = self._presence.stream(self.game, table_id, player) if player else None
         try:
             async for item in watch(
-                self._js, self._watches, table_id, player, after, client, stream, seen.append
+                self._js,
+                self._watches,
+                table_id,
+                player,
+                after,
+                client,
+                stream,
+                seen.append,
+                request.batch,
             ):
                 if present is not None and seen:
                     present.following(seen[0])
@@ -371,7 +379,7 @@ class GameServicer:
             self._same_table(body.table_id, seat.table_id)
             if member == kit.view:
                 method = "Play.view"
-                self._start_view(body.after_event_number, request_id, kit, seat)
+                self._start_view(body.after_event_number, body.batch, request_id, kit, seat)
                 return None
             command = kit.commands[member]
             method = command.rpc
@@ -407,15 +415,20 @@ class GameServicer:
                 "table's token",
             )
 
-    def _start_view(self, after: int, request_id: str, kit: PlayKit, seat: _Seat) -> None:
-        """Start the seat's view after event ``after``, replacing the one running, if any."""
+    def _start_view(
+        self, after: int, batch: bool, request_id: str, kit: PlayKit, seat: _Seat
+    ) -> None:
+        """Start the seat's view after event ``after`` (``batch``: events in ``events`` items),
+        replacing the one running, if any."""
         if seat.view is not None:
             seat.view.cancel()  # its items already queued carry its own request id
         if seat.present is None:
             seat.present = self._presence.stream(self.game, seat.table_id, seat.claims.player)
-        seat.view = asyncio.create_task(self._run_view(after, request_id, kit, seat))
+        seat.view = asyncio.create_task(self._run_view(after, batch, request_id, kit, seat))
 
-    async def _run_view(self, after: int, request_id: str, kit: PlayKit, seat: _Seat) -> None:
+    async def _run_view(
+        self, after: int, batch: bool, request_id: str, kit: PlayKit, seat: _Seat
+    ) -> None:
         error: ApiError | None = None
         try:
             async for item in view(
@@ -427,6 +440,7 @@ class GameServicer:
                 seat.client,
                 kit.stream,
                 seat.seen.append,
+                batch,
             ):
                 if seat.present is not None and seat.seen:
                     seat.present.following(seat.seen[-1])

@@ -31,6 +31,7 @@ class Script:
         self.streams = 0
         self.unary = 0
         self.metadata: list[dict[str, str]] = []
+        self.batch_asked: bool | None = None
 
     async def play(self, requests: Any, context: Any) -> AsyncIterator[Response]:
         self.streams += 1
@@ -39,6 +40,15 @@ class Script:
             self.sent[request.request_id] += 1
             if self.break_first and self.streams == 1:
                 await context.abort(grpc.StatusCode.UNAVAILABLE, "the lobby went away")
+            if request.HasField("watch"):  # two events in one item, then one alone; then over
+                self.batch_asked = request.watch.batch
+                one, two, three = (common_pb2.EventEnvelope(event_number=n) for n in (1, 2, 3))
+                for item in (
+                    race_service_pb2.WatchResponse(events=common_pb2.EventBatch(events=[one, two])),
+                    race_service_pb2.WatchResponse(event=three),
+                ):
+                    yield Response(request_id=request.request_id, watch=item)
+                return
             if request.turn_tile.tile == 99:
                 yield Response(
                     request_id=request.request_id,
@@ -158,6 +168,21 @@ async def test_commands_sent_at_once_all_go_and_are_all_answered() -> None:
             )
             assert [a.counters.turns for a in answers] == list(range(1, 41))
             assert script.streams == 1 and sum(script.sent.values()) == 40
+            await session.close()
+    finally:
+        await server.stop(None)
+
+
+async def test_the_view_is_asked_for_in_batches_and_handed_on_one_event_each() -> None:
+    script = Script(break_first=False)
+    server, port = await serve(script, with_play=True)
+    try:
+        async with MatchClient(f"127.0.0.1:{port}", timeout=5) as client:
+            session = GameSession(client, "race", "t" * 12, TOKEN)
+            got = [item async for item in session.watch(0)]
+            assert script.batch_asked is True
+            assert [item.WhichOneof("item") for item in got] == ["event"] * 3
+            assert [item.event.event_number for item in got] == [1, 2, 3]
             await session.close()
     finally:
         await server.stop(None)

@@ -1157,10 +1157,14 @@ async def play(referee: ScriptedReferee, seated: Seated, command: cmd.Command) -
 
 
 def watch(
-    race: race_service_pb2_grpc.MatchRaceServiceStub, table_id: str, token: str, after: int = 0
+    race: race_service_pb2_grpc.MatchRaceServiceStub,
+    table_id: str,
+    token: str,
+    after: int = 0,
+    batch: bool = False,
 ) -> grpc.aio.UnaryStreamCall:
     return race.Watch(
-        race_service_pb2.WatchRequest(table_id=table_id, after_event_number=after),
+        race_service_pb2.WatchRequest(table_id=table_id, after_event_number=after, batch=batch),
         metadata=bearer(token),
     )
 
@@ -1177,6 +1181,17 @@ async def events(call: grpc.aio.UnaryStreamCall, n: int) -> list[common_pb2.Even
         item = await read(call)
         assert item.WhichOneof("item") == "event", item
         out.append(item.event)
+    return out
+
+
+async def batches(call: grpc.aio.UnaryStreamCall, n: int) -> list[list[common_pb2.EventEnvelope]]:
+    """Items of a batched Watch until they hold ``n`` events: each item's events."""
+    out: list[list[common_pb2.EventEnvelope]] = []
+    while sum(map(len, out)) < n:
+        item = await read(call)
+        assert item.WhichOneof("item") == "events", item
+        out.append(list(item.events.events))
+    assert sum(map(len, out)) == n
     return out
 
 
@@ -1282,6 +1297,43 @@ async def test_watch_resumes_after_an_event_number_with_the_later_events_only(
     ahead = watch(race, s.table_id, s.bob_token, after=live + 100)  # it knows another history
     assert (await snapshot(ahead)).event_number == live + 1
     ahead.cancel()
+
+
+async def test_a_batched_watch_sends_the_same_events_a_records_together(
+    tables: lobby_pb2_grpc.LobbyServiceStub,
+    race: race_service_pb2_grpc.MatchRaceServiceStub,
+    referee: ScriptedReferee,
+) -> None:
+    s = await seated_and_playing(tables, referee)
+    t0 = s.game.t0
+    for at, tile in ((1000, 1), (2000, 2), (3000, 3)):
+        last = await play(referee, s, cmd.TurnTile(t0 + at, s.ann, tile))
+    one_each = watch(race, s.table_id, s.bob_token)
+    batched = watch(race, s.table_id, s.bob_token, batch=True)
+
+    # The backlog: the same events, in the same order, in items of at most 64.
+    plain = await events(one_each, last)
+    backlog = await batches(batched, last)
+    assert len(backlog) == -(-last // 64) and all(0 < len(b) <= 64 for b in backlog)
+    wire = [e.SerializeToString() for e in plain]
+    assert [e.SerializeToString() for b in backlog for e in b] == wire
+
+    # Live: one item per record, holding all of that record's events.
+    sizes = []
+    for at, tile in ((4000, 5), (5000, 4)):  # a miss (3 and 5), then the next turn
+        sent = await referee.append(
+            s.table_id, list(s.game.when(cmd.TurnTile(t0 + at, s.ann, tile)))
+        )
+        (item,) = await batches(batched, len(sent))
+        sizes.append(len(item))
+        assert [e.event_number for e in item] == [e.event_number for e in sent]
+        assert [kind(e) for e in item] == ["opponent_moved"] * len(sent)
+        assert [e.SerializeToString() for e in await events(one_each, len(sent))] == [
+            e.SerializeToString() for e in item
+        ]
+    assert max(sizes) > 1  # a record of several events came as one item
+    one_each.cancel()
+    batched.cancel()
 
 
 async def test_a_snapshot_holds_no_face_of_another_player(

@@ -130,6 +130,21 @@ interface View {
   end(err: ConnectError | null): void;
 }
 
+/**
+ * A view's items one event each: an `events` item (asked for with the Watch request's `batch`,
+ * docs/api.md, "Watch") becomes one `event` item per event, in order; any other item passes as
+ * it is (a lobby that does not batch sends `event` items).
+ */
+export async function* unbatched(items: AsyncIterable<unknown>, response: DescMessage): AsyncGenerator<unknown> {
+  for await (const it of items) {
+    const item = (it as { item?: { case?: string; value?: unknown } }).item;
+    if (item?.case !== "events") { yield it; continue; }
+    for (const event of (item.value as { events: unknown[] }).events) {
+      yield create(response, { item: { case: "event", value: event } } as MessageInitShape<DescMessage>);
+    }
+  }
+}
+
 /** One seat's socket: its commands matched by request id, its view. */
 class SeatSocket {
   private ws: WebSocket | null = null;
@@ -394,7 +409,10 @@ export class SocketTransport implements Transport {
     } catch {
       return this.fallback(viaConnect);
     }
-    const items = socket.watch(route.member, create(method.input, first), signal);
+    // The view in batches (a record's events in one message: fewer messages for the lobby and
+    // the page), handed to the page one event per item, as Watch sends them without `batch`.
+    const request = create(method.input, { ...first, batch: true } as MessageInitShape<I>);
+    const items = unbatched(socket.watch(route.member, request, signal), method.output);
     return { stream: true, service: method.parent, method, header: new Headers(), trailer: new Headers(), message: items as AsyncIterable<MessageShape<O>> };
   }
 

@@ -209,6 +209,7 @@ describe("the seat's view over its socket", () => {
     const [watch] = ws.requests();
     expect(watch!.command.case).toBe("watch");
     expect((watch!.command.value as { afterEventNumber: bigint }).afterEventNumber).toBe(5n);
+    expect((watch!.command.value as { batch: boolean }).batch).toBe(true);
     const id = watch!.requestId;
     ws.reply({ requestId: id, body: { case: "watch", value: create(WatchResponseSchema, { item: { case: "event", value: { eventNumber: 6n } } }) } });
     ws.reply({ requestId: "another-view-id-0000", body: { case: "watch", value: {} } }); // not this view's
@@ -216,6 +217,25 @@ describe("the seat's view over its socket", () => {
     ws.serverClose(1000); // the game is over and its seed out
     await done;
     expect(seen).toEqual(["event", "event"]);
+  });
+
+  it("hands a batch of events on one event per item, in order", async () => {
+    const { race } = setup();
+    const seen: bigint[] = [];
+    const done = (async () => {
+      for await (const item of race.watch({}, { headers: seat })) {
+        if (item.item.case === "event") seen.push(item.item.value.eventNumber);
+      }
+    })();
+    await flush();
+    const ws = FakeSocket.last();
+    const id = ws.requests()[0]!.requestId;
+    const batch = { events: [{ eventNumber: 1n }, { eventNumber: 2n }, { eventNumber: 3n }] };
+    ws.reply({ requestId: id, body: { case: "watch", value: create(WatchResponseSchema, { item: { case: "events", value: batch } }) } });
+    ws.reply({ requestId: id, body: { case: "watch", value: create(WatchResponseSchema, { item: { case: "event", value: { eventNumber: 4n } } }) } });
+    ws.serverClose(1000);
+    await done;
+    expect(seen).toEqual([1n, 2n, 3n, 4n]);
   });
 
   it("ends with the socket's last refusal when it closes for a status (4000 + code)", async () => {

@@ -3,10 +3,11 @@ from match.v1 import match_cards_pb2 as _match_cards_pb2
 from match.v1 import match_five_pb2 as _match_five_pb2
 from match.v1 import number_match_pb2 as _number_match_pb2
 from match.v1 import race_pb2 as _race_pb2
+from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
-from collections.abc import Mapping as _Mapping
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
@@ -150,6 +151,12 @@ class TableEvent(_message.Message):
     bots_assigned: TableEvent.BotsAssigned
     table_expired: TableEvent.TableExpired
     def __init__(self, table_created: _Optional[_Union[TableEvent.TableCreated, _Mapping]] = ..., player_seated: _Optional[_Union[TableEvent.PlayerSeated, _Mapping]] = ..., player_left: _Optional[_Union[TableEvent.PlayerLeft, _Mapping]] = ..., seed_committed: _Optional[_Union[TableEvent.SeedCommitted, _Mapping]] = ..., seed_revealed: _Optional[_Union[TableEvent.SeedRevealed, _Mapping]] = ..., fill_requested: _Optional[_Union[TableEvent.FillRequested, _Mapping]] = ..., bots_assigned: _Optional[_Union[TableEvent.BotsAssigned, _Mapping]] = ..., table_expired: _Optional[_Union[TableEvent.TableExpired, _Mapping]] = ...) -> None: ...
+
+class EventBatch(_message.Message):
+    __slots__ = ("events",)
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    events: _containers.RepeatedCompositeFieldContainer[EventEnvelope]
+    def __init__(self, events: _Optional[_Iterable[_Union[EventEnvelope, _Mapping]]] = ...) -> None: ...
 
 class EventEnvelope(_message.Message):
     __slots__ = ("table_id", "game_id", "game_kind", "event_number", "server_time_ms", "table", "race", "concentration", "match_cards", "number_match", "match_five")

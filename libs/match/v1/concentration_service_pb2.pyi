@@ -25,20 +25,24 @@ class FlipCardResponse(_message.Message):
     def __init__(self, events: _Optional[_Iterable[_Union[_common_pb2.EventEnvelope, _Mapping]]] = ..., view: _Optional[_Union[_concentration_pb2.ConcentrationView, _Mapping]] = ...) -> None: ...
 
 class ConcentrationServiceWatchRequest(_message.Message):
-    __slots__ = ("table_id", "after_event_number")
+    __slots__ = ("table_id", "after_event_number", "batch")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     AFTER_EVENT_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    BATCH_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     after_event_number: int
-    def __init__(self, table_id: _Optional[str] = ..., after_event_number: _Optional[int] = ...) -> None: ...
+    batch: bool
+    def __init__(self, table_id: _Optional[str] = ..., after_event_number: _Optional[int] = ..., batch: _Optional[bool] = ...) -> None: ...
 
 class ConcentrationServiceWatchResponse(_message.Message):
-    __slots__ = ("snapshot", "event")
+    __slots__ = ("snapshot", "event", "events")
     SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
     EVENT_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
     snapshot: _concentration_pb2.ConcentrationView
     event: _common_pb2.EventEnvelope
-    def __init__(self, snapshot: _Optional[_Union[_concentration_pb2.ConcentrationView, _Mapping]] = ..., event: _Optional[_Union[_common_pb2.EventEnvelope, _Mapping]] = ...) -> None: ...
+    events: _common_pb2.EventBatch
+    def __init__(self, snapshot: _Optional[_Union[_concentration_pb2.ConcentrationView, _Mapping]] = ..., event: _Optional[_Union[_common_pb2.EventEnvelope, _Mapping]] = ..., events: _Optional[_Union[_common_pb2.EventBatch, _Mapping]] = ...) -> None: ...
 
 class ConcentrationServicePlayRequest(_message.Message):
     __slots__ = ("request_id", "flip_card", "watch")

@@ -26,7 +26,7 @@ from match.v1 import common_pb2 as match_dot_v1_dot_common__pb2
 from match.v1 import match_cards_pb2 as match_dot_v1_dot_match__cards__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"match/v1/match_cards_service.proto\x12\x08match.v1\x1a\x15match/v1/common.proto\x1a\x1amatch/v1/match_cards.proto\"1\n\x0fTurnCardRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\r\"c\n\x10TurnCardResponse\x12\'\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x17.match.v1.EventEnvelope\x12&\n\x04view\x18\x02 \x01(\x0b\x32\x18.match.v1.MatchCardsView\"(\n\x14TurnOffNoticeRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"h\n\x15TurnOffNoticeResponse\x12\'\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x17.match.v1.EventEnvelope\x12&\n\x04view\x18\x02 \x01(\x0b\x32\x18.match.v1.MatchCardsView\"M\n\x1dMatchCardsServiceWatchRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x1a\n\x12\x61\x66ter_event_number\x18\x02 \x01(\x04\"\x80\x01\n\x1eMatchCardsServiceWatchResponse\x12,\n\x08snapshot\x18\x01 \x01(\x0b\x32\x18.match.v1.MatchCardsViewH\x00\x12(\n\x05\x65vent\x18\x02 \x01(\x0b\x32\x17.match.v1.EventEnvelopeH\x00\x42\x06\n\x04item\"\xe8\x01\n\x1cMatchCardsServicePlayRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12.\n\tturn_card\x18\x03 \x01(\x0b\x32\x19.match.v1.TurnCardRequestH\x00\x12\x39\n\x0fturn_off_notice\x18\x04 \x01(\x0b\x32\x1e.match.v1.TurnOffNoticeRequestH\x00\x12\x38\n\x05watch\x18\x05 \x01(\x0b\x32\'.match.v1.MatchCardsServiceWatchRequestH\x00\x42\t\n\x07\x63ommandJ\x04\x08\x02\x10\x03\"\x8d\x02\n\x1dMatchCardsServicePlayResponse\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12(\n\x07refusal\x18\x02 \x01(\x0b\x32\x15.match.v1.PlayRefusalH\x00\x12/\n\tturn_card\x18\x03 \x01(\x0b\x32\x1a.match.v1.TurnCardResponseH\x00\x12:\n\x0fturn_off_notice\x18\x04 \x01(\x0b\x32\x1f.match.v1.TurnOffNoticeResponseH\x00\x12\x39\n\x05watch\x18\x05 \x01(\x0b\x32(.match.v1.MatchCardsServiceWatchResponseH\x00\x42\x06\n\x04\x62ody2\xe3\x02\n\x11MatchCardsService\x12\x41\n\x08TurnCard\x12\x19.match.v1.TurnCardRequest\x1a\x1a.match.v1.TurnCardResponse\x12P\n\rTurnOffNotice\x12\x1e.match.v1.TurnOffNoticeRequest\x1a\x1f.match.v1.TurnOffNoticeResponse\x12\\\n\x05Watch\x12\'.match.v1.MatchCardsServiceWatchRequest\x1a(.match.v1.MatchCardsServiceWatchResponse0\x01\x12[\n\x04Play\x12&.match.v1.MatchCardsServicePlayRequest\x1a\'.match.v1.MatchCardsServicePlayResponse(\x01\x30\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"match/v1/match_cards_service.proto\x12\x08match.v1\x1a\x15match/v1/common.proto\x1a\x1amatch/v1/match_cards.proto\"1\n\x0fTurnCardRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\r\"c\n\x10TurnCardResponse\x12\'\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x17.match.v1.EventEnvelope\x12&\n\x04view\x18\x02 \x01(\x0b\x32\x18.match.v1.MatchCardsView\"(\n\x14TurnOffNoticeRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"h\n\x15TurnOffNoticeResponse\x12\'\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x17.match.v1.EventEnvelope\x12&\n\x04view\x18\x02 \x01(\x0b\x32\x18.match.v1.MatchCardsView\"\\\n\x1dMatchCardsServiceWatchRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x1a\n\x12\x61\x66ter_event_number\x18\x02 \x01(\x04\x12\r\n\x05\x62\x61tch\x18\x03 \x01(\x08\"\xa8\x01\n\x1eMatchCardsServiceWatchResponse\x12,\n\x08snapshot\x18\x01 \x01(\x0b\x32\x18.match.v1.MatchCardsViewH\x00\x12(\n\x05\x65vent\x18\x02 \x01(\x0b\x32\x17.match.v1.EventEnvelopeH\x00\x12&\n\x06\x65vents\x18\x03 \x01(\x0b\x32\x14.match.v1.EventBatchH\x00\x42\x06\n\x04item\"\xe8\x01\n\x1cMatchCardsServicePlayRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12.\n\tturn_card\x18\x03 \x01(\x0b\x32\x19.match.v1.TurnCardRequestH\x00\x12\x39\n\x0fturn_off_notice\x18\x04 \x01(\x0b\x32\x1e.match.v1.TurnOffNoticeRequestH\x00\x12\x38\n\x05watch\x18\x05 \x01(\x0b\x32\'.match.v1.MatchCardsServiceWatchRequestH\x00\x42\t\n\x07\x63ommandJ\x04\x08\x02\x10\x03\"\x8d\x02\n\x1dMatchCardsServicePlayResponse\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12(\n\x07refusal\x18\x02 \x01(\x0b\x32\x15.match.v1.PlayRefusalH\x00\x12/\n\tturn_card\x18\x03 \x01(\x0b\x32\x1a.match.v1.TurnCardResponseH\x00\x12:\n\x0fturn_off_notice\x18\x04 \x01(\x0b\x32\x1f.match.v1.TurnOffNoticeResponseH\x00\x12\x39\n\x05watch\x18\x05 \x01(\x0b\x32(.match.v1.MatchCardsServiceWatchResponseH\x00\x42\x06\n\x04\x62ody2\xe3\x02\n\x11MatchCardsService\x12\x41\n\x08TurnCard\x12\x19.match.v1.TurnCardRequest\x1a\x1a.match.v1.TurnCardResponse\x12P\n\rTurnOffNotice\x12\x1e.match.v1.TurnOffNoticeRequest\x1a\x1f.match.v1.TurnOffNoticeResponse\x12\\\n\x05Watch\x12\'.match.v1.MatchCardsServiceWatchRequest\x1a(.match.v1.MatchCardsServiceWatchResponse0\x01\x12[\n\x04Play\x12&.match.v1.MatchCardsServicePlayRequest\x1a\'.match.v1.MatchCardsServicePlayResponse(\x01\x30\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -42,13 +42,13 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_TURNOFFNOTICERESPONSE']._serialized_start=293
   _globals['_TURNOFFNOTICERESPONSE']._serialized_end=397
   _globals['_MATCHCARDSSERVICEWATCHREQUEST']._serialized_start=399
-  _globals['_MATCHCARDSSERVICEWATCHREQUEST']._serialized_end=476
-  _globals['_MATCHCARDSSERVICEWATCHRESPONSE']._serialized_start=479
-  _globals['_MATCHCARDSSERVICEWATCHRESPONSE']._serialized_end=607
-  _globals['_MATCHCARDSSERVICEPLAYREQUEST']._serialized_start=610
-  _globals['_MATCHCARDSSERVICEPLAYREQUEST']._serialized_end=842
-  _globals['_MATCHCARDSSERVICEPLAYRESPONSE']._serialized_start=845
-  _globals['_MATCHCARDSSERVICEPLAYRESPONSE']._serialized_end=1114
-  _globals['_MATCHCARDSSERVICE']._serialized_start=1117
-  _globals['_MATCHCARDSSERVICE']._serialized_end=1472
+  _globals['_MATCHCARDSSERVICEWATCHREQUEST']._serialized_end=491
+  _globals['_MATCHCARDSSERVICEWATCHRESPONSE']._serialized_start=494
+  _globals['_MATCHCARDSSERVICEWATCHRESPONSE']._serialized_end=662
+  _globals['_MATCHCARDSSERVICEPLAYREQUEST']._serialized_start=665
+  _globals['_MATCHCARDSSERVICEPLAYREQUEST']._serialized_end=897
+  _globals['_MATCHCARDSSERVICEPLAYRESPONSE']._serialized_start=900
+  _globals['_MATCHCARDSSERVICEPLAYRESPONSE']._serialized_end=1169
+  _globals['_MATCHCARDSSERVICE']._serialized_start=1172
+  _globals['_MATCHCARDSSERVICE']._serialized_end=1527
 # @@protoc_insertion_point(module_scope)

@@ -39,20 +39,24 @@ class TurnOffNoticeResponse(_message.Message):
     def __init__(self, events: _Optional[_Iterable[_Union[_common_pb2.EventEnvelope, _Mapping]]] = ..., view: _Optional[_Union[_match_cards_pb2.MatchCardsView, _Mapping]] = ...) -> None: ...
 
 class MatchCardsServiceWatchRequest(_message.Message):
-    __slots__ = ("table_id", "after_event_number")
+    __slots__ = ("table_id", "after_event_number", "batch")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     AFTER_EVENT_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    BATCH_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     after_event_number: int
-    def __init__(self, table_id: _Optional[str] = ..., after_event_number: _Optional[int] = ...) -> None: ...
+    batch: bool
+    def __init__(self, table_id: _Optional[str] = ..., after_event_number: _Optional[int] = ..., batch: _Optional[bool] = ...) -> None: ...
 
 class MatchCardsServiceWatchResponse(_message.Message):
-    __slots__ = ("snapshot", "event")
+    __slots__ = ("snapshot", "event", "events")
     SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
     EVENT_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
     snapshot: _match_cards_pb2.MatchCardsView
     event: _common_pb2.EventEnvelope
-    def __init__(self, snapshot: _Optional[_Union[_match_cards_pb2.MatchCardsView, _Mapping]] = ..., event: _Optional[_Union[_common_pb2.EventEnvelope, _Mapping]] = ...) -> None: ...
+    events: _common_pb2.EventBatch
+    def __init__(self, snapshot: _Optional[_Union[_match_cards_pb2.MatchCardsView, _Mapping]] = ..., event: _Optional[_Union[_common_pb2.EventEnvelope, _Mapping]] = ..., events: _Optional[_Union[_common_pb2.EventBatch, _Mapping]] = ...) -> None: ...
 
 class MatchCardsServicePlayRequest(_message.Message):
     __slots__ = ("request_id", "turn_card", "turn_off_notice", "watch")

@@ -4,7 +4,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { EventEnvelope, PlayRefusal } from "./common_pb";
+import type { EventBatch, EventEnvelope, PlayRefusal } from "./common_pb";
 import { file_match_v1_common } from "./common_pb";
 import type { ConcentrationView } from "./concentration_pb";
 import { file_match_v1_concentration } from "./concentration_pb";
@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file match/v1/concentration_service.proto.
  */
 export const file_match_v1_concentration_service: GenFile = /*@__PURE__*/
-  fileDesc("CiRtYXRjaC92MS9jb25jZW50cmF0aW9uX3NlcnZpY2UucHJvdG8SCG1hdGNoLnYxIjEKD0ZsaXBDYXJkUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRIMCgRjYXJkGAIgASgNImYKEEZsaXBDYXJkUmVzcG9uc2USJwoGZXZlbnRzGAEgAygLMhcubWF0Y2gudjEuRXZlbnRFbnZlbG9wZRIpCgR2aWV3GAIgASgLMhsubWF0Y2gudjEuQ29uY2VudHJhdGlvblZpZXciUAogQ29uY2VudHJhdGlvblNlcnZpY2VXYXRjaFJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkSGgoSYWZ0ZXJfZXZlbnRfbnVtYmVyGAIgASgEIoYBCiFDb25jZW50cmF0aW9uU2VydmljZVdhdGNoUmVzcG9uc2USLwoIc25hcHNob3QYASABKAsyGy5tYXRjaC52MS5Db25jZW50cmF0aW9uVmlld0gAEigKBWV2ZW50GAIgASgLMhcubWF0Y2gudjEuRXZlbnRFbnZlbG9wZUgAQgYKBGl0ZW0iswEKH0NvbmNlbnRyYXRpb25TZXJ2aWNlUGxheVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIuCglmbGlwX2NhcmQYAyABKAsyGS5tYXRjaC52MS5GbGlwQ2FyZFJlcXVlc3RIABI7CgV3YXRjaBgEIAEoCzIqLm1hdGNoLnYxLkNvbmNlbnRyYXRpb25TZXJ2aWNlV2F0Y2hSZXF1ZXN0SABCCQoHY29tbWFuZEoECAIQAyLXAQogQ29uY2VudHJhdGlvblNlcnZpY2VQbGF5UmVzcG9uc2USEgoKcmVxdWVzdF9pZBgBIAEoCRIoCgdyZWZ1c2FsGAIgASgLMhUubWF0Y2gudjEuUGxheVJlZnVzYWxIABIvCglmbGlwX2NhcmQYAyABKAsyGi5tYXRjaC52MS5GbGlwQ2FyZFJlc3BvbnNlSAASPAoFd2F0Y2gYBCABKAsyKy5tYXRjaC52MS5Db25jZW50cmF0aW9uU2VydmljZVdhdGNoUmVzcG9uc2VIAEIGCgRib2R5MqACChRDb25jZW50cmF0aW9uU2VydmljZRJBCghGbGlwQ2FyZBIZLm1hdGNoLnYxLkZsaXBDYXJkUmVxdWVzdBoaLm1hdGNoLnYxLkZsaXBDYXJkUmVzcG9uc2USYgoFV2F0Y2gSKi5tYXRjaC52MS5Db25jZW50cmF0aW9uU2VydmljZVdhdGNoUmVxdWVzdBorLm1hdGNoLnYxLkNvbmNlbnRyYXRpb25TZXJ2aWNlV2F0Y2hSZXNwb25zZTABEmEKBFBsYXkSKS5tYXRjaC52MS5Db25jZW50cmF0aW9uU2VydmljZVBsYXlSZXF1ZXN0GioubWF0Y2gudjEuQ29uY2VudHJhdGlvblNlcnZpY2VQbGF5UmVzcG9uc2UoATABYgZwcm90bzM", [file_match_v1_common, file_match_v1_concentration]);
+  fileDesc("CiRtYXRjaC92MS9jb25jZW50cmF0aW9uX3NlcnZpY2UucHJvdG8SCG1hdGNoLnYxIjEKD0ZsaXBDYXJkUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRIMCgRjYXJkGAIgASgNImYKEEZsaXBDYXJkUmVzcG9uc2USJwoGZXZlbnRzGAEgAygLMhcubWF0Y2gudjEuRXZlbnRFbnZlbG9wZRIpCgR2aWV3GAIgASgLMhsubWF0Y2gudjEuQ29uY2VudHJhdGlvblZpZXciXwogQ29uY2VudHJhdGlvblNlcnZpY2VXYXRjaFJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkSGgoSYWZ0ZXJfZXZlbnRfbnVtYmVyGAIgASgEEg0KBWJhdGNoGAMgASgIIq4BCiFDb25jZW50cmF0aW9uU2VydmljZVdhdGNoUmVzcG9uc2USLwoIc25hcHNob3QYASABKAsyGy5tYXRjaC52MS5Db25jZW50cmF0aW9uVmlld0gAEigKBWV2ZW50GAIgASgLMhcubWF0Y2gudjEuRXZlbnRFbnZlbG9wZUgAEiYKBmV2ZW50cxgDIAEoCzIULm1hdGNoLnYxLkV2ZW50QmF0Y2hIAEIGCgRpdGVtIrMBCh9Db25jZW50cmF0aW9uU2VydmljZVBsYXlSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSLgoJZmxpcF9jYXJkGAMgASgLMhkubWF0Y2gudjEuRmxpcENhcmRSZXF1ZXN0SAASOwoFd2F0Y2gYBCABKAsyKi5tYXRjaC52MS5Db25jZW50cmF0aW9uU2VydmljZVdhdGNoUmVxdWVzdEgAQgkKB2NvbW1hbmRKBAgCEAMi1wEKIENvbmNlbnRyYXRpb25TZXJ2aWNlUGxheVJlc3BvbnNlEhIKCnJlcXVlc3RfaWQYASABKAkSKAoHcmVmdXNhbBgCIAEoCzIVLm1hdGNoLnYxLlBsYXlSZWZ1c2FsSAASLwoJZmxpcF9jYXJkGAMgASgLMhoubWF0Y2gudjEuRmxpcENhcmRSZXNwb25zZUgAEjwKBXdhdGNoGAQgASgLMisubWF0Y2gudjEuQ29uY2VudHJhdGlvblNlcnZpY2VXYXRjaFJlc3BvbnNlSABCBgoEYm9keTKgAgoUQ29uY2VudHJhdGlvblNlcnZpY2USQQoIRmxpcENhcmQSGS5tYXRjaC52MS5GbGlwQ2FyZFJlcXVlc3QaGi5tYXRjaC52MS5GbGlwQ2FyZFJlc3BvbnNlEmIKBVdhdGNoEioubWF0Y2gudjEuQ29uY2VudHJhdGlvblNlcnZpY2VXYXRjaFJlcXVlc3QaKy5tYXRjaC52MS5Db25jZW50cmF0aW9uU2VydmljZVdhdGNoUmVzcG9uc2UwARJhCgRQbGF5EikubWF0Y2gudjEuQ29uY2VudHJhdGlvblNlcnZpY2VQbGF5UmVxdWVzdBoqLm1hdGNoLnYxLkNvbmNlbnRyYXRpb25TZXJ2aWNlUGxheVJlc3BvbnNlKAEwAWIGcHJvdG8z", [file_match_v1_common, file_match_v1_concentration]);
 
 /**
  * Flip a card.
@@ -91,6 +91,14 @@ export type ConcentrationServiceWatchRequest = Message<"match.v1.ConcentrationSe
    * @generated from field: uint64 after_event_number = 2;
    */
   afterEventNumber: bigint;
+
+  /**
+   * True: events come in `events` items (EventBatch) instead of one `event` item each: the same
+   * events in the same order, in fewer messages. False (the default): one `event` per event.
+   *
+   * @generated from field: bool batch = 3;
+   */
+  batch: boolean;
 };
 
 /**
@@ -127,6 +135,14 @@ export type ConcentrationServiceWatchResponse = Message<"match.v1.ConcentrationS
      */
     value: EventEnvelope;
     case: "event";
+  } | {
+    /**
+     * With `batch` asked: consecutive events, in order (EventBatch).
+     *
+     * @generated from field: match.v1.EventBatch events = 3;
+     */
+    value: EventBatch;
+    case: "events";
   } | { case: undefined; value?: undefined };
 };
 

@@ -4,7 +4,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { EventEnvelope, PlayRefusal } from "./common_pb";
+import type { EventBatch, EventEnvelope, PlayRefusal } from "./common_pb";
 import { file_match_v1_common } from "./common_pb";
 import type { MatchCardsView } from "./match_cards_pb";
 import { file_match_v1_match_cards } from "./match_cards_pb";
@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file match/v1/match_cards_service.proto.
  */
 export const file_match_v1_match_cards_service: GenFile = /*@__PURE__*/
-  fileDesc("CiJtYXRjaC92MS9tYXRjaF9jYXJkc19zZXJ2aWNlLnByb3RvEghtYXRjaC52MSIxCg9UdXJuQ2FyZFJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkSDAoEY2FyZBgCIAEoDSJjChBUdXJuQ2FyZFJlc3BvbnNlEicKBmV2ZW50cxgBIAMoCzIXLm1hdGNoLnYxLkV2ZW50RW52ZWxvcGUSJgoEdmlldxgCIAEoCzIYLm1hdGNoLnYxLk1hdGNoQ2FyZHNWaWV3IigKFFR1cm5PZmZOb3RpY2VSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJImgKFVR1cm5PZmZOb3RpY2VSZXNwb25zZRInCgZldmVudHMYASADKAsyFy5tYXRjaC52MS5FdmVudEVudmVsb3BlEiYKBHZpZXcYAiABKAsyGC5tYXRjaC52MS5NYXRjaENhcmRzVmlldyJNCh1NYXRjaENhcmRzU2VydmljZVdhdGNoUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRIaChJhZnRlcl9ldmVudF9udW1iZXIYAiABKAQigAEKHk1hdGNoQ2FyZHNTZXJ2aWNlV2F0Y2hSZXNwb25zZRIsCghzbmFwc2hvdBgBIAEoCzIYLm1hdGNoLnYxLk1hdGNoQ2FyZHNWaWV3SAASKAoFZXZlbnQYAiABKAsyFy5tYXRjaC52MS5FdmVudEVudmVsb3BlSABCBgoEaXRlbSLoAQocTWF0Y2hDYXJkc1NlcnZpY2VQbGF5UmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEi4KCXR1cm5fY2FyZBgDIAEoCzIZLm1hdGNoLnYxLlR1cm5DYXJkUmVxdWVzdEgAEjkKD3R1cm5fb2ZmX25vdGljZRgEIAEoCzIeLm1hdGNoLnYxLlR1cm5PZmZOb3RpY2VSZXF1ZXN0SAASOAoFd2F0Y2gYBSABKAsyJy5tYXRjaC52MS5NYXRjaENhcmRzU2VydmljZVdhdGNoUmVxdWVzdEgAQgkKB2NvbW1hbmRKBAgCEAMijQIKHU1hdGNoQ2FyZHNTZXJ2aWNlUGxheVJlc3BvbnNlEhIKCnJlcXVlc3RfaWQYASABKAkSKAoHcmVmdXNhbBgCIAEoCzIVLm1hdGNoLnYxLlBsYXlSZWZ1c2FsSAASLwoJdHVybl9jYXJkGAMgASgLMhoubWF0Y2gudjEuVHVybkNhcmRSZXNwb25zZUgAEjoKD3R1cm5fb2ZmX25vdGljZRgEIAEoCzIfLm1hdGNoLnYxLlR1cm5PZmZOb3RpY2VSZXNwb25zZUgAEjkKBXdhdGNoGAUgASgLMigubWF0Y2gudjEuTWF0Y2hDYXJkc1NlcnZpY2VXYXRjaFJlc3BvbnNlSABCBgoEYm9keTLjAgoRTWF0Y2hDYXJkc1NlcnZpY2USQQoIVHVybkNhcmQSGS5tYXRjaC52MS5UdXJuQ2FyZFJlcXVlc3QaGi5tYXRjaC52MS5UdXJuQ2FyZFJlc3BvbnNlElAKDVR1cm5PZmZOb3RpY2USHi5tYXRjaC52MS5UdXJuT2ZmTm90aWNlUmVxdWVzdBofLm1hdGNoLnYxLlR1cm5PZmZOb3RpY2VSZXNwb25zZRJcCgVXYXRjaBInLm1hdGNoLnYxLk1hdGNoQ2FyZHNTZXJ2aWNlV2F0Y2hSZXF1ZXN0GigubWF0Y2gudjEuTWF0Y2hDYXJkc1NlcnZpY2VXYXRjaFJlc3BvbnNlMAESWwoEUGxheRImLm1hdGNoLnYxLk1hdGNoQ2FyZHNTZXJ2aWNlUGxheVJlcXVlc3QaJy5tYXRjaC52MS5NYXRjaENhcmRzU2VydmljZVBsYXlSZXNwb25zZSgBMAFiBnByb3RvMw", [file_match_v1_common, file_match_v1_match_cards]);
+  fileDesc("CiJtYXRjaC92MS9tYXRjaF9jYXJkc19zZXJ2aWNlLnByb3RvEghtYXRjaC52MSIxCg9UdXJuQ2FyZFJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkSDAoEY2FyZBgCIAEoDSJjChBUdXJuQ2FyZFJlc3BvbnNlEicKBmV2ZW50cxgBIAMoCzIXLm1hdGNoLnYxLkV2ZW50RW52ZWxvcGUSJgoEdmlldxgCIAEoCzIYLm1hdGNoLnYxLk1hdGNoQ2FyZHNWaWV3IigKFFR1cm5PZmZOb3RpY2VSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJImgKFVR1cm5PZmZOb3RpY2VSZXNwb25zZRInCgZldmVudHMYASADKAsyFy5tYXRjaC52MS5FdmVudEVudmVsb3BlEiYKBHZpZXcYAiABKAsyGC5tYXRjaC52MS5NYXRjaENhcmRzVmlldyJcCh1NYXRjaENhcmRzU2VydmljZVdhdGNoUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRIaChJhZnRlcl9ldmVudF9udW1iZXIYAiABKAQSDQoFYmF0Y2gYAyABKAgiqAEKHk1hdGNoQ2FyZHNTZXJ2aWNlV2F0Y2hSZXNwb25zZRIsCghzbmFwc2hvdBgBIAEoCzIYLm1hdGNoLnYxLk1hdGNoQ2FyZHNWaWV3SAASKAoFZXZlbnQYAiABKAsyFy5tYXRjaC52MS5FdmVudEVudmVsb3BlSAASJgoGZXZlbnRzGAMgASgLMhQubWF0Y2gudjEuRXZlbnRCYXRjaEgAQgYKBGl0ZW0i6AEKHE1hdGNoQ2FyZHNTZXJ2aWNlUGxheVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIuCgl0dXJuX2NhcmQYAyABKAsyGS5tYXRjaC52MS5UdXJuQ2FyZFJlcXVlc3RIABI5Cg90dXJuX29mZl9ub3RpY2UYBCABKAsyHi5tYXRjaC52MS5UdXJuT2ZmTm90aWNlUmVxdWVzdEgAEjgKBXdhdGNoGAUgASgLMicubWF0Y2gudjEuTWF0Y2hDYXJkc1NlcnZpY2VXYXRjaFJlcXVlc3RIAEIJCgdjb21tYW5kSgQIAhADIo0CCh1NYXRjaENhcmRzU2VydmljZVBsYXlSZXNwb25zZRISCgpyZXF1ZXN0X2lkGAEgASgJEigKB3JlZnVzYWwYAiABKAsyFS5tYXRjaC52MS5QbGF5UmVmdXNhbEgAEi8KCXR1cm5fY2FyZBgDIAEoCzIaLm1hdGNoLnYxLlR1cm5DYXJkUmVzcG9uc2VIABI6Cg90dXJuX29mZl9ub3RpY2UYBCABKAsyHy5tYXRjaC52MS5UdXJuT2ZmTm90aWNlUmVzcG9uc2VIABI5CgV3YXRjaBgFIAEoCzIoLm1hdGNoLnYxLk1hdGNoQ2FyZHNTZXJ2aWNlV2F0Y2hSZXNwb25zZUgAQgYKBGJvZHky4wIKEU1hdGNoQ2FyZHNTZXJ2aWNlEkEKCFR1cm5DYXJkEhkubWF0Y2gudjEuVHVybkNhcmRSZXF1ZXN0GhoubWF0Y2gudjEuVHVybkNhcmRSZXNwb25zZRJQCg1UdXJuT2ZmTm90aWNlEh4ubWF0Y2gudjEuVHVybk9mZk5vdGljZVJlcXVlc3QaHy5tYXRjaC52MS5UdXJuT2ZmTm90aWNlUmVzcG9uc2USXAoFV2F0Y2gSJy5tYXRjaC52MS5NYXRjaENhcmRzU2VydmljZVdhdGNoUmVxdWVzdBooLm1hdGNoLnYxLk1hdGNoQ2FyZHNTZXJ2aWNlV2F0Y2hSZXNwb25zZTABElsKBFBsYXkSJi5tYXRjaC52MS5NYXRjaENhcmRzU2VydmljZVBsYXlSZXF1ZXN0GicubWF0Y2gudjEuTWF0Y2hDYXJkc1NlcnZpY2VQbGF5UmVzcG9uc2UoATABYgZwcm90bzM", [file_match_v1_common, file_match_v1_match_cards]);
 
 /**
  * Turn a card.
@@ -140,6 +140,14 @@ export type MatchCardsServiceWatchRequest = Message<"match.v1.MatchCardsServiceW
    * @generated from field: uint64 after_event_number = 2;
    */
   afterEventNumber: bigint;
+
+  /**
+   * True: events come in `events` items (EventBatch) instead of one `event` item each: the same
+   * events in the same order, in fewer messages. False (the default): one `event` per event.
+   *
+   * @generated from field: bool batch = 3;
+   */
+  batch: boolean;
 };
 
 /**
@@ -176,6 +184,14 @@ export type MatchCardsServiceWatchResponse = Message<"match.v1.MatchCardsService
      */
     value: EventEnvelope;
     case: "event";
+  } | {
+    /**
+     * With `batch` asked: consecutive events, in order (EventBatch).
+     *
+     * @generated from field: match.v1.EventBatch events = 3;
+     */
+    value: EventBatch;
+    case: "events";
   } | { case: undefined; value?: undefined };
 };
 
