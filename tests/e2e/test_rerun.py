@@ -29,9 +29,13 @@ async def _played_game(
     await ann.ready()
     await bob.ready()
     await ann.wait_for("board_started", board=1, timeout=20)
-    # Some of these are refused (a pause, a face-up tile, tile 0): refusals are recorded too,
-    # and the re-run below must find the same ones (it asserts how many).
-    for player, tile in [(ann, t) for t in (1, 2, 3, 4, 5, 6)] + [(bob, 1), (bob, 1), (bob, 0)]:
+    # Some of these are refused: refusals are recorded too, and the re-run below must find the
+    # same ones (it asserts how many). Bob's second and third tile 1 are refused whatever the
+    # timing (tile_face_up: his first stays up until he turns another); Ann's turns during her
+    # pause after a miss are refused only when they come within it, which a loaded machine
+    # may not manage; tile 0 is refused at the edge, before anything is recorded.
+    bob_s = [(bob, 1), (bob, 1), (bob, 1), (bob, 0)]
+    for player, tile in [(ann, t) for t in (1, 2, 3, 4, 5, 6)] + bob_s:
         with contextlib.suppress(grpc.aio.AioRpcError):
             await player.turn(tile)
     await ann.resign()
