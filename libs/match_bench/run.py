@@ -286,12 +286,15 @@ class Bench:
         self.log(
             f"warm after {time.monotonic() - t0:.1f}s: {len(tasks)} tables, {warm:.1f} in flight"
         )
-        before, items = len(tasks), views.items
+        before, items, messages = len(tasks), views.items, views.messages
         stats, elapsed, cpu, flight = await self.window(sink, seconds)
         fig = self.figures(stats, elapsed, cpu, flight)
         fig["transport"] = self.via
         if self.via == VIEW:  # what came down the seats' streams besides the replies
             fig["view_items_per_turn"] = round((views.items - items) / max(fig["turns"], 1), 2)
+            fig["view_messages_per_turn"] = round(
+                (views.messages - messages) / max(fig["turns"], 1), 2
+            )
         fig["tables"] = len(tasks)
         fig["tables_opened_in_window"] = len(tasks) - before
         fig["concurrency"] = a.concurrency
@@ -849,6 +852,7 @@ def summary(results: dict[str, Any], args: argparse.Namespace) -> str:
         s["view_turns_s"] = round(viewing["turns_per_s"])
         s["view_cpu_us_per_turn"] = viewing["stack_cpu_us_per_turn"]
         s["view_items_per_turn"] = viewing.get("view_items_per_turn", 0)
+        s["view_messages_per_turn"] = viewing.get("view_messages_per_turn", 0)
         s["views_failed"] = sum(
             n for why, n in viewing.get("views_ended", {}).items() if why != "ok"
         )
@@ -1029,7 +1033,8 @@ def table_text(results: dict[str, Any], group_sync: str = "") -> str:
         lines.append(
             f"full speed with every seat following its view on its stream (as the apps play): "
             f"{s['view_turns_s']} turns/s, {s['view_cpu_us_per_turn']} us services + NATS per "
-            f"turn, {s['view_items_per_turn']} view items per turn, {s['views_failed']} views "
+            f"turn, {s['view_items_per_turn']} view events per turn in "
+            f"{s.get('view_messages_per_turn', 0)} messages, {s['views_failed']} views "
             "refused or broken"
         )
     if "group_p99_ms" in s:

@@ -105,10 +105,12 @@ class Play:
 
 @dataclass
 class ViewTally:
-    """What the seats' views got: every item, and how each view ended ("ok": the game over;
-    otherwise the status that ended it)."""
+    """What the seats' views got: every event (``items``), the messages that carried them (a
+    batch is one), and how each view ended ("ok": the game over; otherwise the status that
+    ended it)."""
 
     items: int = 0
+    messages: int = 0
     ended: Counter[str] = field(default_factory=Counter)
 
 
@@ -132,8 +134,11 @@ class Viewing(Play):
 
     async def _view(self, tally: ViewTally) -> None:
         try:
+            counted = self._stream.view_messages
             async for _ in self._stream.watch(0):
                 tally.items += 1
+                tally.messages += self._stream.view_messages - counted
+                counted = self._stream.view_messages
             tally.ended["ok"] += 1
         except grpc.aio.AioRpcError as error:
             tally.ended[error.code().name] += 1

@@ -158,6 +158,7 @@ class PlayStream:
         self._pending: dict[str, _Pending] = {}
         self._view_id = ""
         self._view: asyncio.Queue[Any] | None = None
+        self.view_messages = 0  # the view's messages so far, batches counted once
         self._opening = asyncio.Lock()
         # gRPC allows one write in flight on a call: a second one at the same time fails
         # (GRPC_CALL_ERROR_TOO_MANY_OPERATIONS) and, swallowed, would lose the message.
@@ -210,6 +211,7 @@ class PlayStream:
                 if item is None:
                     ended = True
                     return
+                self.view_messages += 1
                 for one in unbatched(item):
                     yield one
         finally:
