@@ -57,7 +57,8 @@ async def play_short_game(
                 await ann.turn(tile)
             except grpc.aio.AioRpcError as error:
                 paused = paused or refusal_code(error) == "paused"
-        for bad in (1, 1, 0):  # the second is face up, 0 is no tile: refused, recorded
+        for bad in (1, 1, 0):  # the second is face up (refused, recorded); 0 is no tile (refused
+            # at the lobby's edge, so not in the log)
             with contextlib.suppress(grpc.aio.AioRpcError):
                 await bob.turn(bad)
         if while_playing is not None:

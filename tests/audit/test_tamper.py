@@ -199,7 +199,10 @@ def test_the_real_games_export_verifies_and_replays(real: RealGame, tmp_path: Pa
     assert main(["replay", "--offline", str(real.path)], out=out) == 0
     timeline = out.getvalue()
     assert "board 1 (T0 = " in timeline and "Ann turns tile 1: symbol" in timeline
-    assert "refused, paused" in timeline and "seed revealed" in timeline
+    # Bob's second turn of his face-up tile is refused whatever the timing (Ann's turns in her
+    # pause depend on the machine's speed; play_short_game says why).
+    assert "Bob turns tile 1: refused, tile_face_up" in timeline
+    assert "seed revealed" in timeline
 
 
 # --- an edited export: the proofs no longer match ------------------------------------------------
