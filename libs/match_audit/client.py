@@ -136,7 +136,13 @@ class LedgerClient:
             checkpoint=answer.checkpoint,
             verifier_key=self.verifier_key(),
             entries=tuple(
-                Entry(e.leaf_index, e.stream_sequence, e.record, tuple(e.inclusion_proof))
+                Entry(
+                    e.leaf_index,
+                    e.stream_sequence,
+                    e.record,
+                    tuple(e.inclusion_proof),
+                    e.frame_index,
+                )
                 for e in entries
             ),
             consistency=tuple(proofs),

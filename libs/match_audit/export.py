@@ -7,7 +7,9 @@ One JSON object per line, each with a ``type``:
 * ``{"type": "checkpoint", "note": <the signed checkpoint>}``;
 * ``{"type": "verifier_key", "key": <name+keyid+base64>}``: the key the ledger served;
 * ``{"type": "record", "record": <index in the game>, "leaf_index": ..., "stream_sequence": ...,
-  "data": <base64 of the TableRecord's bytes>, "proof": [<base64 hash>, ...]}``, in order;
+  "frame_index": ..., "data": <base64 of the TableRecord's bytes>, "proof": [<base64 hash>,
+  ...]}``, in order (``frame_index``: the record's entry in its frame, 0 for a record published
+  on its own; a file without it, written before frames, reads as 0);
 * ``{"type": "consistency", "first_size": ..., "second_size": ..., "proof": [...]}``, optional.
 """
 
@@ -52,6 +54,7 @@ def dumps(evidence: Evidence, ledger: str = "") -> str:
             "record": i,
             "leaf_index": e.leaf_index,
             "stream_sequence": e.stream_sequence,
+            "frame_index": e.frame_index,
             "data": _b64(e.record),
             "proof": [_b64(p) for p in e.proof],
         }
@@ -123,6 +126,7 @@ def loads(lines: Iterable[str]) -> Evidence:
                     stream_sequence=_int(line.get("stream_sequence", 0), where),
                     record=_bytes(line.get("data"), where),
                     proof=_proof(line.get("proof"), where),
+                    frame_index=_int(line.get("frame_index", 0), where),
                 )
             )
         elif kind == "consistency":

@@ -21,6 +21,7 @@ from match.v1 import common_pb2, dealer_pb2, referee_pb2
 from match_audit import merkle
 from match_audit.note import Checkpoint, NoteError, Verifier, open_checkpoint
 from match_audit.rerun import TableError, TableGame, ended_at, rerun, table_game
+from match_bus.records import place
 from match_rules.deal import SEED_BYTES, commitment
 from match_rules.errors import RuleError
 from match_rules.game import Game
@@ -35,6 +36,7 @@ class Entry:
     stream_sequence: int  # informative: not covered by the proofs
     record: bytes  # the leaf's data, a TableRecord
     proof: tuple[bytes, ...]  # inclusion proof against the checkpoint's size
+    frame_index: int = 0  # informative: its entry in its frame (0: published on its own)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,11 +120,11 @@ def _at(index: int, entries: Sequence[Entry]) -> str:
 
 def undecodable(game: str, index: int, entries: Sequence[Entry]) -> str:
     """What to say of a record that is not a TableRecord: the game's table is quarantined (the
-    referee refuses it too), and the record is named by its stream sequence."""
+    referee refuses it too), and the record is named by its place in the stream."""
     entry = entries[index]
     return (
-        f"table {game} is quarantined: record at stream sequence {entry.stream_sequence} does "
-        f"not decode as a TableRecord (record {index}, leaf {entry.leaf_index})"
+        f"table {game} is quarantined: record at {place(entry.stream_sequence, entry.frame_index)}"
+        f" does not decode as a TableRecord (record {index}, leaf {entry.leaf_index})"
     )
 
 

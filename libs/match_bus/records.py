@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from google.protobuf.message import DecodeError
 
 from match.v1 import referee_pb2
+from match_bus import subjects
 
 QUARANTINED = "table_quarantined"  # the refusal slug clients branch on
 
@@ -67,19 +68,27 @@ def numbers_of(headers: Mapping[str, str] | None) -> tuple[int, int, int] | None
 class BadRecord(Exception):
     """A record that quarantines its table: where it is, and what is wrong with it."""
 
-    def __init__(self, table_id: str, sequence: int, problem: str) -> None:
-        super().__init__(f"table {table_id}: record at stream sequence {sequence} {problem}")
+    def __init__(self, table_id: str, sequence: int, problem: str, index: int = 0) -> None:
+        super().__init__(f"table {table_id}: record at {place(sequence, index)} {problem}")
         self.table_id = table_id
         self.sequence = sequence
+        self.index = index  # its place in its message (a frame's entry), 0 for most
         self.problem = problem
 
     @property
     def message(self) -> str:
-        """What a caller is told: the table, the stream sequence, what to do."""
+        """What a caller is told: the table, where the record is, what to do."""
         return (
-            f"table {self.table_id} is quarantined: record at stream sequence {self.sequence} "
-            f"{self.problem}; an operator must repair its log"
+            f"table {self.table_id} is quarantined: record at "
+            f"{place(self.sequence, self.index)} {self.problem}; an operator must repair its log"
         )
+
+
+def place(sequence: int, index: int = 0) -> str:
+    """Where a record is, as a person reads it: its stream sequence, and its entry in its frame
+    when it is not the message's first record."""
+    where = f"stream sequence {sequence}"
+    return f"{where}, entry {index} of its frame" if index else where
 
 
 @dataclass(slots=True)
@@ -90,35 +99,37 @@ class Numbering:
     records: int = 0  # records taken so far
     next_event: int = 1  # the number the next event takes
 
-    def follow(self, sequence: int, data: bytes) -> referee_pb2.TableRecord:
-        """The record at stream ``sequence``, if it fits after the ones before; else BadRecord
-        (and the numbering stays where it was)."""
+    def follow(self, sequence: int, data: bytes, index: int = 0) -> referee_pb2.TableRecord:
+        """The record at stream ``sequence`` (entry ``index`` of its message), if it fits after
+        the ones before; else BadRecord (and the numbering stays where it was)."""
         try:
             record = referee_pb2.TableRecord.FromString(data)
         except DecodeError:
-            raise BadRecord(self.table_id, sequence, "does not decode as a TableRecord") from None
+            undecodable = "does not decode as a TableRecord"
+            raise BadRecord(self.table_id, sequence, undecodable, index) from None
         problem = self._problem(record)
         if problem is not None:
-            raise BadRecord(self.table_id, sequence, problem)
+            raise BadRecord(self.table_id, sequence, problem, index)
         self.resume(record)
         return record
 
-    def skip(self, sequence: int, numbers: tuple[int, int, int]) -> None:
+    def skip(self, sequence: int, numbers: tuple[int, int, int], index: int = 0) -> None:
         """Take the record at stream ``sequence`` without decoding it, from its headers'
         numbers (:func:`numbers_of`): it must continue the numbering as ``follow`` checks (else
         BadRecord, and the numbering stays where it was); its events are not read."""
         record_number, first_event, count = numbers
         if record_number != self.records + 1:
             problem = f"is record number {record_number} where {self.records + 1} was due"
-            raise BadRecord(self.table_id, sequence, problem)
+            raise BadRecord(self.table_id, sequence, problem, index)
         if first_event != self.next_event:
             problem = f"starts at event {first_event} where {self.next_event} was due"
-            raise BadRecord(self.table_id, sequence, problem)
+            raise BadRecord(self.table_id, sequence, problem, index)
         if self.records == 0:
             raise BadRecord(
                 self.table_id,
                 sequence,
                 "is not a table's first record (that begins with TableCreated)",
+                index,
             )
         self.records = record_number
         self.next_event = first_event + count
@@ -157,3 +168,56 @@ def read_table(table_id: str, stored: list[tuple[int, bytes]]) -> list[referee_p
     checked; raises BadRecord at the first that does not fit."""
     numbering = Numbering(table_id)
     return [numbering.follow(sequence, data) for sequence, data in stored]
+
+
+@dataclass(frozen=True, slots=True)
+class Unpacked:
+    """One record of a message stored in the events stream."""
+
+    table_id: str | None  # None: it names no table (stored as it is, judged by nobody)
+    index: int  # its place in its message: 0 for a record published on its own
+    data: bytes  # a TableRecord's bytes, exactly as the referee wrote them
+    headers: Mapping[str, str] | None  # its facts and numbers (:func:`facts_of`, `numbers_of`)
+
+
+def unpack(subject: str, data: bytes, headers: Mapping[str, str] | None = None) -> list[Unpacked]:
+    """The records a message of the events stream holds, in order: one for a record published
+    on its table's subject (``match.events.p<NN>.<table>``); a frame's entries for a partition's
+    frame subject (``match.events.p<NN>.frame``, a ``RecordFrame``). An entry whose table is not
+    a valid id of the frame's partition names no table. A message on any other subject, a frame
+    that does not decode or one with no entry is one record naming no table, kept as it is, so
+    that nothing stored is lost to a reader that stores everything (the ledger)."""
+    partition = subjects.partition_of_frames(subject)
+    if partition is None:
+        return [Unpacked(subjects.table_of_events(subject), 0, data, headers)]
+    try:
+        frame = referee_pb2.RecordFrame.FromString(data)
+    except DecodeError:
+        return [Unpacked(None, 0, data, None)]
+    if not frame.records:
+        return [Unpacked(None, 0, data, None)]
+    out = []
+    for index, entry in enumerate(frame.records):
+        table_id: str | None = entry.table_id
+        if not subjects.valid_table_id(entry.table_id) or (
+            subjects.partition_of(entry.table_id) != partition
+        ):
+            table_id = None
+        named = {FACTS_HEADER: entry.facts, NUMBERS_HEADER: entry.numbers}
+        said = {k: v for k, v in named.items() if v}
+        out.append(Unpacked(table_id, index, entry.record, said or None))
+    return out
+
+
+def pack(records: Iterable[tuple[str, bytes, Mapping[str, str]]]) -> bytes:
+    """A ``RecordFrame`` holding ``records``: (table id, TableRecord bytes, the headers it
+    would be published with alone, :func:`fact_headers`), in order."""
+    frame = referee_pb2.RecordFrame()
+    for table_id, data, headers in records:
+        frame.records.add(
+            table_id=table_id,
+            record=data,
+            facts=headers.get(FACTS_HEADER, ""),
+            numbers=headers.get(NUMBERS_HEADER, ""),
+        )
+    return frame.SerializeToString()

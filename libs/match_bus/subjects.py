@@ -64,6 +64,29 @@ def live(table_id: str) -> str:
     return f"match.live.{partition_name(partition_of(table_id))}.{table_id}"
 
 
+# A partition's frames (match.v1.RecordFrame: several tables' records in one message, one fsync)
+# are stored in the same stream, on the partition's subject with this last token. It is too
+# short to be a table id, so it never names a table.
+FRAME_TOKEN = "frame"
+
+
+def frames(partition: int) -> str:
+    """The partition's frame subject in the events stream: ``match.events.p<NN>.frame``."""
+    return f"match.events.{partition_name(partition)}.{FRAME_TOKEN}"
+
+
+def partition_of_frames(subject: str) -> int | None:
+    """The partition whose frame subject ``subject`` is; None for any other subject."""
+    parts = subject.split(".")
+    if len(parts) != 4 or parts[:2] != ["match", "events"] or parts[3] != FRAME_TOKEN:
+        return None
+    name = parts[2]
+    if len(name) != 3 or name[0] != "p" or not name[1:].isdigit():
+        return None
+    partition = int(name[1:])
+    return partition if partition < PARTITIONS and subject == frames(partition) else None
+
+
 def events_of_partition(partition: int) -> str:
     return f"match.events.{partition_name(partition)}.>"
 

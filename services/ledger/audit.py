@@ -167,7 +167,7 @@ class AuditServicer(audit_pb2_grpc.LedgerAuditServiceServicer):
         bad = await asyncio.to_thread(self._store.quarantine, table_id)
         if bad is not None:
             await context.abort(grpc.StatusCode.FAILED_PRECONDITION, f"{bad.message}; {NOT_SERVED}")
-        if not game_over(data for _, data in rows):
+        if not game_over(data for _, _, data in rows):
             await context.abort(grpc.StatusCode.FAILED_PRECONDITION, NOT_OVER)
 
     async def GetGameRecords(
@@ -207,6 +207,7 @@ class AuditServicer(audit_pb2_grpc.LedgerAuditServiceServicer):
                     stream_sequence=p.sequence,
                     record=p.data,
                     inclusion_proof=p.proof,
+                    frame_index=p.index,
                 )
                 for p in proved
             ],

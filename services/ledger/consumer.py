@@ -8,6 +8,10 @@ message to nats-server per record. A consumer made before that (``AckPolicy.EXPL
 consumer's ack policy cannot be changed) is still acked record by record, and a warning says how
 to have it made anew (docs/operations.md).
 
+A message is a record, or a partition's frame of several tables' records (match_bus.records):
+each record is stored as its own row and leaf, at its place (the message's sequence, its index
+in it), so the Merkle log is over records whichever way they were appended.
+
 Records are stored in stream order, with no hole: a record whose stream sequence is above the
 next one expected while that one exists on the stream (a delivery lost with a subscription, or
 a redelivery racing new records) is not stored; the consumer is reset to the missing sequence
@@ -41,9 +45,11 @@ from prometheus_client import Counter, Gauge
 
 from match_bus import subjects
 from match_bus.jetstream import ensure_stream
+from match_bus.records import place, unpack
 from services.ledger.store import Incoming, Outcome, Store
 
 RECORDS = Counter("match_ledger_records_total", "Records stored (redeliveries not counted)")
+FRAMES = Counter("match_ledger_frames_total", "Frames stored (several tables' records in one)")
 EVENTS = Counter("match_ledger_events_total", "Events in the records stored")
 GAPS = Counter(
     "match_ledger_gaps_total", "Records whose event numbers do not continue their table's"
@@ -225,8 +231,9 @@ class Ingest:
                 log.warning("a record was skipped; fetching again in order", missing=expected)
                 messages = messages[: len(batch)]
                 break
-            table_id = subjects.table_of_events(m.subject) or m.subject
-            batch.append(Incoming(sequence, table_id, m.data))
+            for record in unpack(m.subject, m.data):  # one, or a frame's entries
+                table_id = record.table_id or m.subject
+                batch.append(Incoming(sequence, table_id, record.data, record.index))
             expected = max(expected, sequence + 1)
         else:
             await self._store_and_ack(messages, batch)
@@ -258,6 +265,7 @@ class Ingest:
                 await message.ack()
         for outcome in outcomes:
             _account(outcome)
+        FRAMES.inc(sum(1 for m in messages if subjects.partition_of_frames(m.subject) is not None))
         self._last_sequence = max(self._last_sequence, max(r.sequence for r in batch))
         LAST_SEQUENCE.set(self._last_sequence)
         LAG.set(messages[-1].metadata.num_pending)
@@ -345,7 +353,7 @@ def _account(outcome: Outcome) -> None:
             CONFLICTS.inc()
             log.error(
                 "a stored sequence came again with other bytes; the stored record is kept",
-                sequence=outcome.sequence,
+                place=place(outcome.sequence, outcome.index),
                 table_id=outcome.table_id,
             )
         return
@@ -361,19 +369,19 @@ def _account(outcome: Outcome) -> None:
         log.error(
             "stored a record from a subject that names no table",
             subject=outcome.table_id,
-            sequence=outcome.sequence,
+            place=place(outcome.sequence, outcome.index),
         )
     elif outcome.quarantine is not None:
         QUARANTINED.inc()
         log.error(
             "table quarantined: its log holds a record that does not fit",
             table_id=outcome.table_id,
-            sequence=outcome.sequence,
+            place=place(outcome.sequence, outcome.index),
             problem=outcome.quarantine.problem,
         )
     elif outcome.event_count is None or outcome.expected_first is not None:
         log.warning(  # the table was quarantined by an earlier record
             "stored another unusable record of a quarantined table",
             table_id=outcome.table_id,
-            sequence=outcome.sequence,
+            place=place(outcome.sequence, outcome.index),
         )

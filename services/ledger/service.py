@@ -142,16 +142,22 @@ class CatchUp:
         self._every_s = every_s
 
     async def stream_last(self, table_id: str) -> int | None:
-        """The table's last stream sequence; 0 for a table the stream does not have; None when
-        the stream did not answer."""
-        try:
-            message = await self._js.get_last_msg(subjects.EVENTS_STREAM, subjects.events(table_id))
-        except NotFoundError:
-            return 0
-        except Exception as error:
-            log.warning("could not ask the stream for a table's end", error=repr(error))
-            return None
-        return message.seq or 0
+        """The stream sequence by which the stream holds all of the table's records now: the
+        later of its last record on its own subject and its partition's last frame (a frame
+        names no table in its subject, so the table's last record is in that frame or before
+        it); 0 for a table the stream does not have; None when the stream did not answer."""
+        last = 0
+        partition = subjects.partition_of(table_id)
+        for subject in (subjects.events(table_id), subjects.frames(partition)):
+            try:
+                message = await self._js.get_last_msg(subjects.EVENTS_STREAM, subject)
+            except NotFoundError:
+                continue
+            except Exception as error:
+                log.warning("could not ask the stream for a table's end", error=repr(error))
+                return None
+            last = max(last, message.seq or 0)
+        return last
 
     async def ready(self, table_id: str) -> tuple[bool, int, int]:
         """(caught up, stored up to, the table's last sequence on the stream)."""
@@ -192,8 +198,8 @@ async def answer_records(
                 table_last=last,
             )
             return None
-    for sequence, record in await asyncio.to_thread(store.records, request.table_id):
-        response.entries.add(stream_sequence=sequence, record=record)
+    for sequence, index, record in await asyncio.to_thread(store.records, request.table_id):
+        response.entries.add(stream_sequence=sequence, record=record, frame_index=index)
     return response.SerializeToString()
 
 

@@ -1,7 +1,9 @@
 """The ledger's SQLite store: an append-only copy of every JetStream record, and the transparency
 log over it.
 
-* ``INSERT OR IGNORE`` on the stream sequence: a redelivered record is stored once.
+* A record is where the stream holds it: its stream sequence, and its index in its message (0
+  for a record published on its own; a partition's frame holds several, match_bus.records).
+  ``INSERT OR IGNORE`` on that place: a redelivered record is stored once.
 * Every stored record is the next leaf of an RFC 6962 Merkle tree (leaf ``i`` = the ``i``-th
   record stored, in stream order); the store keeps the hash of every perfect subtree (table
   ``nodes``), so any inclusion or consistency proof is a few lookups.
@@ -39,20 +41,26 @@ from match_bus.records import BadRecord, Numbering
 
 log = structlog.get_logger()
 
+# A record's row and its leaf: the same place in the stream.
+_SAME_PLACE = "l.stream_sequence = r.stream_sequence AND l.frame_index = r.frame_index"
 _APPEND_ONLY = "BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;"
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS records (
-    stream_sequence INTEGER PRIMARY KEY,
+    stream_sequence INTEGER NOT NULL,
+    frame_index INTEGER NOT NULL DEFAULT 0,
     table_id TEXT NOT NULL,
     first_event_number INTEGER,
     event_count INTEGER,
     data BLOB NOT NULL,
-    stored_at_ms INTEGER NOT NULL
+    stored_at_ms INTEGER NOT NULL,
+    PRIMARY KEY (stream_sequence, frame_index)
 );
-CREATE INDEX IF NOT EXISTS records_by_table ON records (table_id);
+CREATE INDEX IF NOT EXISTS records_of_table ON records (table_id, stream_sequence, frame_index);
 CREATE TABLE IF NOT EXISTS leaves (
     leaf_index INTEGER PRIMARY KEY,
-    stream_sequence INTEGER NOT NULL UNIQUE
+    stream_sequence INTEGER NOT NULL,
+    frame_index INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (stream_sequence, frame_index)
 );
 CREATE TABLE IF NOT EXISTS nodes (
     level INTEGER NOT NULL,
@@ -64,7 +72,8 @@ CREATE TABLE IF NOT EXISTS quarantined (
     table_id TEXT PRIMARY KEY,
     stream_sequence INTEGER NOT NULL,
     problem TEXT NOT NULL,
-    found_at_ms INTEGER NOT NULL
+    found_at_ms INTEGER NOT NULL,
+    frame_index INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS checkpoints (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -87,6 +96,73 @@ CREATE TRIGGER IF NOT EXISTS checkpoints_no_delete BEFORE DELETE ON checkpoints 
 """
 
 
+# A file written before frames keyed records and leaves by the stream sequence alone: the same
+# rows, each at index 0 of its message, in tables keyed by both (SQLite cannot change a key in
+# place, so the two tables are copied). The rows, the tree and the checkpoints stay as they were.
+# (A file from before the tree has no leaves yet: they are made from the records on opening.)
+_RECORDS_FRAMED = """
+CREATE TABLE records_framed (
+    stream_sequence INTEGER NOT NULL,
+    frame_index INTEGER NOT NULL DEFAULT 0,
+    table_id TEXT NOT NULL,
+    first_event_number INTEGER,
+    event_count INTEGER,
+    data BLOB NOT NULL,
+    stored_at_ms INTEGER NOT NULL,
+    PRIMARY KEY (stream_sequence, frame_index)
+);
+INSERT INTO records_framed
+    (stream_sequence, frame_index, table_id, first_event_number, event_count, data, stored_at_ms)
+    SELECT stream_sequence, 0, table_id, first_event_number, event_count, data, stored_at_ms
+    FROM records ORDER BY stream_sequence;
+DROP TABLE records;
+ALTER TABLE records_framed RENAME TO records;
+"""
+_LEAVES_FRAMED = """
+CREATE TABLE leaves_framed (
+    leaf_index INTEGER PRIMARY KEY,
+    stream_sequence INTEGER NOT NULL,
+    frame_index INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (stream_sequence, frame_index)
+);
+INSERT INTO leaves_framed (leaf_index, stream_sequence, frame_index)
+    SELECT leaf_index, stream_sequence, 0 FROM leaves ORDER BY leaf_index;
+DROP TABLE leaves;
+ALTER TABLE leaves_framed RENAME TO leaves;
+"""
+_QUARANTINED_FRAMED = "ALTER TABLE quarantined ADD COLUMN frame_index INTEGER NOT NULL DEFAULT 0;"
+
+
+def _columns(db: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+
+
+def _key_by_place(db: sqlite3.Connection) -> None:
+    """Key a file written before frames by each record's place (sequence, index in its
+    message), in one transaction; nothing to do for a new file or one keyed so already. The
+    triggers that keep the tables append-only go with the old tables and are made again with
+    the schema."""
+    steps = [
+        script
+        for table, script in (
+            ("records", _RECORDS_FRAMED),
+            ("leaves", _LEAVES_FRAMED),
+            ("quarantined", _QUARANTINED_FRAMED),
+        )
+        if (columns := _columns(db, table)) and "frame_index" not in columns
+    ]
+    if not steps:
+        return
+    (count,) = db.execute("SELECT count(*) FROM records").fetchone()
+    log.info("keying the ledger's records by their place in the stream", records=count)
+    try:
+        db.executescript("BEGIN IMMEDIATE;\n" + "".join(steps) + "\nCOMMIT;")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+
+
 class LedgerCorrupt(RuntimeError):
     """The stored tree does not match a stored checkpoint: the file was changed under us."""
 
@@ -96,8 +172,9 @@ class Incoming:
     """One record as JetStream delivered it."""
 
     sequence: int
-    table_id: str  # from the subject, match.events.pNN.<table_id>; else the whole subject
+    table_id: str  # its table (match_bus.records.unpack); else the whole subject
     data: bytes
+    index: int = 0  # its place in its message: 0 unless a frame's later entry
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +191,7 @@ class Outcome:
     leaf_index: int | None = None  # the new leaf, when inserted
     stray: bool = False  # on a subject that names no table
     quarantine: BadRecord | None = None  # set when this record quarantined its table
+    index: int = 0  # its place in its message
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +207,7 @@ class ProvedRecord:
     sequence: int
     data: bytes
     proof: list[bytes]
+    index: int = 0  # its place in its message
 
 
 class _Nodes:
@@ -173,6 +252,7 @@ class Store:
         db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=FULL")
+        _key_by_place(db)
         db.executescript(_SCHEMA)
         store = cls(db, signer, checkpoint_every)
         store._load()
@@ -201,12 +281,12 @@ class Store:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 missing = self._db.execute(
-                    "SELECT r.stream_sequence, r.data FROM records r"
-                    " LEFT JOIN leaves l ON l.stream_sequence = r.stream_sequence"
-                    " WHERE l.leaf_index IS NULL ORDER BY r.stream_sequence"
+                    "SELECT r.stream_sequence, r.frame_index, r.data FROM records r"
+                    f" LEFT JOIN leaves l ON {_SAME_PLACE}"
+                    " WHERE l.leaf_index IS NULL ORDER BY r.stream_sequence, r.frame_index"
                 ).fetchall()
-                for sequence, data in missing:
-                    self._add_leaf(int(sequence), bytes(data))
+                for sequence, index, data in missing:
+                    self._add_leaf(int(sequence), int(index), bytes(data))
                 if missing:
                     log.info("records made leaves", count=len(missing))
                 if (
@@ -279,13 +359,12 @@ class Store:
         except DecodeError:
             first = count = None
         cursor = self._db.execute(
-            "INSERT OR IGNORE INTO records"
-            " (stream_sequence, table_id, first_event_number, event_count, data, stored_at_ms)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            (record.sequence, record.table_id, first, count, record.data, _now_ms()),
+            "INSERT OR IGNORE INTO records (stream_sequence, frame_index, table_id,"
+            " first_event_number, event_count, data, stored_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (record.sequence, record.index, record.table_id, first, count, record.data, _now_ms()),
         )
         inserted = cursor.rowcount == 1
-        leaf = self._add_leaf(record.sequence, record.data) if inserted else None
+        leaf = self._add_leaf(record.sequence, record.index, record.data) if inserted else None
         if inserted and self._signer is not None and self._due():
             self._sign()
         stray = not subjects.valid_table_id(record.table_id)
@@ -298,25 +377,27 @@ class Store:
             sequence=record.sequence,
             table_id=record.table_id,
             inserted=inserted,
-            conflict=not inserted and self._stored_data(record.sequence) != record.data,
+            conflict=not inserted and self._stored_data(record) != record.data,
             event_count=count,
             first_event_number=first,
             expected_first=expected if expected != first else None,
             leaf_index=leaf,
             stray=inserted and stray,
             quarantine=quarantine,
+            index=record.index,
         )
 
-    def _add_leaf(self, sequence: int, data: bytes) -> int:
-        index = self._frontier.size
+    def _add_leaf(self, sequence: int, index: int, data: bytes) -> int:
+        leaf = self._frontier.size
         self._db.execute(
-            "INSERT INTO leaves (leaf_index, stream_sequence) VALUES (?, ?)", (index, sequence)
+            "INSERT INTO leaves (leaf_index, stream_sequence, frame_index) VALUES (?, ?, ?)",
+            (leaf, sequence, index),
         )
         self._db.executemany(
             "INSERT INTO nodes (level, idx, hash) VALUES (?, ?, ?)",
             self._frontier.append(merkle.leaf_hash(data)),
         )
-        return index
+        return leaf
 
     def _due(self) -> bool:
         signed = self._checkpoint.size if self._checkpoint is not None else 0
@@ -354,24 +435,25 @@ class Store:
         self._db.execute("COMMIT")
         return made
 
-    def _stored_data(self, sequence: int) -> bytes:
+    def _stored_data(self, record: Incoming) -> bytes:
         (data,) = self._db.execute(
-            "SELECT data FROM records WHERE stream_sequence = ?", (sequence,)
+            "SELECT data FROM records WHERE stream_sequence = ? AND frame_index = ?",
+            (record.sequence, record.index),
         ).fetchone()
         return bytes(data)
 
     def _previous(self, record: Incoming) -> _Previous | None:
         """The table's record before ``record``, if it has one."""
         row = self._db.execute(
-            "SELECT stream_sequence, first_event_number, event_count, data FROM records"
-            " WHERE table_id = ? AND stream_sequence < ?"
-            " ORDER BY stream_sequence DESC LIMIT 1",
-            (record.table_id, record.sequence),
+            "SELECT stream_sequence, frame_index, first_event_number, event_count, data"
+            " FROM records WHERE table_id = ? AND (stream_sequence, frame_index) < (?, ?)"
+            " ORDER BY stream_sequence DESC, frame_index DESC LIMIT 1",
+            (record.table_id, record.sequence, record.index),
         ).fetchone()
         if row is None:
             return None
-        sequence, first, count, data = row
-        return _Previous(int(sequence), first, count, bytes(data))
+        sequence, index, first, count, data = row
+        return _Previous(int(sequence), int(index), first, count, bytes(data))
 
     def _judge(self, record: Incoming, previous: _Previous | None) -> BadRecord | None:
         """Quarantine the table when ``record`` does not fit after the table's records before
@@ -381,28 +463,32 @@ class Store:
         numbering = Numbering(record.table_id)
         try:
             if previous is not None:
-                numbering.resume(_decoded(record.table_id, previous.sequence, previous.data))
-            numbering.follow(record.sequence, record.data)
+                numbering.resume(
+                    _decoded(record.table_id, previous.sequence, previous.index, previous.data)
+                )
+            numbering.follow(record.sequence, record.data, record.index)
         except BadRecord as bad:
             self._db.execute(
-                "INSERT INTO quarantined (table_id, stream_sequence, problem, found_at_ms)"
-                " VALUES (?, ?, ?, ?)",
-                (bad.table_id, bad.sequence, bad.problem, _now_ms()),
+                "INSERT INTO quarantined"
+                " (table_id, stream_sequence, frame_index, problem, found_at_ms)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (bad.table_id, bad.sequence, bad.index, bad.problem, _now_ms()),
             )
             return bad
         return None
 
     # --- reading -------------------------------------------------------------------------
 
-    def records(self, table_id: str) -> list[tuple[int, bytes]]:
-        """A table's records, (stream sequence, bytes as published), in stream order."""
+    def records(self, table_id: str) -> list[tuple[int, int, bytes]]:
+        """A table's records, (stream sequence, index in its message, bytes as published), in
+        stream order."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT stream_sequence, data FROM records WHERE table_id = ?"
-                " ORDER BY stream_sequence",
+                "SELECT stream_sequence, frame_index, data FROM records WHERE table_id = ?"
+                " ORDER BY stream_sequence, frame_index",
                 (table_id,),
             ).fetchall()
-        return [(int(sequence), bytes(data)) for sequence, data in rows]
+        return [(int(sequence), int(index), bytes(data)) for sequence, index, data in rows]
 
     def quarantine(self, table_id: str) -> BadRecord | None:
         """The record that quarantined the table, if one did."""
@@ -411,18 +497,19 @@ class Store:
 
     def _quarantine_of(self, table_id: str) -> BadRecord | None:
         row = self._db.execute(
-            "SELECT stream_sequence, problem FROM quarantined WHERE table_id = ?", (table_id,)
+            "SELECT stream_sequence, problem, frame_index FROM quarantined WHERE table_id = ?",
+            (table_id,),
         ).fetchone()
-        return None if row is None else BadRecord(table_id, int(row[0]), str(row[1]))
+        return None if row is None else BadRecord(table_id, int(row[0]), str(row[1]), int(row[2]))
 
     def quarantined(self) -> list[BadRecord]:
         """Every quarantined table, in the order they were found."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT table_id, stream_sequence, problem FROM quarantined"
-                " ORDER BY stream_sequence"
+                "SELECT table_id, stream_sequence, problem, frame_index FROM quarantined"
+                " ORDER BY stream_sequence, frame_index"
             ).fetchall()
-        return [BadRecord(str(t), int(s), str(p)) for t, s, p in rows]
+        return [BadRecord(str(t), int(s), str(p), int(i)) for t, s, p, i in rows]
 
     def last_sequence(self) -> int:
         with self._lock:
@@ -460,20 +547,20 @@ class Store:
         first page's checkpoint; LookupError when no checkpoint has that size)."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT l.leaf_index, r.stream_sequence, r.data FROM records r"
-                " JOIN leaves l ON l.stream_sequence = r.stream_sequence"
+                "SELECT l.leaf_index, r.stream_sequence, r.data, r.frame_index FROM records r"
+                f" JOIN leaves l ON {_SAME_PLACE}"
                 " WHERE r.table_id = ? AND l.leaf_index > ? ORDER BY l.leaf_index"
                 + (" LIMIT ?" if limit is not None else ""),
                 (table_id, after_leaf, *((limit,) if limit is not None else ())),
             ).fetchall()
             if size is not None:
                 checkpoint = self._checkpoint_of(size)
-                if any(int(leaf) >= size for leaf, _, _ in rows):
+                if any(int(leaf) >= size for leaf, _, _, _ in rows):
                     raise LookupError(f"the checkpoint of {size} leaves does not hold the page")
             else:  # a checkpoint that holds every record of the table, for every page
                 (last,) = self._db.execute(
                     "SELECT max(l.leaf_index) FROM records r"
-                    " JOIN leaves l ON l.stream_sequence = r.stream_sequence"
+                    f" JOIN leaves l ON {_SAME_PLACE}"
                     " WHERE r.table_id = ?",
                     (table_id,),
                 ).fetchone()
@@ -490,8 +577,9 @@ class Store:
                     int(sequence),
                     bytes(data),
                     merkle.inclusion_proof(nodes, int(leaf), checkpoint.size),
+                    int(index),
                 )
-                for leaf, sequence, data in rows
+                for leaf, sequence, data, index in rows
             ]
         return checkpoint, proved
 
@@ -520,6 +608,7 @@ class Store:
 @dataclass(frozen=True, slots=True)
 class _Previous:
     sequence: int
+    index: int
     first_event_number: int | None
     event_count: int | None
     data: bytes
@@ -535,13 +624,13 @@ def _expected_first(previous: _Previous | None) -> int | None:
     return int(first) + int(count)
 
 
-def _decoded(table_id: str, sequence: int, data: bytes) -> referee_pb2.TableRecord:
+def _decoded(table_id: str, sequence: int, index: int, data: bytes) -> referee_pb2.TableRecord:
     """A record stored before, judged good then; BadRecord if it does not even decode (a file
     written before records were judged)."""
     try:
         return referee_pb2.TableRecord.FromString(data)
     except DecodeError:
-        raise BadRecord(table_id, sequence, "does not decode as a TableRecord") from None
+        raise BadRecord(table_id, sequence, "does not decode as a TableRecord", index) from None
 
 
 def _now_ms() -> int:

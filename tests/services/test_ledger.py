@@ -312,7 +312,7 @@ async def assert_the_tree_holds(ledger: LedgerProcess, published: list[bytes]) -
         await asyncio.sleep(0.1)
     with sqlite3.connect(f"file:{ledger.db}?mode=ro", uri=True) as db:
         leaves = db.execute(
-            "SELECT r.data FROM leaves l JOIN records r USING (stream_sequence)"
+            "SELECT r.data FROM leaves l JOIN records r USING (stream_sequence, frame_index)"
             " ORDER BY l.leaf_index"
         ).fetchall()
         notes = [n for (n,) in db.execute("SELECT note FROM checkpoints ORDER BY id")]
@@ -380,7 +380,7 @@ def test_the_store_is_append_only_and_idempotent(tmp_path: Path) -> None:
     assert not any(outcome.inserted or outcome.conflict for outcome in again)
     (other,) = store.append([Incoming(2, table, b"other bytes")])
     assert other.conflict and not other.inserted
-    assert store.records(table) == [(r.sequence, r.data) for r in batch]
+    assert store.records(table) == [(r.sequence, 0, r.data) for r in batch]
 
     with sqlite3.connect(tmp_path / "a" / "b" / "ledger.db") as db:
         for statement in ("UPDATE records SET data = x'00'", "DELETE FROM records"):
@@ -403,7 +403,7 @@ def test_the_store_notices_a_gap_and_keeps_the_record(tmp_path: Path) -> None:
     assert fine.expected_first is None
     (odd,) = store.append([Incoming(8, table, b"not a record")])
     assert odd.inserted and odd.event_count is None
-    assert [seq for seq, _ in store.records(table)] == [1, 5, 7, 8]
+    assert [seq for seq, _, _ in store.records(table)] == [1, 5, 7, 8]
     store.close()
 
 
@@ -736,7 +736,7 @@ async def test_a_delivery_that_skips_a_record_is_fetched_again_in_order(
     await ingest._handle(got[:3])
     with pytest.raises(OutOfOrder):  # 5 came before 4: 5 is not stored
         await ingest._handle([got[4], got[3], got[5]])
-    assert [seq for seq, _ in store.records(TABLES[0]) + store.records(TABLES[1])] == [1, 3, 2]
+    assert [seq for seq, _, _ in store.records(TABLES[0]) + store.records(TABLES[1])] == [1, 3, 2]
     await ingest._handle(got[3:])  # 4, 5, 6 in order, then 8 (7 is not on the stream)
     assert ingest.last_sequence == 8 and store.tree_size() == 7
     published = [data for seq, (_, data) in sorted(publisher.sent.items()) if seq != 7]

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14match/v1/audit.proto\x12\x08match.v1\"\x16\n\x14GetCheckpointRequest\"+\n\x15GetCheckpointResponse\x12\x12\n\ncheckpoint\x18\x01 \x01(\t\"\x17\n\x15GetVerifierKeyRequest\".\n\x16GetVerifierKeyResponse\x12\x14\n\x0cverifier_key\x18\x01 \x01(\t\"P\n\x15GetGameRecordsRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\r\x12\x12\n\npage_token\x18\x03 \x01(\t\"\xdd\x01\n\x16GetGameRecordsResponse\x12\x12\n\ncheckpoint\x18\x01 \x01(\t\x12\x37\n\x07\x65ntries\x18\x02 \x03(\x0b\x32&.match.v1.GetGameRecordsResponse.Entry\x12\x17\n\x0fnext_page_token\x18\x03 \x01(\t\x1a]\n\x05\x45ntry\x12\x12\n\nleaf_index\x18\x01 \x01(\x04\x12\x17\n\x0fstream_sequence\x18\x02 \x01(\x04\x12\x0e\n\x06record\x18\x03 \x01(\x0c\x12\x17\n\x0finclusion_proof\x18\x04 \x03(\x0c\"E\n\x1aGetConsistencyProofRequest\x12\x12\n\nfirst_size\x18\x01 \x01(\x04\x12\x13\n\x0bsecond_size\x18\x02 \x01(\x04\",\n\x1bGetConsistencyProofResponse\x12\r\n\x05proof\x18\x01 \x03(\x0c\"%\n\x11VerifyGameRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"\xab\x03\n\x12VerifyGameResponse\x12\n\n\x02ok\x18\x01 \x01(\x08\x12\x32\n\x06\x63hecks\x18\x02 \x03(\x0b\x32\".match.v1.VerifyGameResponse.Check\x12\x0f\n\x07verdict\x18\x03 \x01(\t\x12\x11\n\tgame_kind\x18\x04 \x01(\t\x12\x12\n\ngame_title\x18\x05 \x01(\t\x12\x0c\n\x04seed\x18\x06 \x01(\t\x12\x0f\n\x07results\x18\x07 \x01(\t\x12\x0f\n\x07heading\x18\x08 \x03(\t\x12\x32\n\x06\x62oards\x18\t \x03(\x0b\x32\".match.v1.VerifyGameResponse.Board\x12\x12\n\ncheckpoint\x18\n \x01(\t\x12\x14\n\x0cverifier_key\x18\x0b \x01(\t\x12\x0e\n\x06\x65xport\x18\x0c \x01(\t\x1aH\n\x05\x43heck\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06passed\x18\x02 \x01(\x08\x12\x0f\n\x07skipped\x18\x03 \x01(\x08\x12\x10\n\x08sentence\x18\x04 \x01(\t\x1a\x35\n\x05\x42oard\x12\x0e\n\x06number\x18\x01 \x01(\r\x12\r\n\x05title\x18\x02 \x01(\t\x12\r\n\x05lines\x18\x03 \x03(\t2\xbd\x03\n\x12LedgerAuditService\x12P\n\rGetCheckpoint\x12\x1e.match.v1.GetCheckpointRequest\x1a\x1f.match.v1.GetCheckpointResponse\x12S\n\x0eGetVerifierKey\x12\x1f.match.v1.GetVerifierKeyRequest\x1a .match.v1.GetVerifierKeyResponse\x12S\n\x0eGetGameRecords\x12\x1f.match.v1.GetGameRecordsRequest\x1a .match.v1.GetGameRecordsResponse\x12\x62\n\x13GetConsistencyProof\x12$.match.v1.GetConsistencyProofRequest\x1a%.match.v1.GetConsistencyProofResponse\x12G\n\nVerifyGame\x12\x1b.match.v1.VerifyGameRequest\x1a\x1c.match.v1.VerifyGameResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14match/v1/audit.proto\x12\x08match.v1\"\x16\n\x14GetCheckpointRequest\"+\n\x15GetCheckpointResponse\x12\x12\n\ncheckpoint\x18\x01 \x01(\t\"\x17\n\x15GetVerifierKeyRequest\".\n\x16GetVerifierKeyResponse\x12\x14\n\x0cverifier_key\x18\x01 \x01(\t\"P\n\x15GetGameRecordsRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\r\x12\x12\n\npage_token\x18\x03 \x01(\t\"\xf2\x01\n\x16GetGameRecordsResponse\x12\x12\n\ncheckpoint\x18\x01 \x01(\t\x12\x37\n\x07\x65ntries\x18\x02 \x03(\x0b\x32&.match.v1.GetGameRecordsResponse.Entry\x12\x17\n\x0fnext_page_token\x18\x03 \x01(\t\x1ar\n\x05\x45ntry\x12\x12\n\nleaf_index\x18\x01 \x01(\x04\x12\x17\n\x0fstream_sequence\x18\x02 \x01(\x04\x12\x0e\n\x06record\x18\x03 \x01(\x0c\x12\x17\n\x0finclusion_proof\x18\x04 \x03(\x0c\x12\x13\n\x0b\x66rame_index\x18\x05 \x01(\r\"E\n\x1aGetConsistencyProofRequest\x12\x12\n\nfirst_size\x18\x01 \x01(\x04\x12\x13\n\x0bsecond_size\x18\x02 \x01(\x04\",\n\x1bGetConsistencyProofResponse\x12\r\n\x05proof\x18\x01 \x03(\x0c\"%\n\x11VerifyGameRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"\xab\x03\n\x12VerifyGameResponse\x12\n\n\x02ok\x18\x01 \x01(\x08\x12\x32\n\x06\x63hecks\x18\x02 \x03(\x0b\x32\".match.v1.VerifyGameResponse.Check\x12\x0f\n\x07verdict\x18\x03 \x01(\t\x12\x11\n\tgame_kind\x18\x04 \x01(\t\x12\x12\n\ngame_title\x18\x05 \x01(\t\x12\x0c\n\x04seed\x18\x06 \x01(\t\x12\x0f\n\x07results\x18\x07 \x01(\t\x12\x0f\n\x07heading\x18\x08 \x03(\t\x12\x32\n\x06\x62oards\x18\t \x03(\x0b\x32\".match.v1.VerifyGameResponse.Board\x12\x12\n\ncheckpoint\x18\n \x01(\t\x12\x14\n\x0cverifier_key\x18\x0b \x01(\t\x12\x0e\n\x06\x65xport\x18\x0c \x01(\t\x1aH\n\x05\x43heck\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06passed\x18\x02 \x01(\x08\x12\x0f\n\x07skipped\x18\x03 \x01(\x08\x12\x10\n\x08sentence\x18\x04 \x01(\t\x1a\x35\n\x05\x42oard\x12\x0e\n\x06number\x18\x01 \x01(\r\x12\r\n\x05title\x18\x02 \x01(\t\x12\r\n\x05lines\x18\x03 \x03(\t2\xbd\x03\n\x12LedgerAuditService\x12P\n\rGetCheckpoint\x12\x1e.match.v1.GetCheckpointRequest\x1a\x1f.match.v1.GetCheckpointResponse\x12S\n\x0eGetVerifierKey\x12\x1f.match.v1.GetVerifierKeyRequest\x1a .match.v1.GetVerifierKeyResponse\x12S\n\x0eGetGameRecords\x12\x1f.match.v1.GetGameRecordsRequest\x1a .match.v1.GetGameRecordsResponse\x12\x62\n\x13GetConsistencyProof\x12$.match.v1.GetConsistencyProofRequest\x1a%.match.v1.GetConsistencyProofResponse\x12G\n\nVerifyGame\x12\x1b.match.v1.VerifyGameRequest\x1a\x1c.match.v1.VerifyGameResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -42,21 +42,21 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GETGAMERECORDSREQUEST']._serialized_start=176
   _globals['_GETGAMERECORDSREQUEST']._serialized_end=256
   _globals['_GETGAMERECORDSRESPONSE']._serialized_start=259
-  _globals['_GETGAMERECORDSRESPONSE']._serialized_end=480
+  _globals['_GETGAMERECORDSRESPONSE']._serialized_end=501
   _globals['_GETGAMERECORDSRESPONSE_ENTRY']._serialized_start=387
-  _globals['_GETGAMERECORDSRESPONSE_ENTRY']._serialized_end=480
-  _globals['_GETCONSISTENCYPROOFREQUEST']._serialized_start=482
-  _globals['_GETCONSISTENCYPROOFREQUEST']._serialized_end=551
-  _globals['_GETCONSISTENCYPROOFRESPONSE']._serialized_start=553
-  _globals['_GETCONSISTENCYPROOFRESPONSE']._serialized_end=597
-  _globals['_VERIFYGAMEREQUEST']._serialized_start=599
-  _globals['_VERIFYGAMEREQUEST']._serialized_end=636
-  _globals['_VERIFYGAMERESPONSE']._serialized_start=639
-  _globals['_VERIFYGAMERESPONSE']._serialized_end=1066
-  _globals['_VERIFYGAMERESPONSE_CHECK']._serialized_start=939
-  _globals['_VERIFYGAMERESPONSE_CHECK']._serialized_end=1011
-  _globals['_VERIFYGAMERESPONSE_BOARD']._serialized_start=1013
-  _globals['_VERIFYGAMERESPONSE_BOARD']._serialized_end=1066
-  _globals['_LEDGERAUDITSERVICE']._serialized_start=1069
-  _globals['_LEDGERAUDITSERVICE']._serialized_end=1514
+  _globals['_GETGAMERECORDSRESPONSE_ENTRY']._serialized_end=501
+  _globals['_GETCONSISTENCYPROOFREQUEST']._serialized_start=503
+  _globals['_GETCONSISTENCYPROOFREQUEST']._serialized_end=572
+  _globals['_GETCONSISTENCYPROOFRESPONSE']._serialized_start=574
+  _globals['_GETCONSISTENCYPROOFRESPONSE']._serialized_end=618
+  _globals['_VERIFYGAMEREQUEST']._serialized_start=620
+  _globals['_VERIFYGAMEREQUEST']._serialized_end=657
+  _globals['_VERIFYGAMERESPONSE']._serialized_start=660
+  _globals['_VERIFYGAMERESPONSE']._serialized_end=1087
+  _globals['_VERIFYGAMERESPONSE_CHECK']._serialized_start=960
+  _globals['_VERIFYGAMERESPONSE_CHECK']._serialized_end=1032
+  _globals['_VERIFYGAMERESPONSE_BOARD']._serialized_start=1034
+  _globals['_VERIFYGAMERESPONSE_BOARD']._serialized_end=1087
+  _globals['_LEDGERAUDITSERVICE']._serialized_start=1090
+  _globals['_LEDGERAUDITSERVICE']._serialized_end=1535
 # @@protoc_insertion_point(module_scope)

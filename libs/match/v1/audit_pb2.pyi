@@ -39,16 +39,18 @@ class GetGameRecordsRequest(_message.Message):
 class GetGameRecordsResponse(_message.Message):
     __slots__ = ("checkpoint", "entries", "next_page_token")
     class Entry(_message.Message):
-        __slots__ = ("leaf_index", "stream_sequence", "record", "inclusion_proof")
+        __slots__ = ("leaf_index", "stream_sequence", "record", "inclusion_proof", "frame_index")
         LEAF_INDEX_FIELD_NUMBER: _ClassVar[int]
         STREAM_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
         RECORD_FIELD_NUMBER: _ClassVar[int]
         INCLUSION_PROOF_FIELD_NUMBER: _ClassVar[int]
+        FRAME_INDEX_FIELD_NUMBER: _ClassVar[int]
         leaf_index: int
         stream_sequence: int
         record: bytes
         inclusion_proof: _containers.RepeatedScalarFieldContainer[bytes]
-        def __init__(self, leaf_index: _Optional[int] = ..., stream_sequence: _Optional[int] = ..., record: _Optional[bytes] = ..., inclusion_proof: _Optional[_Iterable[bytes]] = ...) -> None: ...
+        frame_index: int
+        def __init__(self, leaf_index: _Optional[int] = ..., stream_sequence: _Optional[int] = ..., record: _Optional[bytes] = ..., inclusion_proof: _Optional[_Iterable[bytes]] = ..., frame_index: _Optional[int] = ...) -> None: ...
     CHECKPOINT_FIELD_NUMBER: _ClassVar[int]
     ENTRIES_FIELD_NUMBER: _ClassVar[int]
     NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]

@@ -134,6 +134,23 @@ class TableRecord(_message.Message):
     record_number: int
     def __init__(self, table_id: _Optional[str] = ..., first_event_number: _Optional[int] = ..., events: _Optional[_Iterable[_Union[_common_pb2.EventEnvelope, _Mapping]]] = ..., command: _Optional[_Union[StampedCommand, _Mapping]] = ..., refusal: _Optional[_Union[_common_pb2.Refusal, _Mapping]] = ..., record_number: _Optional[int] = ...) -> None: ...
 
+class RecordFrame(_message.Message):
+    __slots__ = ("records",)
+    class Entry(_message.Message):
+        __slots__ = ("table_id", "record", "facts", "numbers")
+        TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+        RECORD_FIELD_NUMBER: _ClassVar[int]
+        FACTS_FIELD_NUMBER: _ClassVar[int]
+        NUMBERS_FIELD_NUMBER: _ClassVar[int]
+        table_id: str
+        record: bytes
+        facts: str
+        numbers: str
+        def __init__(self, table_id: _Optional[str] = ..., record: _Optional[bytes] = ..., facts: _Optional[str] = ..., numbers: _Optional[str] = ...) -> None: ...
+    RECORDS_FIELD_NUMBER: _ClassVar[int]
+    records: _containers.RepeatedCompositeFieldContainer[RecordFrame.Entry]
+    def __init__(self, records: _Optional[_Iterable[_Union[RecordFrame.Entry, _Mapping]]] = ...) -> None: ...
+
 class LedgerRecordsRequest(_message.Message):
     __slots__ = ("table_id",)
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
@@ -143,12 +160,14 @@ class LedgerRecordsRequest(_message.Message):
 class LedgerRecordsResponse(_message.Message):
     __slots__ = ("entries",)
     class Entry(_message.Message):
-        __slots__ = ("stream_sequence", "record")
+        __slots__ = ("stream_sequence", "record", "frame_index")
         STREAM_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
         RECORD_FIELD_NUMBER: _ClassVar[int]
+        FRAME_INDEX_FIELD_NUMBER: _ClassVar[int]
         stream_sequence: int
         record: bytes
-        def __init__(self, stream_sequence: _Optional[int] = ..., record: _Optional[bytes] = ...) -> None: ...
+        frame_index: int
+        def __init__(self, stream_sequence: _Optional[int] = ..., record: _Optional[bytes] = ..., frame_index: _Optional[int] = ...) -> None: ...
     ENTRIES_FIELD_NUMBER: _ClassVar[int]
     entries: _containers.RepeatedCompositeFieldContainer[LedgerRecordsResponse.Entry]
     def __init__(self, entries: _Optional[_Iterable[_Union[LedgerRecordsResponse.Entry, _Mapping]]] = ...) -> None: ...

@@ -32,7 +32,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file match/v1/referee.proto.
  */
 export const file_match_v1_referee: GenFile = /*@__PURE__*/
-  fileDesc("ChZtYXRjaC92MS9yZWZlcmVlLnByb3RvEghtYXRjaC52MSKYBwoMVGFibGVDb21tYW5kEhAKCHRhYmxlX2lkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRISCgpyZXF1ZXN0X2lkGAMgASgJEjoKDGNyZWF0ZV90YWJsZRgKIAEoCzIiLm1hdGNoLnYxLlRhYmxlQ29tbWFuZC5DcmVhdGVUYWJsZUgAEjYKCmpvaW5fdGFibGUYCyABKAsyIC5tYXRjaC52MS5UYWJsZUNvbW1hbmQuSm9pblRhYmxlSAASOAoLbGVhdmVfdGFibGUYDCABKAsyIS5tYXRjaC52MS5UYWJsZUNvbW1hbmQuTGVhdmVUYWJsZUgAEjgKC3N0YXJ0X3RhYmxlGA0gASgLMiEubWF0Y2gudjEuVGFibGVDb21tYW5kLlN0YXJ0VGFibGVIABIzCghwcmVzZW5jZRgOIAEoCzIfLm1hdGNoLnYxLlRhYmxlQ29tbWFuZC5QcmVzZW5jZUgAGqUDCgtDcmVhdGVUYWJsZRIlCglnYW1lX2tpbmQYASABKA4yEi5tYXRjaC52MS5HYW1lS2luZBINCgVzZWF0cxgCIAEoDRIoCgp2aXNpYmlsaXR5GAMgASgOMhQubWF0Y2gudjEuVmlzaWJpbGl0eRITCgtpbnZpdGVfY29kZRgEIAEoCRIUCgxkaXNwbGF5X25hbWUYBSABKAkSJgoEcmFjZRgKIAEoCzIWLm1hdGNoLnYxLlJhY2VTZXR0aW5nc0gAEjgKDWNvbmNlbnRyYXRpb24YCyABKAsyHy5tYXRjaC52MS5Db25jZW50cmF0aW9uU2V0dGluZ3NIABIzCgttYXRjaF9jYXJkcxgMIAEoCzIcLm1hdGNoLnYxLk1hdGNoQ2FyZHNTZXR0aW5nc0gAEjUKDG51bWJlcl9tYXRjaBgNIAEoCzIdLm1hdGNoLnYxLk51bWJlck1hdGNoU2V0dGluZ3NIABIxCgptYXRjaF9maXZlGA4gASgLMhsubWF0Y2gudjEuTWF0Y2hGaXZlU2V0dGluZ3NIAEIKCghzZXR0aW5ncxpGCglKb2luVGFibGUSFAoMZGlzcGxheV9uYW1lGAEgASgJEg4KBmlzX2JvdBgCIAEoCBITCgtpbnZpdGVfY29kZRgDIAEoCRoMCgpMZWF2ZVRhYmxlGgwKClN0YXJ0VGFibGUaGwoIUHJlc2VuY2USDwoHcHJlc2VudBgBIAEoCEIJCgdjb21tYW5kIsABChFUYWJsZUNvbW1hbmRSZXBseRI4CghhY2NlcHRlZBgBIAEoCzIkLm1hdGNoLnYxLlRhYmxlQ29tbWFuZFJlcGx5LkFjY2VwdGVkSAASJAoHcmVmdXNhbBgCIAEoCzIRLm1hdGNoLnYxLlJlZnVzYWxIABpBCghBY2NlcHRlZBIMCgRzZWF0GAEgASgNEicKBmV2ZW50cxgCIAMoCzIXLm1hdGNoLnYxLkV2ZW50RW52ZWxvcGVCCAoGcmVzdWx0Io8DCg5TdGFtcGVkQ29tbWFuZBIWCg5yZWNlaXZlZF9hdF9tcxgBIAEoAxIlCgRyYWNlGAogASgLMhUubWF0Y2gudjEuUmFjZUNvbW1hbmRIABInCgV0YWJsZRgLIAEoCzIWLm1hdGNoLnYxLlRhYmxlQ29tbWFuZEgAEi0KBHRpY2sYDCABKAsyHS5tYXRjaC52MS5TdGFtcGVkQ29tbWFuZC5UaWNrSAASNwoNY29uY2VudHJhdGlvbhgNIAEoCzIeLm1hdGNoLnYxLkNvbmNlbnRyYXRpb25Db21tYW5kSAASMgoLbWF0Y2hfY2FyZHMYDiABKAsyGy5tYXRjaC52MS5NYXRjaENhcmRzQ29tbWFuZEgAEjQKDG51bWJlcl9tYXRjaBgPIAEoCzIcLm1hdGNoLnYxLk51bWJlck1hdGNoQ29tbWFuZEgAEjAKCm1hdGNoX2ZpdmUYECABKAsyGi5tYXRjaC52MS5NYXRjaEZpdmVDb21tYW5kSAAaBgoEVGlja0IJCgdjb21tYW5kIsoBCgtUYWJsZVJlY29yZBIQCgh0YWJsZV9pZBgBIAEoCRIaChJmaXJzdF9ldmVudF9udW1iZXIYAiABKAQSJwoGZXZlbnRzGAMgAygLMhcubWF0Y2gudjEuRXZlbnRFbnZlbG9wZRIpCgdjb21tYW5kGAQgASgLMhgubWF0Y2gudjEuU3RhbXBlZENvbW1hbmQSIgoHcmVmdXNhbBgFIAEoCzIRLm1hdGNoLnYxLlJlZnVzYWwSFQoNcmVjb3JkX251bWJlchgGIAEoBCIoChRMZWRnZXJSZWNvcmRzUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSKBAQoVTGVkZ2VyUmVjb3Jkc1Jlc3BvbnNlEjYKB2VudHJpZXMYASADKAsyJS5tYXRjaC52MS5MZWRnZXJSZWNvcmRzUmVzcG9uc2UuRW50cnkaMAoFRW50cnkSFwoPc3RyZWFtX3NlcXVlbmNlGAEgASgEEg4KBnJlY29yZBgCIAEoDGIGcHJvdG8z", [file_match_v1_common, file_match_v1_concentration, file_match_v1_concentration_command, file_match_v1_match_cards, file_match_v1_match_cards_command, file_match_v1_match_five, file_match_v1_match_five_command, file_match_v1_number_match, file_match_v1_number_match_command, file_match_v1_race, file_match_v1_race_command]);
+  fileDesc("ChZtYXRjaC92MS9yZWZlcmVlLnByb3RvEghtYXRjaC52MSKYBwoMVGFibGVDb21tYW5kEhAKCHRhYmxlX2lkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRISCgpyZXF1ZXN0X2lkGAMgASgJEjoKDGNyZWF0ZV90YWJsZRgKIAEoCzIiLm1hdGNoLnYxLlRhYmxlQ29tbWFuZC5DcmVhdGVUYWJsZUgAEjYKCmpvaW5fdGFibGUYCyABKAsyIC5tYXRjaC52MS5UYWJsZUNvbW1hbmQuSm9pblRhYmxlSAASOAoLbGVhdmVfdGFibGUYDCABKAsyIS5tYXRjaC52MS5UYWJsZUNvbW1hbmQuTGVhdmVUYWJsZUgAEjgKC3N0YXJ0X3RhYmxlGA0gASgLMiEubWF0Y2gudjEuVGFibGVDb21tYW5kLlN0YXJ0VGFibGVIABIzCghwcmVzZW5jZRgOIAEoCzIfLm1hdGNoLnYxLlRhYmxlQ29tbWFuZC5QcmVzZW5jZUgAGqUDCgtDcmVhdGVUYWJsZRIlCglnYW1lX2tpbmQYASABKA4yEi5tYXRjaC52MS5HYW1lS2luZBINCgVzZWF0cxgCIAEoDRIoCgp2aXNpYmlsaXR5GAMgASgOMhQubWF0Y2gudjEuVmlzaWJpbGl0eRITCgtpbnZpdGVfY29kZRgEIAEoCRIUCgxkaXNwbGF5X25hbWUYBSABKAkSJgoEcmFjZRgKIAEoCzIWLm1hdGNoLnYxLlJhY2VTZXR0aW5nc0gAEjgKDWNvbmNlbnRyYXRpb24YCyABKAsyHy5tYXRjaC52MS5Db25jZW50cmF0aW9uU2V0dGluZ3NIABIzCgttYXRjaF9jYXJkcxgMIAEoCzIcLm1hdGNoLnYxLk1hdGNoQ2FyZHNTZXR0aW5nc0gAEjUKDG51bWJlcl9tYXRjaBgNIAEoCzIdLm1hdGNoLnYxLk51bWJlck1hdGNoU2V0dGluZ3NIABIxCgptYXRjaF9maXZlGA4gASgLMhsubWF0Y2gudjEuTWF0Y2hGaXZlU2V0dGluZ3NIAEIKCghzZXR0aW5ncxpGCglKb2luVGFibGUSFAoMZGlzcGxheV9uYW1lGAEgASgJEg4KBmlzX2JvdBgCIAEoCBITCgtpbnZpdGVfY29kZRgDIAEoCRoMCgpMZWF2ZVRhYmxlGgwKClN0YXJ0VGFibGUaGwoIUHJlc2VuY2USDwoHcHJlc2VudBgBIAEoCEIJCgdjb21tYW5kIsABChFUYWJsZUNvbW1hbmRSZXBseRI4CghhY2NlcHRlZBgBIAEoCzIkLm1hdGNoLnYxLlRhYmxlQ29tbWFuZFJlcGx5LkFjY2VwdGVkSAASJAoHcmVmdXNhbBgCIAEoCzIRLm1hdGNoLnYxLlJlZnVzYWxIABpBCghBY2NlcHRlZBIMCgRzZWF0GAEgASgNEicKBmV2ZW50cxgCIAMoCzIXLm1hdGNoLnYxLkV2ZW50RW52ZWxvcGVCCAoGcmVzdWx0Io8DCg5TdGFtcGVkQ29tbWFuZBIWCg5yZWNlaXZlZF9hdF9tcxgBIAEoAxIlCgRyYWNlGAogASgLMhUubWF0Y2gudjEuUmFjZUNvbW1hbmRIABInCgV0YWJsZRgLIAEoCzIWLm1hdGNoLnYxLlRhYmxlQ29tbWFuZEgAEi0KBHRpY2sYDCABKAsyHS5tYXRjaC52MS5TdGFtcGVkQ29tbWFuZC5UaWNrSAASNwoNY29uY2VudHJhdGlvbhgNIAEoCzIeLm1hdGNoLnYxLkNvbmNlbnRyYXRpb25Db21tYW5kSAASMgoLbWF0Y2hfY2FyZHMYDiABKAsyGy5tYXRjaC52MS5NYXRjaENhcmRzQ29tbWFuZEgAEjQKDG51bWJlcl9tYXRjaBgPIAEoCzIcLm1hdGNoLnYxLk51bWJlck1hdGNoQ29tbWFuZEgAEjAKCm1hdGNoX2ZpdmUYECABKAsyGi5tYXRjaC52MS5NYXRjaEZpdmVDb21tYW5kSAAaBgoEVGlja0IJCgdjb21tYW5kIsoBCgtUYWJsZVJlY29yZBIQCgh0YWJsZV9pZBgBIAEoCRIaChJmaXJzdF9ldmVudF9udW1iZXIYAiABKAQSJwoGZXZlbnRzGAMgAygLMhcubWF0Y2gudjEuRXZlbnRFbnZlbG9wZRIpCgdjb21tYW5kGAQgASgLMhgubWF0Y2gudjEuU3RhbXBlZENvbW1hbmQSIgoHcmVmdXNhbBgFIAEoCzIRLm1hdGNoLnYxLlJlZnVzYWwSFQoNcmVjb3JkX251bWJlchgGIAEoBCKGAQoLUmVjb3JkRnJhbWUSLAoHcmVjb3JkcxgBIAMoCzIbLm1hdGNoLnYxLlJlY29yZEZyYW1lLkVudHJ5GkkKBUVudHJ5EhAKCHRhYmxlX2lkGAEgASgJEg4KBnJlY29yZBgCIAEoDBINCgVmYWN0cxgDIAEoCRIPCgdudW1iZXJzGAQgASgJIigKFExlZGdlclJlY29yZHNSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJIpYBChVMZWRnZXJSZWNvcmRzUmVzcG9uc2USNgoHZW50cmllcxgBIAMoCzIlLm1hdGNoLnYxLkxlZGdlclJlY29yZHNSZXNwb25zZS5FbnRyeRpFCgVFbnRyeRIXCg9zdHJlYW1fc2VxdWVuY2UYASABKAQSDgoGcmVjb3JkGAIgASgMEhMKC2ZyYW1lX2luZGV4GAMgASgNYgZwcm90bzM", [file_match_v1_common, file_match_v1_concentration, file_match_v1_concentration_command, file_match_v1_match_cards, file_match_v1_match_cards_command, file_match_v1_match_five, file_match_v1_match_five_command, file_match_v1_number_match, file_match_v1_number_match_command, file_match_v1_race, file_match_v1_race_command]);
 
 /**
  * Internal, over NATS request/reply on `match.referee.table.<table_id>`: the lobby forwards a
@@ -527,6 +527,73 @@ export const TableRecordSchema: GenMessage<TableRecord> = /*@__PURE__*/
   messageDesc(file_match_v1_referee, 3);
 
 /**
+ * One message on a partition's frame subject, `match.events.p<NN>.frame` (group commit): records
+ * of that partition's tables appended together, in one write and one fsync, fenced on the frame
+ * subject. Each entry is exactly the TableRecord it would be as a message of its own, so its
+ * bytes, its leaf in the ledger's Merkle log and its audit are the same either way; a record's
+ * place in the log is the frame's stream sequence and its index in `records`.
+ *
+ * @generated from message match.v1.RecordFrame
+ */
+export type RecordFrame = Message<"match.v1.RecordFrame"> & {
+  /**
+   * The records, in the order they were judged: a table's records in its own order.
+   *
+   * @generated from field: repeated match.v1.RecordFrame.Entry records = 1;
+   */
+  records: RecordFrame_Entry[];
+};
+
+/**
+ * Describes the message match.v1.RecordFrame.
+ * Use `create(RecordFrameSchema)` to create a new message.
+ */
+export const RecordFrameSchema: GenMessage<RecordFrame> = /*@__PURE__*/
+  messageDesc(file_match_v1_referee, 4);
+
+/**
+ * One table's record.
+ *
+ * @generated from message match.v1.RecordFrame.Entry
+ */
+export type RecordFrame_Entry = Message<"match.v1.RecordFrame.Entry"> & {
+  /**
+   * The record's table: the record's own `table_id`, and a table of the frame's partition.
+   *
+   * @generated from field: string table_id = 1;
+   */
+  tableId: string;
+
+  /**
+   * A TableRecord's bytes, exactly as published on its own.
+   *
+   * @generated from field: bytes record = 2;
+   */
+  record: Uint8Array;
+
+  /**
+   * What the record's `Match-Table-Facts` header would say (match_bus.records).
+   *
+   * @generated from field: string facts = 3;
+   */
+  facts: string;
+
+  /**
+   * What the record's `Match-Record-Numbers` header would say (match_bus.records).
+   *
+   * @generated from field: string numbers = 4;
+   */
+  numbers: string;
+};
+
+/**
+ * Describes the message match.v1.RecordFrame.Entry.
+ * Use `create(RecordFrame_EntrySchema)` to create a new message.
+ */
+export const RecordFrame_EntrySchema: GenMessage<RecordFrame_Entry> = /*@__PURE__*/
+  messageDesc(file_match_v1_referee, 4, 0);
+
+/**
  * Internal, NATS request on `match.ledger.records`: a table's records from the ledger's store.
  *
  * @generated from message match.v1.LedgerRecordsRequest
@@ -545,7 +612,7 @@ export type LedgerRecordsRequest = Message<"match.v1.LedgerRecordsRequest"> & {
  * Use `create(LedgerRecordsRequestSchema)` to create a new message.
  */
 export const LedgerRecordsRequestSchema: GenMessage<LedgerRecordsRequest> = /*@__PURE__*/
-  messageDesc(file_match_v1_referee, 4);
+  messageDesc(file_match_v1_referee, 5);
 
 /**
  * The ledger's answer: the table's records in order.
@@ -566,7 +633,7 @@ export type LedgerRecordsResponse = Message<"match.v1.LedgerRecordsResponse"> & 
  * Use `create(LedgerRecordsResponseSchema)` to create a new message.
  */
 export const LedgerRecordsResponseSchema: GenMessage<LedgerRecordsResponse> = /*@__PURE__*/
-  messageDesc(file_match_v1_referee, 5);
+  messageDesc(file_match_v1_referee, 6);
 
 /**
  * One record as stored.
@@ -587,6 +654,13 @@ export type LedgerRecordsResponse_Entry = Message<"match.v1.LedgerRecordsRespons
    * @generated from field: bytes record = 2;
    */
   record: Uint8Array;
+
+  /**
+   * The record's index in its RecordFrame; 0 for a record published on its own.
+   *
+   * @generated from field: uint32 frame_index = 3;
+   */
+  frameIndex: number;
 };
 
 /**
@@ -594,5 +668,5 @@ export type LedgerRecordsResponse_Entry = Message<"match.v1.LedgerRecordsRespons
  * Use `create(LedgerRecordsResponse_EntrySchema)` to create a new message.
  */
 export const LedgerRecordsResponse_EntrySchema: GenMessage<LedgerRecordsResponse_Entry> = /*@__PURE__*/
-  messageDesc(file_match_v1_referee, 5, 0);
+  messageDesc(file_match_v1_referee, 6, 0);
 
