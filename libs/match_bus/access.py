@@ -190,6 +190,7 @@ PERMISSIONS: dict[str, list[Grant]] = {
     "players": [
         Grant("sub", subjects.PLAYERS_QUERY, "answer the lobby's questions about players"),
         *_js("STREAM.INFO", subjects.EVENTS_STREAM, "the table log's state", more=False),
+        *_read_records("where a table's records begin and end in the log"),
         *_follow_copy("players", "follow the log from where its store stopped; read a table"),
         _probe(),
         _own_inbox("players"),

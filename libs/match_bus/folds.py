@@ -18,6 +18,7 @@ from nats.js.errors import NotFoundError
 
 from match.v1 import common_pb2, referee_pb2
 from match_bus import subjects
+from match_bus.records import unpack
 from match_rules import registry
 from match_rules.game import Game
 
@@ -83,29 +84,48 @@ class TableFolds:
         return fold.game
 
     async def _continue(self, game_id: str, fold: Fold) -> None:
-        """Fold the records from ``fold.next_seq`` to the table's last, keeping each step."""
-        subject = subjects.events(game_id)
+        """Fold the records from ``fold.next_seq`` to the table's last, keeping each step: those
+        on its own subject and its entries in its partition's frames (several tables' records
+        in one message, match_bus.records), read side by side in stream order."""
+        own = subjects.events(game_id)
+        frames = subjects.frames(subjects.partition_of(game_id))
+        last = max([await self._last(own), await self._last(frames)])
+        while not fold.broken and fold.next_seq <= last:
+            batches = [await self._read(subject, fold.next_seq) for subject in (own, frames)]
+            if not any(batches):
+                return  # a replica behind the leader: not yet
+            # A full batch says nothing of its subject past its last record: read only so far.
+            full = [batch[-1][0] for batch in batches if len(batch) >= self._batch]
+            horizon = min(full) if full else last
+            merged = sorted(m for batch in batches for m in batch if m[0] <= horizon)
+            for seq, subject, data in merged:
+                for record in unpack(subject, data):
+                    if record.table_id != game_id:
+                        continue
+                    self.reads += 1
+                    fold_record(fold, record.data)
+                    if fold.broken:
+                        return
+                fold.next_seq = seq + 1
+            if full:
+                fold.next_seq = max(fold.next_seq, horizon + 1)
+            elif merged:
+                fold.next_seq = max(fold.next_seq, merged[-1][0] + 1)
+
+    async def _last(self, subject: str) -> int:
+        """The stream sequence of the last message on ``subject`` (0: none)."""
         try:
             last = await self._js.get_last_msg(subjects.EVENTS_STREAM, subject)
         except NotFoundError:
-            return
-        assert last.seq is not None
-        while not fold.broken and fold.next_seq <= last.seq:
-            records = await self._read(subject, fold.next_seq)
-            if not records:
-                return  # a replica behind the leader: not yet
-            for seq, data in records:
-                self.reads += 1
-                fold_record(fold, data)
-                fold.next_seq = seq + 1
-                if fold.broken:
-                    return
+            return 0
+        return last.seq or 0
 
-    async def _read(self, subject: str, start: int) -> list[tuple[int, bytes]]:
-        """Up to ``batch`` records of ``subject`` from stream sequence ``start``: one Direct Get
-        request, its answers ended by the server's end-of-batch status (204; 404 if none).
-        Collected by the subscription's callback: a ``next_msg`` per answer costs a timer each."""
-        out: list[tuple[int, bytes]] = []
+    async def _read(self, subject: str, start: int) -> list[tuple[int, str, bytes]]:
+        """Up to ``batch`` messages of ``subject`` from stream sequence ``start``, (sequence,
+        subject, bytes): one Direct Get request, its answers ended by the server's end-of-batch
+        status (204; 404 if none). Collected by the subscription's callback: a ``next_msg`` per
+        answer costs a timer each."""
+        out: list[tuple[int, str, bytes]] = []
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
         async def answer(msg: Msg) -> None:
@@ -119,7 +139,7 @@ class TableFolds:
                 reason = f"{status} {headers.get('Description', '')}".strip()
                 done.set_exception(nats.errors.Error(f"reading the table log failed: {reason}"))
             else:
-                out.append((int(headers["Nats-Sequence"]), msg.data or b""))
+                out.append((int(headers["Nats-Sequence"]), subject, msg.data or b""))
 
         sub = await self._nc.subscribe(self._nc.new_inbox(), cb=answer)
         self.requests += 1

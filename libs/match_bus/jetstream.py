@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from typing import NoReturn, TypeVar
 
 import structlog
@@ -45,6 +44,7 @@ from prometheus_client import Counter, Gauge
 from match_bus import subjects
 from match_bus.access import connect_options
 from match_bus.failover import Chooser, Failover, FailoverSettings, reaches_quorum
+from match_bus.records import StoredRecord, facts_of, unpack
 
 WRONG_LAST_SEQUENCE = 10071  # single replica; a three-replica stream answers 10164
 CLUSTER_WRONG_LAST_SEQUENCE = 10164
@@ -62,13 +62,6 @@ NATS_CONNECTED = Gauge(
 
 class SequenceConflict(Exception):
     """Somebody else appended to the table since we last read it: catch up, then decide again."""
-
-
-@dataclass(frozen=True, slots=True)
-class StoredRecord:
-    sequence: int  # the stream sequence
-    data: bytes
-    subject: str = ""  # the subject it was published on
 
 
 async def ensure_stream(js: JetStreamContext, replicas: int = 1) -> None:
@@ -361,15 +354,18 @@ class TableLog:
         return msg.seq, msg_id
 
     async def read(self, table_id: str) -> list[StoredRecord]:
-        """Every record of one table, in order."""
-        last = await self.last(table_id)
-        if last is None:
-            return []
-        return [r for _, r in await consume_until(self._js, subjects.events(table_id), last[0])]
+        """Every record of one table, in order: on its own subject and in its partition's
+        frames (:func:`read_table`). The read ends at the record that closes the table (its
+        seed revealed, or the table expired, as its headers say): nothing follows it, and a
+        game long over is not read past into the frames of the partition's later games."""
+        return await read_table(self._js, table_id, enough=closes)
 
-    async def read_all(self, subject: str = subjects.EVENTS_ALL) -> list[tuple[str, StoredRecord]]:
-        """Every record under ``subject`` (all tables, or one partition's), in stream order:
-        how a referee rebuilds the tables it takes on."""
+    async def read_all(
+        self, subject: str = subjects.EVENTS_ALL
+    ) -> list[tuple[str | None, StoredRecord]]:
+        """Every record under ``subject`` (all tables, or one partition's), in stream order,
+        each with its table (None: it names none), a frame's records one by one: how a referee
+        rebuilds the tables it takes on."""
         whole = subject == subjects.EVENTS_ALL  # (a filter would list every table's subject)
         info = await self._js.stream_info(
             subjects.EVENTS_STREAM, subjects_filter=None if whole else subject
@@ -379,18 +375,35 @@ class TableLog:
         return await consume_until(self._js, subject, info.state.last_seq)
 
 
+def stored_records(msg: Msg | RawStreamMsg, sequence: int) -> list[tuple[str | None, StoredRecord]]:
+    """The records of one message of the log at ``sequence``, each with its table (None: it
+    names none): one, or a frame's entries (match_bus.records.unpack)."""
+    subject = msg.subject or ""
+    return [
+        (r.table_id, StoredRecord(sequence, r.data, subject, r.index, r.headers))
+        for r in unpack(subject, msg.data or b"", msg.headers)
+    ]
+
+
 async def consume_until(
     js: JetStreamContext,
     subject: str,
     until: int,
     timeout: float = 10.0,
     stream: str = subjects.EVENTS_STREAM,
-) -> list[tuple[str, StoredRecord]]:
-    """Read ``subject`` from the start up to stream sequence ``until`` with an ordered consumer
-    on ``stream`` (the log, or a reader's copy of it: the same sequences). nats-py's TimeoutError
-    when nothing comes for ``timeout``. The records are taken as a callback subscription's
-    (``follow_copy`` says why: 14 us a record less than a ``next_msg`` loop)."""
-    out: list[tuple[str, StoredRecord]] = []
+    *,
+    also: tuple[str, ...] = (),
+    start: int = 0,
+    enough: Callable[[str | None, StoredRecord], bool] | None = None,
+) -> list[tuple[str | None, StoredRecord]]:
+    """Read ``subject`` (and the subjects ``also``) from the start, or from stream sequence
+    ``start``, up to stream sequence ``until`` with an ordered consumer on ``stream`` (the log,
+    or a reader's copy of it: the same sequences); each record with its table (None: it names
+    none), a frame's records one by one. The read ends early after a record ``enough`` says is
+    the last one wanted. nats-py's TimeoutError when nothing comes for ``timeout``. The records
+    are taken as a callback subscription's (``follow_copy`` says why: 14 us a record less than
+    a ``next_msg`` loop)."""
+    out: list[tuple[str | None, StoredRecord]] = []
     done: asyncio.Future[BaseException | None] = asyncio.get_running_loop().create_future()
 
     async def on_record(msg: Msg) -> None:
@@ -398,17 +411,28 @@ async def consume_until(
             return
         try:
             seq = msg.metadata.sequence.stream
-            out.append((subjects.table_of(msg.subject), StoredRecord(seq, msg.data, msg.subject)))
-            if seq >= until or msg.metadata.num_pending == 0:
+            records = stored_records(msg, seq)
+            out.extend(records)
+            if (
+                seq >= until
+                or msg.metadata.num_pending == 0
+                or (enough is not None and any(enough(t, r) for t, r in records))
+            ):
                 done.set_result(None)
         except Exception as error:
             done.set_result(error)
 
+    if start > 1:
+        config = ConsumerConfig(deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=start)
+    else:
+        config = ConsumerConfig(deliver_policy=DeliverPolicy.ALL)
+    if also:
+        config.filter_subjects = [subject, *also]
     sub = await js.subscribe(
         subject,
         stream=stream,  # named: no look-up of the stream by subject
         ordered_consumer=True,
-        deliver_policy=DeliverPolicy.ALL,
+        config=config,
         cb=on_record,
     )
     try:
@@ -426,6 +450,96 @@ async def consume_until(
         if not done.done():
             done.set_result(None)  # nothing more is taken
         await sub.unsubscribe()
+
+
+_CLOSING = frozenset({"seed_revealed", "table_expired"})
+
+
+def closes(record: StoredRecord) -> bool:
+    """Whether the record's headers say it is its table's last: the seed revealed after the
+    game, or the table expired before one."""
+    return not _CLOSING.isdisjoint(facts_of(record.headers) or ())
+
+
+async def table_end(
+    js: JetStreamContext, table_id: str, stream: str = subjects.EVENTS_STREAM
+) -> int:
+    """The stream sequence by which ``stream`` holds every record of the table now: the later
+    of its last message on its own subject and its partition's last frame (0: neither)."""
+    last = 0
+    for subject in (subjects.events(table_id), subjects.frames(subjects.partition_of(table_id))):
+        try:
+            message = await js.get_last_msg(stream, subject)
+        except NotFoundError:
+            continue
+        last = max(last, message.seq or 0)
+    return last
+
+
+async def table_start(
+    js: JetStreamContext, table_id: str, stream: str = subjects.EVENTS_STREAM
+) -> int:
+    """The stream sequence of the table's first record (0: no such table). A table's first
+    record (``TableCreated``) is always published on the table's own subject, never in a frame,
+    so its subject says where the table begins."""
+    try:
+        message = await js.get_msg(stream, seq=1, subject=subjects.events(table_id), next=True)
+    except NotFoundError:
+        return 0
+    return message.seq or 0
+
+
+async def read_table(
+    js: JetStreamContext,
+    table_id: str,
+    stream: str = subjects.EVENTS_STREAM,
+    *,
+    after: tuple[int, int] | None = None,
+    until: int | None = None,
+    enough: Callable[[StoredRecord], bool] | None = None,
+) -> list[StoredRecord]:
+    """The table's records in order, from its first (or the ones after the place ``after``,
+    (stream sequence, entry)), through stream sequence ``until`` (default: :func:`table_end`,
+    asked now), or through the first record ``enough`` says is the last one wanted: those on
+    its own subject and its entries in its partition's frames, with one ordered consumer on
+    both subjects of ``stream`` (the log, or a reader's copy: the same sequences). From frames
+    a read takes the partition's frames since the table began, so it starts at the table's
+    first record (:func:`table_start`), never at the stream's. Where the table begins and ends
+    is asked of the log itself (its leader), whichever stream is read."""
+    if until is None:
+        until = await table_end(js, table_id)
+    # A frame is stored whole, so a reader that has a record of it has all of the table's.
+    if after is not None and after[0] >= until:
+        return []
+    start = after[0] + 1 if after is not None else await table_start(js, table_id)
+    if not start or not until:
+        return []
+    partition = subjects.partition_of(table_id)
+
+    def mine(found: str | None, record: StoredRecord) -> bool:
+        return found == table_id and (after is None or (record.sequence, record.index) > after)
+
+    def last_wanted(found: str | None, record: StoredRecord) -> bool:
+        return enough is not None and mine(found, record) and enough(record)
+
+    read = await consume_until(
+        js,
+        subjects.events(table_id),
+        until,
+        stream=stream,
+        also=(subjects.frames(partition),),
+        start=start,
+        enough=last_wanted if enough is not None else None,
+    )
+    out = []
+    for found, record in read:
+        if record.sequence > until:
+            break
+        if mine(found, record):
+            out.append(record)
+            if last_wanted(found, record):
+                break
+    return out
 
 
 async def follow_copy(

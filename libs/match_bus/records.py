@@ -171,6 +171,20 @@ def read_table(table_id: str, stored: list[tuple[int, bytes]]) -> list[referee_p
 
 
 @dataclass(frozen=True, slots=True)
+class StoredRecord:
+    sequence: int  # the stream sequence of the message that holds it
+    data: bytes
+    subject: str = ""  # the subject it was published on
+    index: int = 0  # its entry in its message: 0 unless a frame's later one
+    headers: Mapping[str, str] | None = None  # its facts and numbers (fact_headers)
+
+    @property
+    def framed(self) -> bool:
+        """Whether it came in a partition's frame (not on its table's own subject)."""
+        return subjects.partition_of_frames(self.subject) is not None
+
+
+@dataclass(frozen=True, slots=True)
 class Unpacked:
     """One record of a message stored in the events stream."""
 

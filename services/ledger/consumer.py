@@ -45,7 +45,7 @@ from prometheus_client import Counter, Gauge
 
 from match_bus import subjects
 from match_bus.jetstream import ensure_stream
-from match_bus.records import place, unpack
+from match_bus.records import unpack
 from services.ledger.store import Incoming, Outcome, Store
 
 RECORDS = Counter("match_ledger_records_total", "Records stored (redeliveries not counted)")
@@ -353,7 +353,8 @@ def _account(outcome: Outcome) -> None:
             CONFLICTS.inc()
             log.error(
                 "a stored sequence came again with other bytes; the stored record is kept",
-                place=place(outcome.sequence, outcome.index),
+                sequence=outcome.sequence,
+                frame_index=outcome.index,
                 table_id=outcome.table_id,
             )
         return
@@ -369,19 +370,22 @@ def _account(outcome: Outcome) -> None:
         log.error(
             "stored a record from a subject that names no table",
             subject=outcome.table_id,
-            place=place(outcome.sequence, outcome.index),
+            sequence=outcome.sequence,
+            frame_index=outcome.index,
         )
     elif outcome.quarantine is not None:
         QUARANTINED.inc()
         log.error(
             "table quarantined: its log holds a record that does not fit",
             table_id=outcome.table_id,
-            place=place(outcome.sequence, outcome.index),
+            sequence=outcome.sequence,
+            frame_index=outcome.index,
             problem=outcome.quarantine.problem,
         )
     elif outcome.event_count is None or outcome.expected_first is not None:
         log.warning(  # the table was quarantined by an earlier record
             "stored another unusable record of a quarantined table",
             table_id=outcome.table_id,
-            place=place(outcome.sequence, outcome.index),
+            sequence=outcome.sequence,
+            frame_index=outcome.index,
         )

@@ -41,8 +41,10 @@ from match_bus.records import (
     GAME_STARTED,
     BadRecord,
     Numbering,
+    Unpacked,
     facts_of,
     numbers_of,
+    unpack,
 )
 from match_players.identity import is_keyed
 from services.lobby import metrics
@@ -440,16 +442,23 @@ class TableDirectory:
     def take(
         self, subject: str, sequence: int, data: bytes, headers: Mapping[str, str] | None = None
     ) -> None:
-        """Fold one record of the stream into its table, unless it quarantines the table or
-        belongs to none. ``headers``: the message's; a record whose headers say it holds no
-        table-level fact is only counted in its table's numbering, never decoded."""
-        table_id = subjects.table_of_events(subject)
+        """Fold one message of the stream, a record or a partition's frame of records
+        (match_bus.records.unpack), into the tables: each record into its own, unless it
+        quarantines it or belongs to none. ``headers``: the message's; a record whose headers
+        (a frame's entry: its own) say it holds no table-level fact is only counted in its
+        table's numbering, never decoded."""
+        for record in unpack(subject, data, headers):
+            self._take(subject, sequence, record)
+
+    def _take(self, subject: str, sequence: int, unpacked: Unpacked) -> None:
+        table_id, data, headers = unpacked.table_id, unpacked.data, unpacked.headers
         if table_id is None:
             metrics.STRAY.inc()
             log.error(
-                "skipped a record on a subject that names no table",
+                "skipped a record that names no table",
                 subject=subject,
                 sequence=sequence,
+                frame_index=unpacked.index,
             )
             return
         if table_id in self._quarantined or table_id in self._expired:
@@ -463,9 +472,9 @@ class TableDirectory:
             facts = None  # headers that do not describe the record: read it
         try:
             if facts is not None and not facts and numbers is not None:
-                numbering.skip(sequence, numbers)  # a turn: no table-level fact
+                numbering.skip(sequence, numbers, unpacked.index)  # a turn: no table-level fact
                 return
-            record = numbering.follow(sequence, data)
+            record = numbering.follow(sequence, data, unpacked.index)
         except BadRecord as bad:
             self._quarantine(bad)
             return
@@ -489,6 +498,7 @@ class TableDirectory:
             "table quarantined: its log holds a record the lobby cannot use",
             table_id=bad.table_id,
             sequence=bad.sequence,
+            frame_index=bad.index,
             problem=bad.problem,
         )
 

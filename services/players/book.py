@@ -207,16 +207,19 @@ class Book:
         if self._skipped > self.position:
             self._move(self._skipped)
 
-    def count(self, sequence: int, game: Finished) -> bool:
+    def count(self, sequence: int, game: Finished, move: bool = True) -> bool:
         """Count a finished game, revealed by the record at ``sequence``; False when that
-        record or that game was counted before (a redelivery, a restart)."""
+        record or that game was counted before (a redelivery, a restart). ``move``: the position
+        moves to ``sequence`` with it (not for a frame's reveal that another of the same frame
+        follows: the frame is taken again after a crash, and a game counted is not again)."""
         if sequence <= self.position:
             return False
         with self._transaction():
             if self._db.execute(
                 "SELECT 1 FROM games WHERE game_id = ?", (game.game_id,)
             ).fetchone():
-                self._move(sequence)
+                if move:
+                    self._move(sequence)
                 return False
             rating = self._count(game)
             self._db.execute(
@@ -224,7 +227,8 @@ class Book:
                 "VALUES (?, ?, ?, ?, ?)",
                 (game.game_id, game.game.kind, sequence, game.ended_at_ms, rating),
             )
-            self._move(sequence)
+            if move:
+                self._move(sequence)
         return True
 
     @contextlib.contextmanager

@@ -22,8 +22,8 @@ from prometheus_client import Counter, Gauge
 
 from match.v1 import referee_pb2
 from match_bus import subjects
-from match_bus.jetstream import consume_until, follow_copy
-from match_bus.records import BadRecord, facts_of, read_table
+from match_bus.jetstream import follow_copy, read_table
+from match_bus.records import BadRecord, Numbering, facts_of, unpack
 from services.players.book import Book
 from services.players.facts import NotAGame, finished, has_reveal
 
@@ -60,14 +60,12 @@ async def table_records(
     A read that fails (NATS errors, time-outs) raises, and so does one that ends before
     ``upto`` (ShortRead): neither says anything about the table, so the caller must not pass
     its game over but read again."""
-    stored = await consume_until(
-        js, subjects.events(table_id), upto, stream=subjects.PLAYERS_EVENTS
-    )
-    kept = [(r.sequence, r.data) for _, r in stored if r.sequence <= upto]
-    if not kept or kept[-1][0] != upto:
-        reached = kept[-1][0] if kept else 0
+    stored = await read_table(js, table_id, subjects.PLAYERS_EVENTS, until=upto)
+    if not stored or stored[-1].sequence != upto:
+        reached = stored[-1].sequence if stored else 0
         raise ShortRead(f"read {table_id} to stream sequence {reached}, not to {upto}")
-    return read_table(table_id, kept)
+    numbering = Numbering(table_id)
+    return [numbering.follow(r.sequence, r.data, r.index) for r in stored]
 
 
 class Follower:
@@ -133,18 +131,23 @@ class Follower:
     async def take(
         self, sequence: int, subject: str, data: bytes, headers: Mapping[str, str] | None = None
     ) -> None:
-        """One record of the stream, in stream order. A record whose headers name its facts
+        """One message of the stream, in stream order: a record, or a frame of records
+        (match_bus.records.unpack). A record whose headers name its facts
         (match_bus.records.fact_headers) is decoded only if they say it reveals the seed."""
         if sequence <= self._taken:
             return
-        table_id = subjects.table_of_events(subject)
-        record = None
-        facts = facts_of(headers)
-        if table_id is not None and (facts is None or "seed_revealed" in facts):
-            with contextlib.suppress(DecodeError):
-                record = referee_pb2.TableRecord.FromString(data)
-        if record is not None and table_id is not None and has_reveal(record):
-            await self._count(sequence, table_id)
+        revealed = []
+        for found in unpack(subject, data, headers):
+            record = None
+            facts = facts_of(found.headers)
+            if found.table_id is not None and (facts is None or "seed_revealed" in facts):
+                with contextlib.suppress(DecodeError):
+                    record = referee_pb2.TableRecord.FromString(found.data)
+            if record is not None and found.table_id is not None and has_reveal(record):
+                revealed.append(found.table_id)
+        if revealed:
+            for i, table_id in enumerate(revealed):  # the position moves with the last
+                await self._count(sequence, table_id, move=i == len(revealed) - 1)
         else:
             self._book.skip(sequence)
             self._unflushed += 1
@@ -153,7 +156,7 @@ class Follower:
         self._taken = sequence
         POSITION.set(sequence)
 
-    async def _count(self, sequence: int, table_id: str) -> None:
+    async def _count(self, sequence: int, table_id: str, move: bool = True) -> None:
         # Reading may fail for reasons that say nothing about the table (a NATS node killed, a
         # leader moving, a time-out): those raise out of here, the position stays before this
         # record, and run() makes the consumer again from it, so the game is read again and
@@ -177,6 +180,6 @@ class Follower:
             log.error("a finished game not counted", table_id=table_id, exc_info=error)
             self._book.skip(sequence)
             return
-        if self._book.count(sequence, game):
+        if self._book.count(sequence, game, move):
             GAMES.inc()
             log.info("game counted", table_id=table_id, game=game.game.slug)

@@ -35,8 +35,8 @@ from prometheus_client import Counter, Gauge, Histogram
 from match.v1 import common_pb2, dealer_pb2, referee_pb2
 from match_bus import subjects
 from match_bus.clock import Clock
-from match_bus.jetstream import SequenceConflict, StoredRecord, TableLog, ensure_stream
-from match_bus.records import BadRecord, fact_headers
+from match_bus.jetstream import SequenceConflict, TableLog, ensure_stream
+from match_bus.records import BadRecord, StoredRecord, fact_headers
 from match_bus.service import answerable, given_up, received
 from match_bus.service import reply as respond
 from match_rules import registry
@@ -114,7 +114,8 @@ class Referee:
         self.tables: dict[str, Table] = {}
         # table -> the record that quarantines it (its partition held here); see _quarantine
         self.quarantined: dict[str, BadRecord] = {}
-        self._reported: set[tuple[str, int]] = set()  # (table or subject, sequence) logged
+        # (table or subject, stream sequence, entry in its frame) already logged
+        self._reported: set[tuple[str, int, int]] = set()
         self._locks: dict[str, asyncio.Lock] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -173,13 +174,12 @@ class Referee:
             records = await self._log.read_all(subjects.events_of_partition(partitions[0]))
         else:
             records = await self._log.read_all()
-        by_table: dict[str, list[tuple[int, bytes]]] = {}
-        for _, stored in records:
-            table_id = subjects.table_of_events(stored.subject)
+        by_table: dict[str, list[StoredRecord]] = {}
+        for table_id, stored in records:
             if table_id is None:
                 self._stray(stored)
             elif subjects.partition_of(table_id) in wanted:
-                by_table.setdefault(table_id, []).append((stored.sequence, stored.data))
+                by_table.setdefault(table_id, []).append(stored)
         fresh: dict[str, Table] = {}
         bad: list[BadRecord] = []
         for table_id, table_records in by_table.items():
@@ -219,16 +219,18 @@ class Referee:
         )
 
     def _stray(self, stored: StoredRecord) -> None:
-        """A record on a subject that names no table: no table's, so skipped; logged once."""
-        key = (stored.subject, stored.sequence)
+        """A record that names no table (its subject, or its frame's entry): no table's, so
+        skipped; logged once."""
+        key = (stored.subject, stored.sequence, stored.index)
         if key in self._reported:
             return
         self._reported.add(key)
         STRAY.inc()
         log.error(
-            "skipped a record on a subject that names no table",
+            "skipped a record that names no table",
             subject=stored.subject,
             sequence=stored.sequence,
+            frame_index=stored.index,
         )
 
     def _quarantine(self, bad: BadRecord) -> None:
@@ -244,12 +246,13 @@ class Referee:
             handle.cancel()
         QUARANTINED.set(len(self.quarantined))
         LIVE_TABLES.set(sum(1 for t in self.tables.values() if not t.game_over))
-        if (table_id, bad.sequence) not in self._reported:
-            self._reported.add((table_id, bad.sequence))
+        if (table_id, bad.sequence, bad.index) not in self._reported:
+            self._reported.add((table_id, bad.sequence, bad.index))
             log.error(
                 "table quarantined: its log holds a record the referee cannot use",
                 table_id=table_id,
                 sequence=bad.sequence,
+                frame_index=bad.index,
                 problem=bad.problem,
             )
 
@@ -791,7 +794,7 @@ class Referee:
         if not stored:
             return None
         try:
-            return load(table_id, [(r.sequence, r.data) for r in stored], finished_too=True)
+            return load(table_id, stored, finished_too=True)
         except Quarantined as error:
             self._quarantine(error.bad)
             raise

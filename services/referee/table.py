@@ -7,13 +7,21 @@ what this module decides. Seating rules live here; the game's rules live in matc
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
 from google.protobuf.message import Message
 
 from match.v1 import common_pb2, dealer_pb2, referee_pb2
-from match_bus.records import GAME_OVER, GAME_STARTED, QUARANTINED, BadRecord, Numbering
+from match_bus.records import (
+    GAME_OVER,
+    GAME_STARTED,
+    QUARANTINED,
+    BadRecord,
+    Numbering,
+    StoredRecord,
+)
 from match_rules import registry
 from match_rules.errors import Category, RuleError
 from match_rules.game import Game, SeatInfo
@@ -103,7 +111,9 @@ class Table:
     created_at_ms: int = 0  # the TableCreated's time (referee clock)
     expires_at_ms: int = 0  # from TableCreated; 0 in tables made before expiry existed
     expired: bool = False  # TableExpired: closed before its game started
-    last_sequence: int = 0  # the stream sequence of the table's last record
+    # The stream sequence of the table's last record on its own subject (not in a frame): what
+    # an append on that subject is fenced on.
+    last_sequence: int = 0
     records: int = 0  # records appended so far
     next_event: int = 1  # the number the next event takes
     # (player, request id) -> the serialized reply it got, for retries; see ANSWERS_PER_PLAYER
@@ -142,11 +152,13 @@ class Table:
             self.state = game.with_deal(self.state, self.deal)
 
     def apply(
-        self, record: referee_pb2.TableRecord, sequence: int, state_after: Any = None
+        self, record: referee_pb2.TableRecord, sequence: int | None, state_after: Any = None
     ) -> None:
-        """Fold one record (as appended) into the table. ``state_after``: the game's state after
-        the record's game events, when the caller has it (from ``decide_steps``), so they need
-        not be parsed and evolved again."""
+        """Fold one record (as appended) into the table: ``sequence``, its stream sequence on
+        the table's own subject (None: it came in a frame, which leaves that subject's fence
+        where it was). ``state_after``: the game's state after the record's game events, when
+        the caller has it (from ``decide_steps``), so they need not be parsed and evolved
+        again."""
         if state_after is None:
             for envelope in record.events:
                 self.apply_event(envelope)
@@ -157,7 +169,8 @@ class Table:
                 else:
                     self.next_event = envelope.event_number + 1
             self.state = state_after
-        self.last_sequence = sequence
+        if sequence is not None:
+            self.last_sequence = sequence
         self.records += 1
 
     def apply_event(self, envelope: common_pb2.EventEnvelope) -> None:
@@ -518,22 +531,30 @@ def _request_of(record: referee_pb2.TableRecord) -> tuple[str, str] | None:
 
 
 def load(
-    table_id: str, stored: list[tuple[int, bytes]], finished_too: bool = False
+    table_id: str,
+    stored: Sequence[StoredRecord | tuple[int, bytes]],
+    finished_too: bool = False,
 ) -> Table | None:
-    """The table from its records as the log holds them, ``(stream sequence, bytes)`` in order
+    """The table from its records as the log holds them, in order: as read back (on its own
+    subject or in frames), or ``(stream sequence, bytes)`` for records on its own subject
     (None for a finished game or an expired table unless ``finished_too``). Raises Quarantined
     at the first record that does not decode, does not continue the table's numbering, or
     cannot be folded."""
     numbering = Numbering(table_id)
+    records = []
     try:
-        records = [(numbering.follow(sequence, data), sequence) for sequence, data in stored]
+        for item in stored:
+            where = item if isinstance(item, StoredRecord) else StoredRecord(item[0], item[1])
+            records.append((numbering.follow(where.sequence, where.data, where.index), where))
     except BadRecord as bad:
         raise Quarantined(bad) from None
     return rebuild(table_id, records, finished_too)
 
 
 def rebuild(
-    table_id: str, records: list[tuple[referee_pb2.TableRecord, int]], finished_too: bool = False
+    table_id: str,
+    records: list[tuple[referee_pb2.TableRecord, StoredRecord]],
+    finished_too: bool = False,
 ) -> Table | None:
     """The table folded from its records (None for a finished game or an expired table unless
     ``finished_too``).
@@ -554,12 +575,13 @@ def rebuild(
             per_player[key[0]] = per_player.get(key[0], 0) + 1
             wanted.add(index)
     table = Table(table_id)
-    for index, (record, sequence) in enumerate(records):
+    for index, (record, where) in enumerate(records):
+        own = None if where.framed else where.sequence  # the fence of its own subject
         try:
-            fold(table, record, sequence, remember=index in wanted)
+            fold(table, record, own, remember=index in wanted)
         except Exception as error:  # whatever the record holds, only its own table is lost
             problem = f"cannot be folded into the table ({error!r})"
-            raise Quarantined(BadRecord(table_id, sequence, problem)) from error
+            raise Quarantined(BadRecord(table_id, where.sequence, problem, where.index)) from error
     return table
 
 
@@ -576,7 +598,7 @@ def accepted_reply(
 
 
 def fold(
-    table: Table, record: referee_pb2.TableRecord, sequence: int, remember: bool = True
+    table: Table, record: referee_pb2.TableRecord, sequence: int | None, remember: bool = True
 ) -> None:
     """Apply a record read back from the log, remembering the reply its command got, exactly as
     the referee that appended it answered (so a retry after a failover gets the same answer)."""

@@ -22,6 +22,7 @@ from match.v1 import common_pb2, dealer_pb2, race_pb2, referee_pb2
 from match_bus import subjects
 from match_bus.folds import TableFolds
 from match_bus.jetstream import ensure_stream
+from match_bus.records import pack
 from match_launch.child import tied
 from match_launch.natsserver import NatsServer
 from match_rules.race.deal import DEAL_VERSION, deal
@@ -312,7 +313,37 @@ async def test_records_are_read_in_batches_between_other_tables_records(nc: Clie
         await js.publish(subjects.events(other), record(other, 1, game_ended()))
     await js.publish(subjects.events(GAME), record(GAME, 2, game_ended()))
     assert await log.ended(GAME) is not None
-    assert (log.reads, log.requests) == (10, 3)  # 4 + 4 + 2, none of the other table's
+    # 4 + 4 + 2, none of the other table's; a request each for the partition's frames too
+    assert (log.reads, log.requests) == (10, 6)
+
+
+async def test_a_tables_records_in_its_partitions_frames_are_folded_in_stream_order(
+    nc: Client,
+) -> None:
+    """Group commit appends several tables' records in one message on the partition's frame
+    subject: the fold reads the table's own subject and the frames side by side, in batches,
+    and takes the table's entries only (another table's end ends nothing here)."""
+    js = nc.jetstream()
+    log = TableFolds(nc, batch=2)
+    frames = subjects.frames(subjects.partition_of(GAME))
+    other = next(
+        t
+        for n in range(10_000)
+        if subjects.partition_of(t := f"game{n:08d}") == subjects.partition_of(GAME) and t != GAME
+    )
+    await js.publish(subjects.events(GAME), record(GAME, 1, game_started()))
+    empty = referee_pb2.TableRecord(table_id=GAME).SerializeToString()
+    for n in range(3):
+        entries = [(other, record(other, n + 1, game_ended()), {}), (GAME, empty, {})]
+        await js.publish(frames, pack(entries))
+        await js.publish(subjects.events(GAME), empty)
+    assert await log.ended(GAME) is None  # the other table's ends are not this one's
+    assert log.reads == 7
+    await js.publish(frames, pack([(GAME, record(GAME, 2, game_ended()), {})]))
+    game = await log.ended(GAME)
+    assert game is not None and log.reads == 8
+    fresh = TableFolds(nc, batch=3)
+    assert await fresh.ended(GAME) is game and fresh.reads == 8
 
 
 async def test_folds_beyond_the_kept_number_start_again(nc: Client) -> None:

@@ -25,6 +25,7 @@ from match_bus.records import (
     GAME_STARTED,
     NUMBERS_HEADER,
     facts_of,
+    pack,
 )
 from match_launch.stack import Stack
 from services.lobby.directory import TableDirectory
@@ -128,6 +129,36 @@ def listing(directory: TableDirectory, tables: list[str]) -> dict[str, Any]:
     }
 
 
+def as_frames(messages: list[Any]) -> list[tuple[str, bytes, dict[str, str] | None]]:
+    """The records of ``messages`` (one a message, in stream order) as group commit would
+    append them: a table's first record on its own subject; the others, in order, in their
+    partition's frames of up to three records (a frame ends where another partition's record
+    or a table's first comes between)."""
+    out: list[tuple[str, bytes, dict[str, str] | None]] = []
+    group: list[tuple[str, bytes, dict[str, str]]] = []
+    partition = -1
+
+    def close() -> None:
+        if group:
+            out.append((subjects.frames(partition), pack(group), None))
+            group.clear()
+
+    for message in messages:
+        table_id = subjects.table_of_events(message.subject)
+        assert table_id is not None
+        first = referee_pb2.TableRecord.FromString(message.data).record_number == 1
+        if first or subjects.partition_of(table_id) != partition or len(group) == 3:
+            close()
+        if first:
+            out.append((message.subject, message.data, dict(message.headers)))
+            continue
+        partition = subjects.partition_of(table_id)
+        group.append((table_id, message.data, dict(message.headers)))
+    close()
+    assert any(subject.endswith(".frame") for subject, _, _ in out)
+    return out
+
+
 async def test_the_listing_from_fact_headers_is_the_listing_from_every_record(
     nc: Client, stack: Stack
 ) -> None:
@@ -210,9 +241,17 @@ async def test_the_listing_from_fact_headers_is_the_listing_from_every_record(
         with_headers.take(message.subject, message.seq, message.data, message.headers)
         old_way.take(message.subject, message.seq, message.data)
 
+    # ... and of the same records as group commit appends them: each table's first on its own
+    # subject, the others in their partition's frames, several tables' records to a frame.
+    framed = TableDirectory(js=None)  # type: ignore[arg-type]
+    for sequence, (subject, data, headers) in enumerate(as_frames(records), start=1):
+        framed.take(subject, sequence, data, headers)
+
     expected = listing(old_way, tables)
     assert listing(followed, tables) == expected
     assert listing(with_headers, tables) == expected
+    assert listing(framed, tables) == expected
+    assert framed.decoded == with_headers.decoded
     status = {t: (table.status if table else None) for t, table in expected["tables"].items()}
     assert status == {
         SOLO: lobby_pb2.Table.STATUS_FINISHED,

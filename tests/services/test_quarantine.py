@@ -149,7 +149,7 @@ def test_the_ledger_stores_every_record_and_marks_the_table_once(tmp_path: Path)
     assert found is not None
     assert (found.sequence, found.problem) == (4, "does not decode as a TableRecord")
     assert [(q.table_id, q.sequence) for q in store.quarantined()] == [(BAD, 4)]
-    assert [seq for seq, _ in store.records(BAD)] == [1, 4, 5]
+    assert [seq for seq, _, _ in store.records(BAD)] == [1, 4, 5]
     store.close()
     again = Store.open(tmp_path / "ledger.db")  # the mark is kept
     kept = again.quarantine(BAD)

@@ -16,6 +16,7 @@ from nats.aio.client import Client
 from match.v1 import common_pb2, race_command_pb2, referee_pb2
 from match_bus import subjects
 from match_bus.jetstream import TableLog
+from match_bus.records import fact_headers, pack
 from match_bus.service import give_up_headers
 from match_launch.stack import Stack
 from match_rules.race import events as ev
@@ -365,3 +366,54 @@ async def test_a_bad_record_quarantines_its_table_until_it_is_removed(
     (logged,) = [line for line in lines if line["event"].startswith("table quarantined")]
     assert (logged["table_id"], logged["sequence"]) == (bad, forged.seq)  # logged once
     assert any(line["event"].startswith("quarantine lifted") for line in lines)
+
+
+async def test_a_table_whose_records_came_in_frames_is_read_back_and_goes_on(
+    nc: Client, stack: Stack
+) -> None:
+    """A table whose first record is on its own subject and whose next one came in its
+    partition's frame (group commit: several tables' records in one message) is read back
+    whole, from the log when it is not in memory and when a restarted referee takes its
+    partition on; its next record is fenced on its own subject's last record, not the frame."""
+    source = "t7abcdef01"
+    made = await table_cmd(nc, source, "ann", **create(seats=4))
+    assert made.WhichOneof("result") == "accepted", made
+    joined = await table_cmd(nc, source, "bob", join_table={"display_name": "Bob"})
+    assert joined.WhichOneof("result") == "accepted", joined
+    first, second = [
+        referee_pb2.TableRecord.FromString(r.data)
+        for r in await TableLog(nc.jetstream()).read(source)
+    ]
+    framed = same_partition(source, "t7framed")
+    for record in (first, second):
+        record.table_id = framed
+        for env in record.events:
+            env.table_id = env.game_id = framed
+    js = nc.jetstream()
+    alone = await js.publish(subjects.events(framed), first.SerializeToString())
+    frame = pack(
+        [
+            ("t7elsewhere01", b"not this partition's", {}),  # names no table: skipped
+            (framed, second.SerializeToString(), fact_headers(second, ["player_seated"])),
+        ]
+    )
+    in_frame = await js.publish(subjects.frames(subjects.partition_of(framed)), frame)
+
+    read = await TableLog(js).read(framed)
+    assert [(r.sequence, r.index, r.framed) for r in read] == [
+        (alone.seq, 0, False),
+        (in_frame.seq, 1, True),
+    ]
+    # Not in memory: read from the log, then appended after it, fenced on its own subject.
+    carol = await table_cmd(nc, framed, "carol", join_table={"display_name": "Carol"})
+    assert carol.WhichOneof("result") == "accepted", carol
+    assert carol.accepted.seat == 3
+
+    stack.stop_service("referee")
+    stack.start_service("referee")  # takes the partition on: reads its subjects, frames too
+    left = await table_cmd(nc, framed, "bob", leave_table={})  # (a full table needs a deal)
+    assert left.WhichOneof("result") == "accepted", left
+    records = [referee_pb2.TableRecord.FromString(r.data) for r in await TableLog(js).read(framed)]
+    assert [r.record_number for r in records] == [1, 2, 3, 4]
+    numbers = [e.event_number for r in records for e in r.events]
+    assert numbers == list(range(1, len(numbers) + 1))

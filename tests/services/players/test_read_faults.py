@@ -59,18 +59,16 @@ def failing_once(
 ) -> list[str]:
     """Reading a table in ``faults`` fails the first time, as its fault says; later reads
     are the real ones. Returns the tables read, in order."""
-    real = follow.consume_until
+    real = follow.read_table
     seen: list[str] = []
 
-    async def consume_until(js: Any, subject: str, until: int, **options: Any) -> Any:
-        table_id = subjects.table_of_events(subject)
-        assert table_id is not None
+    async def read_table(js: Any, table_id: str, *args: Any, **options: Any) -> Any:
         seen.append(table_id)
-        stored = await real(js, subject, until, **options)
+        stored = await real(js, table_id, *args, **options)
         fault = faults.pop(table_id, None)
         return stored if fault is None else fault(stored)
 
-    monkeypatch.setattr(follow, "consume_until", consume_until)
+    monkeypatch.setattr(follow, "read_table", read_table)
     return seen
 
 
