@@ -450,6 +450,12 @@ async def consume_until(
         if not done.done():
             done.set_result(None)  # nothing more is taken
         await sub.unsubscribe()
+        # Deleted at once: else the server keeps an ephemeral consumer a few seconds after its
+        # last interest, and a copy's consumers are capped (subjects.COPY_MAX_CONSUMERS).
+        consumer = getattr(sub, "_consumer", None)  # nats-py keeps the current name here only
+        if consumer:
+            with contextlib.suppress(Exception):
+                await js.delete_consumer(stream, consumer)
 
 
 _CLOSING = frozenset({"seed_revealed", "table_expired"})
@@ -506,14 +512,32 @@ async def read_table(
     a read takes the partition's frames since the table began, so it starts at the table's
     first record (:func:`table_start`), never at the stream's. Where the table begins and ends
     is asked of the log itself (its leader), whichever stream is read."""
+    records, _ = await read_table_reach(
+        js, table_id, stream, after=after, until=until, enough=enough
+    )
+    return records
+
+
+async def read_table_reach(
+    js: JetStreamContext,
+    table_id: str,
+    stream: str = subjects.EVENTS_STREAM,
+    *,
+    after: tuple[int, int] | None = None,
+    until: int | None = None,
+    enough: Callable[[StoredRecord], bool] | None = None,
+) -> tuple[list[StoredRecord], int]:
+    """:func:`read_table`, and the stream sequence up to which it read both subjects: every
+    record of the table up to it is in the list (less than ``until`` when a copy behind the
+    log had nothing more, or ``enough`` ended it)."""
     if until is None:
         until = await table_end(js, table_id)
     # A frame is stored whole, so a reader that has a record of it has all of the table's.
     if after is not None and after[0] >= until:
-        return []
+        return [], after[0]
     start = after[0] + 1 if after is not None else await table_start(js, table_id)
     if not start or not until:
-        return []
+        return [], 0
     partition = subjects.partition_of(table_id)
 
     def mine(found: str | None, record: StoredRecord) -> bool:
@@ -532,14 +556,16 @@ async def read_table(
         enough=last_wanted if enough is not None else None,
     )
     out = []
+    reach = start - 1
     for found, record in read:
         if record.sequence > until:
             break
+        reach = record.sequence
         if mine(found, record):
             out.append(record)
             if last_wanted(found, record):
                 break
-    return out
+    return out, reach
 
 
 async def follow_copy(

@@ -75,6 +75,11 @@ def frames(partition: int) -> str:
     return f"match.events.{partition_name(partition)}.{FRAME_TOKEN}"
 
 
+def live_frames(partition: int) -> str:
+    """Where the lobby's copy pushes the partition's frames: ``match.live.p<NN>.frame``."""
+    return f"match.live.{partition_name(partition)}.{FRAME_TOKEN}"
+
+
 def partition_of_frames(subject: str) -> int | None:
     """The partition whose frame subject ``subject`` is; None for any other subject."""
     parts = subject.split(".")

@@ -455,7 +455,7 @@ class TableDirectory:
         if table_id is None:
             metrics.STRAY.inc()
             log.error(
-                "skipped a record that names no table",
+                "skipped a record on a subject that names no table",
                 subject=subject,
                 sequence=sequence,
                 frame_index=unpacked.index,

@@ -6,16 +6,21 @@ at its own pace, and folds and redacts it for its own viewer (services.lobby.wat
 viewer is shared: a feed holds the log's bytes, never a view. A feed goes away ``linger_s`` after
 its last watcher left (a watcher that resumes meanwhile finds it still there).
 
-How a feed follows its table: the lobby's copy of the log pushes every record it stores on core
-NATS (``match.live.p<NN>.<table>``, the stream's RePublish: match_bus.jetstream), with its stream
-sequence and the sequence of the table's record before it in headers. The feed subscribes there
-first, then reads what the copy already holds with an ordered consumer that it deletes once
-caught up, then takes each pushed record that continues the one it kept last. A push that does
-not (one was lost: a slow subscription, a reconnection) sends it back to the copy to catch up
-from the last record it kept, and so does a table quiet for STALL_CHECK_S while the log holds a
-record the feed has not got. So a followed table costs nats-server a subscription, not a
-consumer: the copy's consumers are taken only while feeds catch up, and the tables a lobby can
-follow are bounded by its caps and its memory, not by the copy's consumer limit.
+How a feed follows its table: the lobby's copy of the log pushes every message it stores on core
+NATS (the stream's RePublish: match_bus.jetstream), with its stream sequence and the sequence of
+the message before it on the same subject in headers: a record published alone on
+``match.live.p<NN>.<table>``, a partition's frame (several tables' records in one message,
+match_bus.records) on ``match.live.p<NN>.frame``. The feed subscribes to its table's pushes, and
+to its partition's frames through one subscription per partition that this lobby's feeds share
+(:class:`FramePushes`, which hands each feed its table's entries only), then reads what the copy
+already holds with an ordered consumer that it deletes once caught up, then takes each pushed
+record that continues the one it kept last: on its table's subject by the sequence before it, in
+a frame by its record number. One that does not (one was lost: a slow subscription, a
+reconnection) sends it back to the copy to catch up from where it is, and so does a table quiet
+for STALL_CHECK_S while the log holds a message the feed has not got. So a followed table costs
+nats-server a subscription, not a consumer: the copy's consumers are taken only while feeds
+catch up, and the tables a lobby can follow are bounded by its caps and its memory, not by the
+copy's consumer limit.
 
 :class:`Watches` admits each stream against the caps of :class:`WatchLimits` (per player, per
 client address, per lobby, tables followed at once): over one, the stream ends
@@ -44,7 +49,8 @@ from nats.js import JetStreamContext
 from nats.js.api import ConsumerConfig, DeliverPolicy
 
 from match_bus import subjects
-from match_bus.jetstream import TableLog, pushes_live
+from match_bus.jetstream import pushes_live, read_table_reach, stored_records, table_end
+from match_bus.records import StoredRecord, numbers_of, unpack
 from services.fairshare import FairShare
 from services.lobby import metrics
 from services.lobby.errors import RETRY_AFTER_KEY, ApiError
@@ -78,9 +84,10 @@ class TableFeed:
         js: JetStreamContext,
         table_id: str,
         pushes: Callable[[], Awaitable[bool]] | None = None,
+        frames: FramePushes | None = None,
     ) -> None:
         self.table_id = table_id
-        self.records: list[tuple[int, bytes]] = []  # (stream sequence, TableRecord bytes)
+        self.records: list[StoredRecord] = []  # its records, as the log holds them
         self.fold = SharedFold()  # what its viewers' folds share (services.lobby.viewer)
         self.watchers = 0
         self.failure: str | None = None
@@ -89,28 +96,69 @@ class TableFeed:
         self._nc = nc
         # Whether the lobby's copy pushes its records (None: ask it each time a feed starts).
         self._pushes = pushes if pushes is not None else partial(pushes_live, js)
+        # The partition's frames, shared with the lobby's other feeds of it (Watches' own);
+        # a feed made on its own follows them alone.
+        self._frames = frames if frames is not None else FramePushes(nc, table_id)
+        self._through = 0  # every record of the table up to this stream sequence is held
+        self._own_last = 0  # the sequence of the last one kept from the table's own subject
+        self._live: _Pushes | None = None  # taking pushes (caught up), once following
         self._grown = asyncio.Event()
         self._failing_since: float | None = None  # loop time of the first error in a row
         self._task = asyncio.create_task(self._follow(), name=f"feed-{table_id}")
 
-    async def record(self, index: int, timeout_s: float) -> tuple[int, bytes]:
+    async def record(self, index: int, timeout_s: float) -> StoredRecord:
         """The table's record number ``index`` (0: its first), waiting up to ``timeout_s`` for
         it (TimeoutError); FeedFailed if the feed broke."""
         while index >= len(self.records):
-            if self.failure is not None:
-                raise FeedFailed(self.failure)
-            grown = self._grown
-            async with asyncio.timeout(timeout_s):  # a timer, not a task per record and viewer
-                await grown.wait()
+            await self._wait(timeout_s)
         return self.records[index]
+
+    async def record_through(
+        self, index: int, through: int, timeout_s: float
+    ) -> StoredRecord | None:
+        """The table's record number ``index``, or None once the feed holds every record up to
+        stream sequence ``through`` and ``index`` is past them: a viewer's backlog. Waits up to
+        ``timeout_s`` for either (TimeoutError); FeedFailed if the feed broke."""
+        while index >= len(self.records):
+            if self.through >= through:
+                return None
+            self._frames.waiting.add(self)  # woken by a frame, even one without its records
+            try:
+                await self._wait(timeout_s)
+            finally:
+                self._frames.waiting.discard(self)
+        return self.records[index]
+
+    async def _wait(self, timeout_s: float) -> None:
+        if self.failure is not None:
+            raise FeedFailed(self.failure)
+        grown = self._grown
+        async with asyncio.timeout(timeout_s):  # a timer, not a task per record and viewer
+            await grown.wait()
 
     @property
     def kept(self) -> int:
         """The stream sequence of the last record kept (0: none yet)."""
-        return self.records[-1][0] if self.records else 0
+        return self.records[-1].sequence if self.records else 0
 
-    def _keep(self, sequence: int, data: bytes) -> None:
-        self.records.append((sequence, data))
+    @property
+    def through(self) -> int:
+        """The stream sequence up to which the feed holds every record of its table: where it
+        caught up to, or the last push it took; while it takes pushes and has none waiting, the
+        last frame its partition pushed too (frames come in the order they were stored, each
+        after the table's records before it)."""
+        live = self._live
+        if live is not None and not live.waiting():
+            return max(self._through, self._frames.seen)
+        return self._through
+
+    def _keep(self, record: StoredRecord) -> None:
+        self.records.append(record)
+        if not record.framed:
+            self._own_last = record.sequence
+        self._wake()
+
+    def _wake(self) -> None:
         self._grown.set()
         self._grown = asyncio.Event()
 
@@ -129,8 +177,12 @@ class TableFeed:
                         await self._read_copy(reason, forever=True)
                     if live is None:  # first, so that nothing stored meanwhile falls between
                         live = await _Pushes.subscribe(self._nc, subjects.live(self.table_id))
+                        await self._frames.join(self, live)
+                    self._live = None
                     await self._read_copy(reason)
                     self._failing_since = None
+                    self._live = live
+                    self._wake()  # caught up: a viewer waiting for where it got to may go on
                     while True:
                         msg = await live.next(STALL_CHECK_S)
                         if msg is None:
@@ -142,6 +194,7 @@ class TableFeed:
                 except asyncio.CancelledError:
                     raise
                 except Exception as error:
+                    self._live = None
                     if self._failing_since is None:
                         self._failing_since = loop.time()
                     if loop.time() - self._failing_since > GIVE_UP_S:  # tell the watchers
@@ -153,17 +206,24 @@ class TableFeed:
                         return
                     log.info("following a table again", table_id=self.table_id, error=repr(error))
                     if live is not None:
+                        await self._frames.leave(self)
                         await _unsubscribe(live.sub)
                         live = None
                     reason = "error"
                     await asyncio.sleep(0.5)
         finally:
+            self._live = None
             if live is not None:
+                await self._frames.leave(self)
                 await _unsubscribe(live.sub)
 
-    def _take(self, msg: Msg) -> bool:
+    def _take(self, msg: Msg | _Framed | _Missed) -> bool:
         """Keep a pushed record if it continues the last one kept; False if one is missing in
         between (catch up from the copy). A push the feed has already is skipped."""
+        if isinstance(msg, _Framed):
+            return self._take_framed(msg)
+        if isinstance(msg, _Missed):
+            return self._through >= msg.upto  # frames up to it may not have come
         headers = msg.headers or {}
         try:
             sequence = int(headers[SEQUENCE_HEADER])
@@ -172,56 +232,99 @@ class TableFeed:
             return False  # not a push as the copy makes them: read the copy instead
         if headers.get(STREAM_HEADER) != subjects.LOBBY_EVENTS:
             return False
-        if sequence <= self.kept:
+        if sequence <= self._through:
             return True  # read from the copy while catching up
-        if previous != self.kept:
+        if previous != self._own_last:
             return False
-        self._keep(sequence, msg.data)
+        self._keep(StoredRecord(sequence, msg.data, subjects.events(self.table_id), 0, headers))
+        self._through = sequence
         return True
 
-    async def _behind(self) -> bool:
-        """Whether the log holds a record of the table after the last one kept."""
-        last = await TableLog(self._js).last(self.table_id)
-        return last is not None and last[0] > self.kept
+    def _take_framed(self, framed: _Framed) -> bool:
+        """Keep the table's records of a pushed frame if the first continues the table's
+        numbering (its record number the next one); False if one is missing in between."""
+        if framed.sequence <= self._through:
+            return True  # read from the copy while catching up
+        for record in framed.records:
+            numbers = numbers_of(record.headers)
+            if numbers is None:
+                return False  # no record number to tell: read the copy instead
+            if numbers[0] <= len(self.records):
+                continue  # held already
+            if numbers[0] != len(self.records) + 1:
+                return False
+            self._keep(record)
+        self._through = framed.sequence
+        return True
 
     async def _read_copy(self, reason: str, forever: bool = False) -> None:
-        """Read the table's records after the last one kept from the lobby's copy, up to the
-        log's last record of the table now (nothing, and nothing counted, if the feed has it),
-        with an ordered consumer deleted once done. With
-        ``forever`` (a copy that does not push) the consumer stays open, and the read ends only
-        by an error or by Stalled: the consumer quiet while the log holds a record it did not
-        deliver (an ordered consumer can go quiet after a NATS restart)."""
-        last = await TableLog(self._js).last(self.table_id)
-        if not forever and (last is None or last[0] <= self.kept):
+        """Read the table's records after those held from the lobby's copy, up to the log's
+        end of the table now (its own subject's last record, or its partition's last frame;
+        nothing, and nothing counted, if the feed has it), with an ordered consumer deleted once
+        done. With ``forever`` (a copy that does not push) the consumer stays open, and the read
+        ends only by an error or by Stalled: the consumer quiet while the log holds a record it
+        did not deliver (an ordered consumer can go quiet after a NATS restart)."""
+        if forever:
+            await self._follow_copy()
+            return
+        end = await table_end(self._js, self.table_id)
+        through = self.through
+        if end <= through:
             return
         metrics.FEED_CATCH_UPS.labels(reason).inc()
-        if self.records:
+        after = (through, _PAST) if through else None
+        read, reach = await read_table_reach(
+            self._js,
+            self.table_id,
+            subjects.LOBBY_EVENTS,  # the lobby's own copy of the log (same sequences)
+            after=after,
+            until=end,
+        )
+        for record in read:
+            self._keep(record)
+        # A copy behind the log ends the read where it was: the rest comes pushed.
+        self._through = max(self._through, reach)
+        self._wake()
+
+    async def _behind(self) -> bool:
+        """Whether the log holds a message with a record of the table after those held."""
+        return await table_end(self._js, self.table_id) > self.through
+
+    async def _follow_copy(self) -> None:
+        """Follow the table on the copy with a consumer kept open (its own subject and its
+        partition's frames), until an error or Stalled."""
+        partition = subjects.partition_of(self.table_id)
+        metrics.FEED_CATCH_UPS.labels("start").inc()
+        if self._through:
             config = ConsumerConfig(
-                deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=self.kept + 1
+                deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=self._through + 1
             )
         else:
             config = ConsumerConfig(deliver_policy=DeliverPolicy.ALL)
+        config.filter_subjects = [subjects.events(self.table_id), subjects.frames(partition)]
         sub = await self._js.subscribe(
             subjects.events(self.table_id),
             stream=subjects.LOBBY_EVENTS,  # the lobby's own copy of the log (same sequences)
             ordered_consumer=True,
             config=config,
         )
-        if forever:
-            self._failing_since = None  # the copy answers: only errors in a row give up
+        self._failing_since = None  # the copy answers: only errors in a row give up
         try:
-            while forever or last is None or self.kept < last[0]:
+            while True:
                 try:
-                    msg = await sub.next_msg(timeout=STALL_CHECK_S if forever else CATCH_UP_S)
+                    msg = await sub.next_msg(timeout=STALL_CHECK_S)
                 except nats.errors.TimeoutError:
-                    if not forever:
-                        raise
                     if await self._behind():
-                        raise Stalled(f"the log has a record after {self.kept}") from None
+                        raise Stalled(f"the log has a record after {self.through}") from None
                     continue
                 sequence = msg.metadata.sequence.stream
-                if sequence > self.kept:
-                    self._keep(sequence, msg.data)
+                if sequence <= self._through:
+                    continue
+                for table_id, record in stored_records(msg, sequence):
+                    if table_id == self.table_id:
+                        self._keep(record)
+                self._through = sequence
+                self._wake()
         finally:
             await _end(self._js, sub)
 
@@ -231,6 +334,94 @@ class TableFeed:
         self._task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await self._task
+
+
+# Past every entry of a frame: (sequence, _PAST) is a place after all of that message's records.
+_PAST = 1 << 30
+
+
+class _Framed:
+    """A table's records of one pushed frame, as :class:`FramePushes` hands them to its feed."""
+
+    __slots__ = ("records", "sequence")
+
+    def __init__(self, sequence: int, records: list[StoredRecord]) -> None:
+        self.sequence = sequence
+        self.records = records
+
+
+class _Missed:
+    """Frames of the partition up to stream sequence ``upto`` may not have been pushed here (a
+    push lost, or the first one since subscribing): a feed that does not hold its table up to
+    there reads the copy."""
+
+    __slots__ = ("upto",)
+
+    def __init__(self, upto: int) -> None:
+        self.upto = upto
+
+
+class FramePushes:
+    """A partition's pushed frames (``match.live.p<NN>.frame``) for this lobby's feeds of it:
+    one subscription whoever watches, each frame unpacked once, and each feed handed its own
+    table's records, in the order the pushes came (a feed's own pushes and its frames wait in one
+    queue). ``seen`` is the last frame pushed: a feed with nothing waiting holds its table's
+    records up to it. Each push names the partition's frame before it; one that is not the last
+    seen here (a push lost) tells every feed, which reads the copy unless it holds its table up
+    to there."""
+
+    def __init__(self, nc: Client, table_id: str) -> None:
+        self._nc = nc
+        self.partition = subjects.partition_of(table_id)
+        self.feeds: dict[str, tuple[TableFeed, _Pushes]] = {}
+        self.waiting: set[TableFeed] = set()  # feeds a viewer waits on for where they got to
+        self.seen = 0
+        self._sub: Subscription | None = None
+        self._lock = asyncio.Lock()
+
+    async def join(self, feed: TableFeed, queue: _Pushes) -> None:
+        """Hand ``feed`` its table's records of every frame pushed from now on, into ``queue``."""
+        async with self._lock:
+            self.feeds[feed.table_id] = (feed, queue)
+            if self._sub is None:
+                subject = subjects.live_frames(self.partition)
+                self._sub = await self._nc.subscribe(subject, cb=self._on_frame)
+
+    async def leave(self, feed: TableFeed) -> None:
+        async with self._lock:
+            if self.feeds.get(feed.table_id, (None,))[0] is feed:
+                del self.feeds[feed.table_id]
+            self.waiting.discard(feed)
+            if not self.feeds and self._sub is not None:
+                sub, self._sub = self._sub, None
+                await _unsubscribe(sub)
+
+    async def _on_frame(self, msg: Msg) -> None:
+        headers = msg.headers or {}
+        if headers.get(STREAM_HEADER) != subjects.LOBBY_EVENTS:
+            return
+        try:
+            sequence = int(headers[SEQUENCE_HEADER])
+            previous = int(headers[PREVIOUS_HEADER])  # the partition's frame before it
+        except (KeyError, ValueError):
+            return
+        if sequence <= self.seen:
+            return
+        if previous != self.seen:  # one lost in between, or the first since subscribing
+            for _, queue in self.feeds.values():
+                queue.put(_Missed(previous))
+        subject = subjects.frames(self.partition)
+        mine: dict[str, list[StoredRecord]] = {}
+        for record in unpack(subject, msg.data):
+            if record.table_id in self.feeds:
+                mine.setdefault(record.table_id, []).append(
+                    StoredRecord(sequence, record.data, subject, record.index, record.headers)
+                )
+        for table_id, records in mine.items():
+            self.feeds[table_id][1].put(_Framed(sequence, records))
+        self.seen = sequence
+        for feed in list(self.waiting):
+            feed._wake()
 
 
 class _Pushes:
@@ -243,7 +434,7 @@ class _Pushes:
     sub: Subscription  # set by subscribe, the only way one is made
 
     def __init__(self) -> None:
-        self._waiting: collections.deque[Msg] = collections.deque()
+        self._waiting: collections.deque[Msg | _Framed | _Missed] = collections.deque()
         self._arrived = asyncio.Event()
 
     @classmethod
@@ -253,11 +444,19 @@ class _Pushes:
         return pushes
 
     async def _push(self, msg: Msg) -> None:
-        self._waiting.append(msg)
+        self.put(msg)
+
+    def put(self, item: Msg | _Framed | _Missed) -> None:
+        self._waiting.append(item)
         self._arrived.set()
 
-    async def next(self, timeout_s: float) -> Msg | None:
-        """The next pushed record, or None if none came within ``timeout_s``."""
+    def waiting(self) -> bool:
+        """Whether pushes came that the feed has not taken yet."""
+        return bool(self._waiting)
+
+    async def next(self, timeout_s: float) -> Msg | _Framed | _Missed | None:
+        """The next push (a record, or a frame's records of the table), or None if none came
+        within ``timeout_s``."""
         while not self._waiting:
             self._arrived.clear()
             try:
@@ -315,6 +514,7 @@ class Watches:
         # client address -> table id -> its streams of that table now
         self._watched_by: dict[str, dict[str, int]] = {}
         self.feeds: dict[str, TableFeed] = {}
+        self._frames: dict[int, FramePushes] = {}  # the partitions' frames its feeds follow
         self._pushing = False  # the lobby's copy of the log pushes its records (once known)
         self._told = False
 
@@ -424,7 +624,13 @@ class Watches:
                     what = f"for distinct tables on this lobby ({cap} at most)"
                     raise exhausted(what, self.limits)
                 self._drop(idle)  # a lingering feed makes room
-            feed = self.feeds[table_id] = TableFeed(self._nc, self._js, table_id, self.copy_pushes)
+            partition = subjects.partition_of(table_id)
+            frames = self._frames.get(partition)
+            if frames is None:
+                frames = self._frames[partition] = FramePushes(self._nc, table_id)
+            feed = self.feeds[table_id] = TableFeed(
+                self._nc, self._js, table_id, self.copy_pushes, frames
+            )
             metrics.WATCHED_TABLES.set(len(self.feeds))
         if feed.linger is not None:
             feed.linger.cancel()

@@ -120,18 +120,21 @@ class TableViewer:
     def started(self) -> bool:
         return self.game is not None and self.game.is_started(self.state)
 
-    def fold_record(self, sequence: int, data: bytes) -> list[common_pb2.EventEnvelope]:
-        """Fold the TableRecord at stream ``sequence``; its events as the viewer may see them
-        (none for a refusal). Raises BadRecord for a record that quarantines the table: one
-        that does not decode, does not continue the numbering, or cannot be folded."""
-        record = self._numbering.follow(sequence, data)
+    def fold_record(
+        self, sequence: int, data: bytes, index: int = 0
+    ) -> list[common_pb2.EventEnvelope]:
+        """Fold the TableRecord at stream ``sequence`` (entry ``index`` of its message); its
+        events as the viewer may see them (none for a refusal). Raises BadRecord for a record
+        that quarantines the table: one that does not decode, does not continue the numbering,
+        or cannot be folded."""
+        record = self._numbering.follow(sequence, data, index)
         if record.HasField("refusal"):
             return []
         try:
             return [self.fold(env) for env in record.events]
         except Exception as error:  # whatever the record holds, only this table's view ends
             problem = f"cannot be shown ({error})"
-            raise BadRecord(self.table_id, sequence, problem) from error
+            raise BadRecord(self.table_id, sequence, problem, index) from error
 
     def _know(self, game: Game) -> Game:
         if self.game is None:

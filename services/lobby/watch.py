@@ -22,7 +22,7 @@ import grpc  # type: ignore[import-untyped]
 from nats.js import JetStreamContext
 
 from match.v1 import common_pb2
-from match_bus.jetstream import TableLog
+from match_bus.jetstream import table_end, table_start
 from match_bus.records import QUARANTINED, BadRecord
 from match_rules.game import Game
 from services.lobby.errors import ApiError
@@ -107,14 +107,12 @@ async def view(
 ) -> AsyncIterator[Any]:
     """What ``watch`` sends, for a stream already admitted against the caps (a Watch, or a Play
     stream's view: services.lobby.playing)."""
-    last = await TableLog(js).last(table_id)
-    if last is None:
+    if not await table_start(js, table_id):
         raise ApiError(grpc.StatusCode.NOT_FOUND, f"table {table_id} has no records (yet)")
+    last = await table_end(js, table_id)
     async with watches.feed(table_id, address) as feed:
         try:
-            async for item in follow(
-                feed, table_id, viewer, after, last[0], stream, on_view, batch
-            ):
+            async for item in follow(feed, table_id, viewer, after, last, stream, on_view, batch):
                 yield item
         except FeedFailed:
             raise ApiError(grpc.StatusCode.UNAVAILABLE, NOT_ANSWERING) from None
@@ -130,9 +128,9 @@ async def follow(
     on_view: Any = None,
     batch: bool = False,
 ) -> AsyncIterator[Any]:
-    """Fold the feed for ``viewer``: the backlog after ``after`` (or a snapshot) up to stream
-    sequence ``caught_up_at``, then every event live until the game is over and its seed out.
-    ``on_view(table)`` is called once caught up (the viewer's TableViewer). ``batch``: the
+    """Fold the feed for ``viewer``: the backlog after ``after`` (or a snapshot), every record up
+    to stream sequence ``caught_up_at``, then every event live until the game is over and its
+    seed out. ``on_view(table)`` is called once caught up (the viewer's TableViewer). ``batch``: the
     events come in ``events`` items, a record's together (:func:`items`)."""
     WatchResponse = stream.response
     table = TableViewer(table_id, viewer, feed.fold)
@@ -141,11 +139,13 @@ async def follow(
         backlog: list[common_pb2.EventEnvelope] | None = []  # None: send a snapshot instead
         while True:
             try:
-                sequence, data = await feed.record(index, CATCH_UP_TIMEOUT_S)
+                record = await feed.record_through(index, caught_up_at, CATCH_UP_TIMEOUT_S)
             except TimeoutError:
                 raise ApiError(grpc.StatusCode.UNAVAILABLE, NOT_ANSWERING) from None
+            if record is None:
+                break  # every record up to where the table was when the view began
             index += 1
-            folded = table.fold_record(sequence, data)
+            folded = table.fold_record(record.sequence, record.data, record.index)
             if table.game is not None and table.game.kind != stream.game.kind:
                 raise wrong_game(table_id, table.game.kind, stream.game)
             for envelope in folded:
@@ -153,8 +153,6 @@ async def follow(
                     backlog.append(envelope)
                     if len(backlog) > MAX_RESUME_GAP:
                         backlog = None
-            if sequence >= caught_up_at:
-                break
         if on_view is not None:
             on_view(table)
         fresh = False  # the last item sent was a snapshot of the table as it is
@@ -169,12 +167,12 @@ async def follow(
                 fresh = True
         while not table.finished and not table.expired:
             try:
-                sequence, data = await feed.record(index, LIVE_POLL_S)
+                live = await feed.record(index, LIVE_POLL_S)
             except TimeoutError:
                 continue  # a quiet table
             index += 1
             started = table.started
-            folded = table.fold_record(sequence, data)
+            folded = table.fold_record(live.sequence, live.data, live.index)
             if folded:
                 fresh = False
                 for item in items(WatchResponse, folded, batch):

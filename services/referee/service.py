@@ -227,7 +227,7 @@ class Referee:
         self._reported.add(key)
         STRAY.inc()
         log.error(
-            "skipped a record that names no table",
+            "skipped a record on a subject that names no table",
             subject=stored.subject,
             sequence=stored.sequence,
             frame_index=stored.index,

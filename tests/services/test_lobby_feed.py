@@ -18,6 +18,7 @@ from nats.js.api import StreamConfig
 
 from match_bus import subjects, upgrade
 from match_bus.jetstream import copy_config, ensure_stream, pushes_live
+from match_bus.records import FACTS_HEADER, NO_FACTS, NUMBERS_HEADER, pack
 from match_launch.natsserver import NatsServer
 from services.lobby import fanout, metrics
 from services.lobby.fanout import TableFeed, Watches
@@ -47,10 +48,10 @@ async def append(nc: Client, table: str, n: int, tag: str = "r") -> list[int]:
 async def held(feed: TableFeed, sequences: list[int], timeout_s: float = 10.0) -> None:
     """Wait until ``feed`` holds exactly the records at ``sequences``, in that order."""
     deadline = time.monotonic() + timeout_s
-    while [s for s, _ in feed.records] != sequences:
-        assert time.monotonic() < deadline, ([s for s, _ in feed.records], sequences)
+    while [r.sequence for r in feed.records] != sequences:
+        assert time.monotonic() < deadline, ([r.sequence for r in feed.records], sequences)
         await asyncio.sleep(0.02)
-    assert all(data.startswith(feed.table_id.encode()) for _, data in feed.records)
+    assert all(r.data.startswith(feed.table_id.encode()) for r in feed.records)
 
 
 async def consumers(nc: Client) -> int:
@@ -189,3 +190,125 @@ async def test_a_copy_made_before_the_push_is_followed_by_consumer_until_it_gets
         await watches.close()
     players = await js.stream_info(subjects.PLAYERS_EVENTS)
     assert players.config.republish is None  # only the lobby's copy pushes
+
+
+# --- frames: several tables' records of a partition in one message (group commit) -------------
+
+
+def partition_mates(table: str, count: int) -> list[str]:
+    partition = subjects.partition_of(table)
+    return [
+        t
+        for n in range(10_000)
+        if subjects.partition_of(t := f"mate{n:08d}") == partition and t != table
+    ][:count]
+
+
+class Framer:
+    """Appends records to tables, the first of each alone on its subject and the others in
+    the partition's frames, each with its record number as the referee's headers say it."""
+
+    def __init__(self, nc: Client) -> None:
+        self._js = nc.jetstream()
+        self.numbers: dict[str, int] = {}
+
+    def _entry(self, table: str, tag: str) -> tuple[str, bytes, dict[str, str]]:
+        number = self.numbers[table] = self.numbers.get(table, 0) + 1
+        headers = {FACTS_HEADER: NO_FACTS, NUMBERS_HEADER: f"{number} {number} 0"}
+        return table, f"{table}:{tag}{number}".encode(), headers
+
+    async def first(self, table: str) -> int:
+        _, data, headers = self._entry(table, "first")
+        return (await self._js.publish(subjects.events(table), data, headers=headers)).seq
+
+    async def frame(self, *tables: str, tag: str = "f") -> int:
+        partition = subjects.partition_of(tables[0])
+        entries = [self._entry(t, tag) for t in tables]
+        return (await self._js.publish(subjects.frames(partition), pack(entries))).seq
+
+
+async def held_places(feed: TableFeed, places: list[tuple[int, int]], within: float = 10) -> None:
+    deadline = time.monotonic() + within
+    while [(r.sequence, r.index) for r in feed.records] != places:
+        got = [(r.sequence, r.index) for r in feed.records]
+        assert time.monotonic() < deadline, (got, places)
+        await asyncio.sleep(0.02)
+    assert all(r.data.startswith(feed.table_id.encode()) for r in feed.records)
+
+
+async def test_a_feed_takes_its_tables_records_from_its_partitions_frames(nc: Client) -> None:
+    js = nc.jetstream()
+    await ensure_stream(js)
+    framer = Framer(nc)
+    (mate,) = partition_mates(TABLE, 1)
+    places = [(await framer.first(TABLE), 0)]
+    await framer.first(mate)
+    places.append((await framer.frame(mate, TABLE), 1))
+    watches = Watches(nc, js, WatchLimits(per_player=0, per_address=0, per_lobby=0, tables=0))
+    try:
+        feed, other = watches._join(TABLE, None), watches._join(mate, None)
+        await held_places(feed, places)
+        started = catch_ups("start")
+        for i in range(10):  # live: pushed frames, its entries anywhere in them
+            seq = await framer.frame(TABLE, mate) if i % 2 else await framer.frame(mate, TABLE)
+            places.append((seq, 1 - i % 2))
+        await held_places(feed, places)
+        await held_places(other, [(r.sequence, r.index) for r in other.records][:12])
+        assert len(other.records) == 12
+        assert catch_ups("start") == started and await consumers(nc) == 0  # all pushed
+        # One subscription to the partition's frames for both feeds.
+        (frames,) = watches._frames.values()
+        assert set(frames.feeds) == {TABLE, mate} and frames._sub is not None
+        # A frame without its records: the feed holds everything up to it all the same.
+        end = await framer.frame(mate)
+        assert await feed.record_through(len(feed.records), end, 5.0) is None
+        assert feed.through >= end
+    finally:
+        await watches.close()
+    assert frames.feeds == {} and frames._sub is None  # no feed: no subscription
+
+
+@pytest.mark.parametrize(
+    ("pushed_after", "mate_after", "reason"), [(3, 0, "gap"), (1, 1, "gap"), (1, 0, "quiet")]
+)
+async def test_a_lost_frame_is_read_from_the_copy(
+    nc: Client,
+    monkeypatch: pytest.MonkeyPatch,
+    pushed_after: int,
+    mate_after: int,
+    reason: str,
+) -> None:
+    """A frame with the table's record lost, more pushed after it, with the table's records or
+    only another table's: the next frame names the one before it, which the partition's
+    subscription did not get. The partition's last frame lost: the feed finds it when the table
+    goes quiet."""
+    if reason == "quiet":
+        monkeypatch.setattr(fanout, "STALL_CHECK_S", 0.3)
+    js = nc.jetstream()
+    await ensure_stream(js)
+    framer = Framer(nc)
+    lost: list[int] = []
+    losing = False
+    on_frame = fanout.FramePushes._on_frame
+
+    async def take_or_lose(frames: fanout.FramePushes, msg: Msg) -> None:
+        if losing and not lost:  # the partition's subscription never gets it
+            lost.append(int((msg.headers or {})[fanout.SEQUENCE_HEADER]))
+            return
+        await on_frame(frames, msg)
+
+    monkeypatch.setattr(fanout.FramePushes, "_on_frame", take_or_lose)
+    places = [(await framer.first(TABLE), 0), (await framer.frame(TABLE), 0)]
+    feed = TableFeed(nc, js, TABLE)
+    try:
+        await held_places(feed, places)
+        losing = True
+        before = catch_ups(reason)
+        more = [(await framer.frame(TABLE), 0) for _ in range(pushed_after)]
+        for mate in partition_mates(TABLE, mate_after):
+            await framer.first(mate)
+            await framer.frame(mate)
+        await held_places(feed, places + more)
+        assert lost == [more[0][0]] and catch_ups(reason) == before + 1
+    finally:
+        await feed.close()
