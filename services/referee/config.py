@@ -20,6 +20,10 @@ class RefereeConfig:
     # How long a table waits for its game to start before the referee closes it (TableExpired),
     # in referee-clock ms; written into each TableCreated as its expires_at_ms.
     table_expiry_ms: int = 600_000
+    # Group commit: a table's records after its first go in its partition's frames (one fsync
+    # for every record judged while the frame before was stored: services/referee/frames.py).
+    # Off by default until every referee replica of a deployment reads and writes frames.
+    frames: bool = False
 
     @classmethod
     def from_env(cls) -> RefereeConfig:
@@ -32,7 +36,17 @@ class RefereeConfig:
             lease_ttl_s=float(os.environ.get("REFEREE_LEASE_TTL_S", "5")),
             forget_after_s=float(os.environ.get("REFEREE_FORGET_AFTER_S", "60")),
             table_expiry_ms=_positive_ms("REFEREE_TABLE_EXPIRY_MS", 600_000),
+            frames=_flag("REFEREE_FRAMES"),
         )
+
+
+def _flag(name: str) -> bool:
+    text = os.environ.get(name, "").strip().lower()
+    if text in ("", "0", "false", "no", "off"):
+        return False
+    if text in ("1", "true", "yes", "on"):
+        return True
+    raise ValueError(f"{name} must be 1 or 0 (on or off), not {text!r}")
 
 
 def _positive_ms(name: str, default: int) -> int:

@@ -43,6 +43,7 @@ from match_rules import registry
 from match_rules.errors import Category, RuleError
 from match_rules.game import Game
 from services.referee.config import RefereeConfig
+from services.referee.frames import FrameWriter
 from services.referee.leases import Leases, lease_bucket
 from services.referee.table import (
     EXPIRED as EXPIRED_CODE,
@@ -120,6 +121,7 @@ class Referee:
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._subs: dict[int, Subscription] = {}
+        self._frames: dict[int, FrameWriter] = {}  # each partition's group commit, held here
         self._writer = config.base.replica_id
         self.leases: Leases | None = None
 
@@ -206,6 +208,10 @@ class Referee:
             elif not table.started:
                 self._arm(table)  # its expiry; a deadline already past fires at once
         for partition in sorted(kept):
+            if self._config.frames:
+                self._frames[partition] = FrameWriter(
+                    self._js, partition, self._writer, self._fenced
+                )
             self._subs[partition] = await self._nc.subscribe(
                 subjects.referee_partition(partition), cb=self._on_message
             )
@@ -303,6 +309,9 @@ class Referee:
         for table_id in gone:
             if table_id not in self.tables:
                 self._locks.pop(table_id, None)
+        frames = self._frames.pop(partition, None)
+        if frames is not None:
+            await frames.close()
         LIVE_TABLES.set(sum(1 for t in self.tables.values() if not t.game_over))
         log.info("partition handed over", partition=partition, tables=len(gone))
 
@@ -745,6 +754,9 @@ class Referee:
         record.record_number = table.records + 1
         data = record.SerializeToString()
         headers = fact_headers(record, table_facts(table, record, state_after))
+        if self._config.frames and table.records > 0:  # a table's first record goes alone
+            await self._append_framed(table, record, data, headers, state_after)
+            return
         msg_id = f"{table.table_id}:{table.last_sequence}:{self._writer}"
         for attempt in range(3):
             try:
@@ -770,6 +782,41 @@ class Referee:
             table.stale = True
             raise Unavailable("the event store is not answering; try again")
         table.apply(record, sequence, state_after)
+
+    def _fenced(self, partition: int) -> None:
+        """Another writer appended to the partition's frames: every table of it may have
+        changed, so each is read again from the log before it judges anything."""
+        for table_id, table in self.tables.items():
+            if subjects.partition_of(table_id) == partition:
+                table.stale = True
+        log.warning(
+            "a frame was fenced: the partition's tables are read again", partition=partition
+        )
+
+    async def _append_framed(
+        self,
+        table: Table,
+        record: referee_pb2.TableRecord,
+        data: bytes,
+        headers: dict[str, str],
+        state_after: Any,
+    ) -> None:
+        """Append the record in its partition's next frame (services/referee/frames.py), then
+        fold it in. A refused or unknown frame leaves the table to be read again first."""
+        frames = self._frames.get(subjects.partition_of(table.table_id))
+        if frames is None:
+            raise Unavailable(_MOVED)
+        try:
+            with APPEND_SECONDS.time():
+                await frames.append(table.table_id, data, headers)
+        except SequenceConflict:
+            table.stale = True  # another writer holds the partition's frames: read it again
+            raise Unavailable("the table changed under us; try again") from None
+        except (TimeoutError, NatsTimeout, NoRespondersError, NatsError, ConnectionError) as error:
+            log.warning("append failed", error=repr(error))
+            table.stale = True  # the frame may have landed: read the table again first
+            raise Unavailable("the event store is not answering; try again") from None
+        table.apply(record, None, state_after)  # its own subject's fence stays where it was
 
     def _install(self, table: Table) -> None:
         self.tables[table.table_id] = table
