@@ -6,8 +6,11 @@ medians. ``view`` as the third argument has every seat follow its view as well, 
 play (the bench's ``full_speed_view``). ``BASE`` is any checkout of the project, e.g. ``git
 worktree add /tmp/base main``; its code runs on this checkout's virtualenv.
 
-``.venv/bin/python tools/full_speed_ab.py BASE [ROUNDS] [play|view]`` from the checkout: a quick
-figure for one change, not a test (``make bench`` is the whole measurement)."""
+``.venv/bin/python tools/full_speed_ab.py BASE [ROUNDS] [play|view] [NAME=VALUE ...]`` from the
+checkout: a quick figure for one change, not a test (``make bench`` is the whole measurement).
+Each ``NAME=VALUE`` is set in the environment of this checkout's side only (its services inherit
+it), so one checkout can be compared with itself under a setting: ``tools/full_speed_ab.py . 3
+play REFEREE_FRAMES=1``."""
 
 from __future__ import annotations
 
@@ -49,10 +52,15 @@ asyncio.run(main(sys.argv[1]))
 """
 
 
-def step(checkout: Path, via: str) -> dict[str, int]:
+def step(checkout: Path, via: str, settings: dict[str, str] | None = None) -> dict[str, int]:
     """One short full speed with ``checkout``'s code (its services too: they inherit the path),
-    its players sending over ``via`` (match_bench.transport: play, unary or view)."""
-    env = {**os.environ, "PYTHONPATH": f"{checkout / 'libs'}{os.pathsep}{checkout}"}
+    its players sending over ``via`` (match_bench.transport: play, unary or view), with
+    ``settings`` in its environment."""
+    env = {
+        **os.environ,
+        **(settings or {}),
+        "PYTHONPATH": f"{checkout / 'libs'}{os.pathsep}{checkout}",
+    }
     done = subprocess.run(
         [sys.executable, "-c", STEP, via],
         cwd=checkout,
@@ -70,13 +78,16 @@ def step(checkout: Path, via: str) -> dict[str, int]:
 
 def main(argv: list[str]) -> None:
     if not argv or not (Path(argv[0]) / "libs" / "match_bench").is_dir():
-        raise SystemExit("usage: tools/full_speed_ab.py BASE_CHECKOUT [ROUNDS] [play|unary|view]")
+        raise SystemExit(
+            "usage: tools/full_speed_ab.py BASE_CHECKOUT [ROUNDS] [play|unary|view] [NAME=VALUE...]"
+        )
     base, rounds = Path(argv[0]).resolve(), int(argv[1]) if len(argv) > 1 else 3
     via = argv[2] if len(argv) > 2 else "play"
+    settings = dict(arg.split("=", 1) for arg in argv[3:])
     seen: dict[str, list[dict[str, int]]] = {"base": [], "this": []}
     for n in range(rounds):
         for side, checkout in (("base", base), ("this", HERE)):
-            figures = step(checkout, via)
+            figures = step(checkout, via, settings if side == "this" else None)
             seen[side].append(figures)
             print(f"round {n + 1} {side}: {json.dumps(figures)}", flush=True)
     for side, rows in seen.items():

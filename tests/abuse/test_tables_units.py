@@ -7,6 +7,7 @@ import grpc  # type: ignore[import-untyped]
 import pytest
 
 from match.v1 import common_pb2, referee_pb2
+from match_bus.records import StoredRecord
 from services.ledger.audit import _page_token, _parse_page_token
 from services.lobby.config import DEFAULT_CAPS, DEFAULT_CREATE_LIMIT, ConfigError, LobbyConfig
 from services.lobby.directory import TableDirectory
@@ -72,13 +73,13 @@ def expired_record(due: int) -> referee_pb2.TableRecord:
 
 
 def test_a_waiting_table_expires_at_its_expires_at_ms() -> None:
-    table = rebuild("t0000001", [(created(1_000, 601_000), 1)])
+    table = rebuild("t0000001", [(created(1_000, 601_000), StoredRecord(1, b""))])
     assert table is not None
     assert table.expiry_due(600_000) == 601_000
 
 
 def test_a_table_made_before_expiry_existed_expires_after_the_default() -> None:
-    table = rebuild("t0000001", [(created(1_000, 0), 1)])
+    table = rebuild("t0000001", [(created(1_000, 0), StoredRecord(1, b""))])
     assert table is not None
     assert table.expiry_due(5_000) == 6_000
 
@@ -89,7 +90,10 @@ def test_a_started_or_expired_table_has_no_expiry() -> None:
 
 
 def test_an_expired_table_is_not_loaded_and_refuses_every_seat() -> None:
-    records = [(created(1_000, 601_000), 1), (expired_record(601_000), 2)]
+    records = [
+        (created(1_000, 601_000), StoredRecord(1, b"")),
+        (expired_record(601_000), StoredRecord(2, b"")),
+    ]
     assert rebuild("t0000001", records) is None  # a restart does not load it
     table = rebuild("t0000001", records, finished_too=True)
     assert table is not None and table.expired and table.finished

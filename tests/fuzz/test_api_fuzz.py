@@ -372,6 +372,12 @@ def test_huge_fields_are_refused_for_their_size_or_their_content(
 ) -> None:
     method = BY_NAME[name]
     outcome = call(raw, method, body, md)
+    wait = outcome.retry_after_ms()
+    if outcome.code == S.RESOURCE_EXHAUSTED and "too many requests" in outcome.details and wait:
+        # The address's rate limit (the suite's calls come from one address), not the field's
+        # size: asked again once it allows, the call is judged for what it holds.
+        time.sleep(wait / 1000)
+        outcome = call(raw, method, body, md)
     assert record(seen, method, outcome) == []
     assert outcome.code in expected, f"{what}: {outcome.code.name} {outcome.details!r}"
 
