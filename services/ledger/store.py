@@ -44,8 +44,8 @@ log = structlog.get_logger()
 # A record's row and its leaf: the same place in the stream.
 _SAME_PLACE = "l.stream_sequence = r.stream_sequence AND l.frame_index = r.frame_index"
 _APPEND_ONLY = "BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;"
-_SCHEMA = f"""
-CREATE TABLE IF NOT EXISTS records (
+# The columns of a record's row and of a leaf, keyed by the record's place in the stream.
+_RECORDS = """(
     stream_sequence INTEGER NOT NULL,
     frame_index INTEGER NOT NULL DEFAULT 0,
     table_id TEXT NOT NULL,
@@ -54,14 +54,17 @@ CREATE TABLE IF NOT EXISTS records (
     data BLOB NOT NULL,
     stored_at_ms INTEGER NOT NULL,
     PRIMARY KEY (stream_sequence, frame_index)
-);
-CREATE INDEX IF NOT EXISTS records_of_table ON records (table_id, stream_sequence, frame_index);
-CREATE TABLE IF NOT EXISTS leaves (
+)"""
+_LEAVES = """(
     leaf_index INTEGER PRIMARY KEY,
     stream_sequence INTEGER NOT NULL,
     frame_index INTEGER NOT NULL DEFAULT 0,
     UNIQUE (stream_sequence, frame_index)
-);
+)"""
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS records {_RECORDS};
+CREATE INDEX IF NOT EXISTS records_of_table ON records (table_id, stream_sequence, frame_index);
+CREATE TABLE IF NOT EXISTS leaves {_LEAVES};
 CREATE TABLE IF NOT EXISTS nodes (
     level INTEGER NOT NULL,
     idx INTEGER NOT NULL,
@@ -100,17 +103,8 @@ CREATE TRIGGER IF NOT EXISTS checkpoints_no_delete BEFORE DELETE ON checkpoints 
 # rows, each at index 0 of its message, in tables keyed by both (SQLite cannot change a key in
 # place, so the two tables are copied). The rows, the tree and the checkpoints stay as they were.
 # (A file from before the tree has no leaves yet: they are made from the records on opening.)
-_RECORDS_FRAMED = """
-CREATE TABLE records_framed (
-    stream_sequence INTEGER NOT NULL,
-    frame_index INTEGER NOT NULL DEFAULT 0,
-    table_id TEXT NOT NULL,
-    first_event_number INTEGER,
-    event_count INTEGER,
-    data BLOB NOT NULL,
-    stored_at_ms INTEGER NOT NULL,
-    PRIMARY KEY (stream_sequence, frame_index)
-);
+_RECORDS_FRAMED = f"""
+CREATE TABLE records_framed {_RECORDS};
 INSERT INTO records_framed
     (stream_sequence, frame_index, table_id, first_event_number, event_count, data, stored_at_ms)
     SELECT stream_sequence, 0, table_id, first_event_number, event_count, data, stored_at_ms
@@ -118,13 +112,8 @@ INSERT INTO records_framed
 DROP TABLE records;
 ALTER TABLE records_framed RENAME TO records;
 """
-_LEAVES_FRAMED = """
-CREATE TABLE leaves_framed (
-    leaf_index INTEGER PRIMARY KEY,
-    stream_sequence INTEGER NOT NULL,
-    frame_index INTEGER NOT NULL DEFAULT 0,
-    UNIQUE (stream_sequence, frame_index)
-);
+_LEAVES_FRAMED = f"""
+CREATE TABLE leaves_framed {_LEAVES};
 INSERT INTO leaves_framed (leaf_index, stream_sequence, frame_index)
     SELECT leaf_index, stream_sequence, 0 FROM leaves ORDER BY leaf_index;
 DROP TABLE leaves;
