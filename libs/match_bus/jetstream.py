@@ -344,15 +344,6 @@ class TableLog:
             return False
         return True
 
-    async def last(self, table_id: str) -> tuple[int, str] | None:
-        """The sequence and msg id of the table's last record, read from the stream leader."""
-        msg = await self._last_message(table_id)
-        if msg is None:
-            return None
-        assert msg.seq is not None
-        msg_id = (msg.headers or {}).get("Nats-Msg-Id", "")
-        return msg.seq, msg_id
-
     async def read(self, table_id: str) -> list[StoredRecord]:
         """Every record of one table, in order: on its own subject and in its partition's
         frames (:func:`read_table`). The read ends at the record that closes the table (its

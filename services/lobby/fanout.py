@@ -137,11 +137,6 @@ class TableFeed:
             await grown.wait()
 
     @property
-    def kept(self) -> int:
-        """The stream sequence of the last record kept (0: none yet)."""
-        return self.records[-1].sequence if self.records else 0
-
-    @property
     def through(self) -> int:
         """The stream sequence up to which the feed holds every record of its table: where it
         caught up to, or the last push it took; while it takes pushes and has none waiting, the
