@@ -52,7 +52,10 @@ def _record(table_id: str, first: int, *bodies: race_pb2.RaceEvent) -> bytes:
         for i, body in enumerate(bodies)
     ]  # fmt: skip
     return referee_pb2.TableRecord(
-        table_id=table_id, first_event_number=first, events=events
+        table_id=table_id,
+        first_event_number=first,
+        events=events,
+        record_number=1 if first == 1 else 0,  # a table's first record holds its first event
     ).SerializeToString()
 
 

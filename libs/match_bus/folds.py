@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,9 +19,13 @@ from nats.js.errors import NotFoundError
 
 from match.v1 import common_pb2, referee_pb2
 from match_bus import subjects
-from match_bus.records import unpack
+from match_bus.records import facts_of, numbers_of, unpack
 from match_rules import registry
 from match_rules.game import Game
+
+# The facts after which nobody asks about a table again (its seed is out, or it expired): its
+# fold is the first the scan forgets.
+_CLOSING = frozenset({"seed_revealed", "table_expired"})
 
 
 def _game_events(data: bytes) -> list[common_pb2.EventEnvelope]:
@@ -33,30 +38,59 @@ def _game_events(data: bytes) -> list[common_pb2.EventEnvelope]:
 
 @dataclass
 class Fold:
-    """How far one table's records have been folded: the next stream sequence to read, and the
-    game and state after every record before it (``broken`` once they cannot be a game)."""
+    """How far one table's records have been folded: the game and state after every record
+    taken (``broken`` once they cannot be a game). A fold the partition's scan feeds (it saw the
+    table's first record) has no reading of its own; any other reads its table alone, from
+    ``next_seq``."""
 
     next_seq: int = 1
     game: Game | None = None
     state: Any = None
     broken: bool = False
+    scanned: bool = False
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
-class TableFolds:
-    """Whether a table's game is over, from the table's own records on MATCH_EVENTS: its game's
-    events folded by the game's own rules (``is_terminal``). The dealer may read messages, never
-    make a consumer: it reads the table's last record's number from the stream leader, then the
-    records in batches of ``batch`` by Direct Get (one request, up to ``batch`` answers). A
-    replica behind the leader answers a prefix of the table, never a gap: the fold then stops
-    short and the game is not over yet (the referee asks again).
+@dataclass
+class Scan:
+    """One partition's messages (its tables' subjects and its frames, ``match.events.p<NN>.>``)
+    read once, in stream order, from ``next_seq`` (0: not begun)."""
 
-    The fold is kept (the last ``keep`` tables) and continued: a reveal asked again reads only
-    the records appended since. Under load a reveal can outlast the referee's wait, and the
-    referee asks again; reading every record one request at a time, from the first, on every
-    retry, kept the dealer busy on reveals nobody waited for any more (measured: most of a core
-    for minutes after a burst of game ends, with new tables refused meanwhile). Records are
-    only ever appended, so a kept fold stays true."""
+    next_seq: int = 0
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+@dataclass(frozen=True, slots=True)
+class _Message:
+    sequence: int
+    subject: str
+    data: bytes
+    headers: Mapping[str, str] | None
+
+
+class TableFolds:
+    """Whether a table's game is over, from the table's records on MATCH_EVENTS: its game's
+    events folded by the game's own rules (``is_terminal``). The dealer may read messages, never
+    make a consumer: it reads by Direct Get, ``batch`` messages a request (one request, up to
+    ``batch`` answers). A replica behind the leader answers a prefix of the log, never a gap:
+    the fold then stops short and the game is not over yet (the referee asks again).
+
+    A table's records are on its own subject and, under group commit, in its partition's frames
+    (several tables' records in one message, match_bus.records). Reading the frames table by
+    table would read each frame once per table in it (at 1,000 tables on 16 partitions, about
+    60 times the table's own records; measured: the dealer busy for seconds per reveal). So a
+    partition is read once, for all its tables: a :class:`Scan` reads every message of the
+    partition from where it stopped and folds each table whose first record it has seen. It
+    begins at the first table asked about, and goes on only when a reveal asks (no reveal, no
+    reading). A table that began before the scan did (a dealer started since), or whose fold
+    was forgotten, is read alone from its first record, as before group commit.
+
+    Folds are kept (the last ``keep`` tables) and continued: a reveal asked again reads only
+    the messages appended since. Under load a reveal can outlast the referee's wait, and the
+    referee asks again; reading every record from the first on every retry kept the dealer
+    busy on reveals nobody waited for any more (measured: most of a core for minutes after a
+    burst of game ends, with new tables refused meanwhile). Records are only ever appended, so
+    a kept fold stays true."""
 
     def __init__(
         self, nc: Client, keep: int = 4096, batch: int = 256, timeout_s: float = 5.0
@@ -67,26 +101,95 @@ class TableFolds:
         self._batch = batch
         self._timeout_s = timeout_s
         self._folds: OrderedDict[str, Fold] = OrderedDict()
-        self.reads = 0  # records read from the stream (tests and curiosity)
+        self._scans: dict[int, Scan] = {}
+        self.reads = 0  # records folded (tests and curiosity)
         self.requests = 0  # Direct Get requests made for them
 
     async def ended(self, game_id: str) -> Game | None:
         fold = self._folds.get(game_id)
+        if fold is None or fold.scanned:
+            fold = await self._scanned(game_id)
         if fold is None:
-            fold = self._folds[game_id] = Fold()
-            while len(self._folds) > self._keep:
-                self._folds.popitem(last=False)
+            return None  # no such table yet (or not on this replica yet)
         self._folds.move_to_end(game_id)
-        async with fold.lock:  # one fold per table at a time: a retry continues the first
-            await self._continue(game_id, fold)
+        if not fold.scanned:
+            async with fold.lock:  # one fold per table at a time: a retry continues the first
+                await self._continue(game_id, fold)
         if fold.broken or fold.game is None or not fold.game.is_terminal(fold.state):
             return None
         return fold.game
 
+    def _keep_fold(self, game_id: str, fold: Fold) -> Fold:
+        self._folds[game_id] = fold
+        while len(self._folds) > self._keep:
+            self._folds.popitem(last=False)
+        return fold
+
+    async def _scanned(self, game_id: str) -> Fold | None:
+        """The table's fold after its partition's scan has read to the log's end: fed by the
+        scan if the scan saw the table begin, else one of its own (None: no such table)."""
+        scan = self._scans.setdefault(subjects.partition_of(game_id), Scan())
+        async with scan.lock:  # one reading of a partition at a time; the next asks on from it
+            start = 0
+            if game_id not in self._folds:
+                start = await self._first(game_id)
+                if start == 0:
+                    return None
+                if scan.next_seq == 0:
+                    scan.next_seq = start
+                elif start < scan.next_seq:  # begun before the scan, or its fold forgotten
+                    return self._keep_fold(game_id, Fold(next_seq=start))
+            await self._scan(subjects.partition_of(game_id), scan)
+            fold = self._folds.get(game_id)
+            if fold is None and 0 < start < scan.next_seq:
+                # read past its beginning without taking it for one (a first record that is
+                # not numbered as one), or forgotten since: read alone, as a table begun before
+                return self._keep_fold(game_id, Fold(next_seq=start))
+        # None if the answering server does not hold the table's first record yet: asked
+        # again, it will.
+        return fold
+
+    async def _first(self, game_id: str) -> int:
+        """The stream sequence of the table's first record (0: none yet). It is always on the
+        table's own subject, never in a frame (the referee's rule)."""
+        found = await self._read(subjects.events(game_id), 1, batch=1)
+        return found[0].sequence if found else 0
+
+    async def _scan(self, partition: int, scan: Scan) -> None:
+        """Read the partition's messages from ``scan.next_seq`` to the end, folding each record
+        into its table's fold: a table's first record begins a fold the scan feeds, a record
+        whose facts close its table ends it."""
+        every = f"match.events.{subjects.partition_name(partition)}.>"
+        while True:
+            messages = await self._read(every, scan.next_seq)
+            for message in messages:
+                for record in unpack(message.subject, message.data, message.headers):
+                    if record.table_id is not None:
+                        self._take(record.table_id, record.data, record.headers)
+                scan.next_seq = message.sequence + 1
+            if len(messages) < self._batch:
+                return  # the end of what the answering server holds
+
+    def _take(self, table_id: str, data: bytes, headers: Mapping[str, str] | None) -> None:
+        fold = self._folds.get(table_id)
+        if fold is None:
+            numbers = numbers_of(headers)
+            first = numbers[0] == 1 if numbers is not None else _record_number(data) == 1
+            if not first:
+                return  # a table the scan did not see begin: read alone if asked about
+            fold = self._keep_fold(table_id, Fold(scanned=True))
+        elif not fold.scanned:
+            return  # read alone, from its own reading
+        if not fold.broken:
+            self.reads += 1
+            fold_record(fold, data)
+        if _CLOSING & (facts_of(headers) or frozenset()):
+            self._folds.move_to_end(table_id, last=False)  # the first to forget
+
     async def _continue(self, game_id: str, fold: Fold) -> None:
-        """Fold the records from ``fold.next_seq`` to the table's last, keeping each step: those
-        on its own subject and its entries in its partition's frames (several tables' records
-        in one message, match_bus.records), read side by side in stream order."""
+        """Fold one table's records from ``fold.next_seq`` to its last, keeping each step: those
+        on its own subject and its entries in its partition's frames, read side by side in
+        stream order."""
         own = subjects.events(game_id)
         frames = subjects.frames(subjects.partition_of(game_id))
         last = max([await self._last(own), await self._last(frames)])
@@ -95,22 +198,25 @@ class TableFolds:
             if not any(batches):
                 return  # a replica behind the leader: not yet
             # A full batch says nothing of its subject past its last record: read only so far.
-            full = [batch[-1][0] for batch in batches if len(batch) >= self._batch]
+            full = [batch[-1].sequence for batch in batches if len(batch) >= self._batch]
             horizon = min(full) if full else last
-            merged = sorted(m for batch in batches for m in batch if m[0] <= horizon)
-            for seq, subject, data in merged:
-                for record in unpack(subject, data):
+            merged = sorted(
+                (m for batch in batches for m in batch if m.sequence <= horizon),
+                key=lambda m: m.sequence,
+            )
+            for message in merged:
+                for record in unpack(message.subject, message.data):
                     if record.table_id != game_id:
                         continue
                     self.reads += 1
                     fold_record(fold, record.data)
                     if fold.broken:
                         return
-                fold.next_seq = seq + 1
+                fold.next_seq = message.sequence + 1
             if full:
                 fold.next_seq = max(fold.next_seq, horizon + 1)
             elif merged:
-                fold.next_seq = max(fold.next_seq, merged[-1][0] + 1)
+                fold.next_seq = max(fold.next_seq, merged[-1].sequence + 1)
 
     async def _last(self, subject: str) -> int:
         """The stream sequence of the last message on ``subject`` (0: none)."""
@@ -120,12 +226,12 @@ class TableFolds:
             return 0
         return last.seq or 0
 
-    async def _read(self, subject: str, start: int) -> list[tuple[int, str, bytes]]:
-        """Up to ``batch`` messages of ``subject`` from stream sequence ``start``, (sequence,
-        subject, bytes): one Direct Get request, its answers ended by the server's end-of-batch
-        status (204; 404 if none). Collected by the subscription's callback: a ``next_msg`` per
-        answer costs a timer each."""
-        out: list[tuple[int, str, bytes]] = []
+    async def _read(self, subject: str, start: int, batch: int | None = None) -> list[_Message]:
+        """Up to ``batch`` messages of ``subject`` (a wildcard allowed) from stream sequence
+        ``start``: one Direct Get request, its answers ended by the server's end-of-batch status
+        (204; 404 if none). Collected by the subscription's callback: a ``next_msg`` per answer
+        costs a timer each."""
+        out: list[_Message] = []
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
         async def answer(msg: Msg) -> None:
@@ -139,12 +245,14 @@ class TableFolds:
                 reason = f"{status} {headers.get('Description', '')}".strip()
                 done.set_exception(nats.errors.Error(f"reading the table log failed: {reason}"))
             else:
-                out.append((int(headers["Nats-Sequence"]), subject, msg.data or b""))
+                sequence = int(headers["Nats-Sequence"])
+                found = headers.get("Nats-Subject", subject)
+                out.append(_Message(sequence, found, msg.data or b"", headers))
 
         sub = await self._nc.subscribe(self._nc.new_inbox(), cb=answer)
         self.requests += 1
         try:
-            request = {"seq": start, "next_by_subj": subject, "batch": self._batch}
+            request = {"seq": start, "next_by_subj": subject, "batch": batch or self._batch}
             await self._nc.publish(
                 f"$JS.API.DIRECT.GET.{subjects.EVENTS_STREAM}",
                 json.dumps(request).encode(),
@@ -154,6 +262,13 @@ class TableFolds:
             return out
         finally:
             await sub.unsubscribe()
+
+
+def _record_number(data: bytes) -> int:
+    try:
+        return referee_pb2.TableRecord.FromString(data).record_number
+    except DecodeError:
+        return 0
 
 
 def fold_record(fold: Fold, data: bytes) -> None:

@@ -2,9 +2,16 @@
 
 The book's own position is the only bookmark (no durable consumer): at start, and after any
 failure, the consumer is made again from ``position + 1``. A record that reveals a seed makes
-the follower read that table's records up to it, straight from the stream, and count the
-game; every other record only moves the position. A table whose records do not fold (a
-quarantined table) is logged, counted in a metric and passed over: no other table waits.
+the follower count the table's game from its records up to it; every other record only moves
+the position. A table whose records do not fold (a quarantined table) is logged, counted in a
+metric and passed over: no other table waits.
+
+The follower keeps each table's records as they pass, from the table's first record to its
+reveal (up to ``gather_bytes`` in all; the oldest tables are let go past that), so a finished
+game is counted from what it already took. Only a table it did not see begin (one begun before
+the follower last started, or let go) is read back from the stream. Reading back means reading
+its partition's frames since the table began (group commit: each holds records of many tables),
+so at a thousand tables on sixteen partitions it reads some sixty times the game's own records.
 """
 
 from __future__ import annotations
@@ -23,7 +30,15 @@ from prometheus_client import Counter, Gauge
 from match.v1 import referee_pb2
 from match_bus import subjects
 from match_bus.jetstream import follow_copy, read_table
-from match_bus.records import BadRecord, Numbering, facts_of, unpack
+from match_bus.records import (
+    BadRecord,
+    Numbering,
+    StoredRecord,
+    Unpacked,
+    facts_of,
+    numbers_of,
+    unpack,
+)
 from services.players.book import Book
 from services.players.facts import NotAGame, finished, has_reveal
 
@@ -36,8 +51,15 @@ PASSED = Counter(
 )
 POSITION = Gauge("match_players_last_stream_sequence", "The last stream sequence taken")
 LAG = Gauge("match_players_lag_records", "Records on the stream the players service has not taken")
+READ_BACK = Counter(
+    "match_players_tables_read_total",
+    "Finished tables read back from the log to be counted (not kept from their first record)",
+)
+KEPT_BYTES = Gauge("match_players_kept_bytes", "Bytes of unfinished tables' records kept")
 
 IDLE_CHECK_S = 2.0
+GATHER_BYTES = 64 * 1024 * 1024  # unfinished tables' records kept, at most (a race: ~20 KiB)
+_CLOSING = frozenset({"seed_revealed", "table_expired"})
 FLUSH_EVERY = 512  # records between writes of the position when there is nothing to count
 MAX_BACKOFF_S = 5.0
 
@@ -52,15 +74,19 @@ class ShortRead(Exception):
 
 
 async def table_records(
-    js: JetStreamContext, table_id: str, upto: int
+    js: JetStreamContext, table_id: str, upto: int, kept: list[StoredRecord] | None = None
 ) -> list[referee_pb2.TableRecord]:
     """A table's records up to stream sequence ``upto`` (the one that revealed its seed),
-    checked against the table's numbering (BadRecord at the first that does not fit).
+    checked against the table's numbering (BadRecord at the first that does not fit): those
+    ``kept`` from its first, or else read back from the stream.
 
     A read that fails (NATS errors, time-outs) raises, and so does one that ends before
     ``upto`` (ShortRead): neither says anything about the table, so the caller must not pass
     its game over but read again."""
-    stored = await read_table(js, table_id, subjects.PLAYERS_EVENTS, until=upto)
+    stored = kept
+    if stored is None:
+        READ_BACK.inc()
+        stored = await read_table(js, table_id, subjects.PLAYERS_EVENTS, until=upto)
     if not stored or stored[-1].sequence != upto:
         reached = stored[-1].sequence if stored else 0
         raise ShortRead(f"read {table_id} to stream sequence {reached}, not to {upto}")
@@ -68,10 +94,57 @@ async def table_records(
     return [numbering.follow(r.sequence, r.data, r.index) for r in stored]
 
 
+class Kept:
+    """Each unfinished table's records, as the follower took them, from the table's first
+    record on: what counting its game needs, without reading it back. At most ``limit`` bytes
+    in all; past that the tables kept longest are let go (read back if they finish)."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._tables: dict[str, list[StoredRecord]] = {}  # in the order they began
+        self._bytes = 0
+
+    def take(self, sequence: int, subject: str, found: Unpacked) -> None:
+        assert found.table_id is not None
+        kept = self._tables.get(found.table_id)
+        if kept is None:
+            if not _first(found):
+                return  # a table begun before the follower started (or let go): read back
+            kept = self._tables[found.table_id] = []
+        elif (kept[-1].sequence, kept[-1].index) >= (sequence, found.index):
+            return  # taken again after a failure: kept already
+        kept.append(StoredRecord(sequence, found.data, subject, found.index, found.headers))
+        self._bytes += len(found.data)
+        while self._bytes > self._limit and self._tables:
+            self.drop(next(iter(self._tables)))
+        KEPT_BYTES.set(self._bytes)
+
+    def records(self, table_id: str) -> list[StoredRecord] | None:
+        return self._tables.get(table_id)
+
+    def drop(self, table_id: str) -> None:
+        records = self._tables.pop(table_id, None) or []
+        self._bytes -= sum(len(r.data) for r in records)
+        KEPT_BYTES.set(self._bytes)
+
+
+def _first(found: Unpacked) -> bool:
+    """Whether the record is its table's first (record number 1), from its headers' numbers
+    or else its bytes."""
+    numbers = numbers_of(found.headers)
+    if numbers is not None:
+        return numbers[0] == 1
+    try:
+        return referee_pb2.TableRecord.FromString(found.data).record_number == 1
+    except DecodeError:
+        return False
+
+
 class Follower:
-    def __init__(self, js: JetStreamContext, book: Book) -> None:
+    def __init__(self, js: JetStreamContext, book: Book, gather_bytes: int = GATHER_BYTES) -> None:
         self._js = js
         self._book = book
+        self._kept = Kept(gather_bytes)
         self._taken = book.position
         self._unflushed = 0
         self.caught_up = asyncio.Event()
@@ -136,19 +209,27 @@ class Follower:
         (match_bus.records.fact_headers) is decoded only if they say it reveals the seed."""
         if sequence <= self._taken:
             return
-        revealed = []
+        revealed, closed = [], []
         for found in unpack(subject, data, headers):
+            if found.table_id is None:
+                continue
+            self._kept.take(sequence, subject, found)
             record = None
             facts = facts_of(found.headers)
-            if found.table_id is not None and (facts is None or "seed_revealed" in facts):
+            if facts is None or "seed_revealed" in facts:
                 with contextlib.suppress(DecodeError):
                     record = referee_pb2.TableRecord.FromString(found.data)
-            if record is not None and found.table_id is not None and has_reveal(record):
+            reveals = record is not None and has_reveal(record)
+            if reveals:
                 revealed.append(found.table_id)
+            if reveals or _CLOSING & (facts or frozenset()):
+                closed.append(found.table_id)
         if revealed:
             for i, table_id in enumerate(revealed):  # the position moves with the last
                 await self._count(sequence, table_id, move=i == len(revealed) - 1)
-        else:
+        for table_id in closed:  # nobody counts it again
+            self._kept.drop(table_id)
+        if not revealed:
             self._book.skip(sequence)
             self._unflushed += 1
             if self._unflushed >= FLUSH_EVERY:
@@ -162,7 +243,9 @@ class Follower:
         # record, and run() makes the consumer again from it, so the game is read again and
         # counted. Only records that were read whole and do not fold pass the game over.
         try:
-            records = await table_records(self._js, table_id, sequence)
+            records = await table_records(
+                self._js, table_id, sequence, self._kept.records(table_id)
+            )
         except BadRecord as error:
             PASSED.inc()
             log.warning("a finished game not counted", table_id=table_id, why=str(error))

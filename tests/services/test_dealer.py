@@ -97,7 +97,10 @@ def record(table_id: str, first: int, *bodies: race_pb2.RaceEvent) -> bytes:
         for i, body in enumerate(bodies)
     ]
     return referee_pb2.TableRecord(
-        table_id=table_id, first_event_number=first, events=events
+        table_id=table_id,
+        first_event_number=first,
+        events=events,
+        record_number=1 if first == 1 else 0,  # a table's first record holds its first event
     ).SerializeToString()
 
 
@@ -313,37 +316,83 @@ async def test_records_are_read_in_batches_between_other_tables_records(nc: Clie
         await js.publish(subjects.events(other), record(other, 1, game_ended()))
     await js.publish(subjects.events(GAME), record(GAME, 2, game_ended()))
     assert await log.ended(GAME) is not None
-    # 4 + 4 + 2, none of the other table's; a request each for the partition's frames too
-    assert (log.reads, log.requests) == (10, 6)
+    # where the table begins, then its partition's messages 4 + 4 + 2 (none of the other
+    # table's: it is on another partition)
+    assert subjects.partition_of(other) != subjects.partition_of(GAME)
+    assert (log.reads, log.requests) == (10, 4)
+
+
+def same_partition(table_id: str, count: int) -> list[str]:
+    """``count`` table ids on ``table_id``'s partition, other than it."""
+    partition = subjects.partition_of(table_id)
+    found = (f"game{n:08d}" for n in range(100_000))
+    return [t for t in found if subjects.partition_of(t) == partition and t != table_id][:count]
 
 
 async def test_a_tables_records_in_its_partitions_frames_are_folded_in_stream_order(
     nc: Client,
 ) -> None:
     """Group commit appends several tables' records in one message on the partition's frame
-    subject: the fold reads the table's own subject and the frames side by side, in batches,
-    and takes the table's entries only (another table's end ends nothing here)."""
+    subject: the fold takes the table's own subject and its entries in the frames in stream
+    order, and another table's end ends nothing here."""
     js = nc.jetstream()
     log = TableFolds(nc, batch=2)
     frames = subjects.frames(subjects.partition_of(GAME))
-    other = next(
-        t
-        for n in range(10_000)
-        if subjects.partition_of(t := f"game{n:08d}") == subjects.partition_of(GAME) and t != GAME
-    )
+    [other] = same_partition(GAME, 1)
     await js.publish(subjects.events(GAME), record(GAME, 1, game_started()))
+    await js.publish(subjects.events(other), record(other, 1, game_started()))
     empty = referee_pb2.TableRecord(table_id=GAME).SerializeToString()
     for n in range(3):
-        entries = [(other, record(other, n + 1, game_ended()), {}), (GAME, empty, {})]
+        entries = [(other, record(other, n + 2, game_ended()), {}), (GAME, empty, {})]
         await js.publish(frames, pack(entries))
         await js.publish(subjects.events(GAME), empty)
     assert await log.ended(GAME) is None  # the other table's ends are not this one's
-    assert log.reads == 7
+    assert log.reads == 11  # 7 of this table's, 4 of the other's, read in the same messages
     await js.publish(frames, pack([(GAME, record(GAME, 2, game_ended()), {})]))
     game = await log.ended(GAME)
-    assert game is not None and log.reads == 8
+    assert game is not None and log.reads == 12
     fresh = TableFolds(nc, batch=3)
-    assert await fresh.ended(GAME) is game and fresh.reads == 8
+    assert await fresh.ended(GAME) is game and fresh.reads == 12
+
+
+async def test_a_partitions_frames_are_read_once_for_all_its_tables(nc: Client) -> None:
+    """Under group commit each frame holds records of many tables. The dealer reads each of the
+    partition's messages once, whichever tables it is asked about: asked about every table in
+    turn, it folds each record once, in a few requests, not each frame once per table."""
+    js = nc.jetstream()
+    log = TableFolds(nc, batch=16)
+    tables = [GAME, *same_partition(GAME, 7)]
+    frames = subjects.frames(subjects.partition_of(GAME))
+    for table in tables:
+        await js.publish(subjects.events(table), record(table, 1, game_started()))
+    empty = referee_pb2.TableRecord().SerializeToString()
+    for _ in range(20):
+        await js.publish(frames, pack([(t, empty, {}) for t in tables]))
+    await js.publish(frames, pack([(t, record(t, 2, game_ended()), {}) for t in tables]))
+    for table in tables:
+        assert await log.ended(table) is not None, table
+    assert log.reads == len(tables) * 22  # every record once
+    # the first table: where it begins, then 29 messages in two batches; every other table
+    # (folded already): one look past the end
+    assert log.requests == 3 + (len(tables) - 1)
+
+
+async def test_a_table_begun_before_the_partitions_reading_is_read_alone(nc: Client) -> None:
+    """The partition's reading begins at the first table asked about; a table that began
+    before it (one a dealer started since saw begin) is read alone, from its own first record."""
+    js = nc.jetstream()
+    log = TableFolds(nc)
+    [early] = same_partition(GAME, 1)
+    frames = subjects.frames(subjects.partition_of(GAME))
+    await js.publish(subjects.events(early), record(early, 1, game_started()))
+    await js.publish(subjects.events(GAME), record(GAME, 1, game_started()))
+    await js.publish(frames, pack([(GAME, record(GAME, 2, game_ended()), {})]))
+    assert await log.ended(GAME) is not None
+    assert log.reads == 2  # the partition is read from GAME's first record: not early's
+    await js.publish(frames, pack([(early, record(early, 2, game_ended()), {})]))
+    game = await log.ended(early)
+    assert game is not None and game.slug == "race"
+    assert log.reads == 4  # early's two, read alone (its end was folded by the partition too)
 
 
 async def test_folds_beyond_the_kept_number_start_again(nc: Client) -> None:
@@ -390,3 +439,17 @@ async def test_a_dealer_cut_off_from_nats_answers_unavailable(dealer: Dealer, nc
     )
     assert answer.refusal.code == "dealer_unavailable"
     assert answer.refusal.category == Category.CATEGORY_UNAVAILABLE
+
+
+async def test_a_first_record_not_numbered_as_one_is_read_alone(nc: Client) -> None:
+    """The partition's reading takes a table's first record by its record number. A log whose
+    first record does not say 1 (one the referee's numbering would quarantine) is still read,
+    alone: the dealer judges the game by its rules, not by its numbering."""
+    js = nc.jetstream()
+    log = TableFolds(nc)
+    unnumbered = referee_pb2.TableRecord.FromString(record(GAME, 1, game_started()))
+    unnumbered.record_number = 0
+    await js.publish(subjects.events(GAME), unnumbered.SerializeToString())
+    await js.publish(subjects.events(GAME), record(GAME, 2, game_ended()))
+    game = await log.ended(GAME)
+    assert game is not None and game.slug == "race"

@@ -17,6 +17,7 @@ from match_bus import subjects
 from match_bus.jetstream import ensure_stream
 from match_bus.records import pack
 from match_launch.natsserver import NatsServer
+from services.players import follow
 from services.players.book import Book
 from tests.services.players.games import keyed, race_game
 from tests.services.players.test_read_faults import follow_to
@@ -74,3 +75,34 @@ async def test_games_whose_records_came_in_frames_are_counted_once(
     counted = book._db.execute("SELECT count(*) FROM games").fetchone()[0]
     book.close()
     assert counted == 2
+
+
+async def test_only_a_table_begun_before_the_follower_is_read_back(
+    nc: Client, tmp_path: Path
+) -> None:
+    """The follower keeps each table's records from its first as they pass, so a finished game
+    is counted without reading its partition's frames again. A table it did not see begin
+    (begun before the follower's position) is read back from the stream, and counted too."""
+    js = nc.jetstream()
+    await ensure_stream(js)
+    rng = random.Random(12)
+    early, one = two_tables_of_one_partition()
+    games = {
+        early: race_game(rng, [keyed(1), keyed(2)], early),
+        one: race_game(rng, [keyed(3), keyed(4)], one),
+    }
+    begun = (await js.publish(subjects.events(early), games[early][0].SerializeToString())).seq
+    await js.publish(subjects.events(one), games[one][0].SerializeToString())
+    frame_subject = subjects.frames(subjects.partition_of(one))
+    for pair in itertools.zip_longest(games[early][1:], games[one][1:]):
+        entries = [(r.table_id, r.SerializeToString(), {}) for r in pair if r is not None]
+        last = (await js.publish(frame_subject, pack(entries))).seq
+
+    path = tmp_path / "players.sqlite3"
+    book = Book(path)
+    book._move(begun)  # the follower starts after early's first record
+    book.close()
+    read_before = follow.READ_BACK._value.get()
+    assert await follow_to(nc, path, last) == sorted(games)
+    assert follow.READ_BACK._value.get() == read_before + 1  # early's, not one's
+    assert follow.KEPT_BYTES._value.get() == 0  # both finished: nothing kept
