@@ -22,8 +22,9 @@ class RefereeConfig:
     table_expiry_ms: int = 600_000
     # Group commit: a table's records after its first go in its partition's frames (one fsync
     # for every record judged while the frame before was stored: services/referee/frames.py).
-    # Off by default until every referee replica of a deployment reads and writes frames.
-    frames: bool = False
+    # REFEREE_FRAMES=0 appends every record alone, as versions before frames did; switching
+    # either way takes every referee replica stopped first (docs/operations.md, "Upgrading").
+    frames: bool = True
 
     @classmethod
     def from_env(cls) -> RefereeConfig:
@@ -36,13 +37,15 @@ class RefereeConfig:
             lease_ttl_s=float(os.environ.get("REFEREE_LEASE_TTL_S", "5")),
             forget_after_s=float(os.environ.get("REFEREE_FORGET_AFTER_S", "60")),
             table_expiry_ms=_positive_ms("REFEREE_TABLE_EXPIRY_MS", 600_000),
-            frames=_flag("REFEREE_FRAMES"),
+            frames=_flag("REFEREE_FRAMES", default=True),
         )
 
 
-def _flag(name: str) -> bool:
+def _flag(name: str, default: bool) -> bool:
     text = os.environ.get(name, "").strip().lower()
-    if text in ("", "0", "false", "no", "off"):
+    if not text:
+        return default
+    if text in ("0", "false", "no", "off"):
         return False
     if text in ("1", "true", "yes", "on"):
         return True

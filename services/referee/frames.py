@@ -8,15 +8,20 @@ once (no linger): a frame grows only while the one before it is being stored, so
 makes larger frames, not a longer wait. Nothing is answered before its frame is acknowledged:
 "accepted" still means "on disk" under ``sync_interval: always``.
 
-Each frame is fenced on the frame subject with ``Nats-Expected-Last-Subject-Sequence`` (the
-partition's last frame as this writer knows it) and carries ``Nats-Msg-Id:
-p<NN>:<that sequence>:<writer>``: a stale writer (its lease lost) is refused for the whole
-partition, and a retried frame is not stored twice. A refusal means another writer appended to
-the partition: it fails the frame and every record waiting for the next one, and ``fenced``
-makes every table of the partition be read again from the log before it judges anything else
-(any of them may have changed), before any other code runs. An unknown outcome (a time-out)
-fails the frame's records, whose tables are read again. Either way the fence is read again from
-the stream before the next frame.
+Each frame is fenced on the frame subject with ``Nats-Expected-Last-Subject-Sequence`` and
+carries ``Nats-Msg-Id: p<NN>:<that sequence>:<writer>``: a stale writer (its lease lost) is
+refused for the whole partition, and a retried frame is not stored twice. The fence, ``last``,
+is a frame that every table the referee holds in memory for the partition has read: the last
+frame of the rebuild that took the partition on, then each frame this writer stored. It is never
+read from the stream at the moment of appending: a frame another writer stored after a table
+was read would pass that fence, and the record judged without it would fork the table.
+
+Any failure (a refusal: another writer appended to the partition; an unknown outcome: a
+time-out) fails the frame and every record waiting for the next one, forgets the fence, moves
+``epoch`` on, and ``fenced`` marks every table of the partition to be read again before it judges
+anything, before any other code runs. The referee reads the fence again (:meth:`refresh`) before
+it reads a table again, so every table read afterwards has read that frame; a table read under
+an earlier epoch is not trusted.
 """
 
 from __future__ import annotations
@@ -25,7 +30,6 @@ import asyncio
 from collections.abc import Callable, Mapping
 
 import structlog
-from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js import JetStreamContext
 from nats.js.api import RawStreamMsg
 from nats.js.errors import APIError, NotFoundError
@@ -53,6 +57,7 @@ class FrameWriter:
         partition: int,
         writer: str,
         fenced: Callable[[int], None],
+        last: int,
         timeout_s: float = 5.0,
     ) -> None:
         self._js = js
@@ -63,7 +68,9 @@ class FrameWriter:
         self._subject = subjects.frames(partition)
         self._pending: list[tuple[str, bytes, Mapping[str, str], asyncio.Future[int]]] = []
         self._flushing: asyncio.Task[None] | None = None
-        self.last: int | None = None  # the partition's last frame as known here (None: ask)
+        # A frame every table held for the partition has read (None: unknown, read it again).
+        self.last: int | None = last
+        self.epoch = 0  # moves on at each failure: tables read before it are not trusted
 
     async def append(self, table_id: str, data: bytes, headers: Mapping[str, str]) -> int:
         """Append one record (``headers``: match_bus.records.fact_headers) in the partition's
@@ -74,6 +81,17 @@ class FrameWriter:
         if self._flushing is None:
             self._flushing = asyncio.create_task(self._flush(), name=f"frames-{self.partition}")
         return await done
+
+    async def refresh(self) -> int:
+        """The fence, read from the stream if it is unknown: call before reading a table again,
+        so that the table read has read the frame the next one is fenced on. The epoch it
+        belongs to."""
+        if self.last is None:
+            epoch = self.epoch
+            last = await self._last_frame_sequence()
+            if self.epoch == epoch and self.last is None:
+                self.last = last
+        return self.epoch
 
     async def close(self) -> None:
         """Stop (the partition was handed over): records not yet sent fail as unknown."""
@@ -105,12 +123,13 @@ class FrameWriter:
                 except asyncio.CancelledError:
                     self._fail(batch, ConnectionError("the partition was handed over"))
                     raise
-                except SequenceConflict as error:  # another writer: nothing judged here stands
+                except Exception as error:
+                    # Another writer, or a frame that may have landed: nothing judged on what
+                    # the tables were before stands, waiting or not.
+                    self.last = None
+                    self.epoch += 1
                     self._fail(batch + self._take(), error)
                     self._fenced(self.partition)
-                    continue
-                except Exception as error:
-                    self._fail(batch, error)
                     continue
                 FRAME_RECORDS.observe(len(batch))
                 for *_, done in batch:
@@ -122,9 +141,9 @@ class FrameWriter:
 
     async def _publish(self, records: list[tuple[str, bytes, Mapping[str, str]]]) -> int:
         data = pack(records)
-        if self.last is None:
-            self.last = await self._last_frame_sequence()
         expected = self.last
+        if expected is None:  # judged before a failure the tables have not been read since
+            raise SequenceConflict(f"partition {self.partition}'s fence is not known")
         headers = {
             "Nats-Msg-Id": f"{subjects.partition_name(self.partition)}:{expected}:{self._writer}",
             "Nats-Expected-Last-Subject-Sequence": str(expected),
@@ -134,26 +153,17 @@ class FrameWriter:
                 self._subject, data, timeout=self._timeout_s, headers=headers
             )
         except APIError as error:
-            self.last = None
             if error.err_code not in (WRONG_LAST_SEQUENCE, CLUSTER_WRONG_LAST_SEQUENCE):
                 raise
-            stored = await self._last_frame()
-            if stored is not None and stored.data == data and stored.seq is not None:
-                self.last = int(stored.seq)
-                return self.last  # our earlier try landed; its ack was lost
             raise SequenceConflict(
                 f"partition {self.partition}'s frames moved past sequence {expected}"
             ) from error
-        except NatsTimeoutError:
-            self.last = None  # stored or not: the stream says, next time
-            raise
         if ack.duplicate:
             try:
                 stored_msg = await self._js.get_msg(subjects.EVENTS_STREAM, ack.seq)
             except NotFoundError:
                 stored_msg = None
             if stored_msg is None or stored_msg.data != data:
-                self.last = None
                 msg_id = headers["Nats-Msg-Id"]
                 raise SequenceConflict(f"partition {self.partition}: {msg_id} is another frame")
         self.last = ack.seq

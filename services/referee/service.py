@@ -177,7 +177,11 @@ class Referee:
         else:
             records = await self._log.read_all()
         by_table: dict[str, list[StoredRecord]] = {}
+        fences: dict[int, int] = {}  # each partition's last frame read: its writer's fence
         for table_id, stored in records:
+            framed = subjects.partition_of_frames(stored.subject)
+            if framed is not None:
+                fences[framed] = max(fences.get(framed, 0), stored.sequence)
             if table_id is None:
                 self._stray(stored)
             elif subjects.partition_of(table_id) in wanted:
@@ -210,7 +214,7 @@ class Referee:
         for partition in sorted(kept):
             if self._config.frames:
                 self._frames[partition] = FrameWriter(
-                    self._js, partition, self._writer, self._fenced
+                    self._js, partition, self._writer, self._fenced, fences.get(partition, 0)
                 )
             self._subs[partition] = await self._nc.subscribe(
                 subjects.referee_partition(partition), cb=self._on_message
@@ -784,14 +788,13 @@ class Referee:
         table.apply(record, sequence, state_after)
 
     def _fenced(self, partition: int) -> None:
-        """Another writer appended to the partition's frames: every table of it may have
-        changed, so each is read again from the log before it judges anything."""
+        """A frame of the partition failed: refused (another writer appended to the partition's
+        frames) or its outcome unknown. Every table of it may have changed, so each is read
+        again from the log before it judges anything."""
         for table_id, table in self.tables.items():
             if subjects.partition_of(table_id) == partition:
                 table.stale = True
-        log.warning(
-            "a frame was fenced: the partition's tables are read again", partition=partition
-        )
+        log.warning("a frame failed: the partition's tables are read again", partition=partition)
 
     async def _append_framed(
         self,
@@ -806,6 +809,8 @@ class Referee:
         frames = self._frames.get(subjects.partition_of(table.table_id))
         if frames is None:
             raise Unavailable(_MOVED)
+        if table.stale:  # a frame failed since it was judged: its table must be read again
+            raise Unavailable("the table changed under us; try again")
         try:
             with APPEND_SECONDS.time():
                 await frames.append(table.table_id, data, headers)
@@ -857,6 +862,8 @@ class Referee:
         if not self.holds(table_id):
             return None
         await self._check_quarantine(table_id)
+        frames = self._frames.get(subjects.partition_of(table_id))
+        epoch = await frames.refresh() if frames is not None else 0  # the fence, then the table
         fresh = await self._read_table(table_id)
         if fresh is None:
             return None
@@ -867,6 +874,10 @@ class Referee:
                 await self._load_deal(fresh)
         if not self.holds(table_id):
             return None
+        if frames is not None and (
+            frames.epoch != epoch or self._frames.get(frames.partition) is not frames
+        ):  # a frame failed while the table was read: what it read may predate the fence
+            raise Unavailable("the table changed under us; try again")
         self._install(fresh)
         log.info("table read again from the log", table_id=table_id)
         self._arm(fresh)

@@ -329,20 +329,35 @@ def same_partition(table: str, prefix: str) -> str:
     )
 
 
+@pytest.mark.parametrize("writer", ["frames", "alone"])
 async def test_a_bad_record_quarantines_its_table_until_it_is_removed(
-    nc: Client, stack: Stack
+    nc: Client, stack: Stack, writer: str
 ) -> None:
     """Bytes appended to a live table behind the referee's back: its next append is fenced, it
     reads the table again, and quarantines it (FAILED_PRECONDITION, the stream sequence). A
     table of the same partition goes on. Once the record is removed from the stream, the next
-    command reads the table again and it goes on too."""
+    command reads the table again and it goes on too.
+
+    The fence is where the referee appends: under group commit (the default) its partition's
+    frame subject, so the forged record comes in a frame; with every record appended alone
+    (REFEREE_FRAMES=0), the table's own subject. (Under group commit a record forged on a
+    table's own subject does not fence the referee: it is found when the table is next read
+    from the log, and every reader of the log quarantines the table meanwhile.)"""
+    if writer == "alone":
+        stack.stop_service("referee")
+        stack.env = {**stack.env, "REFEREE_FRAMES": "0"}
+        stack.start_service("referee")
     bad = "t9abcdef01"
     good = same_partition(bad, "t9good")
     for table in (bad, good):
         made = await table_cmd(nc, table, "ann", **create(seats=3))
         assert made.WhichOneof("result") == "accepted", made
     js = nc.jetstream()
-    forged = await js.publish(subjects.events(bad), b"forged")
+    if writer == "frames":
+        frame = pack([(bad, b"forged", {})])
+        forged = await js.publish(subjects.frames(subjects.partition_of(bad)), frame)
+    else:
+        forged = await js.publish(subjects.events(bad), b"forged")
 
     refused = await table_cmd(nc, bad, "bob", join_table={"display_name": "Bob"})
     assert (refused.refusal.code, refused.refusal.category) == (

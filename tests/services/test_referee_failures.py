@@ -53,7 +53,7 @@ class SteppedClock(Clock):
         return super().now_ms() + self.offset_ms
 
 
-def config(url: str, replica: str) -> RefereeConfig:
+def config(url: str, replica: str, frames: bool = True) -> RefereeConfig:
     return RefereeConfig(
         base=BaseConfig(
             nats_url=url,
@@ -68,6 +68,7 @@ def config(url: str, replica: str) -> RefereeConfig:
         dealer_timeout_s=0.5,
         lease_ttl_s=TTL_S,
         forget_after_s=60.0,
+        frames=frames,
     )
 
 
@@ -93,15 +94,18 @@ def dealer(nats_server: NatsServer, tmp_path: Path) -> Iterator[subprocess.Popen
 class Bus:
     """A NATS connection for the test, and the referees it starts (each with its own)."""
 
-    def __init__(self, server: NatsServer, nc: Client, clock: SteppedClock) -> None:
+    def __init__(
+        self, server: NatsServer, nc: Client, clock: SteppedClock, frames: bool = True
+    ) -> None:
         self.server = server
         self.nc = nc
         self.clock = clock
+        self.frames = frames
         self.referees: list[tuple[Referee, Client]] = []
 
     async def referee(self, name: str) -> Referee:
         rnc = await nats.connect(self.server.url, name=name)
-        referee = Referee(rnc, config(self.server.url, name), self.clock)
+        referee = Referee(rnc, config(self.server.url, name, self.frames), self.clock)
         self.referees.append((referee, rnc))
         await referee.start()
         return referee
@@ -121,8 +125,13 @@ class Bus:
         ]
 
 
-@pytest.fixture
-async def bus(nats_server: NatsServer, dealer: subprocess.Popen[bytes]) -> AsyncIterator[Bus]:
+# Every failure twice: with group commit (the default: a table's later records in its
+# partition's frames, fenced on the frame subject) and with every record appended alone
+# (REFEREE_FRAMES=0, fenced on the table's subject).
+@pytest.fixture(params=[True, False], ids=["frames", "alone"])
+async def bus(
+    nats_server: NatsServer, dealer: subprocess.Popen[bytes], request: pytest.FixtureRequest
+) -> AsyncIterator[Bus]:
     nc = await nats.connect(nats_server.url)
     await ensure_stream(nc.jetstream())
     for attempt in range(100):  # until the dealer answers
@@ -131,7 +140,7 @@ async def bus(nats_server: NatsServer, dealer: subprocess.Popen[bytes]) -> Async
             break
         except (nats.errors.NoRespondersError, nats.errors.TimeoutError):
             await asyncio.sleep(0.05 * attempt)
-    b = Bus(nats_server, nc, SteppedClock())
+    b = Bus(nats_server, nc, SteppedClock(), request.param)
     yield b
     for referee, rnc in b.referees:
         await referee.stop()
@@ -274,6 +283,8 @@ async def test_nats_paused_during_a_turn_is_unavailable_and_the_retry_applies_on
     referee = await bus.referee("a")
     await playing(bus, referee, table)
     referee._log._timeout = 0.3  # an ack lost: three tries fit in a couple of seconds
+    for writer in referee._frames.values():
+        writer._timeout_s = 0.3  # a frame's ack lost: one try, well within the lease's term
     before = await bus.records(table)
     # The countdown's end may be on its way to the log from the table's timer: under the
     # table's lock it has landed (or not started), so the count read here is the one to keep.
