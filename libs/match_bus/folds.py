@@ -81,9 +81,10 @@ class TableFolds:
     60 times the table's own records; measured: the dealer busy for seconds per reveal). So a
     partition is read once, for all its tables: a :class:`Scan` reads every message of the
     partition from where it stopped and folds each table whose first record it has seen. It
-    begins at the first table asked about, and goes on only when a reveal asks (no reveal, no
-    reading). A table that began before the scan did (a dealer started since), or whose fold
-    was forgotten, is read alone from its first record, as before group commit.
+    begins where the log ended when the dealer started (:meth:`begin`), and goes on only when a
+    reveal asks (no reveal, no reading). A table that began before it (under way when the dealer
+    started), or whose fold was forgotten, is read alone from its first record, as before group
+    commit.
 
     Folds are kept (the last ``keep`` tables) and continued: a reveal asked again reads only
     the messages appended since. Under load a reveal can outlast the referee's wait, and the
@@ -102,8 +103,21 @@ class TableFolds:
         self._timeout_s = timeout_s
         self._folds: OrderedDict[str, Fold] = OrderedDict()
         self._scans: dict[int, Scan] = {}
+        self._origin = 0  # where every partition's scan begins (0: at the first table asked)
         self.reads = 0  # records folded (tests and curiosity)
         self.requests = 0  # Direct Get requests made for them
+
+    async def begin(self) -> None:
+        """Begin every partition's scan after the log's last message now: each table that
+        begins from here on is folded by its partition's scan. Without it, a partition's scan
+        begins at the first table asked about, and a table begun before that one (the tables of
+        a burst) is read alone. The dealer calls it as it starts."""
+        try:
+            last = await self._js.get_last_msg(subjects.EVENTS_STREAM, subjects.EVENTS_ALL)
+        except NotFoundError:
+            self._origin = 1
+            return
+        self._origin = (last.seq or 0) + 1
 
     async def ended(self, game_id: str) -> Game | None:
         fold = self._folds.get(game_id)
@@ -128,7 +142,7 @@ class TableFolds:
     async def _scanned(self, game_id: str) -> Fold | None:
         """The table's fold after its partition's scan has read to the log's end: fed by the
         scan if the scan saw the table begin, else one of its own (None: no such table)."""
-        scan = self._scans.setdefault(subjects.partition_of(game_id), Scan())
+        scan = self._scans.setdefault(subjects.partition_of(game_id), Scan(self._origin))
         async with scan.lock:  # one reading of a partition at a time; the next asks on from it
             start = 0
             if game_id not in self._folds:

@@ -35,7 +35,12 @@ def _replying(
 async def serve(nc: Client) -> None:
     """Subscribe the three subjects; ``run`` drains them on SIGTERM."""
     js = nc.jetstream()
-    dealer = Dealer(KvSeedStore(js, await open_seeds(js)), TableFolds(nc))
+    games = TableFolds(nc)
+    try:
+        await games.begin()  # every table begun from now on is folded by its partition's scan
+    except Exception as error:  # the log not answering yet: each scan begins at its first ask
+        log.warning("could not find where the table log ends", error=repr(error))
+    dealer = Dealer(KvSeedStore(js, await open_seeds(js)), games)
     routes = (
         (subjects.DEALER_COMMIT, dealer.commit),
         (subjects.DEALER_DEAL, dealer.deal),

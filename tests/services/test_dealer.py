@@ -453,3 +453,22 @@ async def test_a_first_record_not_numbered_as_one_is_read_alone(nc: Client) -> N
     await js.publish(subjects.events(GAME), record(GAME, 2, game_ended()))
     game = await log.ended(GAME)
     assert game is not None and game.slug == "race"
+
+
+async def test_a_dealer_that_began_its_scans_folds_a_burst_of_tables_once(nc: Client) -> None:
+    """Begun where the log ends (as the dealer does when it starts), a partition's scan covers
+    every table begun since, even one begun before the first table asked about: a burst of
+    tables whose last ends first is still read once, none of them alone."""
+    js = nc.jetstream()
+    await js.publish(subjects.events("game0000zzzz"), record("game0000zzzz", 1, game_started()))
+    log = TableFolds(nc)
+    await log.begin()
+    tables = [GAME, *same_partition(GAME, 3)]
+    frames = subjects.frames(subjects.partition_of(GAME))
+    for table in tables:
+        await js.publish(subjects.events(table), record(table, 1, game_started()))
+    await js.publish(frames, pack([(t, record(t, 2, game_ended()), {}) for t in tables]))
+    for table in reversed(tables):  # the last begun is asked about first
+        assert await log.ended(table) is not None, table
+    assert log.reads == 2 * len(tables)  # every record once, none before the scan began
+    assert log.requests == 2 + len(tables) - 1  # where the last begins, one reading, a look each
