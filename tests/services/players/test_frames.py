@@ -13,6 +13,7 @@ import nats
 import pytest
 from nats.aio.client import Client
 
+from match.v1 import referee_pb2
 from match_bus import subjects
 from match_bus.jetstream import ensure_stream
 from match_bus.records import pack
@@ -41,17 +42,23 @@ def two_tables_of_one_partition() -> tuple[str, str]:
     return first, second
 
 
+def two_games(rng: random.Random) -> dict[str, list[referee_pb2.TableRecord]]:
+    """Two finished race games of two keyed players each, at two tables of one partition, in
+    the order the tables are named."""
+    first, second = two_tables_of_one_partition()
+    return {
+        first: race_game(rng, [keyed(1), keyed(2)], first),
+        second: race_game(rng, [keyed(3), keyed(4)], second),
+    }
+
+
 async def test_games_whose_records_came_in_frames_are_counted_once(
     nc: Client, tmp_path: Path
 ) -> None:
     js = nc.jetstream()
     await ensure_stream(js)
-    rng = random.Random(11)
-    one, two = two_tables_of_one_partition()
-    games = {
-        one: race_game(rng, [keyed(1), keyed(2)], one),
-        two: race_game(rng, [keyed(3), keyed(4)], two),
-    }
+    games = two_games(random.Random(11))
+    one, two = games
     for table_id, records in games.items():  # a table's first record is on its own subject
         await js.publish(subjects.events(table_id), records[0].SerializeToString())
     frame_subject = subjects.frames(subjects.partition_of(one))
@@ -85,12 +92,8 @@ async def test_only_a_table_begun_before_the_follower_is_read_back(
     (begun before the follower's position) is read back from the stream, and counted too."""
     js = nc.jetstream()
     await ensure_stream(js)
-    rng = random.Random(12)
-    early, one = two_tables_of_one_partition()
-    games = {
-        early: race_game(rng, [keyed(1), keyed(2)], early),
-        one: race_game(rng, [keyed(3), keyed(4)], one),
-    }
+    games = two_games(random.Random(12))
+    early, one = games
     begun = (await js.publish(subjects.events(early), games[early][0].SerializeToString())).seq
     await js.publish(subjects.events(one), games[one][0].SerializeToString())
     frame_subject = subjects.frames(subjects.partition_of(one))
