@@ -19,13 +19,9 @@ from nats.js.errors import NotFoundError
 
 from match.v1 import common_pb2, referee_pb2
 from match_bus import subjects
-from match_bus.records import facts_of, numbers_of, unpack
+from match_bus.records import begins_table, closes_table, unpack
 from match_rules import registry
 from match_rules.game import Game
-
-# The facts after which nobody asks about a table again (its seed is out, or it expired): its
-# fold is the first the scan forgets.
-_CLOSING = frozenset({"seed_revealed", "table_expired"})
 
 
 def _game_events(data: bytes) -> list[common_pb2.EventEnvelope]:
@@ -187,9 +183,7 @@ class TableFolds:
     def _take(self, table_id: str, data: bytes, headers: Mapping[str, str] | None) -> None:
         fold = self._folds.get(table_id)
         if fold is None:
-            numbers = numbers_of(headers)
-            first = numbers[0] == 1 if numbers is not None else _record_number(data) == 1
-            if not first:
+            if not begins_table(data, headers):
                 return  # a table the scan did not see begin: read alone if asked about
             fold = self._keep_fold(table_id, Fold(scanned=True))
         elif not fold.scanned:
@@ -197,8 +191,8 @@ class TableFolds:
         if not fold.broken:
             self.reads += 1
             fold_record(fold, data)
-        if _CLOSING & (facts_of(headers) or frozenset()):
-            self._folds.move_to_end(table_id, last=False)  # the first to forget
+        if closes_table(headers):  # nobody asks about it again: the first fold to forget
+            self._folds.move_to_end(table_id, last=False)
 
     async def _continue(self, game_id: str, fold: Fold) -> None:
         """Fold one table's records from ``fold.next_seq`` to its last, keeping each step: those
@@ -276,13 +270,6 @@ class TableFolds:
             return out
         finally:
             await sub.unsubscribe()
-
-
-def _record_number(data: bytes) -> int:
-    try:
-        return referee_pb2.TableRecord.FromString(data).record_number
-    except DecodeError:
-        return 0
 
 
 def fold_record(fold: Fold, data: bytes) -> None:

@@ -44,7 +44,7 @@ from prometheus_client import Counter, Gauge
 from match_bus import subjects
 from match_bus.access import connect_options
 from match_bus.failover import Chooser, Failover, FailoverSettings, reaches_quorum
-from match_bus.records import StoredRecord, facts_of, unpack
+from match_bus.records import StoredRecord, closes_table, unpack
 
 WRONG_LAST_SEQUENCE = 10071  # single replica; a three-replica stream answers 10164
 CLUSTER_WRONG_LAST_SEQUENCE = 10164
@@ -449,13 +449,10 @@ async def consume_until(
                 await js.delete_consumer(stream, consumer)
 
 
-_CLOSING = frozenset({"seed_revealed", "table_expired"})
-
-
 def closes(record: StoredRecord) -> bool:
     """Whether the record's headers say it is its table's last: the seed revealed after the
     game, or the table expired before one."""
-    return not _CLOSING.isdisjoint(facts_of(record.headers) or ())
+    return closes_table(record.headers)
 
 
 async def table_end(

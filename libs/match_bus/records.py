@@ -65,6 +65,28 @@ def numbers_of(headers: Mapping[str, str] | None) -> tuple[int, int, int] | None
     return int(parts[0]), int(parts[1]), int(parts[2])
 
 
+# The facts after which a table has no more records: its seed revealed after the game, or the
+# table expired before one.
+CLOSING_FACTS = frozenset({"seed_revealed", "table_expired"})
+
+
+def closes_table(headers: Mapping[str, str] | None) -> bool:
+    """Whether the record's headers say it is its table's last (:data:`CLOSING_FACTS`)."""
+    return not CLOSING_FACTS.isdisjoint(facts_of(headers) or ())
+
+
+def begins_table(data: bytes, headers: Mapping[str, str] | None) -> bool:
+    """Whether the record is its table's first (record number 1), from its headers' numbers,
+    or else from its bytes (a record written before the headers)."""
+    numbers = numbers_of(headers)
+    if numbers is not None:
+        return numbers[0] == 1
+    try:
+        return referee_pb2.TableRecord.FromString(data).record_number == 1
+    except DecodeError:
+        return False
+
+
 class BadRecord(Exception):
     """A record that quarantines its table: where it is, and what is wrong with it."""
 

@@ -35,8 +35,9 @@ from match_bus.records import (
     Numbering,
     StoredRecord,
     Unpacked,
+    begins_table,
+    closes_table,
     facts_of,
-    numbers_of,
     unpack,
 )
 from services.players.book import Book
@@ -59,7 +60,6 @@ KEPT_BYTES = Gauge("match_players_kept_bytes", "Bytes of unfinished tables' reco
 
 IDLE_CHECK_S = 2.0
 GATHER_BYTES = 64 * 1024 * 1024  # unfinished tables' records kept, at most (a race: ~20 KiB)
-_CLOSING = frozenset({"seed_revealed", "table_expired"})
 FLUSH_EVERY = 512  # records between writes of the position when there is nothing to count
 MAX_BACKOFF_S = 5.0
 
@@ -108,7 +108,7 @@ class Kept:
         assert found.table_id is not None
         kept = self._tables.get(found.table_id)
         if kept is None:
-            if not _first(found):
+            if not begins_table(found.data, found.headers):
                 return  # a table begun before the follower started (or let go): read back
             kept = self._tables[found.table_id] = []
         elif (kept[-1].sequence, kept[-1].index) >= (sequence, found.index):
@@ -126,18 +126,6 @@ class Kept:
         records = self._tables.pop(table_id, None) or []
         self._bytes -= sum(len(r.data) for r in records)
         KEPT_BYTES.set(self._bytes)
-
-
-def _first(found: Unpacked) -> bool:
-    """Whether the record is its table's first (record number 1), from its headers' numbers
-    or else its bytes."""
-    numbers = numbers_of(found.headers)
-    if numbers is not None:
-        return numbers[0] == 1
-    try:
-        return referee_pb2.TableRecord.FromString(found.data).record_number == 1
-    except DecodeError:
-        return False
 
 
 class Follower:
@@ -222,7 +210,7 @@ class Follower:
             reveals = record is not None and has_reveal(record)
             if reveals:
                 revealed.append(found.table_id)
-            if reveals or _CLOSING & (facts or frozenset()):
+            if reveals or closes_table(found.headers):
                 closed.append(found.table_id)
         if revealed:
             for i, table_id in enumerate(revealed):  # the position moves with the last

@@ -31,7 +31,6 @@ from collections.abc import Callable, Mapping
 
 import structlog
 from nats.js import JetStreamContext
-from nats.js.api import RawStreamMsg
 from nats.js.errors import APIError, NotFoundError
 from prometheus_client import Histogram
 
@@ -169,12 +168,9 @@ class FrameWriter:
         self.last = ack.seq
         return ack.seq
 
-    async def _last_frame(self) -> RawStreamMsg | None:
-        try:
-            return await self._js.get_last_msg(subjects.EVENTS_STREAM, self._subject)
-        except NotFoundError:
-            return None
-
     async def _last_frame_sequence(self) -> int:
-        last = await self._last_frame()
-        return (last.seq or 0) if last is not None else 0
+        try:
+            last = await self._js.get_last_msg(subjects.EVENTS_STREAM, self._subject)
+        except NotFoundError:
+            return 0
+        return last.seq or 0
