@@ -441,6 +441,10 @@ async def consume_until(
         if not done.done():
             done.set_result(None)  # nothing more is taken
         await sub.unsubscribe()
+        # nats-py's subscription, its consumer's state and ``on_record`` are a cycle that only
+        # the collector frees: it must not carry what was read (docs/performance.md). What is
+        # returned was taken before this runs.
+        out = []
         # Deleted at once: else the server keeps an ephemeral consumer a few seconds after its
         # last interest, and a copy's consumers are capped (subjects.COPY_MAX_CONSUMERS).
         consumer = getattr(sub, "_consumer", None)  # nats-py keeps the current name here only

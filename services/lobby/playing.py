@@ -420,11 +420,9 @@ class GameServicer:
     ) -> None:
         """Start the seat's view after event ``after`` (``batch``: events in ``events`` items),
         replacing the one running, if any."""
-        if seat.view is not None:
-            seat.view.cancel()  # its items already queued carry its own request id
         if seat.present is None:
             seat.present = self._presence.stream(self.game, seat.table_id, seat.claims.player)
-        seat.view = asyncio.create_task(self._run_view(after, batch, request_id, kit, seat))
+        seat.follow(asyncio.create_task(self._run_view(after, batch, request_id, kit, seat)))
 
     async def _run_view(
         self, after: int, batch: bool, request_id: str, kit: PlayKit, seat: _Seat
@@ -490,6 +488,22 @@ class _Seat:
     view: asyncio.Task[None] | None = None
     present: PlayerStream | None = None
     seen: list[TableViewer] = dataclasses.field(default_factory=list)
+
+    def follow(self, view: asyncio.Task[None]) -> None:
+        """Run ``view`` as the seat's view, cancelling the one running, if any (its items
+        already queued carry its own request id). The seat lets go of a view once it is over:
+        a cancelled task keeps its CancelledError, whose frames hold this seat, so a seat that
+        kept the task would make a cycle of the two, with every record the view's frames hold,
+        that only the collector's slowest generation frees (docs/performance.md, "The garbage
+        collector")."""
+        if self.view is not None:
+            self.view.cancel()
+        self.view = view
+        view.add_done_callback(self._over)
+
+    def _over(self, view: asyncio.Task[None]) -> None:
+        if self.view is view:
+            self.view = None
 
 
 @dataclass(frozen=True, slots=True)
