@@ -19,7 +19,7 @@ from typing import Any
 import structlog
 from nats.aio.client import Client
 from nats.aio.msg import Msg
-from prometheus_client import Counter
+from prometheus_client import Counter, Histogram
 
 from match_bus.failover import FailoverSettings
 from match_bus.jetstream import connect
@@ -40,14 +40,41 @@ EVENT_LOOPS = ("asyncio", "uvloop")
 GC_YOUNG_THRESHOLD = 20_000
 
 
+# Every collection stops the whole service for its length: a turn in flight waits it out.
+# prometheus_client's own collector counts collections and what they freed, not how long they
+# took. docs/operations.md, "The garbage collector".
+GC_PAUSE = Histogram(
+    "match_gc_pause_seconds",
+    "How long each garbage collection stopped the service, by generation (2: the full one)",
+    ["generation"],
+    buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0),
+)
+_GC_PAUSES = tuple(GC_PAUSE.labels(str(g)) for g in range(3))
+
+
+class _GcTimer:
+    """A ``gc.callbacks`` entry that times each collection into :data:`GC_PAUSE`."""
+
+    def __init__(self) -> None:
+        self._began = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._began = time.perf_counter()
+        else:
+            _GC_PAUSES[info["generation"]].observe(time.perf_counter() - self._began)
+
+
 def tune_gc() -> None:
     """A service's collector, before its loop starts: what start-up made (modules, descriptors,
     configuration; never garbage) is frozen out of every later collection, and the youngest
     generation is collected every :data:`GC_YOUNG_THRESHOLD` objects. Cycles are still found:
-    later, not never."""
+    later, not never. Each collection's pause is measured (``match_gc_pause_seconds``)."""
     gc.freeze()
     _, middle, oldest = gc.get_threshold()
     gc.set_threshold(GC_YOUNG_THRESHOLD, middle, oldest)
+    if not any(isinstance(callback, _GcTimer) for callback in gc.callbacks):
+        gc.callbacks.append(_GcTimer())
 
 
 def event_loop_from_env(env: Mapping[str, str] = os.environ) -> str:

@@ -57,7 +57,7 @@ def test_another_loop_is_refused_before_the_service_starts(tmp_path: Path) -> No
     assert "Traceback" not in done.stderr
 
 
-def test_a_service_freezes_what_start_up_made_and_collects_young_objects_less_often() -> None:
+def test_a_service_freezes_what_start_up_made_collects_young_objects_less_often_and_times_each() -> None:
     # In a process of its own: the collector's settings are the whole process's.
     check = (
         "import gc\n"
@@ -69,8 +69,18 @@ def test_a_service_freezes_what_start_up_made_and_collects_young_objects_less_of
         "assert gc.get_freeze_count() > 1000, gc.get_freeze_count()\n"
         "print('tuned', GC_YOUNG_THRESHOLD)\n"
     )
+    # Each collection's pause is measured, once however often the collector is tuned.
+    check += (
+        "from prometheus_client import REGISTRY\n"
+        "tune_gc()\n"
+        "def paused(g): return REGISTRY.get_sample_value("
+        "'match_gc_pause_seconds_count', {'generation': str(g)})\n"
+        "before = [paused(g) for g in range(3)]\n"
+        "gc.collect(0); gc.collect(2); gc.collect(2)\n"
+        "print('paused', [paused(g) - b for g, b in zip(range(3), before)])\n"
+    )
     done = subprocess.run(
         [sys.executable, "-c", check], cwd=ROOT, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "tuned 20000"
+    assert done.stdout.split("\n")[:2] == ["tuned 20000", "paused [1.0, 0.0, 2.0]"]
