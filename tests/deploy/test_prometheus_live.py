@@ -185,6 +185,9 @@ def test_every_query_and_alert_evaluates_against_a_real_stack(
     # the players service counted the finished game (once its seed was revealed) and took the log
     assert wait_for(base, "sum(match_players_games_total)") >= 1
     assert wait_for(base, "max(match_players_last_stream_sequence)") > 0
+    # every service times its garbage collections (the dashboard's "Collector pauses")
+    paused = 'count(match_gc_pause_seconds_count{job=~"match-.*", generation="2"})'
+    assert wait_for(base, paused) == len(SERVICES)
 
     # every dashboard query and every rule's expression evaluates without error or warning
     queries = check.dashboard_queries()
