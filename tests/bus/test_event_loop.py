@@ -57,7 +57,7 @@ def test_another_loop_is_refused_before_the_service_starts(tmp_path: Path) -> No
     assert "Traceback" not in done.stderr
 
 
-def test_a_service_freezes_what_start_up_made_collects_young_objects_less_often_and_times_each() -> None:
+def test_a_service_freezes_start_up_collects_young_objects_less_often_and_times_each() -> None:
     # In a process of its own: the collector's settings are the whole process's.
     check = (
         "import gc\n"
