@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import contextvars
 import gc
+import itertools
 import os
 import signal
 import socket
 import sys
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,9 @@ from typing import Any
 import structlog
 from nats.aio.client import Client
 from nats.aio.msg import Msg
-from prometheus_client import Counter, Histogram
+from prometheus_client import REGISTRY, Counter, Metric
+from prometheus_client.core import HistogramMetricFamily
+from prometheus_client.registry import Collector
 
 from match_bus.failover import FailoverSettings
 from match_bus.jetstream import connect
@@ -40,29 +44,50 @@ EVENT_LOOPS = ("asyncio", "uvloop")
 GC_YOUNG_THRESHOLD = 20_000
 
 
-# Every collection stops the whole service for its length: a turn in flight waits it out.
-# prometheus_client's own collector counts collections and what they freed, not how long they
-# took. docs/operations.md, "The garbage collector".
-GC_PAUSE = Histogram(
-    "match_gc_pause_seconds",
-    "How long each garbage collection stopped the service, by generation (2: the full one)",
-    ["generation"],
-    buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0),
-)
-_GC_PAUSES = tuple(GC_PAUSE.labels(str(g)) for g in range(3))
+class GcPauses(Collector):
+    """Every collection stops the whole service for its length, and a turn in flight waits it
+    out; prometheus_client's own collector counts collections and what they freed, not how long
+    they took. This times each one (a ``gc.callbacks`` entry) and serves the histogram
+    ``match_gc_pause_seconds{generation}`` (docs/operations.md, "The garbage collector").
 
+    The callback takes no lock, so it keeps its counts itself rather than in a Histogram: a
+    collection can begin in any thread at any allocation, also in one holding the lock of a
+    metric's value (a scrape reading it), and a callback that then took that lock would wait
+    for itself (prometheus/client_python#363, why that library dropped its own pause histogram).
+    A scrape reads the counts as they are; one collection's figures may be half in it."""
 
-class _GcTimer:
-    """A ``gc.callbacks`` entry that times each collection into :data:`GC_PAUSE`."""
+    NAME = "match_gc_pause_seconds"
+    HELP = "How long each garbage collection stopped the service, by generation (2: the full one)"
+    BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.perf_counter) -> None:
+        self._clock = clock
         self._began = 0.0
+        # per generation: how many pauses fell in each bucket (the last: over every bound)
+        self._counts = [[0] * (len(self.BUCKETS) + 1) for _ in range(3)]
+        self._sums = [0.0, 0.0, 0.0]
 
     def __call__(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":
-            self._began = time.perf_counter()
-        else:
-            _GC_PAUSES[info["generation"]].observe(time.perf_counter() - self._began)
+            self._began = self._clock()
+            return
+        took = self._clock() - self._began
+        generation = info["generation"]
+        self._sums[generation] += took
+        self._counts[generation][bisect.bisect_left(self.BUCKETS, took)] += 1
+
+    def collect(self) -> Iterator[Metric]:
+        family = HistogramMetricFamily(self.NAME, self.HELP, labels=["generation"])
+        bounds = [*(str(bound) for bound in self.BUCKETS), "+Inf"]
+        for generation in range(3):
+            cumulative = list(itertools.accumulate(self._counts[generation]))
+            buckets = list(zip(bounds, cumulative, strict=True))
+            family.add_metric([str(generation)], buckets, self._sums[generation])
+        yield family
+
+
+GC_PAUSES = GcPauses()  # served by every process that imports this; timing once tune_gc runs
+REGISTRY.register(GC_PAUSES)
 
 
 def tune_gc() -> None:
@@ -73,8 +98,8 @@ def tune_gc() -> None:
     gc.freeze()
     _, middle, oldest = gc.get_threshold()
     gc.set_threshold(GC_YOUNG_THRESHOLD, middle, oldest)
-    if not any(isinstance(callback, _GcTimer) for callback in gc.callbacks):
-        gc.callbacks.append(_GcTimer())
+    if GC_PAUSES not in gc.callbacks:
+        gc.callbacks.append(GC_PAUSES)
 
 
 def event_loop_from_env(env: Mapping[str, str] = os.environ) -> str:

@@ -83,7 +83,11 @@ def exported() -> dict[str, set[str]]:
     found: dict[str, set[str]] = {"up": set()}
     registry = prometheus_client.REGISTRY._names_to_collectors  # read only
     for name, collector in registry.items():
-        labels = set(getattr(collector, "_labelnames", ()))
+        if hasattr(collector, "_labelnames"):  # a metric of prometheus_client's own classes
+            labels = set(collector._labelnames)
+        else:  # a collector of its own (match_bus.service.GcPauses): what its samples carry
+            families = collector.collect()
+            labels = {k for f in families for s in f.samples if s.name == name for k in s.labels}
         found[name] = labels | ({"le"} if name.endswith("_bucket") else set())
     return found
 
