@@ -2,9 +2,12 @@
 
 A game's tracker (``concentration.ConcentrationTracker``, ``match_cards.MatchCardsTracker``)
 subclasses :class:`TableFollower`, names its slug and folds its own events in ``_game``. The
-follower skips what it has folded already (a command's reply and the Watch stream both bring
-the same events), keeps the names, the commitment, the deal version and the published seed, and
-hands the table's settings (the member named after the slug) to ``_settings``.
+follower folds each event once and in order: a command's reply and the Watch stream both bring
+the same events, and a reply can come before the stream has brought the events ahead of it
+(another player's move, a deadline the referee fired), so an event after a gap waits until the
+stream fills the gap, as the web client's ``InOrder`` does. It keeps the names, the commitment,
+the deal version and the published seed, and hands the table's settings (the member named after
+the slug) to ``_settings``.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ class TableFollower:
     commitment: str = ""
     deal_version: str = ""
     seed: bytes | None = None
+    # events after a gap, by number, until the events before them come
+    waiting: dict[int, common_pb2.EventEnvelope] = field(default_factory=dict, repr=False)
 
     def name(self, player: str) -> str:
         if player == self.player and player:
@@ -45,12 +50,17 @@ class TableFollower:
     def apply_events(
         self, envelopes: Sequence[common_pb2.EventEnvelope]
     ) -> list[common_pb2.EventEnvelope]:
-        """Fold the events not folded yet (a reply and the stream both bring them); the new
-        ones, in order."""
-        new = []
+        """Fold the events not folded yet (a reply and the stream both bring them), each once
+        and in number order; the ones folded now, in order. An event after one not yet here
+        waits (:attr:`waiting`) and is folded when the gap is filled; what a snapshot covered
+        (``event_number`` set by ``apply_snapshot``) is dropped from the waiting."""
         for env in envelopes:
-            if env.event_number <= self.event_number:
-                continue
+            if env.event_number > self.event_number:
+                self.waiting.setdefault(env.event_number, env)
+        for number in [n for n in self.waiting if n <= self.event_number]:
+            del self.waiting[number]
+        new = []
+        while (env := self.waiting.pop(self.event_number + 1, None)) is not None:
             self.event_number = env.event_number
             self.server_time_ms = env.server_time_ms
             if env.HasField("table"):

@@ -144,6 +144,36 @@ def test_the_tracker_follows_flips_pairs_misses_drops_and_the_end() -> None:
     assert concentration.clock_line(t, 0) == "the game is over"
 
 
+def test_a_reply_ahead_of_the_stream_waits_for_the_events_before_it() -> None:
+    """A command's reply (event 5) can come before the stream has brought the event ahead of it
+    (4: the other player's flip): 5 waits, and both are folded in order once 4 comes, rather than
+    4 being passed over as seen (every follower of match_client.following)."""
+    t = concentration.ConcentrationTracker(player="ann", table_id="t1")
+    started = E.GameStarted(players=["ann", "bob"], settings=Settings(cards=24))
+    t.apply_events(
+        [
+            env(1, game_started=started),
+            env(2, turn_began=E.TurnBegan(player="bob")),
+            env(3, card_flipped=E.CardFlipped(player="bob", card=1, face="A")),
+        ]
+    )
+    reply = [env(5, card_flipped=E.CardFlipped(player="ann", card=3, face="C"))]
+    assert t.apply_events(reply) == [] and t.event_number == 3 and t.faces.get(3) is None
+    stream = [env(4, card_flipped=E.CardFlipped(player="bob", card=2, face="B")), *reply]
+    assert [e.event_number for e in t.apply_events(stream)] == [4, 5]
+    assert t.event_number == 5 and t.faces[2] == "B" and t.faces[3] == "C"
+    assert t.apply_events(stream) == [] and not t.waiting  # each once
+
+
+def test_a_snapshot_covers_what_waited_and_what_follows_it_is_folded() -> None:
+    t = concentration.ConcentrationTracker(player="ann", table_id="t1")
+    t.apply_events([env(1, game_started=E.GameStarted(players=["ann"], settings=Settings()))])
+    t.apply_events([env(3, turn_began=E.TurnBegan(player="ann")), env(5, turn_began=E.TurnBegan())])
+    assert t.event_number == 1 and sorted(t.waiting) == [3, 5]
+    t.event_number = 4  # what apply_snapshot does with the snapshot's number
+    assert [e.event_number for e in t.apply_events([])] == [5] and not t.waiting
+
+
 def test_a_snapshot_replaces_the_table_and_a_face_down_card_shows_no_face() -> None:
     View = concentration_pb2.ConcentrationView
     t = concentration.ConcentrationTracker(player="bob")

@@ -381,6 +381,7 @@ def test_each_draw_comes_from_the_seat_s_own_stream_for_its_purpose() -> None:
     memory: dict[int, str] = {}
     bot.remember(memory, 3, "cat", keep, bot.seat_rng(TABLE, "bot", "memory"))
     fresh = MatchCardsBotSeat(TABLE, "bot")
+    fresh.observe_events(table.sent)  # the table so far, as its stream brings it
     fresh.observe_events(table.envelopes(table.game.turn(3, T0, "bot")))
     assert fresh.memory == ({3: table.game.cards[2]} if memory else {})
 
