@@ -77,6 +77,10 @@ IDLE_GAMES = (
     (common_pb2.GAME_KIND_MATCH_FIVE, 3),
 )
 HUMAN_TURNS_PER_TABLE_S = 1.3
+# The phases profiled after their window (py-spy): the raw stacks' file prefix by phase, and the
+# results' key by prefix. The view phase is how the client apps play, so it is profiled as well.
+PROFILED = {"full_speed": "prof", "full_speed_view": "prof-view"}
+PROFILE_KEYS = {"prof": "profile", "prof-view": "profile_view"}
 
 
 def pin(pid: int, cpus: set[int]) -> None:
@@ -328,8 +332,11 @@ class Bench:
             f"{key}: {fig['turns_per_s']} turns/s {fig['latency_ms']}, "
             f"{flight:.1f} of {a.concurrency} in flight, {len(tasks)} tables"
         )
-        if a.profile and key == "full_speed":
-            _, _, _, _ = await self.window(sink, 0.1, lambda: self.profile(a.profile_seconds))
+        if a.profile and key in PROFILED:
+            prefix = PROFILED[key]
+            _, _, _, _ = await self.window(
+                sink, 0.1, lambda: self.profile(a.profile_seconds, prefix)
+            )
         stop.set()
         await feeder
         ended = await asyncio.gather(*tasks, return_exceptions=True)
@@ -365,15 +372,18 @@ class Bench:
             if not batch:
                 await pause(stop, 1.0)
 
-    async def profile(self, seconds: int) -> None:
+    async def profile(self, seconds: int, prefix: str = "prof") -> None:
+        """py-spy on the referee, the lobby and the ledger for ``seconds``: the raw stacks in
+        ``<prefix>-<service>.txt``, their top frames in the results under ``prefix``'s key."""
+        key = PROFILE_KEYS[prefix]
         spy = Path(sys.executable).parent / "py-spy"
         if not spy.exists():
-            self.results["profile"] = {"skipped": "py-spy is not installed"}
+            self.results[key] = {"skipped": "py-spy is not installed"}
             return
         pids = self.pids()
         procs = {}
         for name in ("referee", "lobby", "ledger"):
-            raw = self.out / f"prof-{name}.txt"
+            raw = self.out / f"{prefix}-{name}.txt"
             procs[name] = await asyncio.create_subprocess_exec(
                 str(spy), "record", "-d", str(seconds), "-r", "100", "-p", str(pids[name]),
                 "-f", "raw", "-o", str(raw),
@@ -382,12 +392,12 @@ class Bench:
         summary: dict[str, Any] = {}
         for name, proc in procs.items():
             _, err = await proc.communicate()
-            raw = self.out / f"prof-{name}.txt"
+            raw = self.out / f"{prefix}-{name}.txt"
             if proc.returncode != 0 or not raw.exists():
                 summary[name] = {"error": err.decode(errors="replace")[-500:]}
                 continue
             summary[name] = top_frames(raw)
-        self.results["profile"] = summary
+        self.results[key] = summary
 
     async def bare_chain(self, concurrency: int) -> None:
         a = self.args
