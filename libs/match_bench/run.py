@@ -63,7 +63,7 @@ from match_launch.natsserver import NatsServer, free_port
 from match_launch.stack import ONE_ADDRESS_MANY_PLAYERS, Stack
 
 Job = Coroutine[Any, Any, None]
-SERVICES = ("dealer", "ledger", "referee", "lobby")
+SERVICES = ("dealer", "ledger", "referee", "lobby", "players")
 OTHER_LOOP = next(loop for loop in EVENT_LOOPS if loop != DEFAULT_EVENT_LOOP)
 TRANSPORT = "play"  # every phase's; the unary path is measured beside it at full speed
 UNARY = "unary"
