@@ -16,8 +16,15 @@ frame of the rebuild that took the partition on, then each frame this writer sto
 read from the stream at the moment of appending: a frame another writer stored after a table
 was read would pass that fence, and the record judged without it would fork the table.
 
-Any failure (a refusal: another writer appended to the partition; an unknown outcome: a
-time-out) fails the frame and every record waiting for the next one, forgets the fence, moves
+A frame whose acknowledgement does not come in time (or that finds no responder: a stream
+electing its leader) is looked up: if the partition's last frame is it (same msg id, same bytes),
+it was stored and only its acknowledgement was lost. If not, it is sent again as it was, with the
+same fence and msg id, up to ``PUBLISH_ATTEMPTS`` sends in all. The fence lets one send at most
+in (nats-server checks the fence before the msg id, so a send after one that was stored is
+refused, and the look-up then finds the stored one), so a slow disk or a moment without a
+leader costs the partition a wait, not its fence. Any failure after that (a refusal: another
+writer appended to the partition; an outcome still unknown after the last attempt) fails the
+frame and every record waiting for the next one, forgets the fence, moves
 ``epoch`` on, and ``fenced`` marks every table of the partition to be read again before it judges
 anything, before any other code runs. The referee reads the fence again (:meth:`refresh`) before
 it reads a table again, so every table read afterwards has read that frame; a table read under
@@ -27,12 +34,15 @@ an earlier epoch is not trusted.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable, Mapping
 
 import structlog
+from nats.errors import NoRespondersError
+from nats.errors import TimeoutError as NatsTimeout
 from nats.js import JetStreamContext
 from nats.js.errors import APIError, NotFoundError
-from prometheus_client import Histogram
+from prometheus_client import Counter, Histogram
 
 from match_bus import subjects
 from match_bus.jetstream import CLUSTER_WRONG_LAST_SEQUENCE, WRONG_LAST_SEQUENCE, SequenceConflict
@@ -40,10 +50,17 @@ from match_bus.records import pack
 
 log = structlog.get_logger()
 
+PUBLISH_ATTEMPTS = 3  # a frame's sends, the first included, before its outcome counts as unknown
+RETRY_PAUSE_S = 0.2  # times the attempt's number, before sending a frame again
+
 FRAME_RECORDS = Histogram(
     "match_referee_frame_records",
     "Records per frame the referee appended (group commit)",
     buckets=(1, 2, 4, 8, 16, 32, 64, 128),
+)
+FRAME_RETRIES = Counter(
+    "match_referee_frame_retries_total",
+    "Frames the referee sent again because their acknowledgement did not come in time",
 )
 
 
@@ -143,30 +160,72 @@ class FrameWriter:
         expected = self.last
         if expected is None:  # judged before a failure the tables have not been read since
             raise SequenceConflict(f"partition {self.partition}'s fence is not known")
-        headers = {
-            "Nats-Msg-Id": f"{subjects.partition_name(self.partition)}:{expected}:{self._writer}",
-            "Nats-Expected-Last-Subject-Sequence": str(expected),
-        }
-        try:
-            ack = await self._js.publish(
-                self._subject, data, timeout=self._timeout_s, headers=headers
-            )
-        except APIError as error:
-            if error.err_code not in (WRONG_LAST_SEQUENCE, CLUSTER_WRONG_LAST_SEQUENCE):
-                raise
-            raise SequenceConflict(
-                f"partition {self.partition}'s frames moved past sequence {expected}"
-            ) from error
-        if ack.duplicate:
+        msg_id = f"{subjects.partition_name(self.partition)}:{expected}:{self._writer}"
+        headers = {"Nats-Msg-Id": msg_id, "Nats-Expected-Last-Subject-Sequence": str(expected)}
+        sequence = await self._send(data, headers, expected)
+        self.last = sequence
+        return sequence
+
+    async def _send(self, data: bytes, headers: dict[str, str], expected: int) -> int:
+        """Store the frame: its sequence. While no acknowledgement comes, the frame is looked up
+        (the partition's last frame is it: stored) and else sent again as it was, up to
+        ``PUBLISH_ATTEMPTS`` sends; the fence lets only one of them in. SequenceConflict when
+        another frame moved the partition on; the last send's error when the outcome is still
+        unknown after the last."""
+        msg_id = headers["Nats-Msg-Id"]
+        for attempt in range(1, PUBLISH_ATTEMPTS + 1):
             try:
-                stored_msg = await self._js.get_msg(subjects.EVENTS_STREAM, ack.seq)
-            except NotFoundError:
-                stored_msg = None
-            if stored_msg is None or stored_msg.data != data:
-                msg_id = headers["Nats-Msg-Id"]
-                raise SequenceConflict(f"partition {self.partition}: {msg_id} is another frame")
-        self.last = ack.seq
-        return ack.seq
+                ack = await self._js.publish(
+                    self._subject, data, timeout=self._timeout_s, headers=headers
+                )
+            except APIError as error:
+                if error.err_code not in (WRONG_LAST_SEQUENCE, CLUSTER_WRONG_LAST_SEQUENCE):
+                    raise
+                if attempt > 1:  # an earlier send may be what moved it on
+                    stored = await self._stored(data, msg_id, expected)
+                    if stored is not None:
+                        return stored
+                raise SequenceConflict(
+                    f"partition {self.partition}'s frames moved past sequence {expected}"
+                ) from error
+            except (TimeoutError, NatsTimeout, NoRespondersError) as error:
+                with contextlib.suppress(TimeoutError, NatsTimeout, NoRespondersError):
+                    stored = await self._stored(data, msg_id, expected)
+                    if stored is not None:
+                        return stored
+                if attempt == PUBLISH_ATTEMPTS:
+                    raise
+                FRAME_RETRIES.inc()
+                log.warning(
+                    "frame not acknowledged; sending it again",
+                    partition=self.partition,
+                    attempt=attempt,
+                    error=repr(error),
+                )
+                await asyncio.sleep(RETRY_PAUSE_S * attempt)
+                continue
+            if ack.duplicate:  # a copy of one JetStream stored: that one must be this frame
+                try:
+                    found = await self._js.get_msg(subjects.EVENTS_STREAM, ack.seq)
+                except NotFoundError:
+                    found = None
+                if found is None or found.data != data:
+                    raise SequenceConflict(f"partition {self.partition}: {msg_id} is another frame")
+            return ack.seq
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _stored(self, data: bytes, msg_id: str, expected: int) -> int | None:
+        """The sequence of this frame if it is the partition's last, stored after ``expected``
+        (a send whose acknowledgement was lost); None if the last frame is another."""
+        try:
+            async with asyncio.timeout(self._timeout_s):
+                last = await self._js.get_last_msg(subjects.EVENTS_STREAM, self._subject)
+        except NotFoundError:
+            return None
+        sequence, headers = last.seq or 0, last.headers or {}
+        if sequence > expected and headers.get("Nats-Msg-Id") == msg_id and last.data == data:
+            return sequence
+        return None
 
     async def _last_frame_sequence(self) -> int:
         try:
