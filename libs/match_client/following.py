@@ -60,7 +60,8 @@ class TableFollower:
         for number in [n for n in self.waiting if n <= self.event_number]:
             del self.waiting[number]
         new = []
-        while (env := self.waiting.pop(self.event_number + 1, None)) is not None:
+        while self.event_number + 1 in self.waiting:
+            env = self.waiting.pop(self.event_number + 1)
             self.event_number = env.event_number
             self.server_time_ms = env.server_time_ms
             if env.HasField("table"):
