@@ -24,7 +24,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 import grpc  # type: ignore[import-untyped]
 import structlog
@@ -56,7 +56,7 @@ from services.lobby.referee import Referee
 from services.lobby.servicers import seated_player, still_seated
 from services.lobby.tokens import Claims
 from services.lobby.viewer import TableViewer, shown_as_is
-from services.lobby.watch import Stream, seat_of, view, watch, wrong_game
+from services.lobby.watch import Answers, Stream, seat_of, view, watch, wrong_game
 
 log = structlog.get_logger()
 
@@ -379,13 +379,22 @@ class GameServicer:
             self._same_table(body.table_id, seat.table_id)
             if member == kit.view:
                 method = "Play.view"
-                self._start_view(body.after_event_number, body.batch, request_id, kit, seat)
+                self._start_view(body, request_id, kit, seat)
                 return None
             command = kit.commands[member]
             method = command.rpc
-            out = await self.forward(
-                seat.table_id, seat.claims, command.member, body, command.response, request_id
-            )
+            answers = seat.answers  # the view leaves out what the answer carries
+            if answers is not None:
+                answers.expect(request_id)
+            try:
+                out = await self.forward(
+                    seat.table_id, seat.claims, command.member, body, command.response, request_id
+                )
+                if answers is not None:
+                    answers.carried(cast(Any, out).events)  # every command's response has it
+            finally:  # the answer, or refusal, is queued before the view runs again: no await
+                if answers is not None:
+                    answers.settle(request_id)
             return kit.response(request_id=request_id, **{member: out})
         except ApiError as error:
             code = error.code
@@ -415,13 +424,14 @@ class GameServicer:
                 "table's token",
             )
 
-    def _start_view(
-        self, after: int, batch: bool, request_id: str, kit: PlayKit, seat: _Seat
-    ) -> None:
-        """Start the seat's view after event ``after`` (``batch``: events in ``events`` items),
-        replacing the one running, if any."""
+    def _start_view(self, request: Any, request_id: str, kit: PlayKit, seat: _Seat) -> None:
+        """Start the seat's view as the watch ``request`` asks (after its
+        ``after_event_number``; ``batch``: events in ``events`` items; ``skip_answered``: not
+        the events the stream's answers carried), replacing the one running, if any."""
         if seat.present is None:
             seat.present = self._presence.stream(self.game, seat.table_id, seat.claims.player)
+        seat.answers = Answers() if request.skip_answered else None
+        after, batch = request.after_event_number, request.batch
         seat.follow(asyncio.create_task(self._run_view(after, batch, request_id, kit, seat)))
 
     async def _run_view(
@@ -439,6 +449,7 @@ class GameServicer:
                 kit.stream,
                 seat.seen.append,
                 batch,
+                seat.answers,
             ):
                 if seat.present is not None and seat.seen:
                     seat.present.following(seat.seen[-1])
@@ -488,6 +499,9 @@ class _Seat:
     view: asyncio.Task[None] | None = None
     present: PlayerStream | None = None
     seen: list[TableViewer] = dataclasses.field(default_factory=list)
+    # What the answers carried, when the view leaves it out (its watch request's
+    # ``skip_answered``); None: the view sends every event.
+    answers: Answers | None = None
 
     def follow(self, view: asyncio.Task[None]) -> None:
         """Run ``view`` as the seat's view, cancelling the one running, if any (its items

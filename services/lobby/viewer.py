@@ -108,7 +108,17 @@ class TableViewer:
         self.deal_version = ""
         self.seed: bytes | None = None
         self.expired = False  # TableExpired: closed before its game started
+        self.command: Any = None  # the StampedCommand of the last record folded
         self._numbering = Numbering(table_id)
+
+    @property
+    def request_id(self) -> str:
+        """The request id of the command of the last record folded ("" for a timer's)."""
+        command = self.command
+        which = None if command is None else command.WhichOneof("command")
+        if which is None or which == "tick":
+            return ""
+        return str(getattr(command, which).request_id)
 
     @property
     def finished(self) -> bool:
@@ -128,6 +138,7 @@ class TableViewer:
         that quarantines the table: one that does not decode, does not continue the numbering,
         or cannot be folded."""
         record = self._numbering.follow(sequence, data, index)
+        self.command = record.command
         if record.HasField("refusal"):
             return []
         try:

@@ -14,7 +14,9 @@ FAILED_PRECONDITION, its slug ``table_quarantined``, and the record's stream seq
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +42,10 @@ WRONG_GAME = "wrong_game"
 CATCH_UP_TIMEOUT_S = 10.0
 BATCH_MAX = 64  # events in one `events` item at most (common.proto, EventBatch)
 LIVE_POLL_S = 30.0
+# How long a view that leaves out what its stream's answers carried waits for the answer to a
+# command whose record it has already read (the referee's reply is on its way; past this the
+# view sends the record's events itself, and the answer, if it comes, repeats them).
+ANSWER_WAIT_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -104,15 +110,18 @@ async def view(
     stream: Stream,
     on_view: Any = None,
     batch: bool = False,
+    answers: Answers | None = None,
 ) -> AsyncIterator[Any]:
     """What ``watch`` sends, for a stream already admitted against the caps (a Watch, or a Play
-    stream's view: services.lobby.playing)."""
+    stream's view: services.lobby.playing; ``answers`` as for :func:`follow`)."""
     if not await table_start(js, table_id):
         raise ApiError(grpc.StatusCode.NOT_FOUND, f"table {table_id} has no records (yet)")
     last = await table_end(js, table_id)
     async with watches.feed(table_id, address) as feed:
         try:
-            async for item in follow(feed, table_id, viewer, after, last, stream, on_view, batch):
+            async for item in follow(
+                feed, table_id, viewer, after, last, stream, on_view, batch, answers
+            ):
                 yield item
         except FeedFailed:
             raise ApiError(grpc.StatusCode.UNAVAILABLE, NOT_ANSWERING) from None
@@ -127,11 +136,14 @@ async def follow(
     stream: Stream,
     on_view: Any = None,
     batch: bool = False,
+    answers: Answers | None = None,
 ) -> AsyncIterator[Any]:
     """Fold the feed for ``viewer``: the backlog after ``after`` (or a snapshot), every record up
     to stream sequence ``caught_up_at``, then every event live until the game is over and its
     seed out. ``on_view(table)`` is called once caught up (the viewer's TableViewer). ``batch``: the
-    events come in ``events`` items, a record's together (:func:`items`)."""
+    events come in ``events`` items, a record's together (:func:`items`). ``answers``: what a
+    Play stream's answers carried, left out here (:class:`Answers`); every event is still
+    folded, only not sent twice."""
     WatchResponse = stream.response
     table = TableViewer(table_id, viewer, feed.fold)
     index = 0
@@ -160,6 +172,8 @@ async def follow(
             yield WatchResponse(snapshot=table.snapshot())
             fresh = True
         else:
+            if answers is not None:
+                backlog = unanswered(backlog, answers.numbers)
             for item in items(WatchResponse, backlog, batch):
                 yield item
             if stream.snapshots and table.started and not table.finished:
@@ -175,6 +189,8 @@ async def follow(
             folded = table.fold_record(live.sequence, live.data, live.index)
             if folded:
                 fresh = False
+                if answers is not None:
+                    folded = await answers.leave_out(folded, table.request_id)
                 for item in items(WatchResponse, folded, batch):
                     yield item
             if stream.snapshots and not started and table.started:
@@ -191,6 +207,61 @@ async def follow(
             )
     except BadRecord as bad:
         raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, bad.message, QUARANTINED) from None
+
+
+class Answers:
+    """What one Play stream's answers carried, for its view that leaves it out (the watch
+    request's ``skip_answered``): each event then comes down the stream once.
+
+    The referee answers a command once its record is stored, and the lobby's copy of the log
+    brings the same record to the view: either may reach the lobby first. So the stream says
+    which command it is answering (:meth:`expect`, then :meth:`settle` once its answer, or
+    refusal, is queued), and a view that meets that command's record waits for the answer
+    (at most ANSWER_WAIT_S) before it leaves out what the answer carried. An answer that never
+    came leaves nothing out: the view sends the record's events as it always would."""
+
+    def __init__(self) -> None:
+        self.numbers: set[int] = set()  # carried by an answer, not yet passed by the view
+        self._waiting: dict[str, asyncio.Future[None]] = {}  # request id -> its answer queued
+
+    def expect(self, request_id: str) -> None:
+        """The stream is answering ``request_id``."""
+        self._waiting[request_id] = asyncio.get_running_loop().create_future()
+
+    def carried(self, envelopes: Iterable[common_pb2.EventEnvelope]) -> None:
+        """An answer about to be queued holds ``envelopes``."""
+        self.numbers.update(envelope.event_number for envelope in envelopes)
+
+    def settle(self, request_id: str) -> None:
+        """The answer to ``request_id`` (or its refusal) is queued, or will not be."""
+        waiting = self._waiting.pop(request_id, None)
+        if waiting is not None and not waiting.done():
+            waiting.set_result(None)
+
+    async def leave_out(
+        self, envelopes: list[common_pb2.EventEnvelope], request_id: str
+    ) -> list[common_pb2.EventEnvelope]:
+        """``envelopes``, a record of ``request_id``'s, but what the answers carried."""
+        waiting = self._waiting.get(request_id) if request_id else None
+        if waiting is not None:  # settled in a finally: this wait ends with the answer's
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(ANSWER_WAIT_S):
+                    await waiting
+        return unanswered(envelopes, self.numbers)
+
+
+def unanswered(
+    envelopes: list[common_pb2.EventEnvelope], answered: set[int] | None
+) -> list[common_pb2.EventEnvelope]:
+    """``envelopes`` (in number order) but those whose numbers are in ``answered``. The view
+    never comes back to a number it has passed, so every number up to the last of
+    ``envelopes`` leaves the set, kept or not (one a snapshot covered, too)."""
+    if not answered or not envelopes:
+        return envelopes
+    kept = [envelope for envelope in envelopes if envelope.event_number not in answered]
+    last = envelopes[-1].event_number
+    answered.difference_update([number for number in answered if number <= last])
+    return kept
 
 
 def items(

@@ -16,12 +16,13 @@ from typing import Any
 
 import grpc
 import pytest
+from nats.aio.client import Client
 
 from match.v1 import lobby_pb2, race_service_pb2
 from match_launch.stack import Stack
 from tests.e2e.conftest import fast_stack
 from tests.e2e.play import PlayChannel
-from tests.e2e.players_race import Player
+from tests.e2e.players_race import Player, fetch_deal, pairs_of
 from tests.e2e.test_concentration import (
     test_two_players_take_turns_a_pair_keeps_the_turn_and_the_most_pairs_win as test_concentration_over_play,  # noqa: E501
 )
@@ -208,3 +209,68 @@ async def test_a_message_over_the_players_rate_is_refused_on_the_stream_as_unary
         later = await ask(call, Request(request_id=rid(), turn_tile={"tile": 99}))
         assert later.refusal.status_code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
         call.cancel()
+
+
+async def test_a_view_that_skips_the_answers_sends_every_other_event_once(
+    stack: Stack, clock: Any, nc: Client
+) -> None:
+    """``skip_answered``: what Ann's answers carried never comes down her view as well, and her
+    answers and her view together are exactly what her plain Watch sends, event for event."""
+    async with grpc.aio.insecure_channel(stack.lobby_addr) as raw:
+        ann, bob = Player("Ann", raw, clock), Player("Bob", raw, clock)
+        await ann.create(seats=2, window=60_000)
+        await bob.join(ann.table_id)
+        ann.watch()  # the plain Watch: every event, the reference
+        call = open_play(raw, ann.token)
+        view: list[Any] = []  # the Play view's events
+        answered: list[Any] = []  # the events the Play answers carried
+        answers: asyncio.Queue[Any] = asyncio.Queue()
+
+        async def read() -> None:
+            async for item in call:
+                if item.WhichOneof("body") == "watch":
+                    assert item.watch.WhichOneof("item") == "events", item  # batched, no snapshot
+                    view.extend(item.watch.events.events)
+                else:
+                    await answers.put(item)
+
+        async def command(**member: Any) -> Any:
+            request = Request(request_id=rid(), **member)
+            await call.write(request)
+            answer = await asyncio.wait_for(answers.get(), 10)
+            assert answer.request_id == request.request_id
+            body = getattr(answer, answer.WhichOneof("body"))
+            answered.extend(body.events)
+            return body
+
+        reader = asyncio.create_task(read())
+        await call.write(Request(request_id=rid(), watch={"batch": True, "skip_answered": True}))
+        await ann.wait_for("game_started", timeout=30)
+        layout = (await fetch_deal(nc, ann.table_id))[0]
+        await command(press_ready={})
+        await bob.ready()
+        await ann.wait_for("board_started", board=1, timeout=30)
+        for a, b in pairs_of(layout)[:3]:
+            await command(turn_tile={"tile": a})
+            await command(turn_tile={"tile": b})
+        await bob.turn(pairs_of(layout)[0][0])  # Ann sees it as OpponentMoved, on her view only
+        await ann.wait_for("opponent_moved", timeout=30)
+
+        reference = {e.event_number: e for i in ann.stream for e in [i.event] if i.event.ByteSize()}
+        for _ in range(100):  # until the Play view has caught up with the plain Watch
+            if {e.event_number for e in view + answered} >= set(reference):
+                break
+            await asyncio.sleep(0.05)
+        in_view = [e.event_number for e in view]
+        in_answers = [e.event_number for e in answered]
+        assert len(in_answers) >= 7 and len(set(in_answers)) == len(in_answers)
+        assert not set(in_view) & set(in_answers), "an answered event came down the view too"
+        assert in_view == sorted(set(in_view))  # in order, each once
+        assert set(in_view) | set(in_answers) == set(reference)
+        for envelope in view + answered:  # the same bytes as the plain Watch's, redaction and all
+            assert envelope == reference[envelope.event_number]
+        assert any(e.race.WhichOneof("event") == "opponent_moved" for e in view)
+        call.cancel()
+        reader.cancel()
+        await asyncio.gather(reader, return_exceptions=True)
+        await ann.stop_watch()

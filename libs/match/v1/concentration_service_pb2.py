@@ -26,7 +26,7 @@ from match.v1 import common_pb2 as match_dot_v1_dot_common__pb2
 from match.v1 import concentration_pb2 as match_dot_v1_dot_concentration__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$match/v1/concentration_service.proto\x12\x08match.v1\x1a\x15match/v1/common.proto\x1a\x1cmatch/v1/concentration.proto\"1\n\x0f\x46lipCardRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\r\"f\n\x10\x46lipCardResponse\x12\'\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x17.match.v1.EventEnvelope\x12)\n\x04view\x18\x02 \x01(\x0b\x32\x1b.match.v1.ConcentrationView\"_\n ConcentrationServiceWatchRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x1a\n\x12\x61\x66ter_event_number\x18\x02 \x01(\x04\x12\r\n\x05\x62\x61tch\x18\x03 \x01(\x08\"\xae\x01\n!ConcentrationServiceWatchResponse\x12/\n\x08snapshot\x18\x01 \x01(\x0b\x32\x1b.match.v1.ConcentrationViewH\x00\x12(\n\x05\x65vent\x18\x02 \x01(\x0b\x32\x17.match.v1.EventEnvelopeH\x00\x12&\n\x06\x65vents\x18\x03 \x01(\x0b\x32\x14.match.v1.EventBatchH\x00\x42\x06\n\x04item\"\xb3\x01\n\x1f\x43oncentrationServicePlayRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12.\n\tflip_card\x18\x03 \x01(\x0b\x32\x19.match.v1.FlipCardRequestH\x00\x12;\n\x05watch\x18\x04 \x01(\x0b\x32*.match.v1.ConcentrationServiceWatchRequestH\x00\x42\t\n\x07\x63ommandJ\x04\x08\x02\x10\x03\"\xd7\x01\n ConcentrationServicePlayResponse\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12(\n\x07refusal\x18\x02 \x01(\x0b\x32\x15.match.v1.PlayRefusalH\x00\x12/\n\tflip_card\x18\x03 \x01(\x0b\x32\x1a.match.v1.FlipCardResponseH\x00\x12<\n\x05watch\x18\x04 \x01(\x0b\x32+.match.v1.ConcentrationServiceWatchResponseH\x00\x42\x06\n\x04\x62ody2\xa0\x02\n\x14\x43oncentrationService\x12\x41\n\x08\x46lipCard\x12\x19.match.v1.FlipCardRequest\x1a\x1a.match.v1.FlipCardResponse\x12\x62\n\x05Watch\x12*.match.v1.ConcentrationServiceWatchRequest\x1a+.match.v1.ConcentrationServiceWatchResponse0\x01\x12\x61\n\x04Play\x12).match.v1.ConcentrationServicePlayRequest\x1a*.match.v1.ConcentrationServicePlayResponse(\x01\x30\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$match/v1/concentration_service.proto\x12\x08match.v1\x1a\x15match/v1/common.proto\x1a\x1cmatch/v1/concentration.proto\"1\n\x0f\x46lipCardRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\r\"f\n\x10\x46lipCardResponse\x12\'\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x17.match.v1.EventEnvelope\x12)\n\x04view\x18\x02 \x01(\x0b\x32\x1b.match.v1.ConcentrationView\"v\n ConcentrationServiceWatchRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x1a\n\x12\x61\x66ter_event_number\x18\x02 \x01(\x04\x12\r\n\x05\x62\x61tch\x18\x03 \x01(\x08\x12\x15\n\rskip_answered\x18\x04 \x01(\x08\"\xae\x01\n!ConcentrationServiceWatchResponse\x12/\n\x08snapshot\x18\x01 \x01(\x0b\x32\x1b.match.v1.ConcentrationViewH\x00\x12(\n\x05\x65vent\x18\x02 \x01(\x0b\x32\x17.match.v1.EventEnvelopeH\x00\x12&\n\x06\x65vents\x18\x03 \x01(\x0b\x32\x14.match.v1.EventBatchH\x00\x42\x06\n\x04item\"\xb3\x01\n\x1f\x43oncentrationServicePlayRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12.\n\tflip_card\x18\x03 \x01(\x0b\x32\x19.match.v1.FlipCardRequestH\x00\x12;\n\x05watch\x18\x04 \x01(\x0b\x32*.match.v1.ConcentrationServiceWatchRequestH\x00\x42\t\n\x07\x63ommandJ\x04\x08\x02\x10\x03\"\xd7\x01\n ConcentrationServicePlayResponse\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12(\n\x07refusal\x18\x02 \x01(\x0b\x32\x15.match.v1.PlayRefusalH\x00\x12/\n\tflip_card\x18\x03 \x01(\x0b\x32\x1a.match.v1.FlipCardResponseH\x00\x12<\n\x05watch\x18\x04 \x01(\x0b\x32+.match.v1.ConcentrationServiceWatchResponseH\x00\x42\x06\n\x04\x62ody2\xa0\x02\n\x14\x43oncentrationService\x12\x41\n\x08\x46lipCard\x12\x19.match.v1.FlipCardRequest\x1a\x1a.match.v1.FlipCardResponse\x12\x62\n\x05Watch\x12*.match.v1.ConcentrationServiceWatchRequest\x1a+.match.v1.ConcentrationServiceWatchResponse0\x01\x12\x61\n\x04Play\x12).match.v1.ConcentrationServicePlayRequest\x1a*.match.v1.ConcentrationServicePlayResponse(\x01\x30\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -38,13 +38,13 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_FLIPCARDRESPONSE']._serialized_start=154
   _globals['_FLIPCARDRESPONSE']._serialized_end=256
   _globals['_CONCENTRATIONSERVICEWATCHREQUEST']._serialized_start=258
-  _globals['_CONCENTRATIONSERVICEWATCHREQUEST']._serialized_end=353
-  _globals['_CONCENTRATIONSERVICEWATCHRESPONSE']._serialized_start=356
-  _globals['_CONCENTRATIONSERVICEWATCHRESPONSE']._serialized_end=530
-  _globals['_CONCENTRATIONSERVICEPLAYREQUEST']._serialized_start=533
-  _globals['_CONCENTRATIONSERVICEPLAYREQUEST']._serialized_end=712
-  _globals['_CONCENTRATIONSERVICEPLAYRESPONSE']._serialized_start=715
-  _globals['_CONCENTRATIONSERVICEPLAYRESPONSE']._serialized_end=930
-  _globals['_CONCENTRATIONSERVICE']._serialized_start=933
-  _globals['_CONCENTRATIONSERVICE']._serialized_end=1221
+  _globals['_CONCENTRATIONSERVICEWATCHREQUEST']._serialized_end=376
+  _globals['_CONCENTRATIONSERVICEWATCHRESPONSE']._serialized_start=379
+  _globals['_CONCENTRATIONSERVICEWATCHRESPONSE']._serialized_end=553
+  _globals['_CONCENTRATIONSERVICEPLAYREQUEST']._serialized_start=556
+  _globals['_CONCENTRATIONSERVICEPLAYREQUEST']._serialized_end=735
+  _globals['_CONCENTRATIONSERVICEPLAYRESPONSE']._serialized_start=738
+  _globals['_CONCENTRATIONSERVICEPLAYRESPONSE']._serialized_end=953
+  _globals['_CONCENTRATIONSERVICE']._serialized_start=956
+  _globals['_CONCENTRATIONSERVICE']._serialized_end=1244
 # @@protoc_insertion_point(module_scope)

@@ -91,14 +91,16 @@ class CallMatchResponse(_message.Message):
     def __init__(self, events: _Optional[_Iterable[_Union[_common_pb2.EventEnvelope, _Mapping]]] = ..., view: _Optional[_Union[_match_five_pb2.MatchFiveView, _Mapping]] = ...) -> None: ...
 
 class MatchFiveServiceWatchRequest(_message.Message):
-    __slots__ = ("table_id", "after_event_number", "batch")
+    __slots__ = ("table_id", "after_event_number", "batch", "skip_answered")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     AFTER_EVENT_NUMBER_FIELD_NUMBER: _ClassVar[int]
     BATCH_FIELD_NUMBER: _ClassVar[int]
+    SKIP_ANSWERED_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     after_event_number: int
     batch: bool
-    def __init__(self, table_id: _Optional[str] = ..., after_event_number: _Optional[int] = ..., batch: _Optional[bool] = ...) -> None: ...
+    skip_answered: bool
+    def __init__(self, table_id: _Optional[str] = ..., after_event_number: _Optional[int] = ..., batch: _Optional[bool] = ..., skip_answered: _Optional[bool] = ...) -> None: ...
 
 class MatchFiveServiceWatchResponse(_message.Message):
     __slots__ = ("snapshot", "event", "events")
