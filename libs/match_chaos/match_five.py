@@ -5,8 +5,8 @@ every combination (one of two words the combination offers, so some links match 
 not; never a word of an earlier round, which the rules refuse) and says Done; in the reading it
 votes on every ballot of the open combination (contesting one now and then) and says Done.
 
-A command's reply is folded only where it continues what the player folded (the tracker's
-``fold_reply``); the stream brings everything in order."""
+A command's reply is folded with the stream's events, in number order: an event of the reply
+after one the stream has not brought yet waits for it (match_client.following)."""
 
 from __future__ import annotations
 
@@ -104,7 +104,7 @@ class MatchFiveChaosPlayer(TrackedSeat):
         envelopes: list[common_pb2.EventEnvelope] = list(reply.events)
         for envelope in envelopes:
             self.record(envelope)
-        for envelope in self.tracker.fold_reply(envelopes):
+        for envelope in self.tracker.apply_events(envelopes):
             self.clock.observe(envelope.server_time_ms)
         self.changed.set()
         return True

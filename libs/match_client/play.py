@@ -190,16 +190,22 @@ class PlayStream:
         finally:  # answered, or given up on: an answer that still comes is dropped
             self._pending.pop(request_id, None)
 
-    async def watch(self, after_event_number: int = 0) -> AsyncIterator[Any]:
+    async def watch(
+        self, after_event_number: int = 0, skip_answered: bool = False
+    ) -> AsyncIterator[Any]:
         """The seat's view (what Watch sends) from after ``after_event_number``, until the server
         ends the stream (OK: the game is over) or it breaks (its error). Breaking out closes the
-        stream; unanswered commands go on over a new one."""
+        stream; unanswered commands go on over a new one. ``skip_answered``: the view leaves out
+        the events this stream's answers carried (the Watch request's field of that name), for
+        a caller that folds the answers' events and the view's together, in number order."""
         request_id = new_request_id()
         view = self._view = asyncio.Queue()
         self._view_id = request_id
         message = self._rpc.request(request_id=request_id)
-        getattr(message, self._rpc.view).after_event_number = after_event_number
-        getattr(message, self._rpc.view).batch = True
+        watch = getattr(message, self._rpc.view)
+        watch.after_event_number = after_event_number
+        watch.batch = True
+        watch.skip_answered = skip_answered
         await self._send(message)
         ended = False
         try:

@@ -141,13 +141,17 @@ class GameSession:
         request = self._rpcs[rpc].request(table_id=self.table_id, **fields)
         return await self.call(rpc, request, request_id)
 
-    async def watch(self, after_event_number: int = 0) -> AsyncIterator[Any]:
+    async def watch(
+        self, after_event_number: int = 0, skip_answered: bool = False
+    ) -> AsyncIterator[Any]:
         """The table's stream for this seat: maybe a snapshot, then every event, until the server
-        ends it. Breaking out cancels the call."""
+        ends it. Breaking out cancels the call. ``skip_answered``: over Play, the view leaves out
+        what this session's answers carried, for a caller that folds the answers' events with
+        the view's in number order (a Watch call sends every event either way)."""
         stream = self.stream
         if stream is not None and not stream.unsupported:
             try:
-                async for item in stream.watch(after_event_number):
+                async for item in stream.watch(after_event_number, skip_answered):
                     yield item
                 return
             except Unsupported:

@@ -20,6 +20,8 @@ import pytest
 from match.v1 import common_pb2, match_five_pb2
 from match_audit.cli import main as audit_main
 from match_client import cli, demo, match_five, scripted
+from match_client.client import MatchClient, Seat
+from match_client.clock import ServerClock
 from match_client.match_five import demo as match_five_demo
 from match_launch.stack import Stack
 from tests.conftest import running
@@ -195,14 +197,32 @@ def test_the_tracker_follows_a_round_from_the_writing_to_the_score_box() -> None
     ]
 
 
-def test_a_reply_folds_only_what_continues_the_stream() -> None:
+def test_a_replys_event_after_a_gap_waits_for_the_stream_to_fill_it() -> None:
     t = match_five.MatchFiveTracker(player="ann", event_number=4)
     mine = env(6, link_written=E.LinkWritten(player="ann", round=1, combination=1, text="Owl"))
-    assert t.fold_reply([mine]) == []  # event 5 (another player's) has not come yet
+    assert t.apply_events([mine]) == []  # event 5 (another player's) has not come yet
     assert t.event_number == 4 and t.combinations[1].link == ""
     before = env(5, writing_progress=E.WritingProgress(player="bob", links=1))
-    assert [e.event_number for e in t.fold_reply([before, mine])] == [5, 6]
+    # The view may leave out what the reply carried (skip_answered): event 6 does not come
+    # again, so the one waiting is folded once 5 is here.
+    assert [e.event_number for e in t.apply_events([before])] == [5, 6]
     assert t.combinations[1].link == "Owl"
+
+
+async def test_the_players_reply_before_the_event_ahead_of_it_is_told_once_the_gap_fills() -> None:
+    """The view leaves out what a reply carried (skip_answered), so a reply is the only copy
+    of its events: one that comes before another player's event must wait, not be dropped."""
+    lines: list[str] = []
+    client = MatchClient("127.0.0.1:9")  # never called: the events are handed in
+    seat = Seat(table_id="t1", player_id="ann", token="x", seat=1)
+    play = match_five.MatchFivePlay(client, seat, lines.append, ServerClock())
+    play.tracker.event_number = 4
+    mine = env(6, link_written=E.LinkWritten(player="ann", round=1, combination=1, text="Owl"))
+    play.take([mine], reply=True)
+    assert play.tracker.event_number == 4 and play.tracker.combinations[1].link == ""
+    play.take([env(5, writing_progress=E.WritingProgress(player="bob", links=1))])
+    assert play.tracker.event_number == 6 and play.tracker.combinations[1].link == "Owl"
+    await client.close()
 
 
 def test_a_snapshot_shows_the_open_combination_and_the_points_so_far() -> None:

@@ -415,7 +415,7 @@ class ConcentrationPlay:
             t = self.tracker
             start = t.event_number or (SNAPSHOT if self.resumed else 0)
             try:
-                async for item in self.session.watch(start):
+                async for item in self.session.watch(start, skip_answered=True):
                     failures = 0
                     if item.HasField("snapshot"):
                         t.apply_snapshot(item.snapshot)

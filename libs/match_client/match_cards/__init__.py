@@ -501,7 +501,7 @@ class MatchCardsPlay:
             t = self.tracker
             start = t.event_number or (SNAPSHOT if self.resumed else 0)
             try:
-                async for item in self.session.watch(start):
+                async for item in self.session.watch(start, skip_answered=True):
                     failures = 0
                     if item.HasField("snapshot"):
                         t.apply_snapshot(item.snapshot)

@@ -155,21 +155,6 @@ class MatchFiveTracker(TableFollower):
         if not self.started:  # once started, the game's own settings stand
             self.settings = settings
 
-    def fold_reply(
-        self, envelopes: Sequence[common_pb2.EventEnvelope]
-    ) -> list[common_pb2.EventEnvelope]:
-        """Fold a command's events only where they continue what was folded: an event the
-        stream has not brought yet (another player's, just before) must not be skipped, so the
-        rest waits for the stream, which brings every event in order."""
-        new: list[common_pb2.EventEnvelope] = []
-        for env in sorted(envelopes, key=lambda e: e.event_number):
-            if env.event_number <= self.event_number:
-                continue
-            if env.event_number != self.event_number + 1:
-                break
-            new += self.apply_events([env])
-        return new
-
     def apply_snapshot(self, view: View) -> None:
         self.table_id = view.table_id or self.table_id
         self.event_number = view.event_number
@@ -660,10 +645,11 @@ class MatchFivePlay:
             self.out(line)
 
     def take(self, envelopes: Sequence[common_pb2.EventEnvelope], reply: bool = False) -> None:
-        """Fold and tell new events (a reply's only where they continue the stream)."""
+        """Fold and tell new events, a reply's and the stream's alike: in number order, a
+        reply's event after one the stream has not brought yet waiting for it."""
         t = self.tracker
         for one in envelopes:
-            new = t.fold_reply([one]) if reply else t.apply_events([one])
+            new = t.apply_events([one])
             for env in new:
                 self.clock.observe(env.server_time_ms)
                 self.show(event_lines(env, t))
@@ -690,7 +676,7 @@ class MatchFivePlay:
         while not self.ended:
             start = SNAPSHOT if self.resumed and not t.event_number else t.event_number
             try:
-                async for item in self.session.watch(start):
+                async for item in self.session.watch(start, skip_answered=True):
                     failures = 0
                     if item.HasField("snapshot"):
                         self.snapshot(item.snapshot)

@@ -578,7 +578,7 @@ class NumberMatchPlay:
         while not self.ended:
             start = SNAPSHOT if t.stale or (self.resumed and not t.event_number) else t.event_number
             try:
-                async for item in self.session.watch(start):
+                async for item in self.session.watch(start, skip_answered=True):
                     failures = 0
                     if item.HasField("snapshot"):
                         self.snapshot(item.snapshot)

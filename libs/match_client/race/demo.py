@@ -71,7 +71,7 @@ class ScriptedPlayer:
         failures = 0
         while True:
             try:
-                async for item in self.session.watch(self.tracker.event_number):
+                async for item in self.session.watch(self.tracker.event_number, skip_answered=True):
                     failures = 0
                     if item.HasField("snapshot"):
                         self.tracker.apply_snapshot(item.snapshot)

@@ -162,7 +162,7 @@ class Game:
         while True:
             start = self.tracker.event_number or (SNAPSHOT if self.resumed else 0)
             try:
-                async for item in self.session.watch(start):
+                async for item in self.session.watch(start, skip_answered=True):
                     failures = 0
                     if item.HasField("snapshot"):
                         self.tracker.apply_watch(item)
