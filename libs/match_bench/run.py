@@ -1209,6 +1209,13 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--profile", action=argparse.BooleanOptionalAction, default=True)
     p.add_argument("--profile-seconds", type=int, default=10)
+    p.add_argument(
+        "--skip-answered",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="the view phase's seats ask their views to leave out what their answers carried, "
+        "as the terminal client does; --no-skip-answered sends every event down the view too",
+    )
     return p.parse_args(argv)
 
 
@@ -1389,6 +1396,7 @@ async def amain(args: argparse.Namespace) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse(argv)
+    transport.Viewing.skip_answered = args.skip_answered
     tune_gc()  # the driver's collector as the services': young objects collected less often
     line = asyncio.run(amain(args))
     print(line, flush=True)

@@ -122,6 +122,9 @@ class Viewing(Play):
 
     name = "view"
     tally = ViewTally()
+    # The view leaves out what the seat's answers carried, as the terminal client asks it to
+    # (docs/api.md, "Play"); False sends every event down the view too (the bench's A/B).
+    skip_answered = True
 
     def __init__(self, channel: grpc.aio.Channel, slug: str, token: str) -> None:
         super().__init__(channel, slug, token)
@@ -135,7 +138,7 @@ class Viewing(Play):
     async def _view(self, tally: ViewTally) -> None:
         try:
             counted = self._stream.view_messages
-            async for _ in self._stream.watch(0):
+            async for _ in self._stream.watch(0, skip_answered=self.skip_answered):
                 tally.items += 1
                 tally.messages += self._stream.view_messages - counted
                 counted = self._stream.view_messages
