@@ -410,8 +410,10 @@ export class SocketTransport implements Transport {
       return this.fallback(viaConnect);
     }
     // The view in batches (a record's events in one message: fewer messages for the lobby and
-    // the page), handed to the page one event per item, as Watch sends them without `batch`.
-    const request = create(method.input, { ...first, batch: true } as MessageInitShape<I>);
+    // the page), handed to the page one event per item, as Watch sends them without `batch`;
+    // without the events this socket's answers carried (`skipAnswered`): every game's tracker
+    // folds the replies' and the view's events together, in number order, waiting for gaps.
+    const request = create(method.input, { ...first, batch: true, skipAnswered: true } as MessageInitShape<I>);
     const items = unbatched(socket.watch(route.member, request, signal), method.output);
     return { stream: true, service: method.parent, method, header: new Headers(), trailer: new Headers(), message: items as AsyncIterable<MessageShape<O>> };
   }

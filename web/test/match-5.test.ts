@@ -126,15 +126,19 @@ describe("MatchFiveTracker", () => {
     expect(t.seed?.length).toBe(32);
   });
 
-  it("folds a reply's events only where they continue the stream, each once", () => {
+  it("folds a reply's event after a gap once the stream fills it, each event once", () => {
     const t = writing();
     const mine = game(8, { case: "linkWritten", value: { player: ANN, round: 1, combination: 2, text: "Chef" } });
     expect(t.applyReply([mine])).toEqual([]); // event 7 (someone else's) has not come yet
     expect(t.combinations.get(2)!.link).toBe("");
-    t.applyEvent(game(7, { case: "writingProgress", value: { player: BOB, links: 1 } }));
-    expect(t.applyReply([mine]).length).toBe(1);
-    expect(t.applyEvent(mine)).toBe(false); // the stream brings it again
+    // The view leaves out what the reply carried (skip_answered): 7 comes, 8 does not again.
+    const seven = game(7, { case: "writingProgress", value: { player: BOB, links: 1 } });
+    const got = t.applyWatch({ item: { case: "event", value: seven } } as never);
+    expect(got).toEqual([seven, mine]);
+    expect(t.eventNumber).toBe(8);
     expect(t.combinations.get(2)!.link).toBe("Chef");
+    expect(t.applyEvent(mine)).toBe(false); // a copy that still comes is folded once
+    expect(t.applyReply([mine])).toEqual([]);
   });
 
   it("takes a snapshot whole (a reload in the reading)", () => {

@@ -210,6 +210,7 @@ describe("the seat's view over its socket", () => {
     expect(watch!.command.case).toBe("watch");
     expect((watch!.command.value as { afterEventNumber: bigint }).afterEventNumber).toBe(5n);
     expect((watch!.command.value as { batch: boolean }).batch).toBe(true);
+    expect((watch!.command.value as { skipAnswered: boolean }).skipAnswered).toBe(true);
     const id = watch!.requestId;
     ws.reply({ requestId: id, body: { case: "watch", value: create(WatchResponseSchema, { item: { case: "event", value: { eventNumber: 6n } } }) } });
     ws.reply({ requestId: "another-view-id-0000", body: { case: "watch", value: {} } }); // not this view's

@@ -316,9 +316,11 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
         if (got === "snapshot") {
           if (item.item.case === "snapshot") clock.observe(Number(item.item.value.serverTimeMs));
           if (first || `${t.phase}|${t.round}|${t.combination}` !== before) say(snapshotText(), first && t.gameOver);
-        } else if (got !== null) {
-          took(got);
-          if (got.body.case === "table" && got.body.value.event.case === "playerSeated" && !t.started) void noteTable();
+        } else {
+          for (const env of got) {
+            took(env);
+            if (env.body.case === "table" && env.body.value.event.case === "playerSeated" && !t.started) void noteTable();
+          }
         }
         redraw();
       },

@@ -3,13 +3,14 @@
  * libs/match_client/match_five.py's MatchFiveTracker (with following.py's TableFollower), the
  * reference for what each event means. Pure: no I/O, no clock, no DOM.
  *
- * Feed it the Watch stream (`applyWatch`) and each command's reply (`applyReply`). A reply's
- * events are folded only where they continue what was folded: another player's event just
- * before them must not be skipped, so the rest waits for the stream, which brings every event
- * in order (and each number is folded once).
+ * Feed it the Watch stream (`applyWatch`) and each command's reply (`applyReply`). Every event
+ * is folded once and in number order (`InOrder`): a reply's event that comes before another
+ * player's event just ahead of it waits until the stream brings that one. The seat's view
+ * leaves out what the replies carried (`skip_answered`), so a reply may be the only copy.
  */
 
 import { t } from "../i18n";
+import { InOrder } from "../play/follow";
 import type { EventEnvelope, TableEvent } from "../gen/match/v1/common_pb";
 import type { Table } from "../gen/match/v1/lobby_pb";
 import {
@@ -88,7 +89,7 @@ export class MatchFiveTracker {
   player: string;
   tableId: string;
   gameId = "";
-  eventNumber = 0;
+  private order = new InOrder(); // every event up to its eventNumber is folded
   serverTimeMs = 0;
   names = new Map<string, string>();
   seats = 0;
@@ -205,7 +206,7 @@ export class MatchFiveTracker {
   applySnapshot(view: MatchFiveView): void {
     this.received = true;
     this.tableId = view.tableId || this.tableId;
-    this.eventNumber = Number(view.eventNumber);
+    this.order.reset(Number(view.eventNumber));
     this.serverTimeMs = Number(view.serverTimeMs);
     this.player = view.you || this.player;
     if (view.settings) this.settings = view.settings;
@@ -255,38 +256,51 @@ export class MatchFiveTracker {
     if (view.seed !== undefined && view.seed.length) this.seed = view.seed;
   }
 
-  /** Fold one event unless folded already; true if it was new. */
+  /** The last event folded: every one up to it is. */
+  get eventNumber(): number {
+    return this.order.eventNumber;
+  }
+
+  /** Fold one event (and any waiting for it) unless folded already; true if it was folded now. */
   applyEvent(env: EventEnvelope): boolean {
-    const n = Number(env.eventNumber);
-    if (n <= this.eventNumber) return false;
+    return this.applyEvents([env]).includes(env);
+  }
+
+  /** Fold the events not folded yet, each once and in number order (one after a gap waits);
+   * the ones folded now, in order. */
+  applyEvents(envs: Iterable<EventEnvelope>): EventEnvelope[] {
+    const fresh: EventEnvelope[] = [];
+    for (const env of envs) {
+      for (const due of this.order.take(env)) {
+        this.fold(due);
+        fresh.push(due);
+      }
+    }
+    return fresh;
+  }
+
+  private fold(env: EventEnvelope): void {
     this.received = true;
-    this.eventNumber = n;
     this.serverTimeMs = Number(env.serverTimeMs) || this.serverTimeMs;
     if (env.gameId) this.gameId = env.gameId;
     if (env.body.case === "table") this.table(env.body.value);
     else if (env.body.case === "matchFive") this.game(env.body.value);
-    return true;
   }
 
-  applyWatch(item: MatchFiveServiceWatchResponse): EventEnvelope | "snapshot" | null {
+  /** One item of the stream: "snapshot", or the events folded now (an event may bring ones
+   * of a reply that waited for it). */
+  applyWatch(item: MatchFiveServiceWatchResponse): EventEnvelope[] | "snapshot" {
     if (item.item.case === "snapshot") {
       this.applySnapshot(item.item.value);
       return "snapshot";
     }
-    if (item.item.case === "event") return this.applyEvent(item.item.value) ? item.item.value : null;
-    return null;
+    if (item.item.case === "event") return this.applyEvents([item.item.value]);
+    return [];
   }
 
-  /** A command's events, where they continue what was folded; the new ones, in order. */
+  /** A command's events; the ones folded now, in order. */
   applyReply(envs: readonly EventEnvelope[]): EventEnvelope[] {
-    const fresh: EventEnvelope[] = [];
-    for (const env of [...envs].sort((a, b) => Number(a.eventNumber - b.eventNumber))) {
-      const n = Number(env.eventNumber);
-      if (n <= this.eventNumber) continue;
-      if (n !== this.eventNumber + 1) break;
-      if (this.applyEvent(env)) fresh.push(env);
-    }
-    return fresh;
+    return this.applyEvents(envs);
   }
 
   private table(e: TableEvent): void {
