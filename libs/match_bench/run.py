@@ -77,10 +77,9 @@ IDLE_GAMES = (
     (common_pb2.GAME_KIND_MATCH_FIVE, 3),
 )
 HUMAN_TURNS_PER_TABLE_S = 1.3
-# The phases profiled after their window (py-spy): the raw stacks' file prefix by phase, and the
-# results' key by prefix. The view phase is how the client apps play, so it is profiled as well.
-PROFILED = {"full_speed": "prof", "full_speed_view": "prof-view"}
-PROFILE_KEYS = {"prof": "profile", "prof-view": "profile_view"}
+# The phases profiled after their window (py-spy), by phase: the raw stacks' file prefix and
+# the results' key. The view phase is how the client apps play, so it is profiled as well.
+PROFILED = {"full_speed": ("prof", "profile"), "full_speed_view": ("prof-view", "profile_view")}
 
 
 def pin(pid: int, cpus: set[int]) -> None:
@@ -333,9 +332,9 @@ class Bench:
             f"{flight:.1f} of {a.concurrency} in flight, {len(tasks)} tables"
         )
         if a.profile and key in PROFILED:
-            prefix = PROFILED[key]
+            prefix, into = PROFILED[key]
             _, _, _, _ = await self.window(
-                sink, 0.1, lambda: self.profile(a.profile_seconds, prefix)
+                sink, 0.1, lambda: self.profile(a.profile_seconds, prefix, into)
             )
         stop.set()
         await feeder
@@ -372,10 +371,9 @@ class Bench:
             if not batch:
                 await pause(stop, 1.0)
 
-    async def profile(self, seconds: int, prefix: str = "prof") -> None:
+    async def profile(self, seconds: int, prefix: str = "prof", key: str = "profile") -> None:
         """py-spy on the referee, the lobby and the ledger for ``seconds``: the raw stacks in
-        ``<prefix>-<service>.txt``, their top frames in the results under ``prefix``'s key."""
-        key = PROFILE_KEYS[prefix]
+        ``<prefix>-<service>.txt``, their top frames in the results under ``key``."""
         spy = Path(sys.executable).parent / "py-spy"
         if not spy.exists():
             self.results[key] = {"skipped": "py-spy is not installed"}

@@ -70,9 +70,14 @@ def numbers_of(headers: Mapping[str, str] | None) -> tuple[int, int, int] | None
 CLOSING_FACTS = frozenset({"seed_revealed", "table_expired"})
 
 
+def closing(facts: frozenset[str] | None) -> bool:
+    """Whether a record of these facts (:func:`facts_of`) is its table's last."""
+    return not CLOSING_FACTS.isdisjoint(facts or ())
+
+
 def closes_table(headers: Mapping[str, str] | None) -> bool:
     """Whether the record's headers say it is its table's last (:data:`CLOSING_FACTS`)."""
-    return not CLOSING_FACTS.isdisjoint(facts_of(headers) or ())
+    return closing(facts_of(headers))
 
 
 def begins_table(data: bytes, headers: Mapping[str, str] | None) -> bool:

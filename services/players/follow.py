@@ -31,12 +31,12 @@ from match.v1 import referee_pb2
 from match_bus import subjects
 from match_bus.jetstream import follow_copy, read_table
 from match_bus.records import (
-    CLOSING_FACTS,
     BadRecord,
     Numbering,
     StoredRecord,
     Unpacked,
     begins_table,
+    closing,
     facts_of,
     unpack,
 )
@@ -210,7 +210,7 @@ class Follower:
             reveals = record is not None and has_reveal(record)
             if reveals:
                 revealed.append(found.table_id)
-            if reveals or not CLOSING_FACTS.isdisjoint(facts or ()):
+            if reveals or closing(facts):
                 closed.append(found.table_id)
         if revealed:
             for i, table_id in enumerate(revealed):  # the position moves with the last
