@@ -142,14 +142,7 @@ export class ConcentrationTracker {
 
   /** Apply events (Watch or a reply); returns those applied now, in order. */
   applyEvents(envs: Iterable<EventEnvelope>): EventEnvelope[] {
-    const out: EventEnvelope[] = [];
-    for (const env of envs) {
-      for (const e of this.order.take(env)) {
-        this.applyOne(e);
-        out.push(e);
-      }
-    }
-    return out;
+    return this.order.foldAll(envs, (env) => this.applyOne(env));
   }
 
   /** Start again from a snapshot: everything it says replaces what was known. */

@@ -269,14 +269,7 @@ export class MatchFiveTracker {
   /** Fold the events not folded yet, each once and in number order (one after a gap waits);
    * the ones folded now, in order. */
   applyEvents(envs: Iterable<EventEnvelope>): EventEnvelope[] {
-    const fresh: EventEnvelope[] = [];
-    for (const env of envs) {
-      for (const due of this.order.take(env)) {
-        this.fold(due);
-        fresh.push(due);
-      }
-    }
-    return fresh;
+    return this.order.foldAll(envs, (env) => this.fold(env));
   }
 
   private fold(env: EventEnvelope): void {

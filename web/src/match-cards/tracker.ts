@@ -181,14 +181,7 @@ export class MatchCardsTracker {
   // --- input -------------------------------------------------------------------------------
 
   applyEvents(envs: Iterable<EventEnvelope>): EventEnvelope[] {
-    const out: EventEnvelope[] = [];
-    for (const env of envs) {
-      for (const e of this.order.take(env)) {
-        this.applyOne(e);
-        out.push(e);
-      }
-    }
-    return out;
+    return this.order.foldAll(envs, (env) => this.applyOne(env));
   }
 
   applySnapshot(view: MatchCardsView): void {

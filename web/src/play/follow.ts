@@ -87,6 +87,18 @@ export class InOrder {
     return out;
   }
 
+  /** `fold` each event that is due once `envs` are here, in order; the ones folded now. */
+  foldAll(envs: Iterable<EventEnvelope>, fold: (env: EventEnvelope) => void): EventEnvelope[] {
+    const out: EventEnvelope[] = [];
+    for (const env of envs) {
+      for (const due of this.take(env)) {
+        fold(due);
+        out.push(due);
+      }
+    }
+    return out;
+  }
+
   /** A snapshot as of `n`: everything up to it is known; later events still wait their turn. */
   reset(n: number): void {
     this.eventNumber = n;
