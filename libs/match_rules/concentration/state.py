@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import Enum
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from match_rules.concentration import events as ev
 from match_rules.concentration.cpu import NOTHING, Memory, remember
 from match_rules.concentration.settings import Settings
 from match_rules.deal import Strength
+
+if TYPE_CHECKING:  # mypy checks each call's fields against dataclasses.replace
+    from dataclasses import replace
+else:  # the same, faster: match_rules.copying
+    from match_rules.copying import replace
 
 _DEFAULT = Settings()
 
