@@ -15,7 +15,6 @@ FAILED_PRECONDITION, its slug ``table_quarantined``, and the record's stream seq
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -243,11 +242,20 @@ class Answers:
     ) -> list[common_pb2.EventEnvelope]:
         """``envelopes``, a record of ``request_id``'s, but what the answers carried."""
         waiting = self._waiting.get(request_id) if request_id else None
-        if waiting is not None:  # settled in a finally: this wait ends with the answer's
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(ANSWER_WAIT_S):
-                    await waiting
+        if waiting is not None and not waiting.done():  # settled in a finally: ends with it
+            # A bare timer, not asyncio.timeout's context (~3.5 us more a wait: fanout.Signal)
+            timer = asyncio.get_running_loop().call_later(ANSWER_WAIT_S, _give_up, waiting)
+            try:
+                await waiting
+            finally:
+                timer.cancel()
         return unanswered(envelopes, self.numbers)
+
+
+def _give_up(waiting: asyncio.Future[None]) -> None:
+    """The answer did not come in time: the view goes on, leaving out only what came."""
+    if not waiting.done():
+        waiting.set_result(None)
 
 
 def unanswered(
