@@ -44,7 +44,7 @@ import grpc  # type: ignore[import-untyped, unused-ignore]
 from nats.aio.client import Client
 
 from match.v1 import common_pb2, lobby_pb2, lobby_pb2_grpc
-from match_bench import games, procstat, transport
+from match_bench import games, hops, procstat, transport
 from match_bench.bare import METHOD
 from match_bench.players import (
     Channels,
@@ -336,6 +336,12 @@ class Bench:
             _, _, _, _ = await self.window(
                 sink, 0.1, lambda: self.profile(a.profile_seconds, prefix, into)
             )
+            split = hops.of_phase(self.results[into], fig)  # CPU per turn, hop by hop
+            self.results[into]["hops_us"] = split
+            for process, hop_us in split.items():
+                self.log(f"{key}, {process} per turn: " + ", ".join(
+                    f"{hop} {us} us" for hop, us in hop_us.items()
+                ))  # fmt: skip
         stop.set()
         await feeder
         ended = await asyncio.gather(*tasks, return_exceptions=True)
@@ -395,6 +401,7 @@ class Bench:
                 summary[name] = {"error": err.decode(errors="replace")[-500:]}
                 continue
             summary[name] = top_frames(raw)
+            summary[name]["hops_pct"] = hops.split(raw.read_text(), name)
         self.results[key] = summary
 
     async def bare_chain(self, concurrency: int) -> None:

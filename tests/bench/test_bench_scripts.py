@@ -8,13 +8,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
+from pathlib import Path
 from typing import Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
 import pytest
 
 from match.v1 import dealer_pb2, race_service_pb2
-from match_bench import games, run, transport
+from match_bench import games, hops, run, transport
 from match_bench.scripts.common import grouped
 from match_client.session import rpcs
 from match_rules import registry
@@ -309,3 +310,65 @@ async def test_a_scripted_seat_sends_at_most_seat_rate_a_second_retries_included
     assert len(sent) == 17  # 12 answered, and every third send refused
     gaps = [b - a for a, b in itertools.pairwise(sent)]
     assert min(gaps) >= 1 / 40.0 - 0.002, gaps
+
+
+LOOP = "<module> (services/lobby/__main__.py:3);Runner.run (asyncio/runners.py:118)"
+
+
+def test_a_turns_samples_are_split_into_hops_by_their_innermost_known_frame() -> None:
+    """A sample goes to the first hop whose frame it holds (the request to the referee inside
+    the answer is hop 3, not the edge's), one with nothing of ours below the loop to the C side,
+    and the shares add up to 100; in microseconds, each share of the process's CPU per turn."""
+    answer = f"{LOOP};GameServicer._read (services/lobby/playing.py:344)"
+    answer += ";GameServicer._answer (services/lobby/playing.py:390)"
+    collapsed = "\n".join(
+        [
+            f"{answer};GameServicer.forward (x.py:1);Referee.game (services/lobby/referee.py:9) 30",
+            f"{answer};validation.random_looking (services/lobby/validation.py:142) 20",
+            f"{answer};GameServicer._may_see (services/lobby/playing.py:500) 10",
+            f"{LOOP} 35",
+            "Thread._bootstrap (threading.py:1002);Thread.run (threading.py:982) 5",
+            "not a stack line",
+        ]
+    )
+    shares = hops.split(collapsed, "lobby")
+    assert shares == {
+        hops.C_SIDE: 35.0,
+        "3. the NATS request to the referee": 30.0,
+        "2. the edge: token, limits, validation, copies": 20.0,
+        "2. the edge: the leak check": 10.0,
+        "1. gRPC's threads": 5.0,
+    }
+    assert hops.split("", "lobby") == {}
+    profile = {"lobby": {"hops_pct": shares}, "ledger": {"error": "py-spy failed"}}
+    phase = {"turns": 1000, "cpu_s": {"lobby": 0.4, "ledger": 0.1}}
+    split = hops.of_phase(profile, phase)
+    assert split == {
+        "lobby": {
+            hops.C_SIDE: 140,
+            "3. the NATS request to the referee": 120,
+            "2. the edge: token, limits, validation, copies": 80,
+            "2. the edge: the leak check": 40,
+            "1. gRPC's threads": 20,
+        }
+    }
+    assert hops.of_phase(profile, {"turns": 0, "cpu_s": {}}) == {}
+
+
+def test_every_hops_frame_names_code_that_exists() -> None:
+    """The hops name frames by function, class or file: each must still be in the code, or a
+    rename would quietly move its samples to another hop."""
+    root = Path(__file__).resolve().parents[2]
+    files = [p for d in ("services", "libs") for p in (root / d).rglob("*.py")]
+    code = "\n".join(p.read_text() for p in files)
+    libraries = ("nats/aio/", "nats/js/", "threading.py", "Msg.respond")  # py-spy names them
+    for process, hop, frames in hops.HOPS:
+        for frame in frames:
+            if frame in libraries:
+                continue
+            if frame.endswith(".py"):
+                assert any(p.as_posix().endswith(frame) for p in files), (process, hop, frame)
+                continue
+            name = frame.split(" (")[0].rstrip(".").split(".")[-1]
+            defined = f"class {name}" if frame.endswith(".") else f"def {name}("
+            assert defined in code, (process, hop, frame)
