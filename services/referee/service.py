@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import structlog
@@ -73,6 +74,9 @@ from services.referee.table import (
 
 log = structlog.get_logger()
 
+# A table's timer set for the same deadline within this of the instant worked out again now is
+# kept: game time is whole milliseconds, so the same instant comes out up to 1 ms apart.
+TIMER_SLACK_S = 0.002
 COMMANDS = Counter("match_referee_commands_total", "Commands judged", ["kind", "outcome"])
 APPEND_SECONDS = Histogram("match_referee_append_seconds", "JetStream append with ack")
 TIMER_LATE_MS = Histogram(
@@ -118,7 +122,7 @@ class Referee:
         # (table or subject, stream sequence, entry in its frame) already logged
         self._reported: set[tuple[str, int, int]] = set()
         self._locks: dict[str, asyncio.Lock] = {}
-        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._timers: dict[str, _Timer] = {}  # each table's armed timer
         self._tasks: set[asyncio.Task[Any]] = set()
         self._subs: dict[int, Subscription] = {}
         self._frames: dict[int, FrameWriter] = {}  # each partition's group commit, held here
@@ -895,19 +899,42 @@ class Referee:
             self._spawn(self._reveal(table.table_id))
 
     def _arm(self, table: Table) -> None:
+        """Set the table's timer for its next deadline. A timer already set for the same
+        deadline and instant (within TIMER_SLACK_S), not gone off, stays: most turns leave the
+        deadline where it was (the race's board cap), and cancelling a timer and setting it
+        again cost ~10 us a turn (docs/performance.md). A clock that stepped since (the wall
+        clock set by NTP, a test's) moves the instant, and the timer is set again."""
         if self.tables.get(table.table_id) is not table:
             return
-        handle = self._timers.pop(table.table_id, None)
-        if handle is not None:
-            handle.cancel()
         deadline = self._due(table)
+        armed = self._timers.get(table.table_id)
         if deadline is None:
+            if armed is not None:
+                armed.cancel()
+                del self._timers[table.table_id]
             return
-        delay = self._clock.wall_seconds(deadline - self._clock.now_ms())
         loop = asyncio.get_running_loop()
-        self._timers[table.table_id] = loop.call_later(
-            delay, lambda: self._spawn(self._on_timer(table.table_id, deadline))
-        )
+        at = loop.time() + self._clock.wall_seconds(deadline - self._clock.now_ms())
+        if armed is not None:
+            if (
+                armed.deadline == deadline
+                and not armed.fired
+                and abs(armed.at - at) < TIMER_SLACK_S
+            ):
+                return
+            armed.cancel()
+        self._timers[table.table_id] = self._set_timer(table.table_id, deadline, at)
+
+    def _set_timer(self, table_id: str, deadline: int, at: float) -> _Timer:
+        """A timer that runs ``_on_timer`` for ``deadline`` at loop time ``at``."""
+        timer = _Timer(deadline, at)
+
+        def fire() -> None:
+            timer.fired = True
+            self._spawn(self._on_timer(table_id, deadline))
+
+        timer.handle = asyncio.get_running_loop().call_at(at, fire)
+        return timer
 
     def _due(self, table: Table) -> int | None:
         """The table's next deadline: the game's, or a waiting table's expiry."""
@@ -938,10 +965,11 @@ class Referee:
             except Exception as error:  # a timer must never die: the game would stall
                 log.warning("timer could not fire; retrying", error=repr(error))
                 if table_id in self.tables:
-                    loop = asyncio.get_running_loop()
-                    self._timers[table_id] = loop.call_later(
-                        0.5, lambda: self._spawn(self._on_timer(table_id, deadline))
-                    )
+                    armed = self._timers.pop(table_id, None)
+                    if armed is not None:
+                        armed.cancel()
+                    at = asyncio.get_running_loop().time() + 0.5
+                    self._timers[table_id] = self._set_timer(table_id, deadline, at)
 
     async def _reveal(self, table_id: str) -> None:
         """Publish the seed once the game is over (the dealer checks the log says so)."""
@@ -1016,6 +1044,21 @@ class Referee:
         answer = response_type()
         answer.ParseFromString(msg.data)
         return answer
+
+
+@dataclass(slots=True)
+class _Timer:
+    """A table's armed timer: the deadline and the instant it is set for, and whether it has
+    gone off."""
+
+    deadline: int
+    at: float  # the loop's time it goes off at
+    handle: asyncio.TimerHandle | None = None
+    fired: bool = False
+
+    def cancel(self) -> None:
+        if self.handle is not None:
+            self.handle.cancel()
 
 
 def _record(

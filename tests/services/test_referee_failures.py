@@ -454,6 +454,26 @@ async def test_a_restarted_referee_fires_a_missed_deadline_with_no_command(bus: 
     numbered(await bus.records(table))
 
 
+async def test_a_turn_keeps_the_tables_timer_and_a_clock_step_sets_it_again(bus: Bus) -> None:
+    """A turn that leaves the deadline where it was (the board's cap) keeps the timer set for
+    it rather than setting it again; a clock that stepped since moves the instant the deadline
+    falls at, and the timer is set again, for the same deadline, at the new instant."""
+    table = "arms00000001"
+    referee = await bus.referee("a")
+    await playing(bus, referee, table)
+    accepted(await race_cmd(referee, table, "ann", "turn-1", turn_tile={"tile": 1}))
+    timer = referee._timers[table]
+    assert not timer.fired and timer.handle is not None
+    accepted(await race_cmd(referee, table, "bob", "turn-2", turn_tile={"tile": 2}))
+    assert referee._timers[table] is timer  # the same deadline, the same instant: kept
+    bus.clock.offset_ms += 5_000
+    accepted(await race_cmd(referee, table, "ann", "turn-3", turn_tile={"tile": 3}))
+    moved = referee._timers[table]
+    assert moved is not timer and moved.deadline == timer.deadline
+    assert timer.handle.cancelled() and not moved.fired
+    assert 4.9 < timer.at - moved.at < 5.1  # the deadline comes 5 s sooner on the loop's clock
+
+
 # --- the referee's own guards, each changed once and noticed --------------------------------
 
 
