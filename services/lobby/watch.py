@@ -259,7 +259,7 @@ def _give_up(waiting: asyncio.Future[None]) -> None:
 
 
 def unanswered(
-    envelopes: list[common_pb2.EventEnvelope], answered: set[int] | None
+    envelopes: list[common_pb2.EventEnvelope], answered: set[int]
 ) -> list[common_pb2.EventEnvelope]:
     """``envelopes`` (in number order) but those whose numbers are in ``answered``. The view
     never comes back to a number it has passed, so every number up to the last of
