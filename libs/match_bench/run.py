@@ -382,7 +382,7 @@ class Bench:
         ``<prefix>-<service>.txt``, their top frames in the results under ``key``."""
         spy = Path(sys.executable).parent / "py-spy"
         if not spy.exists():
-            self.results[key] = {"skipped": "py-spy is not installed"}
+            self.results[key] = {"skipped": "py-spy is not installed: make install brings it"}
             return
         pids = self.pids()
         procs = {}
