@@ -34,9 +34,8 @@ def _fields_of(cls: type) -> tuple[str, ...] | None:
     every = dataclasses.fields(cls)
     if any(not f.init for f in every):
         return None
-    if len(every) != len(
-        cls.__dict__["__dataclass_fields__"]
-    ):  # a ClassVar or an InitVar: not copied
+    declared = cls.__dict__["__dataclass_fields__"]  # fields() leaves out ClassVar, InitVar
+    if len(every) != len(declared):  # a ClassVar or an InitVar: not copied
         return None
     return tuple(f.name for f in every)
 
@@ -52,10 +51,6 @@ def replace(obj: T, /, **changes: Any) -> T:
         return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
     new = object.__new__(cls)
     put = object.__setattr__
-    if not changes:
-        for name in names:
-            put(new, name, getattr(obj, name))
-        return new
     taken = 0
     for name in names:
         if name in changes:

@@ -38,6 +38,7 @@ import collections
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from functools import partial
+from typing import TypeVar
 
 import grpc  # type: ignore[import-untyped]
 import nats.errors
@@ -58,6 +59,7 @@ from services.lobby.limits import Counts, WatchLimits
 from services.lobby.viewer import SharedFold
 
 log = structlog.get_logger()
+T = TypeVar("T")
 
 # How long a feed may hear nothing before it asks the log whether it missed a record (one
 # direct get): a push lost with nothing pushed after it is found this way.
@@ -97,7 +99,7 @@ class Signal:
         loop = asyncio.get_running_loop()
         waiter: asyncio.Future[bool] = loop.create_future()
         self._waiters.append(waiter)
-        timer = loop.call_later(timeout_s, _time_up, waiter)
+        timer = loop.call_later(timeout_s, settle, waiter, False)
         try:
             return await waiter
         finally:
@@ -111,9 +113,11 @@ class Signal:
         return len(self._waiters)
 
 
-def _time_up(waiter: asyncio.Future[bool]) -> None:
+def settle(waiter: asyncio.Future[T], value: T) -> None:
+    """Give ``waiter`` ``value`` unless it has its result already (a bare timer's callback: the
+    wait ended another way first, or was cancelled)."""
     if not waiter.done():
-        waiter.set_result(False)
+        waiter.set_result(value)
 
 
 class TableFeed:

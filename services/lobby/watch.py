@@ -27,7 +27,7 @@ from match_bus.jetstream import table_end, table_start
 from match_bus.records import QUARANTINED, BadRecord
 from match_rules.game import Game
 from services.lobby.errors import ApiError
-from services.lobby.fanout import FeedFailed, TableFeed, Watches
+from services.lobby.fanout import FeedFailed, TableFeed, Watches, settle
 from services.lobby.games import kind_name
 from services.lobby.viewer import TableViewer
 
@@ -234,8 +234,8 @@ class Answers:
     def settle(self, request_id: str) -> None:
         """The answer to ``request_id`` (or its refusal) is queued, or will not be."""
         waiting = self._waiting.pop(request_id, None)
-        if waiting is not None and not waiting.done():
-            waiting.set_result(None)
+        if waiting is not None:
+            settle(waiting, None)
 
     async def leave_out(
         self, envelopes: list[common_pb2.EventEnvelope], request_id: str
@@ -243,19 +243,14 @@ class Answers:
         """``envelopes``, a record of ``request_id``'s, but what the answers carried."""
         waiting = self._waiting.get(request_id) if request_id else None
         if waiting is not None and not waiting.done():  # settled in a finally: ends with it
-            # A bare timer, not asyncio.timeout's context (~3.5 us more a wait: fanout.Signal)
-            timer = asyncio.get_running_loop().call_later(ANSWER_WAIT_S, _give_up, waiting)
+            # A bare timer, not asyncio.timeout's context (~3.5 us more a wait: fanout.Signal);
+            # past it the view goes on, leaving out only what the answers carried
+            timer = asyncio.get_running_loop().call_later(ANSWER_WAIT_S, settle, waiting, None)
             try:
                 await waiting
             finally:
                 timer.cancel()
         return unanswered(envelopes, self.numbers)
-
-
-def _give_up(waiting: asyncio.Future[None]) -> None:
-    """The answer did not come in time: the view goes on, leaving out only what came."""
-    if not waiting.done():
-        waiting.set_result(None)
 
 
 def unanswered(
