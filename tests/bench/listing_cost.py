@@ -12,7 +12,9 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import nats
 
@@ -54,7 +56,7 @@ async def main() -> None:
             stack.stop()
     none = sum(1 for m in records if m.headers.get("Match-Table-Facts") == "none")
     print(f"{len(records)} records of {TABLES} tables; {none} say no table-level fact")
-    ways = {
+    ways: dict[str, Callable[[TableDirectory, Any], object]] = {
         "headers": lambda d, m: d.take(m.subject, m.seq, m.data, m.headers),
         "old way": lambda d, m: d.take(m.subject, m.seq, m.data),
     }

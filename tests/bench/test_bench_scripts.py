@@ -15,7 +15,7 @@ import grpc  # type: ignore[import-untyped, unused-ignore]
 import pytest
 
 from match.v1 import dealer_pb2, race_service_pb2
-from match_bench import games, hops, run, transport
+from match_bench import games, hops, players, run, transport
 from match_bench.scripts.common import grouped
 from match_client.session import rpcs
 from match_rules import registry
@@ -156,7 +156,8 @@ def test_the_unary_transport_sends_commands_not_the_watch() -> None:
 async def test_a_viewing_seat_follows_its_view_from_its_first_command_and_counts_it() -> None:
     class Stream:
         def __init__(self, items: int, error: grpc.StatusCode | None) -> None:
-            self.items, self.error, self.sent = items, error, []
+            self.items, self.error = items, error
+            self.sent: list[Any] = []
             self.view_messages = 0
 
         async def call(self, rpc: str, request: Any, request_id: str | None) -> str:
@@ -305,7 +306,7 @@ async def test_a_scripted_seat_sends_at_most_seat_rate_a_second_retries_included
             return 0.0
 
     table = games.Table("concentration", "t", Script(), [Way()])  # type: ignore[list-item]
-    sink = run.Sink(limit=asyncio.Semaphore(8))
+    sink = players.Sink(limit=asyncio.Semaphore(8))
     assert await games.play_seat(table, 0, sink, asyncio.Event())
     assert len(sent) == 17  # 12 answered, and every third send refused
     gaps = [b - a for a, b in itertools.pairwise(sent)]
