@@ -30,6 +30,7 @@ from match.v1 import common_pb2
 from match_rules.deal import Strength
 from match_rules.decide import Rules
 from match_rules.errors import RuleError
+from match_rules.protocodec import Codec, snake
 
 
 @dataclass(frozen=True, slots=True)
@@ -424,6 +425,14 @@ class Views(Protocol):
         """``event`` as ``player`` (or a spectator, "") may receive it, given the state after it."""
         ...
 
+    def shown_by_type(self, wire: Message, player: str) -> bool:
+        """Whether the event ``wire`` (its ``EventEnvelope.body`` member, undecoded) goes to
+        ``player`` as it is by its type alone: a type every player may see, or a private one of
+        ``player``'s own. False only says the type proves nothing: the caller decodes the event
+        and runs ``redact``. Never True for an event ``redact`` would change (the conformance
+        suite compares the two on every event of random games)."""
+        ...
+
     def accepted(
         self,
         events: Sequence[common_pb2.EventEnvelope],
@@ -488,6 +497,26 @@ class Game(Identity, Decider, Wire, Views, Outcome, Telling, Protocol):
     are the game's own (frozen dataclasses); the shells only pass them back to the same game."""
 
 
+class PrivateByType:
+    """Which of a game's events may be shown as they are, told by their wire type: every event
+    class of ``codec`` is public but those of ``private``, which name their ``player`` and go to
+    that player only (as the games' ``redact`` does: a private event of another player is
+    redacted, everything else goes as it is). The lobby's leak check of what it pushes asks
+    this first and decodes and redacts only what the type does not prove (docs/architecture.md,
+    "A turn, hop by hop")."""
+
+    def __init__(self, codec: Codec, private: Sequence[type] = ()) -> None:
+        self.oneof = codec.oneof
+        self.own = frozenset(snake(cls.__name__) for cls in private)
+        self.public = frozenset(snake(name) for name in codec.classes) - self.own
+
+    def shown(self, wire: Message, player: str) -> bool:
+        member = wire.WhichOneof(self.oneof)
+        if member in self.public:
+            return True
+        return member in self.own and getattr(wire, member).player == player
+
+
 # --- the base adapter ------------------------------------------------------------------------
 
 
@@ -533,6 +562,14 @@ class BaseGame:
 
     def presence(self, now: int, player: str, present: bool) -> Any | None:
         return None  # the game does not care whether a player's connection drops
+
+    # Which events are public by their type (None: no type proves anything; every event is
+    # decoded and redacted wherever it is checked).
+    by_type: PrivateByType | None = None
+
+    def shown_by_type(self, wire: Message, player: str) -> bool:
+        by_type = self.by_type
+        return by_type is not None and by_type.shown(wire, player)
 
     def check_request(self, request: Message) -> str | RuleError | None:
         return None  # nothing to check before the referee judges it

@@ -229,6 +229,39 @@ def test_no_snapshot_or_redacted_event_shows_a_player_what_the_rules_hide(
             check.snapshot(game.snapshot(state, viewer, context(game, run, state, number)))
 
 
+@each_game
+@settings(max_examples=12, deadline=None)
+@given(seed=SEEDS, salt=SALTS)
+def test_an_event_shown_by_its_type_is_one_the_redaction_leaves_as_it_is(
+    game: Game, seed: bytes, salt: int
+) -> None:
+    """The lobby's leak check trusts ``shown_by_type`` without decoding the event: it must be
+    True exactly where ``redact`` gives the event back as it is, for every viewer (True where
+    the redaction changes it would send what the rules hide; False where it does not costs a
+    decode). Every game declares which events are private by type."""
+    assert getattr(game, "by_type", None) is not None, "a game says which events are private"
+    run = play(game, seed, random.Random(salt))
+    for step in run.steps:
+        for event, after in step:
+            wire = game.encode(event)
+            for viewer in viewers(run):
+                as_it_is = game.redact(after, event, viewer) is event
+                assert game.shown_by_type(wire, viewer) == as_it_is, (event, viewer)
+
+
+def test_a_body_with_no_event_set_proves_nothing_by_its_type() -> None:
+    """An empty body is no event of the game: the type check leaves it to the whole check
+    (which refuses what does not decode)."""
+    for game in GAMES:
+        wire = type(game.encode(run_first_event(game)))()
+        assert not any(game.shown_by_type(wire, v) for v in ("", "ann"))
+
+
+def run_first_event(game: Game) -> Any:
+    run = play(game, bytes(32), random.Random(0))
+    return next(event for step in run.steps for event, _ in step)
+
+
 # --- bad input ------------------------------------------------------------------------------------
 
 

@@ -42,6 +42,7 @@ from match_rules.game import (
     Game,
     Keep,
     Moves,
+    PrivateByType,
     Results,
     SeatInfo,
     Standing,
@@ -119,6 +120,7 @@ class Concentration(BaseGame):
         "left it"
     )
     public_watch: bool = True  # every flip is seen by everyone at the table
+    by_type = PrivateByType(CODEC)  # every event is public
     watch_snapshots: bool = True
     command_message: type[Message] = concentration_command_pb2.ConcentrationCommand
     reply_message: type[Message] = Reply

@@ -27,6 +27,7 @@ from match_rules.game import (
     Game,
     Keep,
     Moves,
+    PrivateByType,
     Results,
     SeatInfo,
     Standing,
@@ -179,6 +180,7 @@ class MatchCards(BaseGame):
         "an hour after the start has lost, and the others play on"
     )
     public_watch: bool = False  # each player's copy is private: Watch needs a seat's token
+    by_type = PrivateByType(CODEC, ev.PRIVATE_EVENTS)
     watch_snapshots: bool = True
     command_message: type[Message] = match_cards_command_pb2.MatchCardsCommand
     reply_message: type[Message] = Reply

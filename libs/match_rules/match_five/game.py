@@ -27,6 +27,7 @@ from match_rules.game import (
     Game,
     Keep,
     Moves,
+    PrivateByType,
     Results,
     SeatInfo,
     Standing,
@@ -110,6 +111,7 @@ class MatchFive(BaseGame):
         "(your links count as written, a vote you do not cast abstains)"
     )
     public_watch: bool = False  # the links are their authors' until read: Watch needs a token
+    by_type = PrivateByType(CODEC, ev.PRIVATE_EVENTS)
     watch_snapshots: bool = True
     command_message: type[Message] = Command
     reply_message: type[Message] = Reply

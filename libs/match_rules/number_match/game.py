@@ -31,6 +31,7 @@ from match_rules.game import (
     Figure,
     Game,
     Keep,
+    PrivateByType,
     Results,
     SeatInfo,
     Standing,
@@ -121,6 +122,7 @@ class NumberMatch(BaseGame):
     cpu_fills: bool = False
     leave_instead: str = "EndGame ends it instead (you give up, with the score you have)"
     public_watch: bool = False  # the board is the player's: Watch needs the seat's token
+    by_type = PrivateByType(CODEC)  # the table's one player sees every event
     watch_snapshots: bool = True
     command_message: type[Message] = number_match_command_pb2.NumberMatchCommand
     reply_message: type[Message] = Reply

@@ -25,6 +25,7 @@ from match_rules.game import (
     Game,
     Keep,
     Moves,
+    PrivateByType,
     Results,
     SeatInfo,
     Standing,
@@ -249,6 +250,7 @@ class RaceGame(BaseGame):
     cpu_fills = False  # the bot service fills a race's empty seats
     leave_instead = "Resign ends your game instead (your boards end now; the others play on)"
     public_watch = False  # a player's own board is private: Watch needs a seat's token
+    by_type = PrivateByType(CODEC, ev.PRIVATE_EVENTS)
     watch_snapshots = False
     command_message: type[Message] = race_command_pb2.RaceCommand
     reply_message: type[Message] = race_command_pb2.RaceCommandReply
