@@ -866,6 +866,14 @@ def loop_winner(steps: list[dict[str, Any]]) -> tuple[str, dict[str, dict[str, A
     return DEFAULT_EVENT_LOOP, by_loop
 
 
+def loop_verdict(loop: str) -> str:
+    """How the log says which loop the stacks after run on: the other loop "won" only by
+    beating every step of the default; else the default "stays", whichever mean was higher."""
+    if loop == DEFAULT_EVENT_LOOP:
+        return f"{loop} stays (the other loop did not beat every one of its steps)"
+    return f"{loop} won (every one of its steps beat every step of {DEFAULT_EVENT_LOOP})"
+
+
 def summary(results: dict[str, Any], args: argparse.Namespace) -> str:
     """Fill ``results["summary"]`` and return the ``bench:`` line."""
     full, bare = results["full_speed"], results["bare_chain"]
@@ -1053,7 +1061,7 @@ def table_text(results: dict[str, Any], group_sync: str = "") -> str:
             f"{fig['stack_cpu_us_per_turn']} us services + NATS per turn"
             for loop, fig in s["loops"].items()
         )
-        lines.append(f"event loop: {s['loop']} won ({each}); the stacks after ran on it")
+        lines.append(f"event loop: {loop_verdict(s['loop'])} ({each}); the stacks after ran on it")
     if s.get("games"):
         lines.append(
             "scripted games, full speed, services + NATS per command: "
@@ -1376,7 +1384,8 @@ async def amain(args: argparse.Namespace) -> str:
         loop, figures = loop_winner(results.get("loop_steps", []))
         if figures:
             said = ", ".join(f"{k} {v['mean_turns_per_s']:.0f} turns/s" for k, v in figures.items())
-            print(f"event loop: {loop} won ({said}): the services run on it from here", flush=True)
+            verdict = loop_verdict(loop)
+            print(f"event loop: {verdict} ({said}): the services run on it from here", flush=True)
         await on_stack(args, bench_stack(Path(tmp) / "stack", event_loop=loop), results, "main")
         if args.pinned and two_cpus() is None:
             results["pinned_skipped"] = "one CPU here: nothing to pin apart"

@@ -212,6 +212,8 @@ def test_the_loops_alternate_and_the_other_wins_only_when_every_step_is_faster()
     assert run.loop_winner([step("uvloop", 5, 1), step("asyncio", 5, 1)])[0] == "uvloop"  # tie
     assert run.loop_winner([step("asyncio", 5, 1)])[0] == "asyncio"  # only it ran
     assert run.loop_winner([]) == ("uvloop", {})
+    assert run.loop_verdict("uvloop").startswith("uvloop stays")  # never "won" on overlap
+    assert run.loop_verdict("asyncio").startswith("asyncio won (every one of its steps beat")
 
 
 def test_the_bench_line_says_play_is_absent_and_every_games_cpu() -> None:
@@ -259,7 +261,10 @@ def test_the_bench_line_says_play_is_absent_and_every_games_cpu() -> None:
         " two_stacks_p99_ms=12.0 two_stacks_max_tables_50ms=1000"
     )
     text = run.table_text(results)
-    assert "event loop: asyncio won (asyncio 900 turns/s (steps 900)" in text
+    assert (
+        "event loop: asyncio won (every one of its steps beat every step of uvloop) "
+        "(asyncio 900 turns/s (steps 900)" in text
+    )
     assert (
         "full speed over play: 812 turns/s, 1900 us services + NATS per turn; over unary " in text
     )
