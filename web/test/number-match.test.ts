@@ -162,6 +162,21 @@ describe("NumberMatchTracker", () => {
     expect(t.score).toBe(1);
   });
 
+  it("folds an event that comes before the one it follows only once that one is here", () => {
+    const t = started();
+    const hint = game(3, { case: "hintGiven", value: { player: ME, kind: NumberMatchEvent_HintKind.PAIR, first: 10, second: 11, hintsLeft: 2 } });
+    const pair = game(4, { case: "cellsPaired", value: { player: ME, first: 10, second: 11, points: 1, rowsRemoved: 0, score: 1 } });
+    const told: number[] = [];
+    // The stream brings event 4 before the reply that carries event 3: 4 waits for it.
+    expect(t.applyWatch({ item: { case: "event", value: pair } } as never, (e) => told.push(Number(e.eventNumber)))).toEqual([]);
+    expect([t.eventNumber, t.board, t.score]).toEqual([2, BOARD, 0]);
+    const folded = t.applyEvents([hint], (e) => told.push(Number(e.eventNumber)));
+    expect(folded.map((e) => Number(e.eventNumber))).toEqual([3, 4]);
+    expect(told).toEqual([3, 4]);
+    expect([t.eventNumber, t.board, t.score, t.hintsLeft]).toEqual([4, [1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 0, 5], 1, 2]);
+    expect(t.applyEvent(pair)).toBe(false); // the reply brings it again: once only
+  });
+
   it("names the levels and counts in words", () => {
     expect(levelName(undefined)).toBe("easy");
     expect(levelName({ level: NumberMatchSettings_Level.CLASSIC, dailyDate: "" })).toBe("classic");

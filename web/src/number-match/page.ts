@@ -195,9 +195,7 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
     try {
       const reply = await command(call, seat.token);
       // One at a time, each told as things stood right after it; then the table after them.
-      for (const env of [...reply.events].sort((a, b) => Number(a.eventNumber - b.eventNumber))) {
-        if (t.applyEvent(env)) took([env]);
-      }
+      t.applyEvents(reply.events, (env) => took([env]));
       t.applyView(reply.view);
       keepSelection();
       return true;
@@ -316,13 +314,11 @@ function mountGame(root: HTMLElement, app: App, seat: KeptSeat): () => void {
         { tableId: seat.tableId, afterEventNumber: t.received && !t.stale ? BigInt(t.eventNumber) : SNAPSHOT_AFTER },
         { headers: bearer(seat.token), signal }),
       item: (item) => {
-        const got = t.applyWatch(item);
+        const got = t.applyWatch(item, (env) => took([env]));
         if (got === "snapshot") {
           if (item.item.case === "snapshot") clock.observe(Number(item.item.value.serverTimeMs));
           say(snapshotText(t, clock.now()), true);
           if (!finishedSaid && !t.gameOver) app.announce(snapshotText(t, clock.now()));
-        } else if (got !== null) {
-          took([got]);
         }
         keepSelection();
         redraw();

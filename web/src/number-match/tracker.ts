@@ -24,6 +24,7 @@ import {
   type NumberMatchView,
 } from "../gen/match/v1/number_match_pb";
 import type { NumberMatchServiceWatchResponse } from "../gen/match/v1/number_match_service_pb";
+import { InOrder } from "../play/follow";
 import { addNumbers, removePair } from "./board";
 
 export const HintKind = NumberMatchEvent_HintKind;
@@ -80,10 +81,10 @@ export function levelName(settings: { level: NumberMatchSettings_Level; dailyDat
 }
 
 export class NumberMatchTracker {
+  private order = new InOrder(); // events folded in number order, each once
   player: string;
   tableId: string;
   gameId = "";
-  eventNumber = 0;
   serverTimeMs = 0;
   displayName = "";
   settings: NumberMatchSettings | null = null;
@@ -123,6 +124,11 @@ export class NumberMatchTracker {
   }
 
   // --- derived ---------------------------------------------------------------------------------
+
+  /** Every event up to this one has been folded (or a snapshot covered it). */
+  get eventNumber(): number {
+    return this.order.eventNumber;
+  }
 
   get level(): string {
     return levelName(this.settings);
@@ -176,7 +182,7 @@ export class NumberMatchTracker {
     if (board.join(",") !== this.board.join(",")) this.history = [];
     this.received = true;
     this.tableId = view.tableId || this.tableId;
-    this.eventNumber = Math.max(this.eventNumber, Number(view.eventNumber));
+    this.order.reset(Math.max(this.eventNumber, Number(view.eventNumber)));
     this.serverTimeMs = Number(view.serverTimeMs) || this.serverTimeMs;
     this.player = view.you || this.player;
     if (view.settings) this.settings = view.settings;
@@ -209,32 +215,41 @@ export class NumberMatchTracker {
     return true;
   }
 
-  /** Fold one event unless folded already; true if it was new. */
+  /** Fold one event (and any it was the missing one before); true if anything was folded. */
   applyEvent(env: EventEnvelope): boolean {
-    const n = Number(env.eventNumber);
-    if (n <= this.eventNumber) return false;
-    this.received = true;
-    this.eventNumber = n;
-    this.serverTimeMs = Number(env.serverTimeMs) || this.serverTimeMs;
-    if (env.gameId) this.gameId = env.gameId;
-    if (env.body.case === "table") this.table(env.body.value);
-    else if (env.body.case === "numberMatch") this.game(env.body.value);
-    return true;
+    return this.applyEvents([env]).length > 0;
   }
 
-  /** Fold the events not folded yet; the new ones, in order. */
-  applyEvents(envs: readonly EventEnvelope[]): EventEnvelope[] {
-    return [...envs].sort((a, b) => Number(a.eventNumber - b.eventNumber)).filter((e) => this.applyEvent(e));
+  /**
+   * Fold each event once its turn comes: in number order, once, and one after a gap only when
+   * the events before it are here (a reply and the stream may bring them in either order).
+   * `each` is called right after each is folded, so it can be told as things stood then.
+   * The events folded now, in order.
+   */
+  applyEvents(envs: Iterable<EventEnvelope>, each?: (env: EventEnvelope) => void): EventEnvelope[] {
+    const sorted = [...envs].sort((a, b) => Number(a.eventNumber - b.eventNumber));
+    return this.order.foldAll(sorted, (env) => {
+      this.fold(env);
+      each?.(env);
+    });
   }
 
-  /** One item of the Watch stream; the event when it was a new one. */
-  applyWatch(item: NumberMatchServiceWatchResponse): EventEnvelope | "snapshot" | null {
+  /** One item of the Watch stream: "snapshot", or the events it let fold (none, one, or more). */
+  applyWatch(item: NumberMatchServiceWatchResponse, each?: (env: EventEnvelope) => void): EventEnvelope[] | "snapshot" {
     if (item.item.case === "snapshot") {
       this.applySnapshot(item.item.value);
       return "snapshot";
     }
-    if (item.item.case === "event") return this.applyEvent(item.item.value) ? item.item.value : null;
-    return null;
+    if (item.item.case === "event") return this.applyEvents([item.item.value], each);
+    return [];
+  }
+
+  private fold(env: EventEnvelope): void {
+    this.received = true;
+    this.serverTimeMs = Number(env.serverTimeMs) || this.serverTimeMs;
+    if (env.gameId) this.gameId = env.gameId;
+    if (env.body.case === "table") this.table(env.body.value);
+    else if (env.body.case === "numberMatch") this.game(env.body.value);
   }
 
   /** A command's reply: its events (the new ones are returned), then the table after them. */
