@@ -53,7 +53,9 @@ class Session(Protocol):
     """One seat's calls to its game's service (match_client.session.GameSession: over the
     seat's Play stream, one per bot seat, closed when the seat's task ends)."""
 
-    def watch(self, after_event_number: int = 0) -> AsyncIterator[Message]: ...
+    def watch(
+        self, after_event_number: int = 0, skip_answered: bool = False
+    ) -> AsyncIterator[Message]: ...
 
     async def call(self, rpc: str, request: Message, request_id: str | None = None) -> Message: ...
 
@@ -184,7 +186,9 @@ class SeatPlayer:
             if not after and self.resume:
                 after = FORGET_AFTER  # a snapshot: what is up now, not the faces seen before
             try:
-                async for item in self.session.watch(after):
+                # The view leaves out what the seat's own replies carried: the policy folds the
+                # replies' events with the view's, in number order, each once (docs/client.md)
+                async for item in self.session.watch(after, skip_answered=True):
                     failures = 0
                     self.observe(item)
                 if self.policy.ended() is BotEnd.GAME_OVER:

@@ -116,12 +116,16 @@ class Session:
     def __init__(self, view: views_pb2.RaceView) -> None:
         self.view = view
         self.afters: list[int] = []
+        self.skips: list[bool] = []  # each watch's skip_answered
         self.turns: list[int] = []
         self.presses = 0
         self.more: asyncio.Queue[race_service_pb2.WatchResponse | None] = asyncio.Queue()
 
-    async def watch(self, after_event_number: int = 0) -> AsyncIterator[Any]:
+    async def watch(
+        self, after_event_number: int = 0, skip_answered: bool = False
+    ) -> AsyncIterator[Any]:
         self.afters.append(after_event_number)
+        self.skips.append(skip_answered)
         yield race_service_pb2.WatchResponse(snapshot=self.view)
         while (item := await self.more.get()) is not None:
             yield item
@@ -203,6 +207,7 @@ async def test_a_new_seat_watches_the_table_from_its_first_event() -> None:
     player = player_of(session, poll_s=0.05)
     await asyncio.wait_for(player.run(), 10)
     assert session.afters == [0] and session.presses == 1
+    assert session.skips == [True]  # its replies' events are folded, not sent down the view too
 
 
 async def test_a_seat_sends_nothing_while_its_replica_may_not_act() -> None:
