@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import functools
 import signal
+import sys
 import time
 from collections.abc import Coroutine
 from dataclasses import dataclass, field, replace
@@ -36,7 +37,7 @@ from nats.js import JetStreamContext
 
 from match.v1 import common_pb2
 from match_bus.jetstream import connect
-from match_bus.service import tune_gc
+from match_bus.service import EVENT_LOOPS, run_loop, tune_gc
 from match_client.client import (
     MatchClient,
     Seat,
@@ -476,6 +477,9 @@ async def open_book(js: JetStreamContext, config: BotConfig) -> SeatBook:
 
 def main(config: BotConfig) -> None:
     base = config.base
+    if base.event_loop not in EVENT_LOOPS:  # refused before anything starts, as every service
+        choices = " or ".join(EVENT_LOOPS)
+        sys.exit(f"bot: MATCH_EVENT_LOOP must be {choices}, not {base.event_loop!r}")
     configure_logging("bot", base.log_format, base.log_level)
     serve_metrics(base.metrics_port, base.metrics_host)
     log = structlog.get_logger()
@@ -497,4 +501,4 @@ def main(config: BotConfig) -> None:
         log.info("stopped")
 
     tune_gc()
-    asyncio.run(run())
+    run_loop(base.event_loop, run())  # uvloop by default, as the other services

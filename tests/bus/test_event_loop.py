@@ -37,15 +37,20 @@ def test_the_loop_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) 
     assert BaseConfig.from_env(default_metrics_port=0).event_loop == "uvloop"
 
 
-def test_another_loop_is_refused_before_the_service_starts(tmp_path: Path) -> None:
+@pytest.mark.parametrize("service", ["services.dealer", "services.bot"])
+def test_another_loop_is_refused_before_the_service_starts(tmp_path: Path, service: str) -> None:
+    key = tmp_path / "bot.key"  # the bot needs its key before it reads anything else
+    key.write_text("k" * 32)
+    key.chmod(0o600)
     env = {
         **os.environ,
         "NATS_URL": "nats://127.0.0.1:1",  # never reached: refused before connecting
         "MATCH_EVENT_LOOP": "trio",
         "METRICS_PORT": "0",
+        "MATCH_BOT_KEY_FILE": str(key),
     }
     done = subprocess.run(
-        [sys.executable, "-m", "services.dealer"],
+        [sys.executable, "-m", service],
         cwd=ROOT,
         env=env,
         capture_output=True,
