@@ -59,7 +59,8 @@ READ_BACK = Counter(
 KEPT_BYTES = Gauge("match_players_kept_bytes", "Bytes of unfinished tables' records kept")
 
 IDLE_CHECK_S = 2.0
-GATHER_BYTES = 64 * 1024 * 1024  # unfinished tables' records kept, at most (a race: ~20 KiB)
+# Unfinished tables' records kept, at most (a race: ~20 KiB), unless PLAYERS_KEEP_MIB says
+GATHER_BYTES = 64 * 1024 * 1024
 FLUSH_EVERY = 512  # records between writes of the position when there is nothing to count
 MAX_BACKOFF_S = 5.0
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from match_bus.service import BaseConfig, answerable, received, run
 from match_bus.service import reply as respond
 from match_rules import registry
 from services.players.book import MAX_PAGE_SIZE, Book, Unknown
-from services.players.follow import Follower
+from services.players.follow import GATHER_BYTES, Follower
 
 log = structlog.get_logger()
 
@@ -38,14 +39,32 @@ Category = common_pb2.Refusal.Category
 class PlayersConfig:
     base: BaseConfig
     db_path: Path
+    # Unfinished tables' records kept as they pass (PLAYERS_KEEP_MIB): a table let go past it
+    # is read back from the log when its game ends (docs/operations.md).
+    keep_bytes: int = GATHER_BYTES
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> PlayersConfig:
+        """The service's settings; ValueError, saying what to set, for a value it cannot use."""
         env = os.environ if env is None else env
         return cls(
             base=BaseConfig.from_env(default_metrics_port=9106),
             db_path=Path(env.get("PLAYERS_DB", "var/players.sqlite3")),
+            keep_bytes=_mib(env, "PLAYERS_KEEP_MIB", GATHER_BYTES),
         )
+
+
+def _mib(env: Mapping[str, str], name: str, default: int) -> int:
+    text = env.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        mib = int(text)
+    except ValueError:
+        mib = 0
+    if mib <= 0:
+        raise ValueError(f"{name} must be a whole number of MiB above 0, not {text!r}")
+    return mib * 1024 * 1024
 
 
 def _refusal(code: str, category: int, message: str) -> players_pb2.PlayersAnswer:
@@ -93,7 +112,7 @@ def _leaderboard(
 
 async def serve_players(nc: Client, config: PlayersConfig) -> Callable[[], Awaitable[None]]:
     book = Book(config.db_path)
-    follower = Follower(nc.jetstream(), book)
+    follower = Follower(nc.jetstream(), book, config.keep_bytes)
     following = asyncio.create_task(follower.run())
 
     async def on_query(msg: Msg) -> None:
@@ -119,7 +138,10 @@ async def serve_players(nc: Client, config: PlayersConfig) -> Callable[[], Await
 
 
 def main() -> None:
-    config = PlayersConfig.from_env()
+    try:
+        config = PlayersConfig.from_env()
+    except ValueError as error:  # refused before anything starts
+        sys.exit(f"players: {error}")
 
     async def serve(nc: Client) -> Callable[[], Awaitable[None]]:
         return await serve_players(nc, config)

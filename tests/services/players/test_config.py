@@ -1,0 +1,50 @@
+"""The players service's settings: the cap on unfinished tables' records it keeps
+(``PLAYERS_KEEP_MIB``), and a value it cannot use refused before the service starts."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from services.players.follow import GATHER_BYTES
+from services.players.service import PlayersConfig
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def test_the_cap_on_kept_records_is_64_mib_unless_set() -> None:
+    assert PlayersConfig.from_env({}).keep_bytes == GATHER_BYTES == 64 * 1024 * 1024
+    assert PlayersConfig.from_env({"PLAYERS_KEEP_MIB": " "}).keep_bytes == GATHER_BYTES
+    assert PlayersConfig.from_env({"PLAYERS_KEEP_MIB": "256"}).keep_bytes == 256 * 1024 * 1024
+
+
+@pytest.mark.parametrize("value", ["0", "-4", "1.5", "lots"])
+def test_a_cap_it_cannot_use_says_what_to_set(value: str) -> None:
+    with pytest.raises(ValueError, match="PLAYERS_KEEP_MIB must be a whole number of MiB"):
+        PlayersConfig.from_env({"PLAYERS_KEEP_MIB": value})
+
+
+def test_the_service_refuses_it_before_it_starts() -> None:
+    env = {
+        **os.environ,
+        "NATS_URL": "nats://127.0.0.1:1",  # never reached: refused before connecting
+        "METRICS_PORT": "0",
+        "PLAYERS_KEEP_MIB": "none",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "services.players"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode != 0
+    assert "players: PLAYERS_KEEP_MIB must be a whole number of MiB above 0, not 'none'" in (
+        done.stderr
+    )
+    assert "Traceback" not in done.stderr
