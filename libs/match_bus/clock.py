@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import time
 
+from match_bus.settings import decimal, whole
+
 
 class Clock:
     """The referee's own clock, in unix ms. At ``rate`` 1 it is the wall clock; a test may run
@@ -27,8 +29,8 @@ class Clock:
     @classmethod
     def from_env(cls) -> Clock:
         return cls(
-            float(os.environ.get("REFEREE_CLOCK_RATE", "1")),
-            int(os.environ.get("REFEREE_CLOCK_ANCHOR_MS", "0")),
+            decimal(os.environ, "REFEREE_CLOCK_RATE", 1.0, 0, above=True),
+            whole(os.environ, "REFEREE_CLOCK_ANCHOR_MS", 0, 0, "milliseconds"),
         )
 
     def now_ms(self) -> int:

@@ -28,6 +28,7 @@ from prometheus_client.registry import Collector
 from match_bus.failover import FailoverSettings
 from match_bus.jetstream import connect
 from match_bus.secretfiles import SecretFileError, check_private
+from match_bus.settings import whole
 from match_obs import configure_logging, serve_metrics
 
 # The services' event loop unless MATCH_EVENT_LOOP says otherwise: uvloop carried 12 % more turns
@@ -129,8 +130,8 @@ class BaseConfig:
             nats_url=os.environ.get("NATS_URL", "nats://127.0.0.1:4222"),
             log_format=os.environ.get("LOG_FORMAT", "auto"),
             log_level=os.environ.get("LOG_LEVEL", "info"),
-            metrics_port=int(os.environ.get("METRICS_PORT", str(default_metrics_port))),
-            stream_replicas=int(os.environ.get("MATCH_STREAM_REPLICAS", "1")),
+            metrics_port=whole(os.environ, "METRICS_PORT", default_metrics_port, 0),
+            stream_replicas=whole(os.environ, "MATCH_STREAM_REPLICAS", 1, 1),
             replica_id=os.environ.get("MATCH_REPLICA_ID")
             or f"{socket.gethostname()}-{os.getpid()}",
             nats_seed_file=os.environ.get("NATS_NKEY_FILE", ""),

@@ -6,6 +6,7 @@ it (and the other two) with NATS permissions; see docs/ledger.md, "The dealer".
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
@@ -51,4 +52,8 @@ async def serve(nc: Client) -> None:
 
 
 def main() -> None:
-    run("dealer", BaseConfig.from_env(default_metrics_port=9103), serve)
+    try:
+        config = BaseConfig.from_env(default_metrics_port=9103)
+    except ValueError as error:  # refused before anything starts
+        sys.exit(f"dealer: {error}")
+    run("dealer", config, serve)

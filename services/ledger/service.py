@@ -35,6 +35,7 @@ from match_bus import subjects
 from match_bus.jetstream import ensure_stream
 from match_bus.secretfiles import SecretFileError, check_private
 from match_bus.service import BaseConfig, answerable, reply, run, spawn
+from match_bus.settings import decimal, whole
 from services.ledger.audit import AUDIT_SERVICE, AuditLimits, AuditServicer
 from services.ledger.consumer import QUARANTINED, Ingest
 from services.ledger.store import Store
@@ -91,15 +92,15 @@ class LedgerConfig:
         return cls(
             base=BaseConfig.from_env(default_metrics_port=9104),
             db_path=db_path,
-            batch=int(env.get("LEDGER_BATCH", "256")),
-            linger_s=float(env.get("LEDGER_LINGER_S", "0.05")),
+            batch=whole(env, "LEDGER_BATCH", 256, 1),
+            linger_s=decimal(env, "LEDGER_LINGER_S", 0.05, 0, "seconds"),
             addr=env.get("LEDGER_ADDR", DEFAULT_ADDR),
             origin=env.get("LEDGER_ORIGIN", DEFAULT_ORIGIN),
             key_file=Path(env.get("LEDGER_KEY_FILE", str(db_path.parent / "ledger.key"))),
-            checkpoint_every=int(env.get("LEDGER_CHECKPOINT_EVERY", "64")),
-            checkpoint_s=float(env.get("LEDGER_CHECKPOINT_S", "5")),
+            checkpoint_every=whole(env, "LEDGER_CHECKPOINT_EVERY", 64, 1),
+            checkpoint_s=decimal(env, "LEDGER_CHECKPOINT_S", 5.0, 0, "seconds", True),
             durable=env.get("LEDGER_DURABLE") or subjects.LEDGER_DURABLE,
-            catch_up_s=float(env.get("LEDGER_CATCH_UP_S", "3")),
+            catch_up_s=decimal(env, "LEDGER_CATCH_UP_S", 3.0, 0, "seconds", True),
             tls=server_tls(env, "LEDGER"),
             audit_per_address=_rate(env, "ADDR", DEFAULT_AUDIT_PER_ADDRESS),
             audit_everyone=_rate(env, "ALL", DEFAULT_AUDIT_EVERYONE),
@@ -110,8 +111,8 @@ class LedgerConfig:
 def _rate(env: Mapping[str, str], which: str, default: Rate) -> Rate:
     """LEDGER_RATE_<which> calls/s and LEDGER_BURST_<which> calls at once; 0 turns it off."""
     rate = Rate(
-        float(env.get(f"LEDGER_RATE_{which}") or default.per_s),
-        float(env.get(f"LEDGER_BURST_{which}") or default.burst),
+        decimal(env, f"LEDGER_RATE_{which}", default.per_s, 0, "calls a second"),
+        decimal(env, f"LEDGER_BURST_{which}", default.burst, 0, "calls"),
     )
     if rate.per_s < 0 or rate.burst < 0 or (rate.enabled and rate.burst < 1):
         raise ValueError(

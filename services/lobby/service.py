@@ -283,6 +283,6 @@ def fit_open_files(config: LobbyConfig) -> tuple[LobbyConfig, str]:
 def main() -> None:
     try:
         config, lowered = fit_open_files(LobbyConfig.from_env())
-    except (ConfigError, files.FileBudgetError) as error:
+    except (ConfigError, ValueError, files.FileBudgetError) as error:  # ValueError: BaseConfig
         sys.exit(f"lobby: {error}")
     run("lobby", config.base, lambda nc: serve(nc, config, lowered))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from nats.aio.client import Client
 
 from match_bus.service import run
@@ -10,7 +12,10 @@ from services.referee.service import serve
 
 
 def main() -> None:
-    config = RefereeConfig.from_env()
+    try:
+        config = RefereeConfig.from_env()
+    except ValueError as error:  # refused before anything starts
+        sys.exit(f"referee: {error}")
 
     async def start(nc: Client):  # type: ignore[no-untyped-def]
         return await serve(nc, config)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from match_bus.service import BaseConfig
+from match_bus.settings import decimal, whole
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,22 +29,24 @@ class RefereeConfig:
     frames: bool = True
 
     @classmethod
-    def from_env(cls) -> RefereeConfig:
+    def from_env(cls, env: Mapping[str, str] | None = None) -> RefereeConfig:
+        """The referee's settings; ValueError, naming the variable, for one it cannot use."""
+        env = os.environ if env is None else env
         return cls(
             base=BaseConfig.from_env(default_metrics_port=9102),
-            fill_wait_ms=int(os.environ.get("REFEREE_FILL_WAIT_MS", "20000")),
-            clock_rate=float(os.environ.get("REFEREE_CLOCK_RATE", "1")),
-            clock_anchor_ms=int(os.environ.get("REFEREE_CLOCK_ANCHOR_MS", "0")),
-            dealer_timeout_s=float(os.environ.get("REFEREE_DEALER_TIMEOUT_S", "3")),
-            lease_ttl_s=float(os.environ.get("REFEREE_LEASE_TTL_S", "5")),
-            forget_after_s=float(os.environ.get("REFEREE_FORGET_AFTER_S", "60")),
-            table_expiry_ms=_positive_ms("REFEREE_TABLE_EXPIRY_MS", 600_000),
-            frames=_flag("REFEREE_FRAMES", default=True),
+            fill_wait_ms=whole(env, "REFEREE_FILL_WAIT_MS", 20000, 0, "milliseconds"),
+            clock_rate=decimal(env, "REFEREE_CLOCK_RATE", 1.0, 0, above=True),
+            clock_anchor_ms=whole(env, "REFEREE_CLOCK_ANCHOR_MS", 0, 0, "milliseconds"),
+            dealer_timeout_s=decimal(env, "REFEREE_DEALER_TIMEOUT_S", 3.0, 0, "seconds", True),
+            lease_ttl_s=decimal(env, "REFEREE_LEASE_TTL_S", 5.0, 0, "seconds", True),
+            forget_after_s=decimal(env, "REFEREE_FORGET_AFTER_S", 60.0, 0, "seconds", True),
+            table_expiry_ms=whole(env, "REFEREE_TABLE_EXPIRY_MS", 600_000, 1, "milliseconds"),
+            frames=_flag(env, "REFEREE_FRAMES", default=True),
         )
 
 
-def _flag(name: str, default: bool) -> bool:
-    text = os.environ.get(name, "").strip().lower()
+def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
+    text = env.get(name, "").strip().lower()
     if not text:
         return default
     if text in ("0", "false", "no", "off"):
@@ -50,11 +54,3 @@ def _flag(name: str, default: bool) -> bool:
     if text in ("1", "true", "yes", "on"):
         return True
     raise ValueError(f"{name} must be 1 or 0 (on or off), not {text!r}")
-
-
-def _positive_ms(name: str, default: int) -> int:
-    text = os.environ.get(name, "").strip()
-    value = int(text) if text else default
-    if value <= 0:
-        raise ValueError(f"{name} must be a whole number of milliseconds above 0, got {text!r}")
-    return value
