@@ -26,6 +26,7 @@ from match.v1 import common_pb2, players_pb2
 from match_bus import subjects
 from match_bus.service import BaseConfig, answerable, received, run
 from match_bus.service import reply as respond
+from match_bus.settings import whole
 from match_rules import registry
 from services.players.book import MAX_PAGE_SIZE, Book, Unknown
 from services.players.follow import GATHER_BYTES, Follower
@@ -50,21 +51,8 @@ class PlayersConfig:
         return cls(
             base=BaseConfig.from_env(default_metrics_port=9106),
             db_path=Path(env.get("PLAYERS_DB", "var/players.sqlite3")),
-            keep_bytes=_mib(env, "PLAYERS_KEEP_MIB", GATHER_BYTES),
+            keep_bytes=whole(env, "PLAYERS_KEEP_MIB", GATHER_BYTES >> 20, 1, "MiB") << 20,
         )
-
-
-def _mib(env: Mapping[str, str], name: str, default: int) -> int:
-    text = env.get(name, "").strip()
-    if not text:
-        return default
-    try:
-        mib = int(text)
-    except ValueError:
-        mib = 0
-    if mib <= 0:
-        raise ValueError(f"{name} must be a whole number of MiB above 0, not {text!r}")
-    return mib * 1024 * 1024
 
 
 def _refusal(code: str, category: int, message: str) -> players_pb2.PlayersAnswer:
