@@ -75,6 +75,7 @@ from google.protobuf.message import Message
 from prometheus_client import Counter, Gauge
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from match_bus.settings import decimal
 from services.fairshare import FairShare
 from services.peers import IPV6_PREFIX, client_address
 from services.websocket import HELLO_TIMEOUT_S, GuardedSocket, SocketMethod, serve_socket
@@ -916,18 +917,11 @@ def _whole(env: Mapping[str, str], name: str, default: int) -> int:
 
 
 def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
-    text = env.get(name, "").strip()
-    if not text:
-        return default
+    """A number of seconds, 0 or more (0: none); unset or empty: ``default``."""
     try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not math.isfinite(value) or value < 0:
-        raise WebConfigError(
-            f"{name} must be a number of seconds, 0 or more (0: none), not {text!r}"
-        )
-    return value
+        return decimal(env, name, default, 0, "seconds")
+    except ValueError as error:
+        raise WebConfigError(f"{error} (0: none)") from None
 
 
 _LABEL = r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?"

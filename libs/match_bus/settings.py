@@ -4,6 +4,7 @@ stderr and a non-zero exit before anything starts, never a traceback (docs/opera
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 
@@ -31,8 +32,8 @@ def decimal(
     unit: str = "",
     above: bool = False,
 ) -> float:
-    """``name`` as a number (``default`` when unset or blank), at least ``minimum`` (above it
-    with ``above``)."""
+    """``name`` as a finite number (``default`` when unset or blank), at least ``minimum``
+    (above it with ``above``)."""
     text = env.get(name, "").strip()
     if not text:
         return default
@@ -44,7 +45,7 @@ def decimal(
         low = value <= minimum if above else value < minimum
     else:
         low = False
-    if value is None or value != value or low:  # NaN is no number of seconds
+    if value is None or not math.isfinite(value) or low:  # nan and inf are no seconds
         what = _what("a number", minimum, unit, above)
         raise ValueError(f"{name} must be {what}, not {text!r}")
     return value

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import os
 import secrets
 from collections.abc import Mapping
@@ -12,6 +11,7 @@ from pathlib import Path
 from match_bus.clock import Clock
 from match_bus.secretfiles import SecretFileError, read_secret
 from match_bus.service import BaseConfig
+from match_bus.settings import decimal, whole
 from services.lobby.limits import Rate, WatchLimits
 from services.lobby.quotas import Caps
 from services.peers import IPV6_PREFIX
@@ -241,16 +241,10 @@ def _token_secret(path: Path) -> bytes:
 
 def _number(env: Mapping[str, str], name: str, default: float) -> float:
     """A finite number >= 0 from ``env[name]`` (unset or empty: ``default``)."""
-    text = env.get(name, "").strip()
-    if not text:
-        return default
     try:
-        value = float(text)
-    except ValueError:
-        raise ConfigError(f"{name} must be a number, got {text!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise ConfigError(f"{name} must be 0 or more, got {text!r}")
-    return value
+        return decimal(env, name, default, 0)
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
 
 
 def _rate(env: Mapping[str, str], which: str, default: Rate) -> Rate:
@@ -269,17 +263,11 @@ def _rate(env: Mapping[str, str], which: str, default: Rate) -> Rate:
 
 
 def _count(env: Mapping[str, str], name: str, default: int) -> int:
-    """A whole number >= 0 from ``env[name]`` (unset or empty: ``default``)."""
-    text = env.get(name, "").strip()
-    if not text:
-        return default
+    """A whole number >= 0 from ``env[name]`` (unset or empty: ``default``; 0: no cap)."""
     try:
-        value = int(text)
-    except ValueError:
-        raise ConfigError(f"{name} must be a whole number, got {text!r}") from None
-    if value < 0:
-        raise ConfigError(f"{name} must be 0 (no cap) or more, got {text!r}")
-    return value
+        return whole(env, name, default, 0)
+    except ValueError as error:
+        raise ConfigError(f"{error} (0: no cap)") from None
 
 
 def _watch_limits(env: Mapping[str, str]) -> WatchLimits:

@@ -276,11 +276,15 @@ class FakeSession:
 
     def __init__(self) -> None:
         self.watch_calls: list[int] = []
+        self.skips: list[bool] = []  # each watch's skip_answered
         self.presses = 0
         self.more: asyncio.Queue[race_service_pb2.WatchResponse | None] = asyncio.Queue()
 
-    async def watch(self, after_event_number: int = 0) -> AsyncIterator[Any]:
+    async def watch(
+        self, after_event_number: int = 0, skip_answered: bool = False
+    ) -> AsyncIterator[Any]:
         self.watch_calls.append(after_event_number)
+        self.skips.append(skip_answered)
         if len(self.watch_calls) == 1:
             raise grpc.aio.AioRpcError(
                 grpc.StatusCode.UNAVAILABLE, grpc.aio.Metadata(), grpc.aio.Metadata(), "down"
@@ -324,6 +328,7 @@ async def test_a_seat_resumes_its_watch_presses_ready_once_and_stops_at_the_end(
     player = SeatPlayer(session, seat, policy, poll_s=0.05)
     await asyncio.wait_for(player.run(), 10)
     assert session.watch_calls == [0, 0]
+    assert session.skips == [True, True]  # the press's answer is folded: not sent again
     assert session.presses == 1
     assert policy.tracker.game_over and policy.tracker.event_number == 6
 

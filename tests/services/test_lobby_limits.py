@@ -155,10 +155,10 @@ def test_limits_and_waits_come_from_the_environment() -> None:
     ("env", "words"),
     [
         ({"LOBBY_RATE_PLAYER": "fast"}, "LOBBY_RATE_PLAYER must be a number"),
-        ({"LOBBY_RATE_CONN": "-1"}, "LOBBY_RATE_CONN must be 0 or more"),
-        ({"LOBBY_BURST_CONN": "nan"}, "LOBBY_BURST_CONN must be 0 or more"),
+        ({"LOBBY_RATE_CONN": "-1"}, "LOBBY_RATE_CONN must be a number, 0 or more, not '-1'"),
+        ({"LOBBY_BURST_CONN": "nan"}, "LOBBY_BURST_CONN must be a number, 0 or more"),
         ({"LOBBY_BURST_PLAYER": "0.5"}, "LOBBY_BURST_PLAYER must be at least 1"),
-        ({"LOBBY_REFEREE_WAIT_S": "inf"}, "LOBBY_REFEREE_WAIT_S must be 0 or more"),
+        ({"LOBBY_REFEREE_WAIT_S": "inf"}, "LOBBY_REFEREE_WAIT_S must be a number, 0 or more"),
         ({"LOBBY_REFEREE_TIMEOUT_S": "0"}, "LOBBY_REFEREE_TIMEOUT_S must be more than 0"),
     ],
 )
