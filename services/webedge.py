@@ -75,7 +75,7 @@ from google.protobuf.message import Message
 from prometheus_client import Counter, Gauge
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from match_bus.settings import decimal
+from match_bus.settings import decimal, whole
 from services.fairshare import FairShare
 from services.peers import IPV6_PREFIX, client_address
 from services.websocket import HELLO_TIMEOUT_S, GuardedSocket, SocketMethod, serve_socket
@@ -908,12 +908,11 @@ def ipv6_prefix(env: Mapping[str, str], prefix: str) -> int:
 
 
 def _whole(env: Mapping[str, str], name: str, default: int) -> int:
-    text = env.get(name, "").strip()
-    if not text:
-        return default
-    if not text.isdigit():
-        raise WebConfigError(f"{name} must be a whole number, 0 or more (0: no cap), not {text!r}")
-    return int(text)
+    """A whole number, 0 or more (0: no cap); unset or empty: ``default``."""
+    try:
+        return whole(env, name, default, 0)
+    except ValueError as error:
+        raise WebConfigError(f"{error} (0: no cap)") from None
 
 
 def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
