@@ -4,9 +4,6 @@ says, and a value it cannot use refused with a sentence naming it, before the se
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,8 +11,7 @@ import pytest
 from match_bus.settings import decimal, whole
 from services.ledger.service import LedgerConfig
 from services.referee.config import RefereeConfig
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.refused import refused_at_start
 
 
 def test_a_whole_number_is_read_or_its_default_taken() -> None:
@@ -98,21 +94,5 @@ def test_every_service_refuses_a_bad_number_before_it_starts(
     key.write_text("k" * 32)
     key.chmod(0o600)
     name, value = setting.split("=", 1)
-    env = {
-        **os.environ,
-        "NATS_URL": "nats://127.0.0.1:1",  # never reached: refused before connecting
-        "METRICS_PORT": "0",
-        "MATCH_BOT_KEY_FILE": str(key),
-        name: value,
-    }
-    done = subprocess.run(
-        [sys.executable, "-m", f"services.{service}"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode != 0
-    assert done.stderr.strip().splitlines()[-1].startswith(f"{service}: {name} must be ")
-    assert "Traceback" not in done.stderr
+    said = refused_at_start(service, {"MATCH_BOT_KEY_FILE": str(key), name: value})
+    assert said.strip().splitlines()[-1].startswith(f"{service}: {name} must be ")

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,8 +15,7 @@ from match_bus.access import Identities
 from match_bus.secretfiles import SecretFileError, read_secret, write_secret
 from match_launch.stack import Stack
 from services.lobby.config import ConfigError, LobbyConfig
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.refused import refused_at_start
 
 
 def mode(path: Path) -> int:
@@ -98,21 +95,5 @@ def test_a_service_refuses_to_start_with_a_shared_nats_identity(
     ids = Identities(tmp_path / "secrets").ensure()
     seed = ids.seed_file(service)
     seed.chmod(0o644)
-    env = {
-        **os.environ,
-        "NATS_URL": "nats://127.0.0.1:1",  # never reached: refused before connecting
-        "NATS_NKEY_FILE": str(seed),
-        "METRICS_PORT": "0",
-        "LEDGER_DB": str(tmp_path / "ledger.sqlite3"),
-    }
-    done = subprocess.run(
-        [sys.executable, "-m", f"services.{service}"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode != 0
-    assert f"chmod 600 {seed}" in done.stderr
-    assert "Traceback" not in done.stderr
+    settings = {"NATS_NKEY_FILE": str(seed), "LEDGER_DB": str(tmp_path / "ledger.sqlite3")}
+    assert f"chmod 600 {seed}" in refused_at_start(service, settings)

@@ -3,17 +3,11 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
 from services.players.follow import GATHER_BYTES
 from services.players.service import PlayersConfig
-
-ROOT = Path(__file__).resolve().parents[3]
+from tests.refused import refused_at_start
 
 
 def test_the_cap_on_kept_records_is_64_mib_unless_set() -> None:
@@ -29,22 +23,5 @@ def test_a_cap_it_cannot_use_says_what_to_set(value: str) -> None:
 
 
 def test_the_service_refuses_it_before_it_starts() -> None:
-    env = {
-        **os.environ,
-        "NATS_URL": "nats://127.0.0.1:1",  # never reached: refused before connecting
-        "METRICS_PORT": "0",
-        "PLAYERS_KEEP_MIB": "none",
-    }
-    done = subprocess.run(
-        [sys.executable, "-m", "services.players"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode != 0
-    assert "players: PLAYERS_KEEP_MIB must be a whole number of MiB, 1 or more, not 'none'" in (
-        done.stderr
-    )
-    assert "Traceback" not in done.stderr
+    said = refused_at_start("players", {"PLAYERS_KEEP_MIB": "none"})
+    assert "players: PLAYERS_KEEP_MIB must be a whole number of MiB, 1 or more, not 'none'" in said
