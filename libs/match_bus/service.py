@@ -16,7 +16,7 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import structlog
 from nats.aio.client import Client
@@ -256,6 +256,25 @@ async def wait_for_signal() -> None:
     await stop.wait()
 
 
+T = TypeVar("T")
+
+
+def configured(name: str, read: Callable[[], T]) -> T:
+    """A service's settings from ``read()``; a ValueError there (a setting it cannot use, said
+    by name: match_bus.settings) stops the service before anything starts, with one line."""
+    try:
+        return read()
+    except ValueError as error:
+        sys.exit(f"{name}: {error}")
+
+
+def refuse_unknown_loop(name: str, event_loop: str) -> None:
+    """Stop the service before anything starts unless ``event_loop`` is one it can run on."""
+    if event_loop not in EVENT_LOOPS:
+        choices = " or ".join(EVENT_LOOPS)
+        sys.exit(f"{name}: MATCH_EVENT_LOOP must be {choices}, not {event_loop!r}")
+
+
 def run(
     name: str,
     config: BaseConfig,
@@ -269,9 +288,7 @@ def run(
             check_private(Path(config.nats_seed_file))
         except SecretFileError as error:  # refused before anything starts
             sys.exit(f"{name}: NATS_NKEY_FILE: {error}")
-    if config.event_loop not in EVENT_LOOPS:  # refused before anything starts
-        choices = " or ".join(EVENT_LOOPS)
-        sys.exit(f"{name}: MATCH_EVENT_LOOP must be {choices}, not {config.event_loop!r}")
+    refuse_unknown_loop(name, config.event_loop)
     serve_metrics(config.metrics_port, config.metrics_host)
 
     async def main() -> None:

@@ -26,7 +26,6 @@ import asyncio
 import contextlib
 import functools
 import signal
-import sys
 import time
 from collections.abc import Coroutine
 from dataclasses import dataclass, field, replace
@@ -37,7 +36,7 @@ from nats.js import JetStreamContext
 
 from match.v1 import common_pb2
 from match_bus.jetstream import connect
-from match_bus.service import EVENT_LOOPS, run_loop, tune_gc
+from match_bus.service import refuse_unknown_loop, run_loop, tune_gc
 from match_client.client import (
     MatchClient,
     Seat,
@@ -477,9 +476,7 @@ async def open_book(js: JetStreamContext, config: BotConfig) -> SeatBook:
 
 def main(config: BotConfig) -> None:
     base = config.base
-    if base.event_loop not in EVENT_LOOPS:  # refused before anything starts, as every service
-        choices = " or ".join(EVENT_LOOPS)
-        sys.exit(f"bot: MATCH_EVENT_LOOP must be {choices}, not {base.event_loop!r}")
+    refuse_unknown_loop("bot", base.event_loop)  # as every service, before anything starts
     configure_logging("bot", base.log_format, base.log_level)
     serve_metrics(base.metrics_port, base.metrics_host)
     log = structlog.get_logger()

@@ -6,7 +6,6 @@ it (and the other two) with NATS permissions; see docs/ledger.md, "The dealer".
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
@@ -16,7 +15,7 @@ from nats.aio.msg import Msg
 
 from match_bus import subjects
 from match_bus.folds import TableFolds
-from match_bus.service import BaseConfig, answerable, reply, run, spawn
+from match_bus.service import BaseConfig, answerable, configured, reply, run, spawn
 from services.dealer.dealer import Dealer
 from services.dealer.stores import KvSeedStore, open_seeds
 
@@ -52,8 +51,5 @@ async def serve(nc: Client) -> None:
 
 
 def main() -> None:
-    try:
-        config = BaseConfig.from_env(default_metrics_port=9103)
-    except ValueError as error:  # refused before anything starts
-        sys.exit(f"dealer: {error}")
+    config = configured("dealer", lambda: BaseConfig.from_env(default_metrics_port=9103))
     run("dealer", config, serve)

@@ -34,14 +34,14 @@ from match_audit import keys
 from match_bus import subjects
 from match_bus.jetstream import ensure_stream
 from match_bus.secretfiles import SecretFileError, check_private
-from match_bus.service import BaseConfig, answerable, reply, run, spawn
+from match_bus.service import BaseConfig, answerable, configured, reply, run, spawn
 from match_bus.settings import decimal, whole
 from services.ledger.audit import AUDIT_SERVICE, AuditLimits, AuditServicer
 from services.ledger.consumer import QUARANTINED, Ingest
 from services.ledger.store import Store
 from services.lobby.limits import Rate
-from services.tls import ServerTls, TlsConfigError, add_port, plaintext_warning, server_tls
-from services.webedge import ConnectEdge, Recorder, WebConfig, WebConfigError, serve_web
+from services.tls import ServerTls, add_port, plaintext_warning, server_tls
+from services.webedge import ConnectEdge, Recorder, WebConfig, serve_web
 
 log = structlog.get_logger()
 
@@ -345,10 +345,7 @@ async def serve_ledger(nc: Client, config: LedgerConfig) -> Callable[[], Awaitab
 
 
 def main() -> None:
-    try:
-        config = LedgerConfig.from_env()
-    except (TlsConfigError, WebConfigError, ValueError) as error:
-        sys.exit(f"ledger: {error}")
+    config = configured("ledger", LedgerConfig.from_env)  # TLS and web errors are ValueErrors
     if config.key_file.exists():
         try:
             check_private(config.key_file)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ from nats.aio.msg import Msg
 
 from match.v1 import common_pb2, players_pb2
 from match_bus import subjects
-from match_bus.service import BaseConfig, answerable, received, run
+from match_bus.service import BaseConfig, answerable, configured, received, run
 from match_bus.service import reply as respond
 from match_bus.settings import whole
 from match_rules import registry
@@ -126,10 +125,7 @@ async def serve_players(nc: Client, config: PlayersConfig) -> Callable[[], Await
 
 
 def main() -> None:
-    try:
-        config = PlayersConfig.from_env()
-    except ValueError as error:  # refused before anything starts
-        sys.exit(f"players: {error}")
+    config = configured("players", PlayersConfig.from_env)
 
     async def serve(nc: Client) -> Callable[[], Awaitable[None]]:
         return await serve_players(nc, config)
