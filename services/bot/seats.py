@@ -19,6 +19,7 @@ The decisions are pure functions (:func:`orphaned`, :func:`preferred`, :func:`ma
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import json
@@ -49,7 +50,9 @@ TAKEOVER_S = 1.0  # how often a replica looks for orphaned seats
 SEAT_TTL_S = 12 * 3600.0  # a seat record outlives any token (6 h) and any game
 RECORD_VERSION = 1
 WRONG_LAST_SEQUENCE = (10071, 10164)  # single replica, clustered
-SCAN_TIMEOUT_S = 5.0
+SCAN_TIMEOUT_S = 5.0  # a scan that has not caught up by then fails (the next one tries again)
+SCAN_QUIET_S = 0.5  # no update this long: ask the server whether anything is left to deliver
+SCAN_GRACE_S = 0.05  # nothing left: a delivery already on its way has this long to arrive
 
 _PLAIN_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -172,9 +175,28 @@ async def _latest(kv: KeyValue) -> dict[str, KeyValue.Entry]:
     # (by default it would linger five minutes, one more for every scan).
     watcher = await kv.watchall(inactive_threshold=1.0)
     out: dict[str, KeyValue.Entry] = {}
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + SCAN_TIMEOUT_S
     try:
         while True:
-            entry = await watcher.updates(timeout=SCAN_TIMEOUT_S)  # type: ignore[no-untyped-call]
+            try:
+                entry = await watcher.updates(timeout=SCAN_QUIET_S)  # type: ignore[no-untyped-call]
+            except nats.errors.TimeoutError:
+                # nats-py marks "caught up" only on an entry delivered with nothing pending
+                # after it: an entry removed between the watcher's start and its delivery (a
+                # heartbeat reaching the bucket's max age) leaves that marker never sent
+                # (nats.go fixed its watcher the same way: nats-io/nats.go#1824). So a quiet
+                # watcher asks the server what is left, and gives a delivery on its way a
+                # moment to arrive.
+                assert watcher._sub is not None  # set by watchall
+                if (await watcher._sub.consumer_info()).num_pending:
+                    if loop.time() >= deadline:
+                        raise
+                    continue
+                try:
+                    entry = await watcher.updates(timeout=SCAN_GRACE_S)  # type: ignore[no-untyped-call]
+                except nats.errors.TimeoutError:
+                    return out
             if entry is None:  # caught up
                 return out
             if entry.operation in (KV_DEL, KV_PURGE):

@@ -3,10 +3,13 @@ replica acts first; and the bot's replica settings."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections import Counter
 from dataclasses import replace
+from types import SimpleNamespace
 
+import nats.errors
 import pytest
 
 from services.bot import seats
@@ -131,3 +134,78 @@ def test_replica_settings_from_the_environment(bot_key: dict[str, str]) -> None:
         BotConfig.from_env({**bot_key, "MATCH_STREAM_REPLICAS": "0"})
     with pytest.raises(ConfigError, match="MATCH_STREAM_REPLICAS"):
         BotConfig.from_env({**bot_key, "MATCH_STREAM_REPLICAS": "three"})
+
+
+class QuietWatcher:
+    """A stand-in for nats-py's KV watcher, for the scan's own logic: it delivers what it is
+    given and never the "caught up" marker, as nats-py does when an entry it counted is removed
+    before it is delivered; the server's count of what is left is ``pending``."""
+
+    def __init__(self, pending: list[int], *entries: object) -> None:
+        self._updates: asyncio.Queue[object] = asyncio.Queue()
+        for entry in entries:
+            self._updates.put_nowait(entry)
+        self._sub = SimpleNamespace(_consumer=None, consumer_info=self._info)
+        self._pending = pending
+
+    async def _info(self) -> SimpleNamespace:
+        return SimpleNamespace(num_pending=self._pending[0])
+
+    async def updates(self, timeout: float) -> object:
+        try:
+            return await asyncio.wait_for(self._updates.get(), timeout)
+        except TimeoutError:
+            raise nats.errors.TimeoutError from None
+
+    async def stop(self) -> None:
+        pass
+
+
+class Bucket:
+    def __init__(self, watcher: QuietWatcher) -> None:
+        self.watcher = watcher
+
+    async def watchall(self, **_: object) -> QuietWatcher:
+        return self.watcher
+
+
+def entry(key: str, value: bytes) -> SimpleNamespace:
+    return SimpleNamespace(key=key, value=value, operation=None)
+
+
+@pytest.fixture
+def quick_scan(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(seats, "SCAN_QUIET_S", 0.05)
+    monkeypatch.setattr(seats, "SCAN_TIMEOUT_S", 0.5)
+    monkeypatch.setattr(seats, "SCAN_GRACE_S", 1.0)
+
+
+@pytest.mark.usefixtures("quick_scan")
+async def test_a_scan_whose_caught_up_marker_never_comes_ends_when_nothing_is_left() -> None:
+    first = entry("a", b"1")  # delivered; the entry counted after it expired on the way
+    scanned = await seats._latest(Bucket(QuietWatcher([0], first)))  # type: ignore[arg-type]
+    assert scanned == {"a": first}
+
+
+@pytest.mark.usefixtures("quick_scan")
+async def test_a_quiet_scan_takes_an_entry_still_on_its_way() -> None:
+    watcher = QuietWatcher([0], entry("a", b"1"))
+    late = entry("b", b"2")
+
+    async def arrive() -> None:  # after the server said nothing is left, inside the grace
+        await asyncio.sleep(seats.SCAN_QUIET_S + 0.2)
+        watcher._updates.put_nowait(late)
+
+    arriving = asyncio.create_task(arrive())
+    scanned = await seats._latest(Bucket(watcher))  # type: ignore[arg-type]
+    await arriving
+    assert set(scanned) == {"a", "b"}
+
+
+@pytest.mark.usefixtures("quick_scan")
+async def test_a_scan_with_entries_left_that_never_come_fails_in_time() -> None:
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    with pytest.raises(nats.errors.TimeoutError):
+        await seats._latest(Bucket(QuietWatcher([3], entry("a", b"1"))))  # type: ignore[arg-type]
+    assert seats.SCAN_TIMEOUT_S <= loop.time() - started < seats.SCAN_TIMEOUT_S + 0.5
