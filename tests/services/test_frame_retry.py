@@ -55,6 +55,13 @@ async def stored_frames(nc: Client) -> list[tuple[int, list[bytes]]]:
     return out
 
 
+async def settled(nc: Client) -> None:
+    """Once this returns, the stream has taken every message this connection published before:
+    the server handles one connection's publishes to a stream in order, and this one is
+    acknowledged only once stored."""
+    await nc.jetstream().publish("match.events.test.settled", b"")
+
+
 def resent() -> float:
     return REGISTRY.get_sample_value("match_referee_frame_retries_total") or 0.0
 
@@ -104,6 +111,10 @@ async def test_a_frame_never_acknowledged_fails_and_fences_its_partition(
     finally:
         paused(nats_server, False)
     assert fenced == [PARTITION] and w.epoch == 1 and w.last is None  # read again before going on
+    # The sends made while the server was stopped are still in its socket: it may store the
+    # frame now (its outcome was unknown, which is why the partition is fenced). Reading the
+    # partition is a request the server may answer before it stores them, so let it settle.
+    await settled(nc)
     assert await w.refresh() == 1 and w.last == (await stored_frames(nc))[-1][0]
 
 
