@@ -11,6 +11,7 @@ of waiting for the wall clock, so nothing here depends on how fast the machine i
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import os
 import signal
@@ -53,6 +54,26 @@ class SteppedClock(Clock):
         return super().now_ms() + self.offset_ms
 
 
+# A test's own setup waits as long for the dealer as a loaded machine may need; a test that
+# silences the dealer gives up after DEALER_SILENT_S, so that it does not wait long for nothing.
+DEALER_SETUP_S = 10.0
+DEALER_SILENT_S = 0.5
+
+
+@contextlib.contextmanager
+def silenced(referee: Referee, dealer: subprocess.Popen[bytes]) -> Iterator[None]:
+    """The dealer stopped (SIGSTOP), with the referee's wait for it cut to DEALER_SILENT_S;
+    then the dealer goes on (SIGCONT) and the wait is as it was."""
+    waits = referee._config
+    referee._config = dataclasses.replace(waits, dealer_timeout_s=DEALER_SILENT_S)
+    os.kill(dealer.pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.kill(dealer.pid, signal.SIGCONT)
+        referee._config = waits
+
+
 def config(url: str, replica: str, frames: bool = True) -> RefereeConfig:
     return RefereeConfig(
         base=BaseConfig(
@@ -65,7 +86,7 @@ def config(url: str, replica: str, frames: bool = True) -> RefereeConfig:
         fill_wait_ms=3_600_000,
         clock_rate=1.0,
         clock_anchor_ms=0,
-        dealer_timeout_s=0.5,
+        dealer_timeout_s=DEALER_SETUP_S,
         lease_ttl_s=TTL_S,
         forget_after_s=60.0,
         frames=frames,
@@ -139,7 +160,9 @@ async def bus(
             await nc.request(subjects.DEALER_COMMIT, b"", 1)
             break
         except (nats.errors.NoRespondersError, nats.errors.TimeoutError):
-            await asyncio.sleep(0.05 * attempt)
+            await asyncio.sleep(min(0.05 * attempt, 1.0))
+    else:
+        raise AssertionError("the dealer never answered")
     b = Bus(nats_server, nc, SteppedClock(), request.param)
     yield b
     for referee, rnc in b.referees:
@@ -332,11 +355,8 @@ async def test_the_dealer_silent_during_the_last_join_changes_nothing(
     referee = await bus.referee("a")
     accepted(await table_cmd(referee, table, create()))
     before = await bus.records(table)
-    os.kill(dealer.pid, signal.SIGSTOP)
-    try:
+    with silenced(referee, dealer):
         silent = await table_cmd(referee, table, join("bob"))
-    finally:
-        os.kill(dealer.pid, signal.SIGCONT)
     assert (silent.refusal.code, silent.refusal.category) == (
         "unavailable",
         common_pb2.Refusal.CATEGORY_UNAVAILABLE,
@@ -364,15 +384,12 @@ async def test_the_dealer_silent_during_the_reveal_delays_the_seed_not_the_game(
             e.table.HasField("seed_revealed") for r in await bus.records(table) for e in r.events
         )
 
-    os.kill(dealer.pid, signal.SIGSTOP)
-    try:
+    with silenced(referee, dealer):
         accepted(await race_cmd(referee, table, "ann", resign={}))
         accepted(await race_cmd(referee, table, "bob", resign={}))  # the game is over
         assert referee.tables[table].game_over
         await asyncio.sleep(1.5)  # the referee asks, times out, and asks again
         assert await revealed() == 0
-    finally:
-        os.kill(dealer.pid, signal.SIGCONT)
 
     async def once() -> bool:
         return await revealed() == 1
