@@ -901,7 +901,10 @@ def ipv6_prefix(env: Mapping[str, str], prefix: str) -> int:
     """``<PREFIX>_IPV6_PREFIX``: how many leading bits of an IPv6 address make one client
     address (16..128; default 64)."""
     name = f"{prefix}_IPV6_PREFIX"
-    bits = _whole(env, name, IPV6_PREFIX)
+    try:
+        bits = whole(env, name, IPV6_PREFIX)
+    except ValueError as error:
+        raise WebConfigError(f"{error} (a prefix length from 16 to 128, e.g. 56)") from None
     if not 16 <= bits <= 128:
         raise WebConfigError(f"{name} must be a prefix length from 16 to 128 (e.g. 56), not {bits}")
     return bits

@@ -143,9 +143,7 @@ class LobbyConfig:
         challenge_ttl_s = _number(env, "LOBBY_CHALLENGE_TTL_S", DEFAULT_CHALLENGE_TTL_S)
         if challenge_ttl_s <= 0:
             raise ConfigError("LOBBY_CHALLENGE_TTL_S must be more than 0 seconds")
-        session_ttl_s = _count(env, "LOBBY_SESSION_TTL_S", DEFAULT_SESSION_TTL_S)
-        if session_ttl_s <= 0:
-            raise ConfigError("LOBBY_SESSION_TTL_S must be more than 0 seconds")
+        session_ttl_s = _whole(env, "LOBBY_SESSION_TTL_S", DEFAULT_SESSION_TTL_S, 1, "seconds")
         players_timeout_s = _number(env, "LOBBY_PLAYERS_TIMEOUT_S", DEFAULT_PLAYERS_TIMEOUT_S)
         if players_timeout_s <= 0:
             raise ConfigError("LOBBY_PLAYERS_TIMEOUT_S must be more than 0 seconds")
@@ -210,7 +208,7 @@ class LobbyConfig:
             web_audit_url=audit_url,
             audit_addr=audit_addr,
             grpc_limits=grpc_limits,
-            fd_reserve=_count(env, "LOBBY_FD_RESERVE", DEFAULT_FD_RESERVE),
+            fd_reserve=_whole(env, "LOBBY_FD_RESERVE", DEFAULT_FD_RESERVE, 0, "descriptors"),
             ipv6_prefix=prefix,
         )
 
@@ -263,11 +261,19 @@ def _rate(env: Mapping[str, str], which: str, default: Rate) -> Rate:
 
 
 def _count(env: Mapping[str, str], name: str, default: int) -> int:
-    """A whole number >= 0 from ``env[name]`` (unset or empty: ``default``; 0: no cap)."""
+    """A cap, a whole number >= 0 from ``env[name]`` (unset or empty: ``default``; 0: no cap)."""
     try:
         return whole(env, name, default, 0)
     except ValueError as error:
         raise ConfigError(f"{error} (0: no cap)") from None
+
+
+def _whole(env: Mapping[str, str], name: str, default: int, minimum: int, unit: str) -> int:
+    """A whole number of ``unit``, at least ``minimum`` (unset or empty: ``default``)."""
+    try:
+        return whole(env, name, default, minimum, unit)
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
 
 
 def _watch_limits(env: Mapping[str, str]) -> WatchLimits:

@@ -122,6 +122,19 @@ def test_the_connection_limits_have_defaults_and_knobs() -> None:
     ("env", "problem"),
     [
         ({"LOBBY_IPV6_PREFIX": "8"}, "LOBBY_IPV6_PREFIX must be a prefix length from 16 to 128"),
+        (
+            {"LOBBY_IPV6_PREFIX": "/56"},
+            r"^LOBBY_IPV6_PREFIX must be a whole number, not '/56' \(a prefix length from 16 to",
+        ),
+        (
+            {"LOBBY_FD_RESERVE": "-5"},
+            r"^LOBBY_FD_RESERVE must be a whole number of descriptors, 0 or more, not '-5'$",
+        ),
+        (
+            {"LOBBY_SESSION_TTL_S": "0"},
+            r"^LOBBY_SESSION_TTL_S must be a whole number of seconds, 1 or more, not '0'$",
+        ),
+        ({"LOBBY_WAITING_MAX": "x"}, r"LOBBY_WAITING_MAX must be .*, not 'x' \(0: no cap\)$"),
         ({"LOBBY_WEB_MAX_CONNECTIONS": "lots"}, "LOBBY_WEB_MAX_CONNECTIONS must be a whole"),
         ({"LOBBY_WEB_HEADER_TIMEOUT_S": "-1"}, "LOBBY_WEB_HEADER_TIMEOUT_S must be a number"),
         ({"LOBBY_GRPC_MAX_CONNECTIONS": "-1"}, "LOBBY_GRPC_MAX_CONNECTIONS must be a whole number"),
