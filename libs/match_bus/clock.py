@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Mapping
 
 from match_bus.settings import decimal, whole
 
@@ -27,10 +28,13 @@ class Clock:
         self.anchor_ms = anchor_ms
 
     @classmethod
-    def from_env(cls) -> Clock:
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Clock:
+        """The clock REFEREE_CLOCK_RATE and REFEREE_CLOCK_ANCHOR_MS set (every process reads
+        them here, so all agree); ValueError, naming the variable, for one it cannot use."""
+        env = os.environ if env is None else env
         return cls(
-            decimal(os.environ, "REFEREE_CLOCK_RATE", 1.0, 0, above=True),
-            whole(os.environ, "REFEREE_CLOCK_ANCHOR_MS", 0, 0, "milliseconds"),
+            decimal(env, "REFEREE_CLOCK_RATE", 1.0, 0, above=True),
+            whole(env, "REFEREE_CLOCK_ANCHOR_MS", 0, 0, "milliseconds"),
         )
 
     def now_ms(self) -> int:

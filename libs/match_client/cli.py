@@ -310,7 +310,10 @@ def use_plain(args: argparse.Namespace, settings: Settings) -> bool:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    settings = Settings.from_env()
+    try:
+        settings = Settings.from_env()
+    except ValueError as error:  # a setting it cannot use, named
+        parser.error(str(error))
     if args.command == "play":
         problem = play_problem(args)
         if problem:

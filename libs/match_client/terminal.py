@@ -56,10 +56,7 @@ class Settings:
             ledger_key=env.get("MATCH_LEDGER_KEY") or str(Path(var) / "ledger.vkey"),
             ledger_addr=env.get("LEDGER_ADDR") or None,
             plain=env.get("MATCH_PLAIN", "") not in ("", "0"),
-            clock=Clock(
-                float(env.get("REFEREE_CLOCK_RATE", "1")),
-                int(env.get("REFEREE_CLOCK_ANCHOR_MS", "0")),
-            ),
+            clock=Clock.from_env(env),
         )
 
     def server_clock(self) -> ServerClock:

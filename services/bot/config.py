@@ -67,13 +67,17 @@ class BotConfig:
                 f"MATCH_CA={ca} cannot be read: it must be the PEM file of the CA that signed "
                 "the lobby's certificate (or unset, for a lobby that speaks plain text)"
             )
+        try:
+            clock = Clock.from_env(env)
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
         return cls(
             base=base,
             lobby_addr=env.get("LOBBY_ADDR") or DEFAULT_LOBBY_ADDR,
             bot_key=key,
             poll_s=poll_s,
             pace=pace,
-            clock=Clock(_positive(env, "REFEREE_CLOCK_RATE", 1.0), _anchor(env)),
+            clock=clock,
             force_strength=force,
             replica_id=env.get("MATCH_REPLICA_ID") or f"{socket.gethostname()}-{os.getpid()}",
             stream_replicas=_whole(env, "MATCH_STREAM_REPLICAS", 1),
@@ -116,11 +120,3 @@ def _strength(env: Mapping[str, str], name: str) -> Strength | None:
     except ValueError:
         choices = ", ".join(s.value for s in Strength)
         raise ConfigError(f"{name} must be one of {choices} (or unset), got {raw!r}") from None
-
-
-def _anchor(env: Mapping[str, str]) -> int:
-    raw = env.get("REFEREE_CLOCK_ANCHOR_MS") or "0"
-    try:
-        return int(raw)
-    except ValueError:
-        raise ConfigError(f"REFEREE_CLOCK_ANCHOR_MS must be unix ms, got {raw!r}") from None

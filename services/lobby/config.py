@@ -136,10 +136,10 @@ class LobbyConfig:
             raise ConfigError(
                 "LOBBY_INVITE_FAIL_BURST must be at least 1, or 0 to turn the limit off"
             )
-        rate = _number(env, "REFEREE_CLOCK_RATE", 1.0)
-        if rate <= 0:
-            raise ConfigError("REFEREE_CLOCK_RATE must be more than 0")
-        anchor = _number(env, "REFEREE_CLOCK_ANCHOR_MS", 0.0)
+        try:
+            clock = Clock.from_env(env)
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
         challenge_ttl_s = _number(env, "LOBBY_CHALLENGE_TTL_S", DEFAULT_CHALLENGE_TTL_S)
         if challenge_ttl_s <= 0:
             raise ConfigError("LOBBY_CHALLENGE_TTL_S must be more than 0 seconds")
@@ -198,7 +198,7 @@ class LobbyConfig:
             watch_limits=_watch_limits(env),
             invite_ttl_s=invite_ttl_s,
             invite_failures=failures,
-            clock=Clock(rate, int(anchor)),
+            clock=clock,
             challenge_ttl_s=challenge_ttl_s,
             session_ttl_s=session_ttl_s,
             sign_in_limit=_rate(env, "SIGN_IN", DEFAULT_SIGN_IN_LIMIT),

@@ -6,6 +6,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from match_bus.clock import Clock
 from match_bus.service import BaseConfig
 from match_bus.settings import decimal, whole
 
@@ -32,11 +33,12 @@ class RefereeConfig:
     def from_env(cls, env: Mapping[str, str] | None = None) -> RefereeConfig:
         """The referee's settings; ValueError, naming the variable, for one it cannot use."""
         env = os.environ if env is None else env
+        clock = Clock.from_env(env)
         return cls(
             base=BaseConfig.from_env(default_metrics_port=9102),
             fill_wait_ms=whole(env, "REFEREE_FILL_WAIT_MS", 20000, 0, "milliseconds"),
-            clock_rate=decimal(env, "REFEREE_CLOCK_RATE", 1.0, 0, above=True),
-            clock_anchor_ms=whole(env, "REFEREE_CLOCK_ANCHOR_MS", 0, 0, "milliseconds"),
+            clock_rate=clock.rate,
+            clock_anchor_ms=clock.anchor_ms,
             dealer_timeout_s=decimal(env, "REFEREE_DEALER_TIMEOUT_S", 3.0, 0, "seconds", True),
             lease_ttl_s=decimal(env, "REFEREE_LEASE_TTL_S", 5.0, 0, "seconds", True),
             forget_after_s=decimal(env, "REFEREE_FORGET_AFTER_S", 60.0, 0, "seconds", True),

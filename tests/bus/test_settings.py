@@ -4,12 +4,19 @@ says, and a value it cannot use refused with a sentence naming it, before the se
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from match_bus.clock import Clock
 from match_bus.settings import decimal, whole
+from match_client import cli
+from match_client.terminal import Settings
+from services.bot.config import BotConfig
 from services.ledger.service import LedgerConfig
+from services.lobby.config import ConfigError as LobbyConfigError
+from services.lobby.config import LobbyConfig
 from services.referee.config import RefereeConfig
 from tests.refused import refused_at_start
 
@@ -96,3 +103,59 @@ def test_every_service_refuses_a_bad_number_before_it_starts(
     name, value = setting.split("=", 1)
     said = refused_at_start(service, {"MATCH_BOT_KEY_FILE": str(key), name: value})
     assert said.strip().splitlines()[-1].startswith(f"{service}: {name} must be ")
+
+
+def clocks(env: dict[str, str]) -> dict[str, Callable[[], Clock]]:
+    """Every reader of the system's clock: each process must agree on what time it is."""
+
+    def referee() -> Clock:
+        config = RefereeConfig.from_env(env)
+        return Clock(config.clock_rate, config.clock_anchor_ms)
+
+    return {
+        "shared": lambda: Clock.from_env(env),
+        "referee": referee,
+        "lobby": lambda: LobbyConfig.from_env(env).clock,
+        "bot": lambda: BotConfig.from_env(env).clock,
+        "terminal": lambda: Settings.from_env(env).clock,
+    }
+
+
+def test_every_process_reads_the_same_clock(bot_key: dict[str, str]) -> None:
+    env = {**bot_key, "REFEREE_CLOCK_RATE": "10", "REFEREE_CLOCK_ANCHOR_MS": "1767225600000"}
+    for name, read in clocks(env).items():
+        clock = read()
+        assert (clock.rate, clock.anchor_ms) == (10.0, 1_767_225_600_000), name
+
+
+@pytest.mark.parametrize(
+    ("setting", "said"),
+    [
+        ("REFEREE_CLOCK_RATE=fast", "REFEREE_CLOCK_RATE must be a number above 0, not 'fast'"),
+        ("REFEREE_CLOCK_RATE=0", "REFEREE_CLOCK_RATE must be a number above 0, not '0'"),
+        (
+            "REFEREE_CLOCK_ANCHOR_MS=-1",
+            "REFEREE_CLOCK_ANCHOR_MS must be a whole number of milliseconds, 0 or more, not '-1'",
+        ),
+    ],
+)
+def test_every_process_refuses_a_clock_it_cannot_use_in_the_same_words(
+    bot_key: dict[str, str], setting: str, said: str
+) -> None:
+    name, value = setting.split("=", 1)
+    for reader, read in clocks({**bot_key, name: value}).items():
+        with pytest.raises((ValueError, LobbyConfigError)) as refused:
+            read()
+        assert str(refused.value) == said, reader
+
+
+def test_the_terminal_client_names_a_clock_setting_it_cannot_use(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("REFEREE_CLOCK_RATE", "fast")
+    with pytest.raises(SystemExit) as ended:
+        cli.main(["tables"])
+    assert ended.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "match: error: REFEREE_CLOCK_RATE must be a number above 0, not 'fast'"
+    )

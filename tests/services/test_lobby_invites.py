@@ -268,7 +268,7 @@ def test_the_invite_knobs_come_from_the_environment() -> None:
         ({"LOBBY_INVITE_TTL_S": "soon"}, "LOBBY_INVITE_TTL_S must be a number"),
         ({"LOBBY_INVITE_FAIL_BURST": "0.5"}, "LOBBY_INVITE_FAIL_BURST must be at least 1"),
         ({"LOBBY_INVITE_FAIL_PER_MIN": "-1"}, "LOBBY_INVITE_FAIL_PER_MIN must be a number, 0 or"),
-        ({"REFEREE_CLOCK_RATE": "0"}, "REFEREE_CLOCK_RATE must be more than 0"),
+        ({"REFEREE_CLOCK_RATE": "0"}, "REFEREE_CLOCK_RATE must be a number above 0, not '0'"),
     ],
 )
 def test_a_bad_invite_setting_is_a_config_error(env: dict[str, str], words: str) -> None:
