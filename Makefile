@@ -126,7 +126,7 @@ web-unit: $(WEB_NODE) ## Type-check the browser client (tsc) and run its unit te
 	npm test
 
 .PHONY: lint
-lint: $(STAMP) checkgenerate ## ruff, mypy strict on libs/, buf lint
+lint: $(STAMP) checkgenerate ## ruff, mypy strict (libs, services, tools, the bench tests), buf lint
 	$(BIN)/ruff check libs services tests
 	$(BIN)/ruff format --check libs services tests
 	$(BIN)/mypy

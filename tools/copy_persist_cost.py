@@ -65,11 +65,11 @@ async def one_round(how: str, workdir: Path) -> tuple[float, int | None, float]:
     try:
         nc = await nats.connect(server.url)
         js = nc.jetstream()
-        jetstream.copy_config = copy_config  # type: ignore[assignment]
+        jetstream.copy_config = copy_config
         try:
             await jetstream.ensure_stream(js)
         finally:
-            jetstream.copy_config = made  # type: ignore[assignment]
+            jetstream.copy_config = made
         tables = [f"cost{i:08d}" for i in range(TABLES)]
         pid = server.process.pid  # type: ignore[union-attr]
         perf = counting_fsyncs(pid)

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import grpc
+import grpc  # type: ignore[import-untyped]
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from match_bench.procstat import cpu_seconds

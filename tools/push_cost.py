@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 import nats
+from nats.aio.subscription import Subscription
 from nats.js.api import ConsumerConfig, DeliverPolicy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "libs"))
@@ -41,8 +42,9 @@ async def one_round(how: str, workdir: Path) -> float:
             nonlocal got
             got += 1
 
-        subs = []
+        subs: list[Subscription] = []
         for table in tables:
+            sub: Subscription
             if how == "consumer":
                 sub = await lobby.jetstream().subscribe(
                     subjects.events(table),
@@ -68,9 +70,9 @@ async def one_round(how: str, workdir: Path) -> float:
         while got < RECORDS:
             await asyncio.sleep(0.01)
         spent = cpu_s(pid) - before
-        for sub in subs:
+        for each in subs:
             with contextlib.suppress(Exception):
-                await sub.unsubscribe()
+                await each.unsubscribe()
         await lobby.close()
         await writer.close()
         return spent / RECORDS * 1e6

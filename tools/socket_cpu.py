@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import grpc
+import grpc  # type: ignore[import-untyped]
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -103,7 +103,7 @@ async def run_path(
         players, deals = await seat_tables(raw, clock, nc, k)
         ch: Any = (
             PlayChannel(SocketChannel(raw, stack.web_url)) if socket else ConnectChannel(raw, web)
-        )  # type: ignore[arg-type]
+        )
         turners = []
         for p, layouts in zip(players, deals, strict=True):
             q = Player(p.name, ch, clock)

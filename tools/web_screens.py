@@ -19,25 +19,29 @@ the real clock; nothing else needs to run).
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 import tempfile
 from pathlib import Path
+from typing import Literal
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
+from playwright.sync_api import Browser, Page, ViewportSize, expect, sync_playwright  # noqa: E402
 
 from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS, Shots, real_stack  # noqa: E402
 from tests.web.racer import Clicks, Player  # noqa: E402
 
 IMG = ROOT / "docs" / "img"
-VIEW = {"width": 1280, "height": 800}
+VIEW: ViewportSize = {"width": 1280, "height": 800}
+Scheme = Literal["light", "dark"]
+SCHEMES: tuple[Scheme, ...] = ("light", "dark")
 LOCALES = {"en": "en-GB", "de": "de-DE", "el": "el-GR"}
 
 
-def new_page(browser: Browser, scheme: str, lang: str) -> Page:
+def new_page(browser: Browser, scheme: Scheme, lang: str) -> Page:
     context = browser.new_context(
         viewport=VIEW, color_scheme=scheme, locale=LOCALES[lang], reduced_motion="reduce"
     )
@@ -75,7 +79,7 @@ def ranked_player(browser: Browser, base: str) -> Page:
     return page
 
 
-def player_pages(page: Page, base: str, scheme: str) -> None:
+def player_pages(page: Page, base: str, scheme: Scheme) -> None:
     page.emulate_media(color_scheme=scheme)
     page.goto(f"{base}/#/me")
     expect(page.locator('#ratings li[data-game="race"]')).to_be_visible(timeout=20_000)
@@ -107,7 +111,7 @@ def open_tables(browser: Browser, base: str) -> list[Page]:
     return [race, conc]
 
 
-def lobby(browser: Browser, base: str, scheme: str) -> None:
+def lobby(browser: Browser, base: str, scheme: Scheme) -> None:
     page = new_page(browser, scheme, "en")
     page.goto(f"{base}/#/lobby")
     expect(page.locator(".lobby-game .table-row")).to_have_count(2, timeout=15_000)
@@ -116,7 +120,7 @@ def lobby(browser: Browser, base: str, scheme: str) -> None:
     page.context.close()
 
 
-def home(browser: Browser, base: str, scheme: str) -> None:
+def home(browser: Browser, base: str, scheme: Scheme) -> None:
     page = new_page(browser, scheme, "en")
     page.goto(f"{base}/#/")
     expect(page.locator("#open-tables p").first).to_be_visible()
@@ -125,7 +129,7 @@ def home(browser: Browser, base: str, scheme: str) -> None:
     page.context.close()
 
 
-def match_cards(browser: Browser, base: str, scheme: str, lang: str, name: str) -> None:
+def match_cards(browser: Browser, base: str, scheme: Scheme, lang: str, name: str) -> None:
     page = new_page(browser, scheme, lang)
     page.goto(f"{base}/#/play/match-cards/new")
     page.fill("#display-name", "Ελένη" if lang == "el" else "Ada")
@@ -141,7 +145,7 @@ def match_cards(browser: Browser, base: str, scheme: str, lang: str, name: str) 
     page.context.close()
 
 
-def number_match(browser: Browser, base: str, scheme: str, lang: str, name: str) -> None:
+def number_match(browser: Browser, base: str, scheme: Scheme, lang: str, name: str) -> None:
     page = new_page(browser, scheme, lang)
     page.goto(f"{base}/#/play/number-match")
     page.fill("#display-name", "Jonas")
@@ -155,31 +159,29 @@ def number_match(browser: Browser, base: str, scheme: str, lang: str, name: str)
 
 def main() -> None:
     IMG.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        stacks = real_stack(Path(tmp) / "stack")
-        stack = next(stacks)
-        try:
-            with sync_playwright() as p:
-                browser = p.chromium.launch(
-                    executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-                )
-                for scheme in ("light", "dark"):
-                    home(browser, stack.web_url, scheme)
-                    match_cards(browser, stack.web_url, scheme, "en", f"web-game-{scheme}")
-                    number_match(browser, stack.web_url, scheme, "de", f"web-de-{scheme}")
-                    match_cards(browser, stack.web_url, scheme, "el", f"web-el-{scheme}")
-                waiting = open_tables(browser, stack.web_url)
-                for scheme in ("light", "dark"):
-                    lobby(browser, stack.web_url, scheme)
-                for page in waiting:
-                    page.context.close()
-                player = ranked_player(browser, stack.web_url)
-                for scheme in ("light", "dark"):
-                    player_pages(player, stack.web_url, scheme)
-                player.context.close()
-                browser.close()
-        finally:
-            stacks.close()
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        contextlib.contextmanager(real_stack)(Path(tmp) / "stack") as stack,
+        sync_playwright() as p,
+    ):
+        browser = p.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        for scheme in SCHEMES:
+            home(browser, stack.web_url, scheme)
+            match_cards(browser, stack.web_url, scheme, "en", f"web-game-{scheme}")
+            number_match(browser, stack.web_url, scheme, "de", f"web-de-{scheme}")
+            match_cards(browser, stack.web_url, scheme, "el", f"web-el-{scheme}")
+        waiting = open_tables(browser, stack.web_url)
+        for scheme in SCHEMES:
+            lobby(browser, stack.web_url, scheme)
+        for page in waiting:
+            page.context.close()
+        player = ranked_player(browser, stack.web_url)
+        for scheme in SCHEMES:
+            player_pages(player, stack.web_url, scheme)
+        player.context.close()
+        browser.close()
 
 
 if __name__ == "__main__":
