@@ -184,7 +184,9 @@ async def test_a_bad_token_or_a_seat_given_up_ends_the_stream_unauthenticated(
 
 @pytest.fixture
 def limited(tmp_path: Path) -> Iterator[Stack]:
-    yield from fast_stack(tmp_path, LOBBY_RATE_PLAYER="1", LOBBY_BURST_PLAYER="3")
+    # A token every 5 s, 3 at once: the burst is spent before one comes back, however slow
+    # the machine is.
+    yield from fast_stack(tmp_path, LOBBY_RATE_PLAYER="0.2", LOBBY_BURST_PLAYER="3")
 
 
 async def test_a_message_over_the_players_rate_is_refused_on_the_stream_as_unary(
@@ -205,7 +207,7 @@ async def test_a_message_over_the_players_rate_is_refused_on_the_stream_as_unary
             await ann.turn(99)
         assert unary.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
         assert (unary.value.details() or "").startswith("too many requests from this player")
-        await asyncio.sleep(2.5)  # the bucket fills again: the same stream is answered
+        await asyncio.sleep(limit.retry_after_ms / 1000 + 0.2)  # a token again: answered
         later = await ask(call, Request(request_id=rid(), turn_tile={"tile": 99}))
         assert later.refusal.status_code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
         call.cancel()

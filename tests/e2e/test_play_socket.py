@@ -248,7 +248,7 @@ async def test_a_message_over_the_size_limit_closes_the_socket_1009(
 def limited(tmp_path: Path) -> Iterator[Stack]:
     yield from fast_stack(
         tmp_path,
-        LOBBY_RATE_PLAYER="1",
+        LOBBY_RATE_PLAYER="0.2",  # a token every 5 s: the burst of 3 is spent before one comes back
         LOBBY_BURST_PLAYER="3",
         LOBBY_MAX_WATCHES_PER_PLAYER="1",
         LOBBY_WEB_HEADER_TIMEOUT_S="1",
@@ -305,7 +305,7 @@ async def test_rate_limits_caps_and_the_connection_guard_are_the_grpc_streams(
         with pytest.raises(grpc.aio.AioRpcError) as unary:
             await ann.turn(99)
         assert unary.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-        await asyncio.sleep(2.5)  # the bucket fills again: the same socket is answered
+        await asyncio.sleep(limit.retry_after_ms / 1000 + 0.2)  # a token again: answered
         later = await ask(ws, Request(request_id=rid(), turn_tile={"tile": 99}))
         assert later.refusal.status_code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
 

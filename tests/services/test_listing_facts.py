@@ -13,7 +13,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import nats
 import pytest
 from nats.aio.client import Client
 
@@ -30,6 +29,7 @@ from match_bus.records import (
 from match_launch.stack import Stack
 from services.lobby.directory import TableDirectory
 from tests.conftest import running
+from tests.services.ready import until_the_referee_answers
 from tests.services.test_referee_games import create, flip, game_events, table_cmd
 
 RATE = 10.0  # referee ms per wall ms: a waiting table expires 5 s after it is made
@@ -59,12 +59,7 @@ def stack(tmp_path: Path) -> Any:
 @pytest.fixture
 async def nc(stack: Stack) -> AsyncIterator[Client]:
     client = await stack.connect_nats()
-    for attempt in range(100):  # until the referee has subscribed
-        try:
-            await client.request(subjects.referee_race("ping0000"), b"", 1)
-            break
-        except nats.errors.NoRespondersError:
-            await asyncio.sleep(0.05 * attempt)
+    await until_the_referee_answers(client)
     yield client
     await client.close()
 

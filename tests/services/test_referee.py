@@ -22,6 +22,7 @@ from match_launch.stack import Stack
 from match_rules.race import events as ev
 from match_rules.race.game import from_proto
 from tests.conftest import running
+from tests.services.ready import until_the_referee_answers
 
 RATE = 10.0
 
@@ -44,12 +45,7 @@ def stack(tmp_path: Path) -> Any:
 @pytest.fixture
 async def nc(stack: Stack) -> AsyncIterator[Client]:
     client = await stack.connect_nats()
-    for attempt in range(100):  # until the referee has subscribed
-        try:
-            await client.request(subjects.referee_race("ping0000"), b"", 1)
-            break
-        except nats.errors.NoRespondersError:
-            await asyncio.sleep(0.05 * attempt)
+    await until_the_referee_answers(client)
     yield client
     await client.close()
 
@@ -79,7 +75,9 @@ async def race_cmd(
     return race_command_pb2.RaceCommandReply.FromString(msg.data)
 
 
-def create(seats: int = 2, window: int = 10_000) -> dict[str, Any]:
+# The Ready window, in game time: at RATE 10, 120 s is 12 s on the wall, so no stall of the
+# machine makes a player who presses at once miss it.
+def create(seats: int = 2, window: int = 120_000) -> dict[str, Any]:
     return {
         "create_table": referee_pb2.TableCommand.CreateTable(
             game_kind=common_pb2.GAME_KIND_MATCH_RACE,
@@ -174,7 +172,7 @@ async def test_unknown_tables_and_garbage_are_refused(nc: Client, stack: Stack) 
 
 async def test_a_restarted_referee_keeps_every_deadline(nc: Client, stack: Stack) -> None:
     table = "t3abcdef01"
-    await table_cmd(nc, table, "ann", **create(window=10_000))
+    await table_cmd(nc, table, "ann", **create(window=30_000))  # 3 s on the wall to press
     joined = await table_cmd(nc, table, "bob", join_table={"display_name": "Bob"})
     (opened,) = [e for e in race_events(joined) if isinstance(e, ev.ReadyOpened)]
     await race_cmd(nc, table, "ann", press_ready={})

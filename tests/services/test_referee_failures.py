@@ -320,6 +320,9 @@ async def test_nats_paused_during_a_turn_is_unavailable_and_the_retry_applies_on
         reply = await race_cmd(referee, table, "ann", "turn-1", turn_tile={"tile": 7})
     finally:
         os.kill(bus.server.process.pid, signal.SIGCONT)
+    referee._log._timeout = 5.0  # the retries meet a live server, however slow it is
+    for writer in referee._frames.values():
+        writer._timeout_s = 5.0
     assert (reply.refusal.code, reply.refusal.category) == (
         "unavailable",
         common_pb2.Refusal.CATEGORY_UNAVAILABLE,
@@ -521,6 +524,7 @@ async def test_nats_paused_shorter_than_three_tries_is_ridden_out(bus: Bus) -> N
         race_cmd(referee, table, "ann", "turn-1", turn_tile={"tile": 7})
     )
     await asyncio.sleep(0.35)  # the first try's ack is lost; the second meets a live server
+    referee._log._timeout = 5.0  # the tries from now on wait as a slow machine may need
     os.kill(bus.server.process.pid, signal.SIGCONT)
     turned = accepted(await turning)
     assert turned.accepted.counters.turns == 1

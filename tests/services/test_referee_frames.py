@@ -12,7 +12,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import nats
 import pytest
 from nats.aio.client import Client
 
@@ -22,6 +21,7 @@ from match_bus.jetstream import TableLog, read_table
 from match_bus.records import pack, unpack
 from match_launch.stack import Stack
 from tests.conftest import running
+from tests.services.ready import until_the_referee_answers
 from tests.services.test_referee import RATE, create, same_partition, table_cmd
 
 TABLES = ["t8frames01"] + [same_partition("t8frames01", f"t8frame{n}") for n in range(1, 6)]
@@ -45,12 +45,7 @@ def stack(tmp_path: Path) -> Any:
 @pytest.fixture
 async def nc(stack: Stack) -> AsyncIterator[Client]:
     client = await stack.connect_nats()
-    for attempt in range(100):  # until the referee has subscribed
-        try:
-            await client.request(subjects.referee_race("ping0000"), b"", 1)
-            break
-        except nats.errors.NoRespondersError:
-            await asyncio.sleep(0.05 * attempt)
+    await until_the_referee_answers(client)
     yield client
     await client.close()
 

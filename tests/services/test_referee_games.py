@@ -27,6 +27,7 @@ from match_bus.jetstream import TableLog
 from match_launch.stack import Stack
 from match_rules import registry
 from tests.conftest import running
+from tests.services.ready import until_the_referee_answers
 
 RATE = 10.0
 CONCENTRATION = registry.by_slug("concentration")
@@ -53,12 +54,7 @@ def stack(tmp_path: Path) -> Any:
 @pytest.fixture
 async def nc(stack: Stack) -> AsyncIterator[Client]:
     client = await stack.connect_nats()
-    for attempt in range(100):  # until the referee has subscribed
-        try:
-            await client.request(subjects.referee_race("ping0000"), b"", 1)
-            break
-        except nats.errors.NoRespondersError:
-            await asyncio.sleep(0.05 * attempt)
+    await until_the_referee_answers(client)
     yield client
     await client.close()
 
