@@ -42,8 +42,8 @@ async def test_what_the_consumer_has_comes_at_once_in_order(nc: Client) -> None:
     pulls = await Pulls.open(nc, DURABLE)
     try:
         began = time.monotonic()
-        got = await pulls.fetch(256, timeout=5.0)
-        assert time.monotonic() - began < 2.0  # not the whole time-out for a short batch
+        got = await pulls.fetch(256, timeout=10.0)
+        assert time.monotonic() - began < 9.0  # not the whole time-out for a short batch
         assert [m.metadata.sequence.stream for m in got] == sequences
         assert [m.data for m in got] == [b"record %d" % n for n in range(10)]
     finally:
@@ -66,7 +66,7 @@ async def test_nothing_comes_empty_after_the_time_out_and_a_late_record_at_once(
         appending = asyncio.create_task(later())
         began = time.monotonic()
         got = await pulls.fetch(256, timeout=10.0)
-        assert time.monotonic() - began < 5.0  # answered when the record came
+        assert time.monotonic() - began < 9.0  # answered when the record came
         assert [m.metadata.sequence.stream for m in got] == await appending
     finally:
         await pulls.close()
@@ -77,13 +77,12 @@ async def test_a_long_log_comes_a_batch_at_a_time_each_acked(nc: Client) -> None
     pulls = await Pulls.open(nc, DURABLE)
     try:
         seen: list[int] = []
-        for _ in range(10):
-            got = await pulls.fetch(128, timeout=1.0)
-            if not got:
-                break
+        while len(seen) < len(sequences):
+            got = await pulls.fetch(128, timeout=10.0)
+            assert got, f"the consumer stopped after {len(seen)} of {len(sequences)}"
             assert len(got) <= 128
             seen += [m.metadata.sequence.stream for m in got]
-            await got[-1].ack()  # AckPolicy.ALL: the batch's last acks it all
+            await got[-1].ack_sync()  # AckPolicy.ALL: the batch's last acks it all (confirmed)
         assert seen == sequences
         info = await nc.jetstream().consumer_info(subjects.EVENTS_STREAM, DURABLE)
         assert info.num_pending == 0
