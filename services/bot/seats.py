@@ -50,7 +50,7 @@ TAKEOVER_S = 1.0  # how often a replica looks for orphaned seats
 SEAT_TTL_S = 12 * 3600.0  # a seat record outlives any token (6 h) and any game
 RECORD_VERSION = 1
 WRONG_LAST_SEQUENCE = (10071, 10164)  # single replica, clustered
-SCAN_TIMEOUT_S = 5.0  # a scan that has not caught up by then fails (the next one tries again)
+SCAN_TIMEOUT_S = 5.0  # a scan with no entry for this long fails (the next one tries again)
 SCAN_QUIET_S = 0.5  # no update this long: ask the server whether anything is left to deliver
 SCAN_GRACE_S = 0.05  # nothing left: a delivery already on its way has this long to arrive
 
@@ -184,10 +184,10 @@ async def _latest(kv: KeyValue) -> dict[str, KeyValue.Entry]:
             except nats.errors.TimeoutError:
                 # nats-py marks "caught up" only on an entry delivered with nothing pending
                 # after it: an entry removed between the watcher's start and its delivery (a
-                # heartbeat reaching the bucket's max age) leaves that marker never sent
-                # (nats.go fixed its watcher the same way: nats-io/nats.go#1824). So a quiet
-                # watcher asks the server what is left, and gives a delivery on its way a
-                # moment to arrive.
+                # heartbeat reaching the bucket's max age) leaves that marker never sent. (nats.go
+                # met the same, nats-io/nats.go#1824, and ends a watch's first pass after a
+                # quiet time-out.) So a quiet watcher asks the server what is left, and gives a
+                # delivery on its way a moment to arrive.
                 assert watcher._sub is not None  # set by watchall
                 if (await watcher._sub.consumer_info()).num_pending:
                     if loop.time() >= deadline:
@@ -199,6 +199,7 @@ async def _latest(kv: KeyValue) -> dict[str, KeyValue.Entry]:
                     return out
             if entry is None:  # caught up
                 return out
+            deadline = loop.time() + SCAN_TIMEOUT_S  # it makes progress: the wait starts again
             if entry.operation in (KV_DEL, KV_PURGE):
                 out.pop(entry.key, None)
             else:

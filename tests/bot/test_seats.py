@@ -148,8 +148,9 @@ class QuietWatcher:
         self._sub = SimpleNamespace(_consumer=None, consumer_info=self._info)
         self._pending = pending
 
-    async def _info(self) -> SimpleNamespace:
-        return SimpleNamespace(num_pending=self._pending[0])
+    async def _info(self) -> SimpleNamespace:  # each answer in turn; the last one stays
+        pending = self._pending.pop(0) if len(self._pending) > 1 else self._pending[0]
+        return SimpleNamespace(num_pending=pending)
 
     async def updates(self, timeout: float) -> object:
         try:
@@ -188,6 +189,13 @@ async def test_a_scan_whose_caught_up_marker_never_comes_ends_when_nothing_is_le
 
 
 @pytest.mark.usefixtures("quick_scan")
+async def test_a_quiet_scan_with_entries_left_waits_until_the_server_has_none() -> None:
+    first = entry("a", b"1")  # then two quiet checks with one left (it expires meanwhile)
+    scanned = await seats._latest(Bucket(QuietWatcher([1, 1, 0], first)))  # type: ignore[arg-type]
+    assert scanned == {"a": first}
+
+
+@pytest.mark.usefixtures("quick_scan")
 async def test_a_quiet_scan_takes_an_entry_still_on_its_way() -> None:
     watcher = QuietWatcher([0], entry("a", b"1"))
     late = entry("b", b"2")
@@ -200,6 +208,23 @@ async def test_a_quiet_scan_takes_an_entry_still_on_its_way() -> None:
     scanned = await seats._latest(Bucket(watcher))  # type: ignore[arg-type]
     await arriving
     assert set(scanned) == {"a", "b"}
+
+
+@pytest.mark.usefixtures("quick_scan")
+async def test_a_slow_scan_that_goes_on_making_progress_is_not_cut_off() -> None:
+    watcher = QuietWatcher([1])
+    keys = ["a", "b", "c", "d"]
+
+    async def trickle() -> None:  # an entry every 0.3 s: 1.2 s in all, the time-out is 0.5
+        for key in keys:
+            await asyncio.sleep(0.3)
+            watcher._updates.put_nowait(entry(key, b"1"))
+        watcher._updates.put_nowait(None)  # caught up
+
+    coming = asyncio.create_task(trickle())
+    scanned = await seats._latest(Bucket(watcher))  # type: ignore[arg-type]
+    await coming
+    assert sorted(scanned) == keys
 
 
 @pytest.mark.usefixtures("quick_scan")

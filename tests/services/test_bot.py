@@ -18,6 +18,7 @@ from nats.aio.client import Client
 
 from match.v1 import common_pb2, lobby_pb2, race_pb2, race_service_pb2, views_pb2
 from match_bus.clock import Clock
+from match_bus.jetstream import open_bucket
 from match_bus.service import BaseConfig
 from match_client.client import MatchClient, Seat
 from match_launch.natsserver import NatsServer
@@ -436,6 +437,36 @@ async def test_a_replica_that_stops_beating_leaves_its_seats_to_the_others(
         assert await b.replace(revision, record.for_owner(b_id)) is not None
         assert not await a.beat()  # a notices its heartbeat had lapsed
         assert not (await a.get(record.key) or (0, record))[1].owned_by(a_id)
+    finally:
+        await nc.close()
+
+
+async def test_a_scan_whose_watcher_never_says_it_caught_up_ends_with_every_key(
+    nats_server: NatsServer,
+) -> None:
+    """Over a real nats-server: the watcher's "caught up" marker held back, as nats-py holds it
+    back when an entry it counted expires before delivery. The scan asks the real consumer what
+    is left (nats-py's own watcher and consumer info, not a stand-in), and ends with every key
+    once the quiet time has passed, well before its time-out."""
+    nc = await nats.connect(nats_server.url)
+    try:
+        kv = await open_bucket(nc.jetstream(), "SCANTEST", "a scan's test", ttl_s=60.0)
+        for key in ("a", "b", "c"):
+            await kv.put(key, key.encode())
+        real = kv.watchall
+
+        async def without_marker(**kwargs: Any) -> Any:
+            watcher = await real(**kwargs)
+            watcher._init_done = True  # nats-py sends its marker only while this is False
+            return watcher
+
+        kv.watchall = without_marker  # type: ignore[method-assign]
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        scanned = await seats._latest(kv)
+        took = loop.time() - began
+        assert {k: e.value for k, e in scanned.items()} == {"a": b"a", "b": b"b", "c": b"c"}
+        assert seats.SCAN_QUIET_S <= took < seats.SCAN_TIMEOUT_S  # the quiet path, not a fail
     finally:
         await nc.close()
 
