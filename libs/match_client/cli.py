@@ -312,8 +312,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         settings = Settings.from_env()
-    except ValueError as error:  # a setting it cannot use, named
-        parser.error(str(error))
+    except ValueError as error:  # a setting it cannot use, named: no usage, it is not an argument
+        print(f"match: error: {error}", file=sys.stderr)
+        return 2
     if args.command == "play":
         problem = play_problem(args)
         if problem:

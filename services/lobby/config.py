@@ -143,7 +143,7 @@ class LobbyConfig:
         challenge_ttl_s = _number(env, "LOBBY_CHALLENGE_TTL_S", DEFAULT_CHALLENGE_TTL_S)
         if challenge_ttl_s <= 0:
             raise ConfigError("LOBBY_CHALLENGE_TTL_S must be more than 0 seconds")
-        session_ttl_s = _whole(env, "LOBBY_SESSION_TTL_S", DEFAULT_SESSION_TTL_S, 1, "seconds")
+        session_ttl_s = _at_least(env, "LOBBY_SESSION_TTL_S", DEFAULT_SESSION_TTL_S, 1, "seconds")
         players_timeout_s = _number(env, "LOBBY_PLAYERS_TIMEOUT_S", DEFAULT_PLAYERS_TIMEOUT_S)
         if players_timeout_s <= 0:
             raise ConfigError("LOBBY_PLAYERS_TIMEOUT_S must be more than 0 seconds")
@@ -208,7 +208,7 @@ class LobbyConfig:
             web_audit_url=audit_url,
             audit_addr=audit_addr,
             grpc_limits=grpc_limits,
-            fd_reserve=_whole(env, "LOBBY_FD_RESERVE", DEFAULT_FD_RESERVE, 0, "descriptors"),
+            fd_reserve=_at_least(env, "LOBBY_FD_RESERVE", DEFAULT_FD_RESERVE, 0, "descriptors"),
             ipv6_prefix=prefix,
         )
 
@@ -268,7 +268,7 @@ def _count(env: Mapping[str, str], name: str, default: int) -> int:
         raise ConfigError(f"{error} (0: no cap)") from None
 
 
-def _whole(env: Mapping[str, str], name: str, default: int, minimum: int, unit: str) -> int:
+def _at_least(env: Mapping[str, str], name: str, default: int, minimum: int, unit: str) -> int:
     """A whole number of ``unit``, at least ``minimum`` (unset or empty: ``default``)."""
     try:
         return whole(env, name, default, minimum, unit)

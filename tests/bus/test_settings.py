@@ -153,9 +153,7 @@ def test_the_terminal_client_names_a_clock_setting_it_cannot_use(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("REFEREE_CLOCK_RATE", "fast")
-    with pytest.raises(SystemExit) as ended:
-        cli.main(["tables"])
-    assert ended.value.code == 2
-    assert capsys.readouterr().err.strip().splitlines()[-1] == (
-        "match: error: REFEREE_CLOCK_RATE must be a number above 0, not 'fast'"
+    assert cli.main(["tables"]) == 2
+    assert capsys.readouterr().err == (
+        "match: error: REFEREE_CLOCK_RATE must be a number above 0, not 'fast'\n"
     )
