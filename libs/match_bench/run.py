@@ -13,6 +13,12 @@ whose NATS syncs every ``--group-sync`` (group commit), for the price of durabil
 scripted load of every other game (match_bench.games) at full speed on a third. Ends with the
 one ``bench:`` line.
 
+Full speed at ``--concurrency`` turns in flight is run again with twice as many, and twice
+again, while that still raises turns/s (``--saturate-to``, ``--saturate-gain``): ``turns_s`` and
+``cpu_us_per_turn`` on the line are the step with the most turns a second, ``fixed_turns_s`` and
+``fixed_cpu_us_per_turn`` the first, which the unary and view phases, the bare chain and the
+ratio match.
+
 The race's commands go through a transport (match_bench.transport): each seat's ``Play``
 stream (``turns_s``, the human-pace ramp, the loop steps and the other games), and, in the same
 run right after it, the same full speed over one unary call per command (``unary_turns_s``).
@@ -275,17 +281,20 @@ class Bench:
         tables: int | None = None,
         warmup: float | None = None,
         seconds: float | None = None,
+        concurrency: int | None = None,
     ) -> dict[str, Any]:
-        """Every player turns as fast as replies come, at most ``--concurrency`` TurnTile calls
-        in flight (a closed loop, like the bare chain's callers). A player's last pair of a board
-        waits until 12.1 s after its first turn, so a fixed set of tables runs dry; a feeder
-        opens more whenever fewer than twice ``--concurrency`` players are queued for a slot, so
-        the load offered stays above what the stack carries and the window measures the stack."""
+        """Every player turns as fast as replies come, at most ``concurrency`` (``--concurrency``)
+        TurnTile calls in flight (a closed loop, like the bare chain's callers). A player's last
+        pair of a board waits until 12.1 s after its first turn, so a fixed set of tables runs
+        dry; a feeder opens more whenever fewer than twice ``concurrency`` players are queued for
+        a slot, so the load offered stays above what the stack carries and the window measures
+        the stack."""
         a = self.args
         tables = a.tables if tables is None else tables
         warmup = a.warmup if warmup is None else warmup
         seconds = a.full_seconds if seconds is None else seconds
-        sink, stop = Sink(limit=asyncio.Semaphore(a.concurrency)), asyncio.Event()
+        concurrency = a.concurrency if concurrency is None else concurrency
+        sink, stop = Sink(limit=asyncio.Semaphore(concurrency)), asyncio.Event()
         tasks: list[asyncio.Task[None]] = []
         views = transport.Viewing.tally = transport.ViewTally()  # this phase's seats' views
 
@@ -301,14 +310,14 @@ class Bench:
         t0 = time.monotonic()
         launch(await self.open_tables(channels, tables, a.create_budget), min(2.0, warmup))
         self.log(f"opened {len(tasks)} tables in {time.monotonic() - t0:.1f}s")
-        feeder = asyncio.create_task(self.feed(channels, sink, stop, tasks, launch))
+        feeder = asyncio.create_task(self.feed(channels, sink, stop, tasks, launch, concurrency))
         # Warm up for --warmup s, longer (up to three times) while the slots are not yet full.
         t0, area0 = time.monotonic(), sink.area()
         await asyncio.sleep(warmup)
         while time.monotonic() - t0 < 3 * warmup:
             t1, area1 = time.monotonic(), sink.area()
             await asyncio.sleep(1.0)
-            if (sink.area() - area1) / (time.monotonic() - t1) >= 0.95 * a.concurrency:
+            if (sink.area() - area1) / (time.monotonic() - t1) >= 0.95 * concurrency:
                 break
         warm = (sink.area() - area0) / (time.monotonic() - t0)
         self.log(
@@ -325,11 +334,11 @@ class Bench:
             )
         fig["tables"] = len(tasks)
         fig["tables_opened_in_window"] = len(tasks) - before
-        fig["concurrency"] = a.concurrency
+        fig["concurrency"] = concurrency
         self.results[key] = fig
         self.log(
             f"{key}: {fig['turns_per_s']} turns/s {fig['latency_ms']}, "
-            f"{flight:.1f} of {a.concurrency} in flight, {len(tasks)} tables"
+            f"{flight:.1f} of {concurrency} in flight, {len(tasks)} tables"
         )
         if a.profile and key in PROFILED:
             prefix, into = PROFILED[key]
@@ -355,6 +364,31 @@ class Bench:
             self.log(f"{key}: {len(failed)} tables stopped on an error, first {failed[0]!r:.200}")
         return fig
 
+    async def saturate(self, channels: Channels) -> None:
+        """Full speed over Play again with twice the turns in flight, and twice again, while
+        doubling them still raises turns/s by ``--saturate-gain`` (up to ``--saturate-to`` in
+        flight): how many turns a second the stack carries when it is offered more than it can
+        take, which a fixed ``--concurrency`` does not show (each process reads, judges,
+        appends and acks more at a wake-up as its queues deepen). The steps, the first being
+        full speed itself, go under ``saturation``; the best is ``turns_s`` on the line."""
+        a = self.args
+        steps = [self.results["full_speed"]]
+        concurrency = a.concurrency * 2
+        while concurrency <= a.saturate_to:
+            fig = await self.full_speed(
+                channels,
+                "saturation_step",
+                tables=min(a.max_tables, max(a.tables, 2 * concurrency)),
+                concurrency=concurrency,
+            )
+            steps.append(self.results.pop("saturation_step"))
+            gain = fig["turns_per_s"] / max(steps[-2]["turns_per_s"], 1e-9) - 1
+            self.log(f"saturation: {concurrency} in flight, {gain:+.1%} turns/s on half as many")
+            if gain < a.saturate_gain:
+                break
+            concurrency *= 2
+        self.results["saturation"] = steps
+
     async def feed(
         self,
         channels: Channels,
@@ -362,13 +396,14 @@ class Bench:
         stop: asyncio.Event,
         tasks: list[asyncio.Task[None]],
         launch: Callable[[list[tuple[Player, Player]], float], None],
+        concurrency: int,
     ) -> None:
-        """Open 16 more tables whenever fewer than twice ``--concurrency`` players wait for a
+        """Open 16 more tables whenever fewer than twice ``concurrency`` players wait for a
         slot (up to ``--max-tables``): a new table's players queue only after Ready and the 3 s
         countdown, so the queue is kept deep enough to cover that."""
         a = self.args
         while not stop.is_set():
-            if sink.waiting >= 2 * a.concurrency or len(tasks) >= a.max_tables:
+            if sink.waiting >= 2 * concurrency or len(tasks) >= a.max_tables:
                 await pause(stop, 0.1)
                 continue
             count = min(16, a.max_tables - len(tasks))
@@ -635,6 +670,7 @@ class Bench:
         channels = Channels(self.stack.lobby_addr)
         try:
             await self.full_speed(channels)
+            await self.saturate(channels)
             with self.sending(UNARY):  # the old path, on the same stack, right after
                 await self.full_speed(channels, "full_speed_unary")
             with self.sending(VIEW):  # and as the apps play: every seat follows its view too
@@ -879,9 +915,10 @@ def summary(results: dict[str, Any], args: argparse.Namespace) -> str:
     full, bare = results["full_speed"], results["bare_chain"]
     human = results["human_pace"]
     p99_ms, max_tables = ramp_figures(human, args)
+    best = saturated(results)
     s = results["summary"] = {
         "ratio": round(full["turns_per_s"] / bare["turns_per_s"], 3) if bare["turns_per_s"] else 0,
-        "in_flight": full["mean_in_flight"],
+        "in_flight": best["mean_in_flight"],
         "p99_ms": p99_ms,
         "p99_tables": at_tables(human, args.human_tables)["tables"],
         "max_tables_50ms": max_tables,
@@ -889,8 +926,13 @@ def summary(results: dict[str, Any], args: argparse.Namespace) -> str:
     }
     if full["all_cpu_us_per_turn"]:  # the same ratio by CPU: a bare call's over a turn's
         s["cpu_ratio"] = round(bare["all_cpu_us_per_turn"] / full["all_cpu_us_per_turn"], 3)
-    s["turns_s"] = round(full["turns_per_s"])
-    s["cpu_us_per_turn"] = full["stack_cpu_us_per_turn"]
+    s["turns_s"] = round(best["turns_per_s"])
+    s["cpu_us_per_turn"] = best["stack_cpu_us_per_turn"]
+    # Full speed at --concurrency in flight, as the unary and view phases, the bare chain and
+    # the ratio measure it: like beside like.
+    s["fixed_in_flight"] = full["concurrency"]
+    s["fixed_turns_s"] = round(full["turns_per_s"])
+    s["fixed_cpu_us_per_turn"] = full["stack_cpu_us_per_turn"]
     unary = results.get("full_speed_unary", {})
     s["transport"] = full.get("transport", TRANSPORT)
     s["unary_turns_s"] = round(unary.get("turns_per_s", 0))
@@ -939,7 +981,9 @@ def summary(results: dict[str, Any], args: argparse.Namespace) -> str:
             f"bench: turns_s={s['turns_s']} cpu_us_per_turn={s['cpu_us_per_turn']} "
             f"in_flight={s['in_flight']:.0f} p99_ms={s['p99_ms']:.1f} "
             f"max_tables_50ms={s['max_tables_50ms']} unary_turns_s={s['unary_turns_s']} "
-            f"unary_cpu_us_per_turn={s['unary_cpu_us_per_turn']} transport={s['transport']} "
+            f"unary_cpu_us_per_turn={s['unary_cpu_us_per_turn']} "
+            f"fixed_in_flight={s['fixed_in_flight']} fixed_turns_s={s['fixed_turns_s']} "
+            f"fixed_cpu_us_per_turn={s['fixed_cpu_us_per_turn']} transport={s['transport']} "
             f"loop={s['loop']}",
             (
                 f"view_turns_s={s['view_turns_s']} view_cpu_us_per_turn={s['view_cpu_us_per_turn']}"
@@ -954,6 +998,13 @@ def summary(results: dict[str, Any], args: argparse.Namespace) -> str:
         )
         if part
     )
+
+
+def saturated(results: dict[str, Any]) -> dict[str, Any]:
+    """Full speed at its most turns a second: the best step of the saturation ramp (the first
+    step is full speed at ``--concurrency``; without the ramp, that one)."""
+    steps = results.get("saturation") or [results["full_speed"]]
+    return max(steps, key=lambda fig: fig["turns_per_s"])
 
 
 def ramp_figures(points: list[dict[str, Any]], args: argparse.Namespace) -> tuple[float, int]:
@@ -996,6 +1047,8 @@ def table_text(results: dict[str, Any], group_sync: str = "") -> str:
     for step in results.get("loop_steps", []):
         row(f"loop {step['loop']}", step, step["tables"])
     row("full speed", results["full_speed"], results["full_speed"]["tables"])
+    for step in results.get("saturation", [])[1:]:
+        row(f"full speed c={step['concurrency']}", step, step["tables"])
     for key, name in (
         ("full_speed_unary", "full speed unary"),
         ("full_speed_view", "full speed view"),
@@ -1073,8 +1126,10 @@ def table_text(results: dict[str, Any], group_sync: str = "") -> str:
     if "turns_s" in s:
         lines.append(
             f"full speed over {s.get('transport', TRANSPORT)}: {s['turns_s']} turns/s, "
-            f"{s['cpu_us_per_turn']} us services + NATS per turn; over unary calls, same stack, "
-            f"right after: {s.get('unary_turns_s', 0)} turns/s, "
+            f"{s['cpu_us_per_turn']} us services + NATS per turn, {s['in_flight']:.0f} in flight"
+            f" (its most turns/s); at {s.get('fixed_in_flight', 0)} in flight "
+            f"{s.get('fixed_turns_s', 0)} turns/s, {s.get('fixed_cpu_us_per_turn', 0)} us, and "
+            f"over unary calls, same stack, right after: {s.get('unary_turns_s', 0)} turns/s, "
             f"{s.get('unary_cpu_us_per_turn', 0)} us"
         )
     if "view_turns_s" in s:
@@ -1174,6 +1229,19 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument(
         "--concurrency", type=int, default=64, help="turns in flight at full speed (and bare)"
+    )
+    p.add_argument(
+        "--saturate-to",
+        type=int,
+        default=1024,
+        help="full speed again at twice the turns in flight, and twice again, up to this many "
+        "(the best is turns_s; at most --concurrency: no steps)",
+    )
+    p.add_argument(
+        "--saturate-gain",
+        type=float,
+        default=0.05,
+        help="the doubling stops when turns/s rose by less than this (0.05: 5%%)",
     )
     p.add_argument("--warmup", type=float, default=8.0, help="at least; up to 3x until full")
     p.add_argument("--full-seconds", type=float, default=20.0)

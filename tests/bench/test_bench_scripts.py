@@ -9,7 +9,7 @@ import argparse
 import asyncio
 import itertools
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
 import pytest
@@ -238,7 +238,8 @@ def test_the_bench_line_says_play_is_absent_and_every_games_cpu() -> None:
     line = run.summary(results, args)
     assert line == (
         "bench: turns_s=812 cpu_us_per_turn=1900 in_flight=64 p99_ms=12.0 max_tables_50ms=1000 "
-        "unary_turns_s=500 unary_cpu_us_per_turn=2600 transport=play loop=asyncio "
+        "unary_turns_s=500 unary_cpu_us_per_turn=2600 fixed_in_flight=64 fixed_turns_s=812 "
+        "fixed_cpu_us_per_turn=1900 transport=play loop=asyncio "
         "view_turns_s=700 view_cpu_us_per_turn=2100 view_items_per_turn=2.1 views_failed=2 "
         "asyncio_turns_s=900 uvloop_turns_s=800 "
         "concentration_cpu_us=2100 concentration_cmds_s=640 match_five_cpu_us=2500 "
@@ -266,7 +267,8 @@ def test_the_bench_line_says_play_is_absent_and_every_games_cpu() -> None:
         "(asyncio 900 turns/s (steps 900)" in text
     )
     assert (
-        "full speed over play: 812 turns/s, 1900 us services + NATS per turn; over unary " in text
+        "full speed over play: 812 turns/s, 1900 us services + NATS per turn, 64 in flight (its "
+        "most turns/s); at 64 in flight 812 turns/s, 1900 us, and over unary calls" in text
     )
     assert "right after: 500 turns/s, 2600 us" in text
     assert "(as the apps play): 700 turns/s, 2100 us services + NATS per turn, 2.1 view " in text
@@ -378,3 +380,66 @@ def test_every_hops_frame_names_code_that_exists() -> None:
             name = frame.split(" (")[0].rstrip(".").split(".")[-1]
             defined = f"class {name}" if frame.endswith(".") else f"def {name}("
             assert defined in code, (process, hop, frame)
+
+
+async def test_the_saturation_ramp_doubles_while_it_gains_and_the_line_takes_its_best() -> None:
+    """Full speed at 64 in flight, then 128, 256, 512: 512 gained less than 5 % on 256, so
+    the ramp stops there (1,024 never runs). The best step is the one with the most turns/s:
+    512's; when 512 fell back, 256's, and the line's turns_s, CPU and in flight are its."""
+    rates = {128: 1400.0, 256: 1800.0, 512: 1850.0, 1024: 9999.0}
+    asked: list[tuple[int, int]] = []
+
+    def fig(rate: float, cpu: int, flight: float, concurrency: int) -> dict[str, Any]:
+        return {"turns_per_s": rate, "stack_cpu_us_per_turn": cpu, "all_cpu_us_per_turn": cpu,
+                "service_cpu_us_per_turn": cpu, "mean_in_flight": flight, "tables": 40,
+                "concurrency": concurrency,
+                "latency_ms": {"p50": 3.0, "p95": 8.0, "p99": 12.0}}  # fmt: skip
+
+    class Stepped(run.Bench):
+        async def full_speed(
+            self, channels: Any, key: str = "full_speed", tables: int | None = None,
+            warmup: float | None = None, seconds: float | None = None,
+            concurrency: int | None = None,
+        ) -> dict[str, Any]:  # fmt: skip
+            assert concurrency is not None and tables is not None
+            asked.append((concurrency, tables))
+            out = self.results[key] = fig(rates[concurrency], 100_000 // concurrency,
+                                          concurrency - 2, concurrency)  # fmt: skip
+            return out
+
+    args = run.parse(["--tables", "300", "--max-tables", "800"])
+    full = fig(1000.0, 1200, 62.1, 64)
+    bench = Stepped(args, cast(Any, None), cast(Any, None), Path("."), {"full_speed": full})
+    await bench.saturate(cast(Any, None))
+    # twice the slots' tables to feed them, at most --max-tables
+    assert asked == [(128, 300), (256, 512), (512, 800)]
+    steps = bench.results["saturation"]
+    assert [s["concurrency"] for s in steps] == [64, 128, 256, 512]
+    assert "saturation_step" not in bench.results
+    assert run.saturated(bench.results)["concurrency"] == 512  # 1,850 turns/s, the most
+    rates[512] = 1700.0  # a step that fell back: the best stays the one before it
+    asked.clear()
+    bench.results = {"full_speed": full}
+    await bench.saturate(cast(Any, None))
+    assert [c for c, _ in asked] == [128, 256, 512]
+    best = run.saturated(bench.results)
+    assert best["concurrency"] == 256
+    bench.results.update(
+        bare_chain=fig(2000.0, 600, 64, 64),
+        human_pace=[{**fig(1300, 0, 3, 0), "tables": 1000}],
+        held={"tables": 1, "bytes_per_table": 1},
+    )
+    line = run.summary(bench.results, argparse.Namespace(p99_ms=50.0, human_tables=1000,
+                                                         group_sync=""))  # fmt: skip
+    assert line.startswith(
+        "bench: turns_s=1800 cpu_us_per_turn=390 in_flight=254 p99_ms=12.0 max_tables_50ms=1000 "
+        "unary_turns_s=0 unary_cpu_us_per_turn=0 fixed_in_flight=64 fixed_turns_s=1000 "
+        "fixed_cpu_us_per_turn=1200 "
+    ), line
+    assert bench.results["summary"]["ratio"] == 0.5  # full speed at 64 against the bare chain's
+    # --saturate-to at --concurrency or below: no steps, full speed is the best
+    bench.results = {"full_speed": full}
+    bench.args = run.parse(["--saturate-to", "64"])
+    asked.clear()
+    await bench.saturate(cast(Any, None))
+    assert asked == [] and run.saturated(bench.results) is full

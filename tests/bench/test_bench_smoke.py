@@ -22,7 +22,8 @@ LINE = re.compile(
     r"^bench: turns_s=(?P<turns_s>\d+) cpu_us_per_turn=(?P<cpu>\d+) "
     r"in_flight=(?P<in_flight>\d+) p99_ms=(?P<p99>[0-9.]+|nan) "
     r"max_tables_50ms=(?P<max_tables>\d+) unary_turns_s=(?P<unary>\d+) "
-    r"unary_cpu_us_per_turn=(?P<unary_cpu>\d+) transport=play "
+    r"unary_cpu_us_per_turn=(?P<unary_cpu>\d+) fixed_in_flight=8 "
+    r"fixed_turns_s=(?P<fixed>\d+) fixed_cpu_us_per_turn=(?P<fixed_cpu>\d+) transport=play "
     r"loop=(?P<loop>uvloop|asyncio) view_turns_s=(?P<view>\d+) "
     r"view_cpu_us_per_turn=(?P<view_cpu>\d+) view_items_per_turn=(?P<view_items>[0-9.]+) "
     r"views_failed=(?P<views_failed>\d+) asyncio_turns_s=\d+ uvloop_turns_s=\d+ "
@@ -47,7 +48,8 @@ def test_a_tiny_bench_prints_its_summary_line(tmp_path: Path) -> None:
     pairs."""
     argv = [
         sys.executable, "-m", "match_bench", "--out", str(tmp_path),
-        "--tables", "2", "--max-tables", "48", "--concurrency", "8", "--warmup", "2",
+        "--tables", "2", "--max-tables", "48", "--concurrency", "8", "--saturate-to", "16",
+        "--warmup", "2",
         "--full-seconds", "14", "--bare-seconds", "1.5",
         "--human-tables", "2", "--human-max-tables", "3", "--human-seconds", "1.5",
         "--group-sync", "5ms", "--idle-tables", "4", "--idle-budget", "5", "--idle-per-game", "3",
@@ -78,6 +80,17 @@ def test_a_tiny_bench_prints_its_summary_line(tmp_path: Path) -> None:
     assert results["bare_chain"]["turns"] > 0
     assert full["transport"] == "play" and full["errors"] == {}, full
     assert full["tables_failed"] == unary["tables_failed"] == 0, (full, unary)
+    # Full speed again with twice the turns in flight (--saturate-to 16): the line's turns_s is
+    # the step with more turns a second, fixed_turns_s the first, at --concurrency.
+    steps = results["saturation"]
+    assert [s["concurrency"] for s in steps] == [8, 16] and steps[0] == full, steps
+    assert steps[1]["turns"] > 0 and steps[1]["errors"] == {}, steps[1]
+    assert 0 < steps[1]["mean_in_flight"] <= 16, steps[1]  # its closed loop's bound
+    best = max(steps, key=lambda s: s["turns_per_s"])
+    assert int(match["turns_s"]) == round(best["turns_per_s"])
+    assert int(match["cpu"]) == best["stack_cpu_us_per_turn"]
+    assert int(match["fixed"]) == round(full["turns_per_s"])
+    assert int(match["fixed_cpu"]) == full["stack_cpu_us_per_turn"]
     # Once more with every seat following its view on its stream, as the apps do: turns, no
     # view refused or broken, and at least the acting seat's own event down for every turn.
     view = results["full_speed_view"]
