@@ -13,11 +13,11 @@ whose NATS syncs every ``--group-sync`` (group commit), for the price of durabil
 scripted load of every other game (match_bench.games) at full speed on a third. Ends with the
 one ``bench:`` line.
 
-Full speed at ``--concurrency`` turns in flight is run again with twice as many, and twice
-again, while that still raises turns/s (``--saturate-to``, ``--saturate-gain``): ``turns_s`` and
-``cpu_us_per_turn`` on the line are the step with the most turns a second, ``fixed_turns_s`` and
-``fixed_cpu_us_per_turn`` the first, which the unary and view phases, the bare chain and the
-ratio match.
+On a stack of its own, full speed at ``--concurrency`` turns in flight, then with twice as
+many, and twice again, while that still raises turns/s (``--saturate-to``,
+``--saturate-gain``): ``turns_s`` and ``cpu_us_per_turn`` on the line are the run with the most
+turns a second, ``fixed_turns_s`` and ``fixed_cpu_us_per_turn`` the main stack's full speed at
+``--concurrency``, which the unary and view phases, the bare chain and the ratio match.
 
 The race's commands go through a transport (match_bench.transport): each seat's ``Play``
 stream (``turns_s``, the human-pace ramp, the loop steps and the other games), and, in the same
@@ -365,16 +365,18 @@ class Bench:
         return fig
 
     async def saturate(self, channels: Channels) -> None:
-        """Full speed over Play again with twice the turns in flight, and twice again, while
-        doubling them still raises turns/s by ``--saturate-gain`` (up to ``--saturate-to`` in
-        flight): how many turns a second the stack carries when it is offered more than it can
-        take, which a fixed ``--concurrency`` does not show (each process reads, judges,
-        appends and acks more at a wake-up as its queues deepen). The steps, the first being
-        full speed itself, go under ``saturation``; the best is ``turns_s`` on the line."""
+        """Full speed over Play at ``--concurrency`` turns in flight, then at twice as many, and
+        twice again, while doubling them still raises turns/s by ``--saturate-gain`` (up to
+        ``--saturate-to`` in flight): how many turns a second the stack carries when it is
+        offered more than it can take, which a fixed ``--concurrency`` does not show (each
+        process reads, judges, appends and acks more at a wake-up as its queues deepen). The
+        steps go under ``saturation``; the best is ``turns_s`` on the line. Its own stack: the
+        thousands of tables each step leaves behind would expire during the main stack's idle
+        tables and hide their memory."""
         a = self.args
-        steps = [self.results["full_speed"]]
-        concurrency = a.concurrency * 2
-        while concurrency <= a.saturate_to:
+        steps: list[dict[str, Any]] = []
+        concurrency = a.concurrency
+        while True:
             fig = await self.full_speed(
                 channels,
                 "saturation_step",
@@ -382,12 +384,25 @@ class Bench:
                 concurrency=concurrency,
             )
             steps.append(self.results.pop("saturation_step"))
-            gain = fig["turns_per_s"] / max(steps[-2]["turns_per_s"], 1e-9) - 1
-            self.log(f"saturation: {concurrency} in flight, {gain:+.1%} turns/s on half as many")
-            if gain < a.saturate_gain:
+            if len(steps) > 1:
+                gain = fig["turns_per_s"] / max(steps[-2]["turns_per_s"], 1e-9) - 1
+                self.log(f"saturation: {concurrency} in flight, {gain:+.1%} turns/s on half")
+                if gain < a.saturate_gain:
+                    break
+            if concurrency * 2 > a.saturate_to:
+                if len(steps) > 1:  # the last doubling still gained: the stack may carry more
+                    self.log(f"saturation: stopped at --saturate-to {a.saturate_to}, still rising")
                 break
             concurrency *= 2
         self.results["saturation"] = steps
+
+    async def run_saturation(self) -> None:
+        """The saturation ramp (:meth:`saturate`) on this fresh stack."""
+        channels = Channels(self.stack.lobby_addr)
+        try:
+            await self.saturate(channels)
+        finally:
+            await channels.close()
 
     async def feed(
         self,
@@ -670,7 +685,6 @@ class Bench:
         channels = Channels(self.stack.lobby_addr)
         try:
             await self.full_speed(channels)
-            await self.saturate(channels)
             with self.sending(UNARY):  # the old path, on the same stack, right after
                 await self.full_speed(channels, "full_speed_unary")
             with self.sending(VIEW):  # and as the apps play: every seat follows its view too
@@ -1001,9 +1015,9 @@ def summary(results: dict[str, Any], args: argparse.Namespace) -> str:
 
 
 def saturated(results: dict[str, Any]) -> dict[str, Any]:
-    """Full speed at its most turns a second: the best step of the saturation ramp (the first
-    step is full speed at ``--concurrency``; without the ramp, that one)."""
-    steps = results.get("saturation") or [results["full_speed"]]
+    """Full speed at its most turns a second: full speed itself, or a step of the saturation
+    ramp that carried more."""
+    steps = [results["full_speed"], *results.get("saturation", [])]
     return max(steps, key=lambda fig: fig["turns_per_s"])
 
 
@@ -1047,8 +1061,8 @@ def table_text(results: dict[str, Any], group_sync: str = "") -> str:
     for step in results.get("loop_steps", []):
         row(f"loop {step['loop']}", step, step["tables"])
     row("full speed", results["full_speed"], results["full_speed"]["tables"])
-    for step in results.get("saturation", [])[1:]:
-        row(f"full speed c={step['concurrency']}", step, step["tables"])
+    for step in results.get("saturation", []):
+        row(f"saturation c={step['concurrency']}", step, step["tables"])
     for key, name in (
         ("full_speed_unary", "full speed unary"),
         ("full_speed_view", "full speed view"),
@@ -1233,9 +1247,10 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument(
         "--saturate-to",
         type=int,
-        default=1024,
-        help="full speed again at twice the turns in flight, and twice again, up to this many "
-        "(the best is turns_s; at most --concurrency: no steps)",
+        default=2048,
+        help="on a stack of its own, full speed at --concurrency, then at twice the turns in "
+        "flight, and twice again, up to this many (the best is turns_s; at most --concurrency: "
+        "no steps, no stack)",
     )
     p.add_argument(
         "--saturate-gain",
@@ -1361,6 +1376,7 @@ async def on_stack(
             "peer": functools.partial(bench.run_peer, bare=True),
             "peer_no_bare": functools.partial(bench.run_peer, bare=False),
             "pinned": bench.run_pinned,
+            "saturation": bench.run_saturation,
         }
         await runs[phases]()
         await nc.close()
@@ -1455,6 +1471,9 @@ async def amain(args: argparse.Namespace) -> str:
             verdict = loop_verdict(loop)
             print(f"event loop: {verdict} ({said}): the services run on it from here", flush=True)
         await on_stack(args, bench_stack(Path(tmp) / "stack", event_loop=loop), results, "main")
+        if args.saturate_to > args.concurrency:
+            saturation = bench_stack(Path(tmp) / "saturation", event_loop=loop)
+            await on_stack(args, saturation, results, "saturation")
         if args.pinned and two_cpus() is None:
             results["pinned_skipped"] = "one CPU here: nothing to pin apart"
         elif args.pinned:

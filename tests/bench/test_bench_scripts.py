@@ -382,11 +382,14 @@ def test_every_hops_frame_names_code_that_exists() -> None:
             assert defined in code, (process, hop, frame)
 
 
-async def test_the_saturation_ramp_doubles_while_it_gains_and_the_line_takes_its_best() -> None:
-    """Full speed at 64 in flight, then 128, 256, 512: 512 gained less than 5 % on 256, so
-    the ramp stops there (1,024 never runs). The best step is the one with the most turns/s:
-    512's; when 512 fell back, 256's, and the line's turns_s, CPU and in flight are its."""
-    rates = {128: 1400.0, 256: 1800.0, 512: 1850.0, 1024: 9999.0}
+async def test_the_saturation_ramp_doubles_while_it_gains_and_the_line_takes_its_best(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """On its own stack, full speed at 64 in flight, then 128, 256, 512: 512 gained less than
+    5 % on 256, so the ramp stops there (1,024 never runs). The best is the run with the most
+    turns/s, the main stack's full speed among them: 512's; when 512 fell back, 256's, and the
+    line's turns_s, CPU and in flight are its, its fixed_* the main stack's full speed."""
+    rates = {64: 1100.0, 128: 1400.0, 256: 1800.0, 512: 1850.0, 1024: 9999.0}
     asked: list[tuple[int, int]] = []
 
     def fig(rate: float, cpu: int, flight: float, concurrency: int) -> dict[str, Any]:
@@ -412,16 +415,17 @@ async def test_the_saturation_ramp_doubles_while_it_gains_and_the_line_takes_its
     bench = Stepped(args, cast(Any, None), cast(Any, None), Path("."), {"full_speed": full})
     await bench.saturate(cast(Any, None))
     # twice the slots' tables to feed them, at most --max-tables
-    assert asked == [(128, 300), (256, 512), (512, 800)]
+    assert asked == [(64, 300), (128, 300), (256, 512), (512, 800)]
     steps = bench.results["saturation"]
     assert [s["concurrency"] for s in steps] == [64, 128, 256, 512]
+    assert steps[0]["turns_per_s"] == 1100.0  # its own run at 64, not the main stack's
     assert "saturation_step" not in bench.results
     assert run.saturated(bench.results)["concurrency"] == 512  # 1,850 turns/s, the most
     rates[512] = 1700.0  # a step that fell back: the best stays the one before it
     asked.clear()
     bench.results = {"full_speed": full}
     await bench.saturate(cast(Any, None))
-    assert [c for c, _ in asked] == [128, 256, 512]
+    assert [c for c, _ in asked] == [64, 128, 256, 512]
     best = run.saturated(bench.results)
     assert best["concurrency"] == 256
     bench.results.update(
@@ -437,9 +441,18 @@ async def test_the_saturation_ramp_doubles_while_it_gains_and_the_line_takes_its
         "fixed_cpu_us_per_turn=1200 "
     ), line
     assert bench.results["summary"]["ratio"] == 0.5  # full speed at 64 against the bare chain's
-    # --saturate-to at --concurrency or below: no steps, full speed is the best
+    assert "still rising" not in capsys.readouterr().out  # each ramp ended on its gain
+    # Every doubling gained up to --saturate-to: the ramp stops there and says so.
     bench.results = {"full_speed": full}
-    bench.args = run.parse(["--saturate-to", "64"])
+    bench.args = run.parse(["--saturate-to", "256"])
     asked.clear()
     await bench.saturate(cast(Any, None))
-    assert asked == [] and run.saturated(bench.results) is full
+    assert [c for c, _ in asked] == [64, 128, 256]
+    assert "stopped at --saturate-to 256, still rising" in capsys.readouterr().out
+    # The main stack's full speed carried the most: it is the best.
+    rates[64], rates[128] = 900.0, 920.0
+    bench.results = {"full_speed": full}
+    bench.args = run.parse(["--saturate-to", "128"])
+    await bench.saturate(cast(Any, None))
+    assert run.saturated(bench.results) is full
+    assert "still rising" not in capsys.readouterr().out  # 128 gained less than 5 % on 64
