@@ -519,6 +519,46 @@ def bot_config() -> BotConfig:
     )
 
 
+async def test_a_scan_that_missed_a_live_owners_heartbeat_takes_nothing_from_it(
+    nats_server: NatsServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """nats-py may say a watch caught up before it delivered everything (nats-io/nats.py#842):
+    a replica's scan of the heartbeats can miss one that is there. Its owner's seat then looks
+    orphaned, but the claim reads the owner's heartbeat itself first and leaves the seat, every
+    scan, whichever replica the hashing prefers."""
+    me, owner = Identity.new("bot-b"), Identity.new("bot-a")
+    nc, (book, theirs) = await books(nats_server, me, owner)
+    client = MatchClient("127.0.0.1:9")  # never called: nothing is claimed
+    try:
+        bot = Bot(bot_config(), client, book)
+        await theirs.beat()
+        await bot.heartbeat()
+        assert bot.holds_lease()
+        revision = await theirs.record(dead_seat().for_owner(owner))
+        live_now = book.live
+
+        async def missed() -> dict[str, str]:  # the scan that lost the owner's heartbeat
+            return {k: v for k, v in (await live_now()).items() if k != owner.key}
+
+        monkeypatch.setattr(book, "live", missed)
+        for _ in range(2):  # the second scan claims even where another replica is preferred
+            assert await bot.takeover_once() == 0
+        assert bot.held == {}
+        assert await book.get(dead_seat().for_owner(owner).key) == (
+            revision,
+            dead_seat().for_owner(owner),
+        )
+        monkeypatch.setattr(book, "live", live_now)  # with its heartbeat gone, it is taken
+        await theirs.retire()
+        assert await bot.takeover_once() == 1
+    finally:
+        for held in bot.held.values():
+            if held.task is not None:
+                held.task.cancel()
+        await client.close()
+        await nc.close()
+
+
 async def test_after_its_heartbeat_lapsed_a_replica_waits_before_it_acts_again(
     nats_server: NatsServer,
 ) -> None:

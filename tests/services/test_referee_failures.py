@@ -38,6 +38,7 @@ from match_rules.race.game import from_proto
 from services.referee.config import RefereeConfig
 from services.referee.leases import Leases, heartbeat_key, lease_bucket
 from services.referee.service import Referee
+from tests.services.ready import until_the_dealer_answers
 
 TTL_S = 6.0  # longer than any pause here: a lease lost is one the test takes away
 WINDOW_MS = 10_000  # the Ready window
@@ -155,14 +156,7 @@ async def bus(
 ) -> AsyncIterator[Bus]:
     nc = await nats.connect(nats_server.url)
     await ensure_stream(nc.jetstream())
-    for attempt in range(100):  # until the dealer answers
-        try:
-            await nc.request(subjects.DEALER_COMMIT, b"", 1)
-            break
-        except (nats.errors.NoRespondersError, nats.errors.TimeoutError):
-            await asyncio.sleep(min(0.05 * attempt, 1.0))
-    else:
-        raise AssertionError("the dealer never answered")
+    await until_the_dealer_answers(nc)
     b = Bus(nats_server, nc, SteppedClock(), request.param)
     yield b
     for referee, rnc in b.referees:
