@@ -14,8 +14,8 @@ scripted load of every other game (match_bench.games) at full speed on a third. 
 one ``bench:`` line.
 
 On a stack of its own, full speed at ``--concurrency`` turns in flight, then with twice as
-many, and twice again, while that still raises turns/s (``--saturate-to``,
-``--saturate-gain``): ``turns_s`` and ``cpu_us_per_turn`` on the line are the run with the most
+many, and twice again, until two doublings in a row gain nothing (``--saturate-to``,
+``--saturate-gain``): ``turns_s`` and ``cpu_us_per_turn`` on the line are its step with the most
 turns a second, ``fixed_turns_s`` and ``fixed_cpu_us_per_turn`` the main stack's full speed at
 ``--concurrency``, which the unary and view phases, the bare chain and the ratio match.
 
@@ -366,16 +366,18 @@ class Bench:
 
     async def saturate(self, channels: Channels) -> None:
         """Full speed over Play at ``--concurrency`` turns in flight, then at twice as many, and
-        twice again, while doubling them still raises turns/s by ``--saturate-gain`` (up to
-        ``--saturate-to`` in flight): how many turns a second the stack carries when it is
-        offered more than it can take, which a fixed ``--concurrency`` does not show (each
-        process reads, judges, appends and acks more at a wake-up as its queues deepen). The
-        steps go under ``saturation``; the best is ``turns_s`` on the line. Its own stack: the
-        thousands of tables each step leaves behind would expire during the main stack's idle
-        tables and hide their memory."""
+        twice again (up to ``--saturate-to`` in flight), until two doublings in a row fail to
+        beat the best step so far by ``--saturate-gain`` (one step alone may be a noisy
+        moment): how many turns a second the stack carries when it is offered more than it can
+        take, which a fixed ``--concurrency`` does not show (each process reads, judges,
+        appends and acks more at a wake-up as its queues deepen). The steps go under
+        ``saturation``; the best is ``turns_s`` on the line. Its own stack: the thousands of
+        tables each step leaves behind would expire during the main stack's idle tables and
+        hide their memory."""
         a = self.args
         steps: list[dict[str, Any]] = []
-        concurrency = a.concurrency
+        best: dict[str, Any] | None = None
+        concurrency, misses = a.concurrency, 0
         while True:
             fig = await self.full_speed(
                 channels,
@@ -384,13 +386,19 @@ class Bench:
                 concurrency=concurrency,
             )
             steps.append(self.results.pop("saturation_step"))
-            if len(steps) > 1:
-                gain = fig["turns_per_s"] / max(steps[-2]["turns_per_s"], 1e-9) - 1
-                self.log(f"saturation: {concurrency} in flight, {gain:+.1%} turns/s on half")
-                if gain < a.saturate_gain:
-                    break
+            if best is not None:
+                gain = fig["turns_per_s"] / max(best["turns_per_s"], 1e-9) - 1
+                misses = 0 if gain >= a.saturate_gain else misses + 1
+                self.log(
+                    f"saturation: {concurrency} in flight, {gain:+.1%} turns/s on the best "
+                    f"before ({best['concurrency']} in flight)"
+                )
+            if best is None or fig["turns_per_s"] > best["turns_per_s"]:
+                best = fig
+            if misses >= 2:
+                break
             if concurrency * 2 > a.saturate_to:
-                if len(steps) > 1:  # the last doubling still gained: the stack may carry more
+                if len(steps) > 1 and misses == 0:  # the last doubling still gained
                     self.log(f"saturation: stopped at --saturate-to {a.saturate_to}, still rising")
                 break
             concurrency *= 2
@@ -1015,9 +1023,9 @@ def summary(results: dict[str, Any], args: argparse.Namespace) -> str:
 
 
 def saturated(results: dict[str, Any]) -> dict[str, Any]:
-    """Full speed at its most turns a second: full speed itself, or a step of the saturation
-    ramp that carried more."""
-    steps = [results["full_speed"], *results.get("saturation", [])]
+    """Full speed at its most turns a second: the saturation ramp's best step, all of them on
+    one stack (its first at ``--concurrency``); without the ramp, the main full speed."""
+    steps = results.get("saturation") or [results["full_speed"]]
     return max(steps, key=lambda fig: fig["turns_per_s"])
 
 
@@ -1249,14 +1257,15 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         type=int,
         default=2048,
         help="on a stack of its own, full speed at --concurrency, then at twice the turns in "
-        "flight, and twice again, up to this many (the best is turns_s; at most --concurrency: "
-        "no steps, no stack)",
+        "flight, and twice again, up to this many (the best is turns_s; under twice "
+        "--concurrency: no ramp, no stack)",
     )
     p.add_argument(
         "--saturate-gain",
         type=float,
         default=0.05,
-        help="the doubling stops when turns/s rose by less than this (0.05: 5%%)",
+        help="the doubling stops after two steps in a row that beat the best before by less "
+        "than this (0.05: 5%%)",
     )
     p.add_argument("--warmup", type=float, default=8.0, help="at least; up to 3x until full")
     p.add_argument("--full-seconds", type=float, default=20.0)
@@ -1471,7 +1480,7 @@ async def amain(args: argparse.Namespace) -> str:
             verdict = loop_verdict(loop)
             print(f"event loop: {verdict} ({said}): the services run on it from here", flush=True)
         await on_stack(args, bench_stack(Path(tmp) / "stack", event_loop=loop), results, "main")
-        if args.saturate_to > args.concurrency:
+        if args.saturate_to >= 2 * args.concurrency:
             saturation = bench_stack(Path(tmp) / "saturation", event_loop=loop)
             await on_stack(args, saturation, results, "saturation")
         if args.pinned and two_cpus() is None:

@@ -524,37 +524,37 @@ async def test_a_scan_that_missed_a_live_owners_heartbeat_takes_nothing_from_it(
 ) -> None:
     """nats-py may say a watch caught up before it delivered everything (nats-io/nats.py#842):
     a replica's scan of the heartbeats can miss one that is there. Its owner's seat then looks
-    orphaned, but the claim reads the owner's heartbeat itself first and leaves the seat, every
-    scan, whichever replica the hashing prefers."""
+    orphaned, but the claim reads the owner's heartbeat itself first and leaves the seat, round
+    after round; once the owner has gone, the seat is taken."""
     me, owner = Identity.new("bot-b"), Identity.new("bot-a")
     nc, (book, theirs) = await books(nats_server, me, owner)
-    client = MatchClient("127.0.0.1:9")  # never called: nothing is claimed
+    client = MatchClient("127.0.0.1:9")  # never called: no seat is played here
+    bot = Bot(bot_config(), client, book)
+    played: list[str] = []
+    monkeypatch.setattr(bot, "_play", lambda held, resume=False: played.append(held.record.key))
     try:
-        bot = Bot(bot_config(), client, book)
-        await theirs.beat()
-        await bot.heartbeat()
-        assert bot.holds_lease()
-        revision = await theirs.record(dead_seat().for_owner(owner))
+        mine = dead_seat().for_owner(owner)
+        revision = await theirs.record(mine)
         live_now = book.live
 
         async def missed() -> dict[str, str]:  # the scan that lost the owner's heartbeat
             return {k: v for k, v in (await live_now()).items() if k != owner.key}
 
         monkeypatch.setattr(book, "live", missed)
-        for _ in range(2):  # the second scan claims even where another replica is preferred
+        for _ in range(2):  # each round with both heartbeats fresh: only the scan misses one
+            await theirs.beat()
+            await bot.heartbeat()
+            assert bot.holds_lease()
             assert await bot.takeover_once() == 0
-        assert bot.held == {}
-        assert await book.get(dead_seat().for_owner(owner).key) == (
-            revision,
-            dead_seat().for_owner(owner),
-        )
+        assert bot.held == {} and played == []
+        assert await book.get(mine.key) == (revision, mine)
         monkeypatch.setattr(book, "live", live_now)  # with its heartbeat gone, it is taken
         await theirs.retire()
+        await bot.heartbeat()
         assert await bot.takeover_once() == 1
+        assert played == [mine.key]
+        assert (await book.get(mine.key) or (0, mine))[1].owned_by(me)
     finally:
-        for held in bot.held.values():
-            if held.task is not None:
-                held.task.cancel()
         await client.close()
         await nc.close()
 
