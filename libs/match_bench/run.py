@@ -955,6 +955,13 @@ def summary(results: dict[str, Any], args: argparse.Namespace) -> str:
     s["fixed_in_flight"] = full["concurrency"]
     s["fixed_turns_s"] = round(full["turns_per_s"])
     s["fixed_cpu_us_per_turn"] = full["stack_cpu_us_per_turn"]
+    # What the p99's tables cost: at human pace each turn wakes every process on its own (a
+    # frame, a read, a delivery for one turn), so a turn costs more there than at full speed,
+    # and the machine's cores, the driver's share with them, bound the p99.
+    there = at_tables(human, args.human_tables)
+    s["human_turns_s"] = round(there["turns_per_s"])
+    s["human_cpu_us_per_turn"] = there.get("stack_cpu_us_per_turn", 0)
+    s["human_cores"] = there.get("cpu_utilisation_cores", 0.0)
     unary = results.get("full_speed_unary", {})
     s["transport"] = full.get("transport", TRANSPORT)
     s["unary_turns_s"] = round(unary.get("turns_per_s", 0))
@@ -1005,7 +1012,10 @@ def summary(results: dict[str, Any], args: argparse.Namespace) -> str:
             f"max_tables_50ms={s['max_tables_50ms']} unary_turns_s={s['unary_turns_s']} "
             f"unary_cpu_us_per_turn={s['unary_cpu_us_per_turn']} "
             f"fixed_in_flight={s['fixed_in_flight']} fixed_turns_s={s['fixed_turns_s']} "
-            f"fixed_cpu_us_per_turn={s['fixed_cpu_us_per_turn']} transport={s['transport']} "
+            f"fixed_cpu_us_per_turn={s['fixed_cpu_us_per_turn']} "
+            f"human_turns_s={s['human_turns_s']} "
+            f"human_cpu_us_per_turn={s['human_cpu_us_per_turn']} "
+            f"human_cores={s['human_cores']:.2f} transport={s['transport']} "
             f"loop={s['loop']}",
             (
                 f"view_turns_s={s['view_turns_s']} view_cpu_us_per_turn={s['view_cpu_us_per_turn']}"
@@ -1153,6 +1163,14 @@ def table_text(results: dict[str, Any], group_sync: str = "") -> str:
             f"{s.get('fixed_turns_s', 0)} turns/s, {s.get('fixed_cpu_us_per_turn', 0)} us, and "
             f"over unary calls, same stack, right after: {s.get('unary_turns_s', 0)} turns/s, "
             f"{s.get('unary_cpu_us_per_turn', 0)} us"
+        )
+    if "human_turns_s" in s:
+        each = s["human_turns_s"] / max(s["p99_tables"], 1)
+        lines.append(
+            f"human pace at {s['p99_tables']} tables: {s['human_turns_s']} turns/s ({each:.2f} a "
+            f"table), {s['human_cpu_us_per_turn']} us services + NATS per turn (a turn wakes "
+            f"every process on its own), {s['human_cores']:.2f} cores busy with the driver, "
+            f"p99 {s['p99_ms']:.1f} ms"
         )
     if "view_turns_s" in s:
         lines.append(

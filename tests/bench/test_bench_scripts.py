@@ -229,7 +229,9 @@ def test_the_bench_line_says_play_is_absent_and_every_games_cpu() -> None:
         "full_speed_view": {**fig(700.4, 2100), "transport": "view", "view_items_per_turn": 2.1,
                             "views_ended": {"ok": 30, "RESOURCE_EXHAUSTED": 2}},
         "bare_chain": fig(2000.0, 600),
-        "human_pace": [fig(325, 0, tables=250), fig(1300, 0, tables=1000)],
+        # The p99's tables: what a turn costs there and how busy the machine was.
+        "human_pace": [fig(325, 0, tables=250),
+                       fig(1300.4, 1400, tables=1000, cpu_utilisation_cores=1.853)],
         "held": {"tables": 11000, "bytes_per_table": 5000},
         "loop_steps": [fig(800, 1900, loop="uvloop"), fig(900, 1700, loop="asyncio")],
         "games": {"concentration": fig(640.2, 2100), "match_five": fig(500, 2500)},
@@ -239,7 +241,8 @@ def test_the_bench_line_says_play_is_absent_and_every_games_cpu() -> None:
     assert line == (
         "bench: turns_s=812 cpu_us_per_turn=1900 in_flight=64 p99_ms=12.0 max_tables_50ms=1000 "
         "unary_turns_s=500 unary_cpu_us_per_turn=2600 fixed_in_flight=64 fixed_turns_s=812 "
-        "fixed_cpu_us_per_turn=1900 transport=play loop=asyncio "
+        "fixed_cpu_us_per_turn=1900 human_turns_s=1300 human_cpu_us_per_turn=1400 "
+        "human_cores=1.85 transport=play loop=asyncio "
         "view_turns_s=700 view_cpu_us_per_turn=2100 view_items_per_turn=2.1 views_failed=2 "
         "asyncio_turns_s=900 uvloop_turns_s=800 "
         "concentration_cpu_us=2100 concentration_cmds_s=640 match_five_cpu_us=2500 "
@@ -271,6 +274,11 @@ def test_the_bench_line_says_play_is_absent_and_every_games_cpu() -> None:
         "most turns/s); at 64 in flight 812 turns/s, 1900 us, and over unary calls" in text
     )
     assert "right after: 500 turns/s, 2600 us" in text
+    assert (
+        "human pace at 1000 tables: 1300 turns/s (1.30 a table), 1400 us services + NATS per "
+        "turn (a turn wakes every process on its own), 1.85 cores busy with the driver, p99 12.0"
+        in text
+    )
     assert "(as the apps play): 700 turns/s, 2100 us services + NATS per turn, 2.1 view " in text
     assert "full speed view" in text and "full speed unary" in text
     assert "concentration 2100 us at 640 commands/s, match_five 2500 us at 500" in text
@@ -449,7 +457,7 @@ async def test_the_saturation_ramp_doubles_until_two_steps_gain_nothing_and_the_
     assert line.startswith(
         "bench: turns_s=2010 cpu_us_per_turn=48 in_flight=2046 p99_ms=12.0 max_tables_50ms=1000 "
         "unary_turns_s=0 unary_cpu_us_per_turn=0 fixed_in_flight=64 fixed_turns_s=3000 "
-        "fixed_cpu_us_per_turn=1200 "
+        "fixed_cpu_us_per_turn=1200 human_turns_s=1300 human_cpu_us_per_turn=0 human_cores=0.00 "
     ), line
     assert "ratio=1.500 " in line  # the main stack's full speed against its bare chain
     # Every doubling gained up to --saturate-to: the ramp stops there and says so.

@@ -23,7 +23,9 @@ LINE = re.compile(
     r"in_flight=(?P<in_flight>\d+) p99_ms=(?P<p99>[0-9.]+|nan) "
     r"max_tables_50ms=(?P<max_tables>\d+) unary_turns_s=(?P<unary>\d+) "
     r"unary_cpu_us_per_turn=(?P<unary_cpu>\d+) fixed_in_flight=8 "
-    r"fixed_turns_s=(?P<fixed>\d+) fixed_cpu_us_per_turn=(?P<fixed_cpu>\d+) transport=play "
+    r"fixed_turns_s=(?P<fixed>\d+) fixed_cpu_us_per_turn=(?P<fixed_cpu>\d+) "
+    r"human_turns_s=(?P<human>\d+) human_cpu_us_per_turn=(?P<human_cpu>\d+) "
+    r"human_cores=(?P<human_cores>[0-9.]+) transport=play "
     r"loop=(?P<loop>uvloop|asyncio) view_turns_s=(?P<view>\d+) "
     r"view_cpu_us_per_turn=(?P<view_cpu>\d+) view_items_per_turn=(?P<view_items>[0-9.]+) "
     r"views_failed=(?P<views_failed>\d+) asyncio_turns_s=\d+ uvloop_turns_s=\d+ "
@@ -91,6 +93,13 @@ def test_a_tiny_bench_prints_its_summary_line(tmp_path: Path) -> None:
     assert int(match["cpu"]) == best["stack_cpu_us_per_turn"]
     assert int(match["fixed"]) == round(full["turns_per_s"])
     assert int(match["fixed_cpu"]) == full["stack_cpu_us_per_turn"]
+    # The p99's tables (--human-tables): what a turn cost there, how busy the machine was (its
+    # 1.5 s window may fall before the tables' first board starts: no turn is not a failure).
+    there = run.at_tables(results["human_pace"], 2)
+    assert there["tables"] == 2, results["human_pace"]
+    assert int(match["human"]) == round(there["turns_per_s"])
+    assert int(match["human_cpu"]) == there["stack_cpu_us_per_turn"]
+    assert float(match["human_cores"]) == round(there["cpu_utilisation_cores"], 2) > 0
     # Once more with every seat following its view on its stream, as the apps do: turns, no
     # view refused or broken, and at least the acting seat's own event down for every turn.
     view = results["full_speed_view"]
