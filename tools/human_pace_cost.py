@@ -9,8 +9,9 @@ human pace").
 
 ``.venv/bin/python tools/human_pace_cost.py [TABLES] [SECONDS] [PROFILE_DIR]`` from the
 checkout (500 and 10 by default): a quick figure, not a test. With ``PROFILE_DIR``, py-spy then
-records the referee, the lobby and the ledger for 15 s while the tables play (the bench's
-``prof-<service>.txt`` stacks, named ``human-<service>.txt`` there)."""
+records the lobby and the referee for 15 s while the tables play, native frames included
+(``human-<service>.txt`` there, raw stacks), and prints what their samples ran: a system call,
+Python, or other C code, leaving out those waiting in epoll."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import random
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 import grpc  # type: ignore[import-untyped, unused-ignore]
@@ -30,6 +32,52 @@ from match_bench.players import Channels, Sink, play_tables
 
 def per_second(before: dict[str, float], after: dict[str, float], seconds: float) -> str:
     return " ".join(f"{k}={(after[k] - before[k]) / seconds * 1000:.0f}" for k in after)
+
+
+def kinds(raw: Path) -> str:
+    """A native profile's samples by what runs at the leaf: waiting in epoll, a system call
+    (socket reads and writes), Python, or other C code (the interpreter's own, protobuf's,
+    uvloop's, gRPC's); shares of the samples not waiting."""
+    count: Counter[str] = Counter()
+    for line in raw.read_text().splitlines():
+        stack, _, n = line.rpartition(" ")
+        leaf = stack.rsplit(";", 1)[-1]
+        if "epoll" in leaf:
+            kind = "waiting"
+        elif ".py:" in leaf:
+            kind = "python"
+        elif any(call in leaf for call in ("sendmsg", "write", "read", "recv", "syscall")):
+            kind = "system calls"
+        else:
+            kind = "other C"
+        count[kind] += int(n)
+    busy = sum(n for kind, n in count.items() if kind != "waiting") or 1
+    return ", ".join(
+        f"{kind} {100 * n / busy:.0f} %" for kind, n in count.most_common() if kind != "waiting"
+    )
+
+
+async def native_profiles(bench: run.Bench, into: Path) -> None:
+    """py-spy, native frames included, on the lobby and the referee for 15 s."""
+    spy = Path(sys.executable).parent / "py-spy"
+    into.mkdir(parents=True, exist_ok=True)
+    pids = bench.pids()
+    raws = {name: into / f"human-{name}.txt" for name in ("lobby", "referee")}
+    spies = [
+        await asyncio.create_subprocess_exec(
+            str(spy), "record", "--native", "-d", "15", "-r", "100", "-p", str(pids[name]),
+            "-f", "raw", "-o", str(raw),
+            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
+        )  # fmt: skip
+        for name, raw in raws.items()
+    ]
+    for proc in spies:
+        await proc.wait()
+    for name, raw in raws.items():
+        if raw.exists():
+            print(f"{name}, samples not waiting in epoll: {kinds(raw)} ({raw})")
+        else:
+            print(f"{name}: py-spy wrote nothing (is py-spy installed? ptrace allowed?)")
 
 
 async def measure(bench: run.Bench, tables: int, seconds: float, profile: Path | None) -> None:
@@ -75,10 +123,7 @@ async def measure(bench: run.Bench, tables: int, seconds: float, profile: Path |
         f"{fig['cpu_utilisation_cores']} cores, latency ms {fig['latency_ms']}"
     )
     if profile is not None:
-        profile.mkdir(parents=True, exist_ok=True)
-        bench.out = profile
-        await bench.profile(15, prefix="human")
-        print(f"py-spy's stacks in {profile}/human-<service>.txt")
+        await native_profiles(bench, profile)
     stop.set()
     await asyncio.gather(*playing, return_exceptions=True)
     await channels.close()
