@@ -67,6 +67,7 @@ from match_client.client import MatchClient
 from match_launch.child import tied
 from match_launch.natsserver import NatsServer, free_port
 from match_launch.stack import ONE_ADDRESS_MANY_PLAYERS, Stack
+from match_rules.race.settings import COUNTDOWN_MS
 
 Job = Coroutine[Any, Any, None]
 SERVICES = ("dealer", "ledger", "referee", "lobby", "players")
@@ -556,7 +557,11 @@ class Bench:
                 stopped.append(task)
             took = time.monotonic() - t0
             self.log(f"{key}: {len(playing)} tables playing ({need:+d} in {took:.1f}s)")
-            await asyncio.sleep(min(5.0, interval * 2, a.human_seconds))
+            # A table just opened turns first after its spread (up to an interval), its
+            # players' Ready, the board's countdown and a first pause (up to 1.2 intervals):
+            # the window opens after that, so that it measures every table at its pace.
+            first_turn = 2.2 * interval + COUNTDOWN_MS / 1000 + 0.5
+            await asyncio.sleep(min(first_turn if need > 0 else 2 * interval, a.human_seconds))
             stats, elapsed, cpu, flight = await self.window(sink, a.human_seconds)
             fig = self.figures(stats, elapsed, cpu, flight)
             fig["tables"] = len(playing)
@@ -960,7 +965,8 @@ def summary(results: dict[str, Any], args: argparse.Namespace) -> str:
     # and the machine's cores, the driver's share with them, bound the p99.
     there = at_tables(human, args.human_tables)
     s["human_turns_s"] = round(there["turns_per_s"])
-    s["human_cpu_us_per_turn"] = there.get("stack_cpu_us_per_turn", 0)
+    # No turn in the window (a tiny run): no cost per turn to tell, rather than the window's CPU.
+    s["human_cpu_us_per_turn"] = there.get("stack_cpu_us_per_turn", 0) if there["turns"] else 0
     s["human_cores"] = there.get("cpu_utilisation_cores", 0.0)
     unary = results.get("full_speed_unary", {})
     s["transport"] = full.get("transport", TRANSPORT)

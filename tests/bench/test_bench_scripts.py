@@ -229,9 +229,12 @@ def test_the_bench_line_says_play_is_absent_and_every_games_cpu() -> None:
         "full_speed_view": {**fig(700.4, 2100), "transport": "view", "view_items_per_turn": 2.1,
                             "views_ended": {"ok": 30, "RESOURCE_EXHAUSTED": 2}},
         "bare_chain": fig(2000.0, 600),
-        # The p99's tables: what a turn costs there and how busy the machine was.
-        "human_pace": [fig(325, 0, tables=250),
-                       fig(1300.4, 1400, tables=1000, cpu_utilisation_cores=1.853)],
+        # The p99's tables (1,000, not the ramp's last step): what a turn costs there and how
+        # busy the machine was.
+        "human_pace": [fig(325, 0, tables=250, turns=4875),
+                       fig(1300.4, 1400, tables=1000, cpu_utilisation_cores=1.853, turns=19506),
+                       fig(1700, 2000, tables=1500, cpu_utilisation_cores=1.99, turns=25500,
+                           latency_ms={"p50": 30.0, "p95": 70.0, "p99": 80.0})],
         "held": {"tables": 11000, "bytes_per_table": 5000},
         "loop_steps": [fig(800, 1900, loop="uvloop"), fig(900, 1700, loop="asyncio")],
         "games": {"concentration": fig(640.2, 2100), "match_five": fig(500, 2500)},
@@ -248,6 +251,10 @@ def test_the_bench_line_says_play_is_absent_and_every_games_cpu() -> None:
         "concentration_cpu_us=2100 concentration_cmds_s=640 match_five_cpu_us=2500 "
         "match_five_cmds_s=500 ratio=0.406 tables=11000 bytes_per_table=5000"
     )
+    # A window without a turn tells no cost per turn (figures() divides by at least one turn,
+    # which would print the window's whole CPU).
+    idle = {**results, "human_pace": [fig(0, 2_000_000, tables=1000, turns=0)]}
+    assert " human_turns_s=0 human_cpu_us_per_turn=0 " in run.summary(idle, args)
     # The stack on one CPU and the load on the other; the load split over two stacks.
     results["pinned_full_speed"] = fig(700.4, 1500)
     results["pinned_human_pace"] = [fig(325, 0, tables=250), fig(900, 0, tables=1000)]
@@ -450,7 +457,7 @@ async def test_the_saturation_ramp_doubles_until_two_steps_gain_nothing_and_the_
     assert "still rising" not in capsys.readouterr().out  # 2,048 gained under 5 %
     line = run.summary(
         {**bench.results, "bare_chain": fig(2000.0, 600, 64, 64),
-         "human_pace": [{**fig(1300, 0, 3, 0), "tables": 1000}],
+         "human_pace": [{**fig(1300, 0, 3, 0), "tables": 1000, "turns": 19500}],
          "held": {"tables": 1, "bytes_per_table": 1}},
         argparse.Namespace(p99_ms=50.0, human_tables=1000, group_sync=""),
     )  # fmt: skip
