@@ -33,7 +33,6 @@ from match_bench.players import Channels, Player, Sink, play_tables
 from match_client.client import refusal_code
 
 MAX_SECONDS = 40.0
-WARM_S = 8.0  # a table's first turn: its spread (up to 1.5 s), the countdown, a first pause
 WAITING = {"epoll_wait", "epoll_pwait", "epoll_pwait2"}
 SYSTEM_CALLS = {
     "sendmsg", "sendto", "send", "write", "writev", "read", "readv", "recv", "recvmsg",
@@ -126,7 +125,7 @@ async def measure(
     await asyncio.sleep(3)
     await idle(f"{len(opened)} tables, their {2 * len(opened)} Play streams open, no turn")
     sink, stop = Sink(), asyncio.Event()
-    interval = 2 / run.HUMAN_TURNS_PER_TABLE_S  # each of the 2 players
+    interval = run.HUMAN_INTERVAL_S  # each of the 2 players
     playing = []
     for n, pair in enumerate(opened):
         delay = random.uniform(0, interval)  # the tables' turns spread over the interval
@@ -136,7 +135,7 @@ async def measure(
         )
         playing.append(asyncio.create_task(play))
     try:
-        await asyncio.sleep(WARM_S)  # every table's first turn behind it
+        await asyncio.sleep(run.HUMAN_FIRST_TURN_S)  # every table's first turn behind it
         stats, elapsed, cpu, flight = await bench.window(sink, seconds)
         fig = bench.figures(stats, elapsed, cpu, flight)
         turns = max(stats.accepted, 1)

@@ -84,6 +84,11 @@ IDLE_GAMES = (
     (common_pb2.GAME_KIND_MATCH_FIVE, 3),
 )
 HUMAN_TURNS_PER_TABLE_S = 1.3
+HUMAN_INTERVAL_S = 2 / HUMAN_TURNS_PER_TABLE_S  # between one player's turns (2 a table)
+# A table just opened turns first after its spread (up to an interval), its players' Ready,
+# the board's countdown and a first pause (up to 1.2 intervals): a human-pace window opens
+# after that, so that it measures every table at its pace (~6.9 s).
+HUMAN_FIRST_TURN_S = 2.2 * HUMAN_INTERVAL_S + COUNTDOWN_MS / 1000 + 0.5
 # The phases profiled after their window (py-spy), by phase: the raw stacks' file prefix and
 # the results' key. The view phase is how the client apps play, so it is profiled as well.
 PROFILED = {"full_speed": ("prof", "profile"), "full_speed_view": ("prof-view", "profile_view")}
@@ -526,7 +531,7 @@ class Bench:
         the lobby). A table taken out of the ramp stops turning and stays open."""
         a = self.args
         target = a.human_tables
-        interval = 2 / HUMAN_TURNS_PER_TABLE_S  # each of the 2 players, so 1.3 per table
+        interval = HUMAN_INTERVAL_S  # each of the 2 players, so 1.3 per table
         sink = Sink()
         playing: list[tuple[asyncio.Event, asyncio.Task[None]]] = []
         stopped: list[asyncio.Task[None]] = []
@@ -557,11 +562,8 @@ class Bench:
                 stopped.append(task)
             took = time.monotonic() - t0
             self.log(f"{key}: {len(playing)} tables playing ({need:+d} in {took:.1f}s)")
-            # A table just opened turns first after its spread (up to an interval), its
-            # players' Ready, the board's countdown and a first pause (up to 1.2 intervals):
-            # the window opens after that, so that it measures every table at its pace.
-            first_turn = 2.2 * interval + COUNTDOWN_MS / 1000 + 0.5
-            await asyncio.sleep(min(first_turn if need > 0 else 2 * interval, a.human_seconds))
+            settle = HUMAN_FIRST_TURN_S if need > 0 else 2 * interval
+            await asyncio.sleep(min(settle, a.human_seconds))
             stats, elapsed, cpu, flight = await self.window(sink, a.human_seconds)
             fig = self.figures(stats, elapsed, cpu, flight)
             fig["tables"] = len(playing)
