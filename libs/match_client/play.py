@@ -15,7 +15,10 @@ metadata, and matches answers to commands by request id. A refusal is raised as 
 ``grpc.aio.AioRpcError`` the unary call would have raised (status, message, and the trailers
 ``match-refusal-code`` and ``retry-after-ms``), so callers cannot tell the two paths apart. A
 stream that breaks is opened again and every unanswered command sent again under its request
-id (the referee answers a command it already applied with its first answer); a server without
+id (the referee answers a command it already applied with its first answer), by one reopening
+at a time however many streams end meanwhile; a stream the server ends gives its own status to
+the commands it leaves unanswered (a write that finds it ended does too), so a seat given up is
+told UNAUTHENTICATED and why, not that the call was finished; a server without
 Play (UNIMPLEMENTED) makes :attr:`PlayStream.unsupported` true, and the caller goes back to the
 unary rpcs (match_client.session.GameSession does).
 """
@@ -28,7 +31,7 @@ import importlib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 import grpc  # type: ignore[import-untyped]
 from google.protobuf import message_factory
@@ -41,6 +44,7 @@ REFUSAL = "refusal"
 REOPEN_TRIES = 3  # a stream that breaks is opened again this many times before giving up
 REOPEN_PAUSE_S = 0.2
 _CODES = {code.value[0]: code for code in grpc.StatusCode}
+_NOT_BROKEN = object()
 # A stream that ends with one of these is not opened again: the seat itself is refused (its
 # token, its table), or the lobby holds too many streams or a message was too big (gRPC's limit).
 _FINAL = frozenset(
@@ -113,15 +117,38 @@ def refused(refusal: Any) -> grpc.aio.AioRpcError:
     )
 
 
-def _unavailable(pending: _Pending) -> grpc.aio.AioRpcError:
+def _unavailable(pending: _Pending, cause: BaseException | None = None) -> grpc.aio.AioRpcError:
     request_id = str(getattr(pending.request, "request_id", ""))
+    why = f" ({cause!r})" if cause is not None else ""
     return grpc.aio.AioRpcError(
         grpc.StatusCode.UNAVAILABLE,
         grpc.aio.Metadata(),
         grpc.aio.Metadata(("x-request-id", request_id)),
-        details="the Play stream ended before the answer came: retry with the same request id "
-        f"({request_id}) to get it",
+        details=f"the Play stream ended before the answer came{why}: retry with the same "
+        f"request id ({request_id}) to get it",
     )
+
+
+def _code(error: BaseException | None) -> grpc.StatusCode | None:
+    return error.code() if isinstance(error, grpc.aio.AioRpcError) else None
+
+
+async def _ended_with(call: Any, failed: Exception) -> BaseException | None:
+    """Why a write to ``call`` failed: the error itself if it is the call's status; for a call
+    already over (grpc raises InvalidStateError, "RPC already finished"), the status the server
+    ended it with, None if that was OK; otherwise ``failed`` as it is."""
+    if isinstance(failed, grpc.aio.AioRpcError) or not call.done():
+        return failed
+    code = await call.code()
+    if code == grpc.StatusCode.OK:
+        return None
+    ended = grpc.aio.AioRpcError(
+        code,
+        await call.initial_metadata(),
+        await call.trailing_metadata(),
+        details=await call.details(),
+    )
+    return cast(BaseException, ended)
 
 
 class Unsupported(Exception):
@@ -155,6 +182,10 @@ class PlayStream:
         )
         self._call: Any = None
         self._reader: asyncio.Task[None] | None = None
+        # At most one reopening at a time; a stream that ends while it runs leaves its status
+        # here and the reopening goes round again (_NOT_BROKEN: none ended meanwhile).
+        self._reopening: asyncio.Task[None] | None = None
+        self._broke_with: object = _NOT_BROKEN  # BaseException, None (OK) or _NOT_BROKEN
         self._pending: dict[str, _Pending] = {}
         self._view_id = ""
         self._view: asyncio.Queue[Any] | None = None
@@ -228,6 +259,11 @@ class PlayStream:
 
     async def close(self) -> None:
         """End the stream (the server sees the client's side end); unanswered commands fail."""
+        reopening, self._reopening = self._reopening, None
+        if reopening is not None:  # no stream is opened again after close
+            reopening.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await reopening
         await self._stop(cancel=True)
         for pending in self._pending.values():
             if not pending.answer.done():
@@ -278,11 +314,12 @@ class PlayStream:
             error = failed
         except Exception as failed:  # pragma: no cover - grpc raises AioRpcError
             error = failed
-        if self._call is call:
-            self._call = None
+        if self._call is not call:
+            return  # closed, or its end already seen by the reopening that wrote to it
+        self._call = None
         self._ended(error)
         if self._pending and not self.unsupported:
-            asyncio.get_running_loop().create_task(self._resend(error))
+            self._broken(error)
 
     def _deliver(self, response: Any) -> None:
         which = response.WhichOneof("body")
@@ -314,37 +351,77 @@ class PlayStream:
             self._view.put_nowait(Unsupported() if self.unsupported else error)
             self._view, self._view_id = None, ""
 
-    async def _resend(self, error: BaseException | None) -> None:
-        """Open a new stream and send every unanswered command again, under its request id."""
-        code = error.code() if isinstance(error, grpc.aio.AioRpcError) else None
-        for attempt in range(REOPEN_TRIES):
-            if code in _FINAL or not self._pending:
-                break
+    def _broken(self, error: BaseException | None) -> None:
+        """A stream ended with ``error`` (None: OK) and commands are unanswered: reopen, unless
+        a reopening is running, which then goes round again with ``error``."""
+        self._broke_with = error
+        if self._reopening is None or self._reopening.done():
+            self._reopening = asyncio.get_running_loop().create_task(self._reopen())
+
+    async def _reopen(self) -> None:
+        """Open a new stream and send every unanswered command again, under its request id,
+        until each is answered, is refused by how a stream ended (a status in _FINAL), or has
+        gone on more than REOPEN_TRIES streams that broke; then it fails with the last status."""
+        attempt = 0
+        while self._pending and not self.unsupported:
+            error, self._broke_with = self._broke_with, _NOT_BROKEN
+            if error is _NOT_BROKEN:
+                return  # everything unanswered went on a stream that is still up
+            assert error is None or isinstance(error, BaseException)
+            if _code(error) in _FINAL or attempt >= REOPEN_TRIES:
+                self._fail_pending(error)
+                return
             if attempt:
                 await asyncio.sleep(REOPEN_PAUSE_S * attempt)
+            attempt += 1
             try:
                 call = await self._open()
+            except Exception as failed:  # the channel closed under us
+                self._broke_with = failed
+                continue
+            try:
+                first = True
                 for pending in list(self._pending.values()):
                     if pending.answer.done():
                         continue
                     if pending.sent > REOPEN_TRIES:  # each stream it went on broke
-                        pending.answer.set_exception(error or _unavailable(pending))
+                        self._fail(pending, error)
                         continue
+                    if call.done():
+                        raise asyncio.InvalidStateError("the new stream ended")
                     pending.sent += 1
                     await self._write(call, pending.request)
-                return
+                    if first:
+                        # The rest wait until the server has taken the stream (its headers come
+                        # with the first answer) or ended it: a write racing the end of a stream
+                        # fails in grpc's core and hides the status the server ended it with.
+                        first = False
+                        await call.initial_metadata()
             except Exception as failed:
-                error = failed
-                code = failed.code() if isinstance(failed, grpc.aio.AioRpcError) else None
+                # The new stream ended too: its status, not the write's, says why.
+                status = await _ended_with(call, failed)
+                if self._call is call:  # its reader has not seen the end yet: speak for it
+                    self._call = None
+                    self._ended(status)
+                    self._broke_with = status
+
+    def _fail_pending(self, error: BaseException | None) -> None:
         for pending in self._pending.values():
             if not pending.answer.done():
-                pending.answer.set_exception(error or _unavailable(pending))
+                self._fail(pending, error)
+
+    @staticmethod
+    def _fail(pending: _Pending, error: BaseException | None) -> None:
+        if isinstance(error, grpc.aio.AioRpcError):
+            pending.answer.set_exception(error)
+        else:  # OK, or not a status: callers catch AioRpcError, as from the unary call
+            pending.answer.set_exception(_unavailable(pending, error))
 
     async def _restart(self) -> None:
         """Close the stream (a view nobody reads any more); commands go on over a new one."""
         await self._stop(cancel=True)
         if self._pending:
-            await self._resend(None)
+            self._broken(None)
 
     async def _stop(self, cancel: bool) -> None:
         call, reader = self._call, self._reader

@@ -14,6 +14,7 @@ import pytest
 
 from match.v1 import common_pb2, race_service_pb2
 from match_client.client import MatchClient, refusal_code, retry_after_ms
+from match_client.play import REOPEN_TRIES
 from match_client.session import GameSession
 
 SERVICE = "match.v1.MatchRaceService"
@@ -183,6 +184,89 @@ async def test_the_view_is_asked_for_in_batches_and_handed_on_one_event_each() -
             assert script.batch_asked is True
             assert [item.WhichOneof("item") for item in got] == ["event"] * 3
             assert [item.event.event_number for item in got] == [1, 2, 3]
+            await session.close()
+    finally:
+        await server.stop(None)
+
+
+class Ending:
+    """A lobby whose first stream breaks (UNAVAILABLE) once a command reaches it, unanswered,
+    and whose later streams it ends at once with ``later`` (UNAUTHENTICATED: the seat given up;
+    UNAVAILABLE: the lobby going away), before reading anything."""
+
+    def __init__(self, later: grpc.StatusCode, details: str) -> None:
+        self.later, self.details = later, details
+        self.streams = 0
+
+    async def play(self, requests: Any, context: Any) -> AsyncIterator[Response]:
+        self.streams += 1
+        if self.streams > 1:
+            await context.abort(self.later, self.details)
+        async for _ in requests:
+            await context.abort(grpc.StatusCode.UNAVAILABLE, "the lobby went away")
+        if False:  # a generator: it answers nothing
+            yield Response()
+
+
+async def serve_ending(script: Ending) -> tuple[Any, int]:
+    server = grpc.aio.server()
+    play = grpc.stream_stream_rpc_method_handler(
+        script.play,
+        request_deserializer=Request.FromString,
+        response_serializer=Response.SerializeToString,
+    )
+    handlers = {"Play": play}
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, handlers),))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    return server, port
+
+
+async def outcomes(session: GameSession, commands: int) -> Counter[str]:
+    """How each of ``commands`` moves sent at once ended: "code: details", or the exception."""
+
+    async def one(tile: int) -> str:
+        try:
+            await session.send("TurnTile", tile=tile)
+            return "answered"
+        except grpc.aio.AioRpcError as error:
+            return f"{error.code().name}: {error.details()}"
+        except Exception as error:
+            return repr(error)
+
+    return Counter(await asyncio.gather(*(one(tile) for tile in range(1, commands + 1))))
+
+
+@pytest.mark.parametrize("commands", [1, 40])
+async def test_a_seat_given_up_is_told_why_not_that_the_call_was_finished(commands: int) -> None:
+    """The stream breaks with commands unanswered; the stream opened for them is ended at once
+    (the seat was given up meanwhile). Every command ends with the server's own status and
+    message: a write that finds the new stream already over does not stand in for it."""
+    gone = "you left this table, so this token no longer works; join again for a new one"
+    script = Ending(grpc.StatusCode.UNAUTHENTICATED, gone)
+    server, port = await serve_ending(script)
+    try:
+        async with MatchClient(f"127.0.0.1:{port}", timeout=5) as client:
+            session = GameSession(client, "race", "t" * 12, TOKEN)
+            assert await outcomes(session, commands) == {f"UNAUTHENTICATED: {gone}": commands}
+            assert script.streams == 2  # UNAUTHENTICATED is final: no third stream
+            await session.close()
+    finally:
+        await server.stop(None)
+
+
+async def test_streams_that_keep_ending_are_reopened_a_few_times_not_once_per_command() -> None:
+    """Every new stream ends at once, UNAVAILABLE, with 40 commands unanswered: one reopening
+    at a time tries REOPEN_TRIES new streams, and each command ends with the server's status
+    and message, not grpc's "RPC already finished." or "Internal error from Core"."""
+    script = Ending(grpc.StatusCode.UNAVAILABLE, "the lobby is restarting")
+    server, port = await serve_ending(script)
+    try:
+        async with MatchClient(f"127.0.0.1:{port}", timeout=5) as client:
+            session = GameSession(client, "race", "t" * 12, TOKEN)
+            got = await outcomes(session, 40)
+            assert got == {"UNAVAILABLE: the lobby is restarting": 40}
+            assert script.streams == 1 + REOPEN_TRIES
             await session.close()
     finally:
         await server.stop(None)
