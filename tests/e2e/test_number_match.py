@@ -294,8 +294,10 @@ async def test_a_witness_changed_in_the_log_fails_the_audit_even_from_a_ledger_t
         record = referee_pb2.TableRecord.FromString(raw)
         for env in record.events:
             if env.number_match.WhichOneof("event") == "game_over":
-                witness = env.number_match.game_over.witness
-                witness[0].first, witness[0].second = witness[0].second, witness[0].first + 1
+                # The first pair's cells changed: an addition ("+") commits no cells, so a
+                # witness whose first step is one would come out the same.
+                step = next(s for s in env.number_match.game_over.witness if not s.add)
+                step.first, step.second = step.second, step.first + 1
                 records[n] = record.SerializeToString()
     forged = Path(str(tmp_path)) / "forged.jsonl"
     forged.write_text(export.dumps(compromised_ledger(real, records)))
