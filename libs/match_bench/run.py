@@ -261,7 +261,8 @@ class Bench:
         self, stats: Stats, elapsed: float, cpu: dict[str, float], in_flight: float
     ) -> dict[str, Any]:
         services = sum(cpu.get(k, 0.0) for k in SERVICES)
-        turns = max(stats.accepted, 1)
+        # A window without a turn (a stalled step) has no cost per turn: 0, not all its CPU.
+        per_turn = 1e6 / stats.accepted if stats.accepted else 0.0
         return {
             "turns": stats.accepted,
             "seconds": round(elapsed, 2),
@@ -271,12 +272,12 @@ class Bench:
             "refused": dict(stats.refused),
             "errors": dict(stats.errors),
             "cpu_s": cpu,
-            "service_cpu_us_per_turn": round(services / turns * 1e6),
-            "nats_cpu_us_per_turn": round(cpu.get("nats", 0.0) / turns * 1e6),
-            "stack_cpu_us_per_turn": round((services + cpu.get("nats", 0.0)) / turns * 1e6),
-            "dealer_cpu_us_per_turn": round(cpu.get("dealer", 0.0) / turns * 1e6),
-            "driver_cpu_us_per_turn": round(cpu.get("driver", 0.0) / turns * 1e6),
-            "all_cpu_us_per_turn": round(sum(cpu.values()) / turns * 1e6),
+            "service_cpu_us_per_turn": round(services * per_turn),
+            "nats_cpu_us_per_turn": round(cpu.get("nats", 0.0) * per_turn),
+            "stack_cpu_us_per_turn": round((services + cpu.get("nats", 0.0)) * per_turn),
+            "dealer_cpu_us_per_turn": round(cpu.get("dealer", 0.0) * per_turn),
+            "driver_cpu_us_per_turn": round(cpu.get("driver", 0.0) * per_turn),
+            "all_cpu_us_per_turn": round(sum(cpu.values()) * per_turn),
             "cpu_utilisation_cores": round(sum(cpu.values()) / elapsed, 2),
         }
 
@@ -383,7 +384,7 @@ class Bench:
         a = self.args
         steps: list[dict[str, Any]] = []
         best: dict[str, Any] | None = None
-        concurrency, misses = a.concurrency, 0
+        concurrency, misses, gain = a.concurrency, 0, 0.0
         while True:
             fig = await self.full_speed(
                 channels,
@@ -404,7 +405,7 @@ class Bench:
             if misses >= 2:
                 break
             if concurrency * 2 > a.saturate_to:
-                if len(steps) > 1 and misses == 0:  # the last doubling still gained
+                if len(steps) > 1 and misses == 0 and gain > 0:  # the last doubling gained
                     self.log(f"saturation: stopped at --saturate-to {a.saturate_to}, still rising")
                 break
             concurrency *= 2

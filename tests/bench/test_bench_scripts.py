@@ -474,3 +474,15 @@ async def test_the_saturation_ramp_doubles_until_two_steps_gain_nothing_and_the_
     # Without the ramp (--saturate-to under twice --concurrency: amain starts no stack for
     # it), the main stack's full speed is the best.
     assert run.saturated({"full_speed": full}) is full
+
+
+def test_a_window_without_a_turn_has_no_cost_per_turn() -> None:
+    """A step that stalled (no turn answered in its window) shows 0 us a turn, not the window's
+    whole CPU as the cost of one turn; a window with turns divides by them."""
+    cpu = {"lobby": 2.0, "referee": 1.0, "nats": 0.5, "driver": 0.25}
+    stalled = run.Bench.figures(cast(Any, None), players.Stats(), 5.0, cpu, 2048.0)
+    assert stalled["turns"] == 0 and stalled["turns_per_s"] == 0
+    assert stalled["stack_cpu_us_per_turn"] == stalled["all_cpu_us_per_turn"] == 0
+    assert stalled["cpu_utilisation_cores"] == 0.75
+    played = run.Bench.figures(cast(Any, None), players.Stats([0.01] * 1000), 5.0, cpu, 64.0)
+    assert played["stack_cpu_us_per_turn"] == 3500 and played["driver_cpu_us_per_turn"] == 250
