@@ -16,9 +16,10 @@ metadata, and matches answers to commands by request id. A refusal is raised as 
 ``match-refusal-code`` and ``retry-after-ms``), so callers cannot tell the two paths apart. A
 stream that breaks is opened again and every unanswered command sent again under its request
 id (the referee answers a command it already applied with its first answer), by one reopening
-at a time however many streams end meanwhile; a stream the server ends gives its own status to
-the commands it leaves unanswered (a write that finds it ended does too), so a seat given up is
-told UNAUTHENTICATED and why, not that the call was finished; a server without
+at a time however many streams end meanwhile, one command at a time; a stream the server ends
+gives its own status to the commands it leaves unanswered (a write that finds it ended does
+too), so a seat given up is told UNAUTHENTICATED and why, not that the call was finished. A
+caller cancelled mid-write leaves the stream up for the others; a server without
 Play (UNIMPLEMENTED) makes :attr:`PlayStream.unsupported` true, and the caller goes back to the
 unary rpcs (match_client.session.GameSession does).
 """
@@ -151,6 +152,49 @@ async def _ended_with(call: Any, failed: Exception) -> BaseException | None:
     return cast(BaseException, ended)
 
 
+def _cancelled(details: str) -> grpc.aio.AioRpcError:
+    return grpc.aio.AioRpcError(
+        grpc.StatusCode.CANCELLED, grpc.aio.Metadata(), grpc.aio.Metadata(), details=details
+    )
+
+
+async def _connected(call: Any) -> None:
+    """Until ``call``'s headers are sent; InvalidStateError if it ended first (grpc's own
+    wait for them never ends on a call cancelled before they went out)."""
+    if call.done():
+        raise asyncio.InvalidStateError("RPC already finished.")
+    ended = _ending(call)
+    connecting = asyncio.get_running_loop().create_task(call.wait_for_connection())
+    try:
+        await asyncio.wait((connecting, ended), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        if not connecting.done():
+            connecting.cancel()
+    if connecting.done() and not connecting.cancelled() and connecting.exception() is None:
+        return
+    raise asyncio.InvalidStateError("RPC already finished.")
+
+
+def _ending(call: Any) -> asyncio.Future[None]:
+    """A future done when ``call`` ends."""
+    over: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def on_end(_: Any) -> None:
+        if not over.done():
+            over.set_result(None)
+
+    call.add_done_callback(on_end)
+    return over
+
+
+async def _finished(task: asyncio.Task[Any]) -> None:
+    """Wait for ``task`` (cancelled, say) to finish, its outcome dropped; the caller's own
+    cancellation still goes through."""
+    await asyncio.wait((task,))
+    if not task.cancelled():
+        task.exception()  # retrieved: asyncio does not log it as never looked at
+
+
 class Unsupported(Exception):
     """The server has no Play: use the unary rpcs."""
 
@@ -186,6 +230,8 @@ class PlayStream:
         # here and the reopening goes round again (_NOT_BROKEN: none ended meanwhile).
         self._reopening: asyncio.Task[None] | None = None
         self._broke_with: object = _NOT_BROKEN  # BaseException, None (OK) or _NOT_BROKEN
+        self._closing = False
+        self._connected: Any = None  # the call whose first write went out
         self._pending: dict[str, _Pending] = {}
         self._view_id = ""
         self._view: asyncio.Queue[Any] | None = None
@@ -205,10 +251,10 @@ class PlayStream:
         request_id = request_id or new_request_id()
         message = self._rpc.request(request_id=request_id, **{self._rpc.members[rpc]: request})
         pending = self._pending.get(request_id)
-        if pending is None:
-            pending = self._pending[request_id] = _Pending(message)
-            await self._send(message)
         try:
+            if pending is None:
+                pending = self._pending[request_id] = _Pending(message)
+                await self._send(message)
             return await asyncio.wait_for(asyncio.shield(pending.answer), self._timeout)
         except TimeoutError:
             raise grpc.aio.AioRpcError(
@@ -218,7 +264,7 @@ class PlayStream:
                 details=f"no answer on the Play stream in {self._timeout:g} s; retry with the "
                 f"same request id ({request_id}) to get its answer",
             ) from None
-        finally:  # answered, or given up on: an answer that still comes is dropped
+        finally:  # answered, or given up on (even mid-send): an answer still to come is dropped
             self._pending.pop(request_id, None)
 
     async def watch(
@@ -259,22 +305,18 @@ class PlayStream:
 
     async def close(self) -> None:
         """End the stream (the server sees the client's side end); unanswered commands fail."""
-        reopening, self._reopening = self._reopening, None
-        if reopening is not None:  # no stream is opened again after close
-            reopening.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await reopening
-        await self._stop(cancel=True)
+        self._closing = True  # a stream ending meanwhile starts no reopening
+        try:
+            reopening, self._reopening = self._reopening, None
+            if reopening is not None:  # no stream is opened again after close
+                reopening.cancel()
+                await _finished(reopening)
+            await self._stop(cancel=True)
+        finally:
+            self._closing = False
         for pending in self._pending.values():
             if not pending.answer.done():
-                pending.answer.set_exception(
-                    grpc.aio.AioRpcError(
-                        grpc.StatusCode.CANCELLED,
-                        grpc.aio.Metadata(),
-                        grpc.aio.Metadata(),
-                        details="the Play stream was closed",
-                    )
-                )
+                pending.answer.set_exception(_cancelled("the Play stream was closed"))
         self._pending.clear()
 
     # --- the stream --------------------------------------------------------------------------
@@ -284,11 +326,18 @@ class PlayStream:
             raise Unsupported()
         call = await self._open()
         # The stream may have broken meanwhile: its reader opens another and sends it again.
+        # Shielded: a caller cancelled mid-write would make grpc cancel the whole stream.
         with contextlib.suppress(Exception):
-            await self._write(call, message)
+            await asyncio.shield(self._write(call, message))
 
     async def _write(self, call: Any, message: Message) -> None:
         async with self._writing:
+            if call is not self._connected:
+                # The first write on a call waits for its headers to go out; a call cancelled
+                # before they did leaves that write waiting for ever (grpc.aio), and this lock
+                # with it: wait for them, or for the call's end, whichever comes first.
+                await _connected(call)
+                self._connected = call
             await call.write(message)
 
     async def _open(self) -> Any:
@@ -309,7 +358,12 @@ class PlayStream:
                     break
                 self._deliver(response)
         except asyncio.CancelledError:
-            raise
+            task = asyncio.current_task()
+            if task is None or task.cancelling():
+                raise  # the reader itself is stopped (_stop)
+            # grpc raises CancelledError from read() on a call cancelled locally: the stream
+            # is over, and what it left unanswered goes on over a new one.
+            error = _cancelled("the Play stream was cancelled")
         except grpc.aio.AioRpcError as failed:
             error = failed
         except Exception as failed:  # pragma: no cover - grpc raises AioRpcError
@@ -354,6 +408,8 @@ class PlayStream:
     def _broken(self, error: BaseException | None) -> None:
         """A stream ended with ``error`` (None: OK) and commands are unanswered: reopen, unless
         a reopening is running, which then goes round again with ``error``."""
+        if self._closing:
+            return
         self._broke_with = error
         if self._reopening is None or self._reopening.done():
             self._reopening = asyncio.get_running_loop().create_task(self._reopen())
@@ -380,10 +436,10 @@ class PlayStream:
                 self._broke_with = failed
                 continue
             try:
-                first = True
-                for pending in list(self._pending.values()):
-                    if pending.answer.done():
-                        continue
+                over = _ending(call)
+                for request_id, pending in list(self._pending.items()):
+                    if self._pending.get(request_id) is not pending or pending.answer.done():
+                        continue  # answered, or given up on by its caller meanwhile
                     if pending.sent > REOPEN_TRIES:  # each stream it went on broke
                         self._fail(pending, error)
                         continue
@@ -391,12 +447,15 @@ class PlayStream:
                         raise asyncio.InvalidStateError("the new stream ended")
                     pending.sent += 1
                     await self._write(call, pending.request)
-                    if first:
-                        # The rest wait until the server has taken the stream (its headers come
-                        # with the first answer) or ended it: a write racing the end of a stream
-                        # fails in grpc's core and hides the status the server ended it with.
-                        first = False
-                        await call.initial_metadata()
+                    # One at a time, each once the one before is answered: a write that races
+                    # the end of a stream fails inside grpc's core and hides the status the
+                    # server ended it with (a seat given up, say), which the next write would
+                    # otherwise do as soon as the server answers the first and ends the stream.
+                    await asyncio.wait(
+                        (pending.answer, over),
+                        timeout=self._timeout,
+                        return_when=asyncio.FIRST_COMPLETED,
+                    )
             except Exception as failed:
                 # The new stream ended too: its status, not the write's, says why.
                 status = await _ended_with(call, failed)
@@ -427,18 +486,10 @@ class PlayStream:
         call, reader = self._call, self._reader
         self._call = self._reader = None
         if self._view is not None:  # a view still read ends, as a cancelled Watch would
-            self._view.put_nowait(
-                grpc.aio.AioRpcError(
-                    grpc.StatusCode.CANCELLED,
-                    grpc.aio.Metadata(),
-                    grpc.aio.Metadata(),
-                    details="the Play stream was closed",
-                )
-            )
+            self._view.put_nowait(_cancelled("the Play stream was closed"))
             self._view, self._view_id = None, ""
         if reader is not None:
             reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await reader
+            await _finished(reader)
         if call is not None and cancel:
             call.cancel()

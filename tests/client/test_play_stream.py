@@ -14,7 +14,7 @@ import pytest
 
 from match.v1 import common_pb2, race_service_pb2
 from match_client.client import MatchClient, refusal_code, retry_after_ms
-from match_client.play import REOPEN_TRIES
+from match_client.play import REOPEN_TRIES, PlayStream, play_rpc
 from match_client.session import GameSession
 
 SERVICE = "match.v1.MatchRaceService"
@@ -191,21 +191,25 @@ async def test_the_view_is_asked_for_in_batches_and_handed_on_one_event_each() -
 
 class Ending:
     """A lobby whose first stream breaks (UNAVAILABLE) once a command reaches it, unanswered,
-    and whose later streams it ends at once with ``later`` (UNAUTHENTICATED: the seat given up;
-    UNAVAILABLE: the lobby going away), before reading anything."""
+    and whose later streams it ends with ``later`` (UNAUTHENTICATED: the seat given up;
+    UNAVAILABLE: the lobby going away): at once, before reading anything, or, with
+    ``answer_first``, right after answering the first command that comes."""
 
-    def __init__(self, later: grpc.StatusCode, details: str) -> None:
-        self.later, self.details = later, details
+    def __init__(self, later: grpc.StatusCode, details: str, answer_first: bool = False) -> None:
+        self.later, self.details, self.answer_first = later, details, answer_first
         self.streams = 0
 
     async def play(self, requests: Any, context: Any) -> AsyncIterator[Response]:
         self.streams += 1
-        if self.streams > 1:
+        if self.streams > 1 and not self.answer_first:
             await context.abort(self.later, self.details)
-        async for _ in requests:
-            await context.abort(grpc.StatusCode.UNAVAILABLE, "the lobby went away")
-        if False:  # a generator: it answers nothing
-            yield Response()
+        first = self.streams == 1
+        async for request in requests:
+            if first:
+                await asyncio.sleep(0.05)  # the other commands reach it too, unanswered
+                await context.abort(grpc.StatusCode.UNAVAILABLE, "the lobby went away")
+            yield Response(request_id=request.request_id, turn_tile={"counters": {"turns": 1}})
+            await context.abort(self.later, self.details)
 
 
 async def serve_ending(script: Ending) -> tuple[Any, int]:
@@ -269,4 +273,75 @@ async def test_streams_that_keep_ending_are_reopened_a_few_times_not_once_per_co
             assert script.streams == 1 + REOPEN_TRIES
             await session.close()
     finally:
+        await server.stop(None)
+
+
+async def test_a_stream_that_answers_one_command_and_ends_gives_the_rest_its_status() -> None:
+    """On the stream opened again the server answers the first command sent again, then ends
+    the stream (the seat given up). The others are not written while that could race the end
+    (grpc would report "Internal error from Core" for them instead): they get its status."""
+    gone = "you left this table, so this token no longer works; join again for a new one"
+    script = Ending(grpc.StatusCode.UNAUTHENTICATED, gone, answer_first=True)
+    server, port = await serve_ending(script)
+    try:
+        async with MatchClient(f"127.0.0.1:{port}", timeout=5) as client:
+            session = GameSession(client, "race", "t" * 12, TOKEN)
+            got = await outcomes(session, 40)
+            assert got == {"answered": 1, f"UNAUTHENTICATED: {gone}": 39}
+            assert script.streams == 2
+            await session.close()
+    finally:
+        await server.stop(None)
+
+
+async def test_a_caller_cancelled_while_sending_does_not_break_the_stream() -> None:
+    """A caller that gives up on a command while it is being written (a task cancelled) must
+    not cancel the stream every other command shares: the next command is answered."""
+    script = Script(break_first=False)
+    server, port = await serve(script, with_play=True)
+    try:
+        async with MatchClient(f"127.0.0.1:{port}", timeout=2) as client:
+            session = GameSession(client, "race", "t" * 12, TOKEN)
+            assert (await session.send("TurnTile", tile=1)).counters.turns == 1
+            given_up = asyncio.create_task(session.send("TurnTile", tile=2))
+            await asyncio.sleep(0)  # it is writing to the stream
+            given_up.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await given_up
+            assert (await session.send("TurnTile", tile=3)).counters.turns == 3
+            await session.close()
+    finally:
+        await server.stop(None)
+
+
+class _ViewLeftDuringReopen(PlayStream):
+    """A Play stream whose view is left (a watch the caller broke out of, which closes the
+    stream and reopens it for what waits) just as its reopening writes its first command."""
+
+    left = False
+
+    async def _write(self, call: Any, message: Any) -> None:
+        if self.opened == 2 and not self.left:
+            self.left = True
+            asyncio.get_running_loop().call_soon(lambda: asyncio.ensure_future(self._restart()))
+        await super()._write(call, message)
+
+
+async def test_a_stream_closed_before_its_first_write_went_out_does_not_stall_the_seat() -> None:
+    """grpc.aio's first write on a call waits for the call's headers to go out, and waits for
+    ever on a call cancelled before they did: the seat's commands must not queue behind it."""
+    script = Script(break_first=True)
+    server, port = await serve(script, with_play=True)
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+    rpc = play_rpc("race")
+    assert rpc is not None
+    stream = _ViewLeftDuringReopen(channel, rpc, (("authorization", f"Bearer {TOKEN}"),), 2.0)
+    try:
+        first = await stream.call("TurnTile", race_service_pb2.TurnTileRequest(tile=1))
+        second = await stream.call("TurnTile", race_service_pb2.TurnTileRequest(tile=2))
+        assert (first.counters.turns, second.counters.turns) == (1, 2)
+        assert stream.left and stream.opened == 3
+    finally:
+        await stream.close()
+        await channel.close()
         await server.stop(None)
