@@ -4,7 +4,9 @@
 path on the web edge (the ``websockets`` library's client, an Origin of the edge's own page),
 with the call's metadata as the first message; everything else goes over the channel as it
 is. Its call has what match_client.play.PlayStream uses of a gRPC call (``write``, ``read``
-ending in ``grpc.aio.EOF``, ``cancel``), so tests/e2e/play.py's PlayChannel over it plays
+ending in ``grpc.aio.EOF``, ``cancel``, ``done``, ``add_done_callback``,
+``wait_for_connection`` and the status it ended with: ``code``, ``details``, the metadata), so
+tests/e2e/play.py's PlayChannel over it plays
 the five games' whole games over the socket, their leak checks included: the socket carries
 exactly the messages Play carries. A close with code 4000 + a status is raised as the
 ``AioRpcError`` the gRPC stream would have ended with, its details and trailers from the
@@ -66,6 +68,9 @@ class SocketCall:
         self._dump = dump
         self._last: Any = None  # the last message, when a refusal with no request id
         self._closing: asyncio.Future[None] | None = None
+        self._over = False  # the socket closed: the call is done, with _error (None: OK)
+        self._error: grpc.aio.AioRpcError | None = None
+        self._on_done: list[Any] = []
         self._ready = asyncio.ensure_future(self._open(web_url, path, metadata))
 
     async def _open(
@@ -74,25 +79,77 @@ class SocketCall:
         try:
             ws = await open_socket(web_url, path)
         except (OSError, websockets.InvalidHandshake) as error:
-            raise grpc.aio.AioRpcError(
+            failed = grpc.aio.AioRpcError(
                 grpc.StatusCode.UNAVAILABLE,
                 grpc.aio.Metadata(),
                 grpc.aio.Metadata(),
                 details=f"the WebSocket did not open: {error}",
-            ) from None
+            )
+            self._end(failed)
+            raise failed from None
         await ws.send(hello(metadata))
         return ws
 
+    def _end(self, error: grpc.aio.AioRpcError | None) -> None:
+        """The call is over, with ``error`` (None: OK), as a gRPC call's status is set once."""
+        if self._over:
+            return
+        self._over, self._error = True, error
+        loop = asyncio.get_running_loop()
+        for callback in self._on_done:
+            loop.call_soon(callback, self)
+
+    def _closed(self, closed: ConnectionClosed) -> grpc.aio.AioRpcError | None:
+        try:
+            raise_closed(closed, self._last)
+        except grpc.aio.AioRpcError as error:
+            self._end(error)
+            return error
+        self._end(None)
+        return None
+
+    def done(self) -> bool:
+        return self._over
+
+    def add_done_callback(self, callback: Any) -> None:
+        if self._over:
+            asyncio.get_running_loop().call_soon(callback, self)
+        else:
+            self._on_done.append(callback)
+
+    async def wait_for_connection(self) -> None:
+        await self._ready
+
+    async def code(self) -> grpc.StatusCode:
+        return grpc.StatusCode.OK if self._error is None else self._error.code()
+
+    async def details(self) -> str:
+        return "" if self._error is None else str(self._error.details())
+
+    async def initial_metadata(self) -> Any:
+        return grpc.aio.Metadata()
+
+    async def trailing_metadata(self) -> Any:
+        return grpc.aio.Metadata() if self._error is None else self._error.trailing_metadata()
+
     async def write(self, message: Any) -> None:
+        if self._over:
+            raise asyncio.InvalidStateError("RPC already finished.")
         ws = await self._ready
-        await ws.send(self._dump(message))
+        try:
+            await ws.send(self._dump(message))
+        except ConnectionClosed as closed:
+            error = self._closed(closed)
+            raise error or asyncio.InvalidStateError("RPC already finished.") from None
 
     async def read(self) -> Any:
         ws = await self._ready
         try:
             data = await ws.recv()
         except ConnectionClosed as closed:
-            raise_closed(closed, self._last)
+            error = self._closed(closed)
+            if error is not None:
+                raise error from None
             return grpc.aio.EOF
         message = self._parse(data)
         # A refusal with no request id answers a message that did not parse (PlayStream drops
@@ -109,6 +166,14 @@ class SocketCall:
 
         if self._closing is None:
             self._closing = asyncio.ensure_future(close())
+        self._end(
+            grpc.aio.AioRpcError(
+                grpc.StatusCode.CANCELLED,
+                grpc.aio.Metadata(),
+                grpc.aio.Metadata(),
+                details="Locally cancelled by application!",
+            )
+        )
 
     async def aclose(self) -> None:
         """Close the socket and wait until it is closed. ``cancel`` (what a gRPC call offers)
