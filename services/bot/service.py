@@ -74,6 +74,39 @@ def game_of_slug(slug: str) -> Game | None:
     return game if game.bot is not None else None
 
 
+class LobbyReach:
+    """What the fill loop says about reaching the lobby: each change once, not every poll. The
+    bot and the lobby start together (``make run``), so a lobby that has not answered yet in
+    the first ``START_GRACE_S`` is starting, not down: said as information, not as a warning."""
+
+    START_GRACE_S = 15.0
+    STARTING = "waiting for the lobby to start"
+    DOWN = "lobby unreachable"
+
+    def __init__(self, started: float) -> None:
+        self._started = started
+        self._reached = False  # the lobby has answered once
+        self._said: str | None = None  # what the last failure said, until an answer
+
+    def failed(self, now: float) -> str | None:
+        """A poll failed at ``now``: what to say (None: already said)."""
+        starting = not self._reached and now - self._started < self.START_GRACE_S
+        said = self.STARTING if starting else self.DOWN
+        if said == self._said:
+            return None
+        self._said = said
+        return said
+
+    def answered(self) -> str | None:
+        """A poll was answered: what to say (None: nothing changed)."""
+        said = self._said
+        self._reached = True
+        self._said = None
+        if said is None:
+            return None
+        return "lobby reachable" if said == self.STARTING else "lobby reachable again"
+
+
 @dataclass(slots=True)
 class Held:
     """A seat this process plays (or is about to)."""
@@ -440,19 +473,21 @@ class Bot:
             await asyncio.sleep(max(period_s - (time.monotonic() - started), 0.05))
 
     async def _fill_loop(self) -> None:
-        lobby_down = False
+        lobby = LobbyReach(time.monotonic())
         while True:
             try:
                 await self.poll_once()
-                if lobby_down:
-                    self.log.info("lobby reachable again")
-                lobby_down = False
+                said = lobby.answered()
+                if said:
+                    self.log.info(said)
             except Exception as err:
                 if not is_rpc_error(err):
                     raise
-                if not lobby_down:  # once, not every poll
-                    self.log.warning("lobby unreachable", status=status_name(err))
-                lobby_down = True
+                said = lobby.failed(time.monotonic())
+                if said == LobbyReach.STARTING:
+                    self.log.info(said, status=status_name(err))
+                elif said:
+                    self.log.warning(said, status=status_name(err))
             await asyncio.sleep(self.config.poll_s)
 
     async def stop(self) -> None:

@@ -31,7 +31,7 @@ from services.bot import fill, seats
 from services.bot.config import BotConfig, ConfigError
 from services.bot.player import SeatPlayer
 from services.bot.seats import Identity, SeatBook, SeatRecord
-from services.bot.service import Bot, Held
+from services.bot.service import Bot, Held, LobbyReach
 
 T0 = 1_000_000
 ALL = set(range(1, 21))
@@ -593,3 +593,33 @@ async def test_after_its_heartbeat_lapsed_a_replica_waits_before_it_acts_again(
     finally:
         await client.close()
         await nc.close()
+
+
+# --- what the fill loop says about the lobby ------------------------------------------------
+
+
+def test_a_lobby_still_starting_is_waited_for_not_warned_about() -> None:
+    """``make run`` starts the bot beside the lobby: a refusal in the first seconds is the
+    lobby starting, said once as information; its first answer says it is reached."""
+    reach = LobbyReach(started=100.0)
+    assert reach.failed(100.1) == LobbyReach.STARTING
+    assert reach.failed(100.6) is None  # once, not every poll
+    assert reach.answered() == "lobby reachable"
+    assert reach.answered() is None
+
+
+def test_a_lobby_that_never_starts_is_warned_about_once_the_grace_is_over() -> None:
+    reach = LobbyReach(started=100.0)
+    assert reach.failed(100.0) == LobbyReach.STARTING
+    assert reach.failed(100.0 + LobbyReach.START_GRACE_S) == LobbyReach.DOWN
+    assert reach.failed(200.0) is None
+    assert reach.answered() == "lobby reachable again"
+
+
+def test_a_lobby_lost_after_it_answered_is_warned_about_at_once() -> None:
+    reach = LobbyReach(started=100.0)
+    assert reach.answered() is None
+    assert reach.failed(100.5) == LobbyReach.DOWN  # inside the grace, but it had answered
+    assert reach.failed(101.0) is None
+    assert reach.answered() == "lobby reachable again"
+    assert reach.failed(102.0) == LobbyReach.DOWN
