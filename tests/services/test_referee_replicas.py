@@ -27,7 +27,7 @@ from match_launch.natsserver import NatsServer
 from match_launch.stack import Stack
 from match_rules.race import events as ev
 from match_rules.race.game import from_proto
-from services.referee.leases import Leases, lease_bucket, share
+from services.referee.leases import Leases, heartbeat_key, lease_bucket, share
 from tests.conftest import running
 from tests.services.test_referee import RATE, create, race_events
 
@@ -43,6 +43,7 @@ class Holder:
 
     def __init__(self, kv: Any, name: str) -> None:
         self.serving: set[int] = set()
+        self.lost: list[int] = []  # every partition it was told to stop serving
         self.leases = Leases(kv, name, TTL_S, self.gain, self.lose, time.monotonic)
 
     async def gain(self, partitions: list[int]) -> None:
@@ -51,6 +52,7 @@ class Holder:
 
     async def lose(self, partition: int) -> None:
         self.serving.remove(partition)
+        self.lost.append(partition)
 
 
 async def rounds(*holders: Holder, n: int = 3) -> None:
@@ -100,6 +102,96 @@ async def test_a_clean_stop_hands_the_partitions_back_at_once(nats_server: NatsS
         b = Holder(kv, "b")
         await rounds(b, n=1)  # no wait for a term
         assert b.serving == set(range(subjects.PARTITIONS))
+    finally:
+        await nc.close()
+
+
+async def test_a_slow_look_at_who_is_alive_does_not_make_the_renewals_late(
+    nats_server: NatsServer,
+) -> None:
+    """Renewing keeps its own schedule: a balancing round that takes two terms (under load,
+    reading the heartbeats took over a second) must not let the leases run out meanwhile."""
+    nc = await nats.connect(nats_server.url)
+    try:
+        kv = await lease_bucket(nc.jetstream(), TTL_S, 1)
+        a = Holder(kv, "a")
+        await rounds(a, n=1)
+        live = a.leases._live
+
+        async def slow_live() -> int:
+            await asyncio.sleep(2 * TTL_S)
+            return await live()
+
+        a.leases._live = slow_live  # type: ignore[method-assign]
+        running_leases = asyncio.create_task(a.leases.run())
+        await asyncio.sleep(2.5 * TTL_S)
+        running_leases.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await running_leases
+        assert a.lost == []  # none let go, even for a while
+        assert a.serving == set(range(subjects.PARTITIONS))
+        renewed = [sent for _, sent in a.leases.held.values()]
+        assert time.monotonic() - min(renewed) < TTL_S / 3 + 0.5
+    finally:
+        await nc.close()
+
+
+async def test_a_lease_let_go_while_its_key_still_names_the_holder_is_taken_back_at_once(
+    nats_server: NatsServer,
+) -> None:
+    """A renewal that came late makes the holder let go (the watchdog's margin), but the key
+    still names it until the term is over: the next round takes it back without waiting for
+    the term, and another replica cannot take a key that names someone else."""
+    nc = await nats.connect(nats_server.url)
+    try:
+        kv = await lease_bucket(nc.jetstream(), TTL_S, 1)
+        a = Holder(kv, "a")
+        await rounds(a, n=1)
+        await a.leases._drop_all(list(a.leases.held))  # as the watchdog does
+        assert a.serving == set()
+        b = Holder(kv, "b")
+        await rounds(b, n=1)
+        assert b.serving == set()  # every key still names a
+        await kv.delete(heartbeat_key("b"))  # b gone again: a's share is every partition
+        started = time.monotonic()
+        await rounds(a, n=1)
+        assert time.monotonic() - started < TTL_S / 2  # not a term's wait
+        assert a.serving == set(range(subjects.PARTITIONS))
+        for p in range(subjects.PARTITIONS):
+            assert (await kv.get(subjects.partition_name(p))).value == b"a"
+    finally:
+        await nc.close()
+
+
+async def test_leases_let_go_together_are_handed_over_together(nats_server: NatsServer) -> None:
+    """One hand-over can wait seconds for its commands in flight: the expired leases are all
+    let go at once, none waiting behind another's hand-over."""
+    nc = await nats.connect(nats_server.url)
+    try:
+        kv = await lease_bucket(nc.jetstream(), TTL_S, 1)
+        now = [0.0]
+        handing: set[int] = set()
+        done = asyncio.Event()
+
+        async def gain(partitions: list[int]) -> None:
+            return None
+
+        async def lose(partition: int) -> None:
+            handing.add(partition)
+            await done.wait()
+
+        leases = Leases(kv, "w", TTL_S, gain, lose, lambda: now[0])
+        await leases.step()
+        now[0] = TTL_S
+        dropping = asyncio.create_task(leases._drop_expired())
+        for _ in range(100):
+            if len(handing) == subjects.PARTITIONS:
+                break
+            await asyncio.sleep(0.01)
+        assert handing == set(range(subjects.PARTITIONS))  # all begun, none finished
+        assert not leases.held  # none answered for meanwhile
+        done.set()
+        await dropping
     finally:
         await nc.close()
 
