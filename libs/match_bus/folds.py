@@ -54,6 +54,8 @@ class Scan:
 
     next_seq: int = 0
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    begun: int = 0  # readings begun so far
+    read: int = 0  # the last reading that read to the end: its number (of ``begun``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,8 +141,15 @@ class TableFolds:
         """The table's fold after its partition's scan has read to the log's end: fed by the
         scan if the scan saw the table begin, else one of its own (None: no such table)."""
         scan = self._scans.setdefault(subjects.partition_of(game_id), Scan(self._origin))
+        asked = scan.begun  # readings begun before this question
         async with scan.lock:  # one reading of a partition at a time; the next asks on from it
             start = 0
+            known = self._folds.get(game_id)
+            if known is not None and known.scanned and scan.read > asked:
+                # A reading begun after the question read to the end: it saw every record
+                # stored before the question (a reveal is asked once the last one is stored).
+                # A burst of game ends in a partition makes one reading, not one each.
+                return known
             if game_id not in self._folds:
                 start = await self._first(game_id)
                 if start == 0:
@@ -149,7 +158,10 @@ class TableFolds:
                     scan.next_seq = start
                 elif start < scan.next_seq:  # begun before the scan, or its fold forgotten
                     return self._keep_fold(game_id, Fold(next_seq=start))
+            scan.begun += 1
+            reading = scan.begun
             await self._scan(subjects.partition_of(game_id), scan)
+            scan.read = reading
             fold = self._folds.get(game_id)
             if fold is None and 0 < start < scan.next_seq:
                 # read past its beginning without taking it for one (a first record that is

@@ -472,3 +472,30 @@ async def test_a_dealer_that_began_its_scans_folds_a_burst_of_tables_once(nc: Cl
         assert await log.ended(table) is not None, table
     assert log.reads == 2 * len(tables)  # every record once, none before the scan began
     assert log.requests == 2 + len(tables) - 1  # where the last begins, one reading, a look each
+
+
+async def test_reveals_asked_together_in_a_partition_share_one_reading(nc: Client) -> None:
+    """When a partition's tables end together (a burst of game ends), the reveals asked at
+    once make one reading of the partition for all of them, not one each (which, one at a
+    time behind the partition's lock, once made the referee's reveals time out by the
+    hundred); each still sees every record stored before it was asked."""
+    js = nc.jetstream()
+    log = TableFolds(nc, batch=64)
+    await log.begin()
+    tables = [GAME, *same_partition(GAME, 39)]
+    frames = subjects.frames(subjects.partition_of(GAME))
+    for table in tables:
+        await js.publish(subjects.events(table), record(table, 1, game_started()))
+    assert await log.ended(GAME) is None  # the partition read once: every table folded
+    before = log.requests
+    await js.publish(frames, pack([(t, record(t, 2, game_ended()), {}) for t in tables]))
+    games = await asyncio.gather(*(log.ended(t) for t in tables))
+    assert all(g is not None for g in games)
+    # the first question's reading, and one more for those asked while it read: not forty
+    assert log.requests - before <= 2
+    assert log.reads == 2 * len(tables)
+    # a question asked after that reading still reads what was stored after it
+    [late] = same_partition(GAME, 40)[-1:]
+    await js.publish(subjects.events(late), record(late, 1, game_started()))
+    await js.publish(frames, pack([(late, record(late, 2, game_ended()), {})]))
+    assert await log.ended(late) is not None
