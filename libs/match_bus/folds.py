@@ -5,6 +5,7 @@ the game's own rules: the dealer's check before it reveals a seed (services/deal
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -79,10 +80,13 @@ class TableFolds:
     60 times the table's own records; measured: the dealer busy for seconds per reveal). So a
     partition is read once, for all its tables: a :class:`Scan` reads every message of the
     partition from where it stopped and folds each table whose first record it has seen. It
-    begins where the log ended when the dealer started (:meth:`begin`), and goes on only when a
-    reveal asks (no reveal, no reading). A table that began before it (under way when the dealer
-    started), or whose fold was forgotten, is read alone from its first record, as before group
-    commit.
+    begins where the log ended when the dealer started (:meth:`begin`), and goes on when a
+    reveal asks and, with :meth:`keep_up`, every second: the records are folded once either way,
+    but read only when asked, a partition's first reveal after a busy spell read all of it (at a
+    saturation step's end, seconds of folding while thousands of reveals waited and timed out).
+    Reveals asked while a reading is under way share the next one. A table that began before
+    it (under way when the dealer started), or whose fold was forgotten, is read alone from its
+    first record, as before group commit.
 
     Folds are kept (the last ``keep`` tables) and continued: a reveal asked again reads only
     the messages appended since. Under load a reveal can outlast the referee's wait, and the
@@ -112,10 +116,32 @@ class TableFolds:
         a burst) is read alone. The dealer calls it as it starts."""
         try:
             last = await self._js.get_last_msg(subjects.EVENTS_STREAM, subjects.EVENTS_ALL)
+            self._origin = (last.seq or 0) + 1
         except NotFoundError:
             self._origin = 1
-            return
-        self._origin = (last.seq or 0) + 1
+        for partition in range(subjects.PARTITIONS):
+            self._scans.setdefault(partition, Scan(self._origin))
+
+    async def keep_up(self, every_s: float = 1.0) -> None:
+        """Until cancelled: every ``every_s``, read each begun partition's new messages, so
+        that a burst of game ends finds at most that long's records still to fold. A reading
+        that fails is left to the next round (or to the next reveal, which reads too)."""
+        while True:
+            await asyncio.sleep(every_s)
+            for partition, scan in list(self._scans.items()):
+                if scan.next_seq == 0 or scan.lock.locked():
+                    continue  # not begun, or being read for a reveal already
+                with contextlib.suppress(nats.errors.Error, TimeoutError):
+                    async with scan.lock:
+                        await self._read_to_end(partition, scan)
+
+    async def _read_to_end(self, partition: int, scan: Scan) -> None:
+        """Read ``partition`` to the end (its lock held): a reading, numbered as it begins, and
+        noted as the last complete one if it reads to the end."""
+        scan.begun += 1
+        reading = scan.begun
+        await self._scan(partition, scan)
+        scan.read = reading
 
     async def ended(self, game_id: str) -> Game | None:
         fold = self._folds.get(game_id)
@@ -158,10 +184,7 @@ class TableFolds:
                     scan.next_seq = start
                 elif start < scan.next_seq:  # begun before the scan, or its fold forgotten
                     return self._keep_fold(game_id, Fold(next_seq=start))
-            scan.begun += 1
-            reading = scan.begun
-            await self._scan(subjects.partition_of(game_id), scan)
-            scan.read = reading
+            await self._read_to_end(subjects.partition_of(game_id), scan)
             fold = self._folds.get(game_id)
             if fold is None and 0 < start < scan.next_seq:
                 # read past its beginning without taking it for one (a first record that is

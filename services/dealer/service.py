@@ -6,6 +6,8 @@ it (and the other two) with NATS permissions; see docs/ledger.md, "The dealer".
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
@@ -32,8 +34,9 @@ def _replying(
     return on_request
 
 
-async def serve(nc: Client) -> None:
-    """Subscribe the three subjects; ``run`` drains them on SIGTERM."""
+async def serve(nc: Client) -> Callable[[], Awaitable[None]]:
+    """Subscribe the three subjects, and keep the partitions' readings up to date (a burst of
+    game ends then has little left to fold); ``run`` drains them on SIGTERM."""
     js = nc.jetstream()
     games = TableFolds(nc)
     try:
@@ -48,6 +51,14 @@ async def serve(nc: Client) -> None:
     )
     for subject, handle in routes:
         await nc.subscribe(subject, queue=subjects.DEALER_QUEUE, cb=spawn(_replying(handle)))
+    keeping_up = asyncio.create_task(games.keep_up())
+
+    async def stop() -> None:
+        keeping_up.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await keeping_up
+
+    return stop
 
 
 def main() -> None:

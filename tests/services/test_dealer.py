@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import os
 import signal
@@ -499,3 +500,30 @@ async def test_reveals_asked_together_in_a_partition_share_one_reading(nc: Clien
     await js.publish(subjects.events(late), record(late, 1, game_started()))
     await js.publish(frames, pack([(late, record(late, 2, game_ended()), {})]))
     assert await log.ended(late) is not None
+
+
+async def test_a_dealer_keeping_up_has_folded_the_records_before_the_reveals(nc: Client) -> None:
+    """Kept up (as the dealer runs), a partition is read as its records are stored, not all at
+    the first reveal after a busy spell: the reveals then find nothing left to fold."""
+    js = nc.jetstream()
+    log = TableFolds(nc)
+    await log.begin()
+    tables = [GAME, *same_partition(GAME, 3)]
+    frames = subjects.frames(subjects.partition_of(GAME))
+    keeping_up = asyncio.create_task(log.keep_up(0.05))
+    try:
+        for table in tables:
+            await js.publish(subjects.events(table), record(table, 1, game_started()))
+        await js.publish(frames, pack([(t, record(t, 2, game_ended()), {}) for t in tables]))
+        for _ in range(200):
+            if log.reads == 2 * len(tables):
+                break
+            await asyncio.sleep(0.02)
+        assert log.reads == 2 * len(tables)  # read with no reveal asked
+    finally:
+        keeping_up.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await keeping_up
+    for table in tables:
+        assert await log.ended(table) is not None, table
+    assert log.reads == 2 * len(tables)  # nothing left to fold
