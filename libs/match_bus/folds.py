@@ -48,6 +48,9 @@ class Fold:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
+QUIET_MAX = 3  # a quiet partition is read at least every 2**3 rounds
+
+
 @dataclass
 class Scan:
     """One partition's messages (its tables' subjects and its frames, ``match.events.p<NN>.>``)
@@ -57,6 +60,8 @@ class Scan:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     begun: int = 0  # readings begun so far
     read: int = 0  # the last reading that read to the end: its number (of ``begun``)
+    quiet: int = 0  # background readings in a row that found nothing new (at most QUIET_MAX)
+    due: float = 0.0  # when the next background reading is due (the loop's clock)
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,16 +129,23 @@ class TableFolds:
 
     async def keep_up(self, every_s: float = 1.0) -> None:
         """Until cancelled: every ``every_s``, read each begun partition's new messages, so
-        that a burst of game ends finds at most that long's records still to fold. A reading
-        that fails is left to the next round (or to the next reveal, which reads too)."""
+        that a burst of game ends finds at most that long's records still to fold. A partition
+        that had nothing new is read half as often, down to every ``2**QUIET_MAX * every_s``
+        (an idle dealer makes two requests a second, not sixteen), and every ``every_s`` again
+        once it has. A reading that fails is left to the next round (or to the next reveal,
+        which reads too)."""
+        loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(every_s)
             for partition, scan in list(self._scans.items()):
-                if scan.next_seq == 0 or scan.lock.locked():
-                    continue  # not begun, or being read for a reveal already
+                if scan.next_seq == 0 or scan.lock.locked() or loop.time() < scan.due:
+                    continue  # not begun, being read for a reveal already, or quiet
+                before = scan.next_seq
                 with contextlib.suppress(nats.errors.Error, TimeoutError):
                     async with scan.lock:
                         await self._read_to_end(partition, scan)
+                scan.quiet = 0 if scan.next_seq != before else min(scan.quiet + 1, QUIET_MAX)
+                scan.due = loop.time() + every_s * (2**scan.quiet - 0.5)
 
     async def _read_to_end(self, partition: int, scan: Scan) -> None:
         """Read ``partition`` to the end (its lock held): a reading, numbered as it begins, and

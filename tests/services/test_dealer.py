@@ -527,3 +527,29 @@ async def test_a_dealer_keeping_up_has_folded_the_records_before_the_reveals(nc:
     for table in tables:
         assert await log.ended(table) is not None, table
     assert log.reads == 2 * len(tables)  # nothing left to fold
+
+
+async def test_a_quiet_partition_is_read_less_often_until_it_has_something_new(
+    nc: Client,
+) -> None:
+    """Kept up with nothing stored, the dealer backs off to one reading per partition every
+    eight rounds instead of one every round; a record stored later is still read."""
+    log = TableFolds(nc)
+    await log.begin()
+    rounds = 40
+    keeping_up = asyncio.create_task(log.keep_up(0.02))
+    try:
+        await asyncio.sleep(rounds * 0.02)
+        every_round = subjects.PARTITIONS * rounds
+        assert 0 < log.requests <= every_round // 3
+        js = nc.jetstream()
+        await js.publish(subjects.events(GAME), record(GAME, 1, game_started()))
+        for _ in range(300):
+            if log.reads == 1:
+                break
+            await asyncio.sleep(0.01)
+        assert log.reads == 1  # read without a reveal, after the quiet spell
+    finally:
+        keeping_up.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await keeping_up
