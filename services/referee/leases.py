@@ -12,11 +12,11 @@ Renewing, balancing and the watchdog each keep their own schedule: a slow look a
 never makes a renewal late, and a slow hand-over never holds up another. Under load (2,048
 commands in flight on two cores) a round that did both in turn took up to 2.2 s before its
 pause, so a renewal came 4 s after the last one and the replica let every lease go: all its
-tables went unanswered for about ten seconds.
+tables went unanswered for about nine seconds (docs/performance.md).
 
 A replica that let a lease go (its renewal came too late) and finds the key still holding its
-own name takes it back at its next round, with a compare-and-set on that revision: nobody took it since,
-so its tables need not wait out the rest of the term with nobody answering.
+own name takes it back at its next round, with a compare-and-set on that revision: nobody took
+it since, so its tables need not wait out the rest of the term with nobody answering.
 
 A lease is a promise about time, and clocks and pauses break promises, so nothing relies on it
 alone: the table log's sequence fence refuses the append of a writer that lost its lease (see
