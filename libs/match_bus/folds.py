@@ -313,7 +313,10 @@ class TableFolds:
                 json.dumps(request).encode(),
                 reply=sub.subject,
             )
-            await asyncio.wait_for(done, self._timeout_s)
+            # Not wait_for: on 3.11 it returns the answer and drops a cancellation that comes
+            # as the answer does, and keep_up's loop then never ends.
+            async with asyncio.timeout(self._timeout_s):
+                await done
             return out
         finally:
             await sub.unsubscribe()

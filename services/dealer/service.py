@@ -7,7 +7,6 @@ it (and the other two) with NATS permissions; see docs/ledger.md, "The dealer".
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
@@ -55,8 +54,7 @@ async def serve(nc: Client) -> Callable[[], Awaitable[None]]:
 
     async def stop() -> None:
         keeping_up.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await keeping_up
+        await asyncio.wait({keeping_up}, timeout=5)  # a stop never waits on it for longer
 
     return stop
 

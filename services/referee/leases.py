@@ -72,6 +72,17 @@ async def lease_bucket(js: JetStreamContext, ttl_s: float, replicas: int) -> Key
     )
 
 
+async def _round(work: Awaitable[None], failed: str) -> None:
+    """One round of a lease loop; a failure (NATS down or a node restarting) is logged as
+    ``failed`` and left to the next round."""
+    try:
+        await work
+    except asyncio.CancelledError:
+        raise
+    except Exception as error:
+        log.warning(failed, error=repr(error))
+
+
 class Leases:
     """Holds partitions for one replica. ``gain(ps)`` loads the partitions and starts answering
     for them; it runs in its own task, so leases keep being renewed while it reads the log, and
@@ -117,12 +128,7 @@ class Leases:
         helpers = [asyncio.create_task(self._watchdog()), asyncio.create_task(self._keep())]
         try:
             while True:
-                try:
-                    await self._balance()
-                except asyncio.CancelledError:
-                    raise
-                except Exception as error:  # NATS down or a node restarting: next round
-                    log.warning("lease round failed", error=repr(error))
+                await _round(self._balance(), "lease round failed")
                 await asyncio.sleep(self.period_s)
         finally:
             for helper in helpers:
@@ -134,12 +140,7 @@ class Leases:
         was sent (at once, if it took longer)."""
         while True:
             sent = self._now()
-            try:
-                await self._renew_all()
-            except asyncio.CancelledError:
-                raise
-            except Exception as error:  # NATS down or a node restarting: next round
-                log.warning("lease renewal failed", error=repr(error))
+            await _round(self._renew_all(), "lease renewal failed")
             await asyncio.sleep(max(0.0, sent + self.period_s - self._now()))
 
     async def _watchdog(self) -> None:

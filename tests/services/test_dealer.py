@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import os
 import signal
@@ -522,8 +521,8 @@ async def test_a_dealer_keeping_up_has_folded_the_records_before_the_reveals(nc:
         assert log.reads == 2 * len(tables)  # read with no reveal asked
     finally:
         keeping_up.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await keeping_up
+        await asyncio.wait({keeping_up}, timeout=5)
+        assert keeping_up.cancelled()  # it stops when told, whatever it was doing
     for table in tables:
         assert await log.ended(table) is not None, table
     assert log.reads == 2 * len(tables)  # nothing left to fold
@@ -551,5 +550,5 @@ async def test_a_quiet_partition_is_read_less_often_until_it_has_something_new(
         assert log.reads == 1  # read without a reveal, after the quiet spell
     finally:
         keeping_up.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await keeping_up
+        await asyncio.wait({keeping_up}, timeout=5)
+        assert keeping_up.cancelled()  # it stops when told, whatever it was doing
