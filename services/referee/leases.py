@@ -81,6 +81,11 @@ async def _round(work: Awaitable[None], failed: str) -> None:
         raise
     except Exception as error:
         log.warning(failed, error=repr(error))
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        # Cancelled while a request's answer came: nats-py waits with wait_for, which on 3.11
+        # returns the answer and drops the cancellation. The loop stops all the same.
+        raise asyncio.CancelledError
 
 
 class Leases:
