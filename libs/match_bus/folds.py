@@ -86,9 +86,10 @@ class TableFolds:
     partition is read once, for all its tables: a :class:`Scan` reads every message of the
     partition from where it stopped and folds each table whose first record it has seen. It
     begins where the log ended when the dealer started (:meth:`begin`), and goes on when a
-    reveal asks and, with :meth:`keep_up`, every second: the records are folded once either way,
-    but read only when asked, a partition's first reveal after a busy spell read all of it (at a
-    saturation step's end, seconds of folding while thousands of reveals waited and timed out).
+    reveal asks and, with :meth:`keep_up`, every few seconds: the records are folded once either
+    way, but read only when asked, a partition's first reveal after a busy spell read all of it
+    (at a saturation step's end, seconds of folding while thousands of reveals waited and timed
+    out).
     Reveals asked while a reading is under way share the next one. A table that began before
     it (under way when the dealer started), or whose fold was forgotten, is read alone from its
     first record, as before group commit.
@@ -131,7 +132,7 @@ class TableFolds:
         """Until cancelled: every ``every_s``, read each begun partition's new messages, so
         that a burst of game ends finds at most that long's records still to fold. A partition
         that had nothing new is read half as often, down to every ``2**QUIET_MAX * every_s``
-        (an idle dealer makes two requests a second, not sixteen), and every ``every_s`` again
+        (an idle dealer makes an eighth of the requests), and every ``every_s`` again
         once it has. A reading that fails is left to the next round (or to the next reveal,
         which reads too)."""
         loop = asyncio.get_running_loop()
