@@ -89,10 +89,9 @@ class TableFolds:
     reveal asks and, with :meth:`keep_up`, every few seconds: the records are folded once either
     way, but read only when asked, a partition's first reveal after a busy spell read all of it
     (at a saturation step's end, seconds of folding while thousands of reveals waited and timed
-    out).
-    Reveals asked while a reading is under way share the next one. A table that began before
-    it (under way when the dealer started), or whose fold was forgotten, is read alone from its
-    first record, as before group commit.
+    out). Reveals asked while a reading is under way share the next one. A table that began
+    before it (under way when the dealer started), or whose fold was forgotten, is read alone
+    from its first record, as before group commit.
 
     Folds are kept (the last ``keep`` tables) and continued: a reveal asked again reads only
     the messages appended since. Under load a reveal can outlast the referee's wait, and the

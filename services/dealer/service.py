@@ -23,8 +23,9 @@ from services.dealer.stores import KvSeedStore, open_seeds
 log = structlog.get_logger()
 
 # How often the dealer reads each partition of the log (a quiet one less often, down to eight
-# times as long): every second cost it ~90 us a turn at 250 tables at human pace, mostly the
-# readings themselves; every 5 s still leaves a burst of game ends little to fold.
+# times as long). At 250 tables at human pace, every second cost it ~90 us a turn, some 30 of
+# them in the readings' own round trips; every 5 s, 59. Either leaves a burst of game ends
+# little to fold (docs/performance.md, "Frames written").
 KEEP_UP_S = 5.0
 
 
