@@ -45,7 +45,6 @@ class Fold:
     state: Any = None
     broken: bool = False
     scanned: bool = False
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 QUIET_MAX = 3  # a quiet partition is read at least every 2**3 rounds
@@ -62,6 +61,15 @@ class Scan:
     read: int = 0  # the last reading that read to the end: its number (of ``begun``)
     quiet: int = 0  # background readings in a row that found nothing new (at most QUIET_MAX)
     due: float = 0.0  # when the next background reading is due (the loop's clock)
+
+
+@dataclass
+class Alone:
+    """One partition's tables its scan does not feed (begun before it, or forgotten), asked
+    about and not yet read: the next reading reads them all, from the earliest one's place."""
+
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    asked: dict[str, Fold] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,8 +98,9 @@ class TableFolds:
     way, but read only when asked, a partition's first reveal after a busy spell read all of it
     (at a saturation step's end, seconds of folding while thousands of reveals waited and timed
     out). Reveals asked while a reading is under way share the next one. A table that began
-    before it (under way when the dealer started), or whose fold was forgotten, is read alone
-    from its first record, as before group commit.
+    before it (under way when the dealer started), or whose fold was forgotten, is read from
+    its first record by a reading of its partition of its own, shared by every such table of
+    the partition asked about meanwhile.
 
     Folds are kept (the last ``keep`` tables) and continued: a reveal asked again reads only
     the messages appended since. Under load a reveal can outlast the referee's wait, and the
@@ -110,6 +119,7 @@ class TableFolds:
         self._timeout_s = timeout_s
         self._folds: OrderedDict[str, Fold] = OrderedDict()
         self._scans: dict[int, Scan] = {}
+        self._alones: dict[int, Alone] = {}
         self._origin = 0  # where every partition's scan begins (0: at the first table asked)
         self.reads = 0  # records folded (tests and curiosity)
         self.requests = 0  # Direct Get requests made for them
@@ -163,8 +173,7 @@ class TableFolds:
             return None  # no such table yet (or not on this replica yet)
         self._folds.move_to_end(game_id)
         if not fold.scanned:
-            async with fold.lock:  # one fold per table at a time: a retry continues the first
-                await self._continue(game_id, fold)
+            await self._alone(game_id, fold)
         if fold.broken or fold.game is None or not fold.game.is_terminal(fold.state):
             return None
         return fold.game
@@ -180,6 +189,9 @@ class TableFolds:
         scan if the scan saw the table begin, else one of its own (None: no such table)."""
         scan = self._scans.setdefault(subjects.partition_of(game_id), Scan(self._origin))
         asked = scan.begun  # readings begun before this question
+        # Where a table without a fold begins, looked up before the partition's turn: forgotten
+        # tables asked about together then join one reading of theirs (_alone).
+        first = None if game_id in self._folds else await self._first(game_id)
         async with scan.lock:  # one reading of a partition at a time; the next asks on from it
             start = 0
             known = self._folds.get(game_id)
@@ -189,7 +201,7 @@ class TableFolds:
                 # A burst of game ends in a partition makes one reading, not one each.
                 return known
             if game_id not in self._folds:
-                start = await self._first(game_id)
+                start = await self._first(game_id) if first is None else first
                 if start == 0:
                     return None
                 if scan.next_seq == 0:
@@ -241,45 +253,46 @@ class TableFolds:
         if closes_table(headers):  # nobody asks about it again: the first fold to forget
             self._folds.move_to_end(table_id, last=False)
 
-    async def _continue(self, game_id: str, fold: Fold) -> None:
-        """Fold one table's records from ``fold.next_seq`` to its last, keeping each step: those
-        on its own subject and its entries in its partition's frames, read side by side in
-        stream order."""
-        own = subjects.events(game_id)
-        frames = subjects.frames(subjects.partition_of(game_id))
-        last = max([await self._last(own), await self._last(frames)])
-        while not fold.broken and fold.next_seq <= last:
-            batches = [await self._read(subject, fold.next_seq) for subject in (own, frames)]
-            if not any(batches):
-                return  # a replica behind the leader: not yet
-            # A full batch says nothing of its subject past its last record: read only so far.
-            full = [batch[-1].sequence for batch in batches if len(batch) >= self._batch]
-            horizon = min(full) if full else last
-            merged = sorted(
-                (m for batch in batches for m in batch if m.sequence <= horizon),
-                key=lambda m: m.sequence,
-            )
-            for message in merged:
-                for record in unpack(message.subject, message.data):
-                    if record.table_id != game_id:
+    async def _alone(self, game_id: str, fold: Fold) -> None:
+        """Fold a table its partition's scan does not feed, from ``fold.next_seq`` to the end of
+        the partition. Such tables asked about together share one reading of the partition,
+        from the earliest one's place: the dealer forgets the oldest folds beyond ``keep``
+        (every live table has one), and a burst of their games' ends read one by one read the
+        partition's frames once each (measured: the dealer busy for minutes, new tables
+        refused meanwhile)."""
+        partition = subjects.partition_of(game_id)
+        waiting = self._alones.setdefault(partition, Alone())
+        waiting.asked[game_id] = fold
+        async with waiting.lock:
+            if waiting.asked.get(game_id) is not fold:
+                return  # read by a reading begun after it was asked
+            folds, waiting.asked = waiting.asked, {}
+            try:
+                await self._read_alone(partition, folds)
+            except BaseException:
+                for table_id, asked in folds.items():  # the next in line reads them again
+                    waiting.asked.setdefault(table_id, asked)
+                raise
+
+    async def _read_alone(self, partition: int, folds: dict[str, Fold]) -> None:
+        """Read ``partition``'s messages from the earliest of ``folds`` to the end of what the
+        answering server holds, folding each table's records from its own place."""
+        every = f"match.events.{subjects.partition_name(partition)}.>"
+        start = min(fold.next_seq for fold in folds.values())
+        while True:
+            messages = await self._read(every, start)
+            for message in messages:
+                for record in unpack(message.subject, message.data, message.headers):
+                    fold = folds.get(record.table_id) if record.table_id is not None else None
+                    if fold is None or fold.broken or message.sequence < fold.next_seq:
                         continue
                     self.reads += 1
                     fold_record(fold, record.data)
-                    if fold.broken:
-                        return
-                fold.next_seq = message.sequence + 1
-            if full:
-                fold.next_seq = max(fold.next_seq, horizon + 1)
-            elif merged:
-                fold.next_seq = max(fold.next_seq, merged[-1].sequence + 1)
-
-    async def _last(self, subject: str) -> int:
-        """The stream sequence of the last message on ``subject`` (0: none)."""
-        try:
-            last = await self._js.get_last_msg(subjects.EVENTS_STREAM, subject)
-        except NotFoundError:
-            return 0
-        return last.seq or 0
+                start = message.sequence + 1
+            for fold in folds.values():
+                fold.next_seq = max(fold.next_seq, start)
+            if len(messages) < self._batch:
+                return
 
     async def _read(self, subject: str, start: int, batch: int | None = None) -> list[_Message]:
         """Up to ``batch`` messages of ``subject`` (a wildcard allowed) from stream sequence

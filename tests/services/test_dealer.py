@@ -408,6 +408,35 @@ async def test_folds_beyond_the_kept_number_start_again(nc: Client) -> None:
     assert await log.ended(games[0]) is not None and log.reads == 8  # forgotten: read again
 
 
+async def test_forgotten_tables_of_a_partition_asked_together_share_a_reading(
+    nc: Client,
+) -> None:
+    """Every live table has a fold, and the oldest are forgotten beyond ``keep``. Their games'
+    ends, asked about together, are read in a reading or two of the partition, each record
+    once: not the partition's frames once per table (which kept a dealer busy for minutes
+    when a thousand forgotten games ended at once, and refused new tables meanwhile)."""
+    js = nc.jetstream()
+    log = TableFolds(nc, keep=2, batch=16)
+    tables = [GAME, *same_partition(GAME, 7)]
+    frames = subjects.frames(subjects.partition_of(GAME))
+    for table in tables:
+        await js.publish(subjects.events(table), record(table, 1, game_started()))
+    empty = referee_pb2.TableRecord().SerializeToString()
+    for _ in range(20):
+        await js.publish(frames, pack([(t, empty, {}) for t in tables]))
+    await js.publish(frames, pack([(t, record(t, 2, game_ended()), {}) for t in tables]))
+    assert await log.ended(tables[-1]) is not None  # the scan folds all eight, keeps two
+    forgotten = tables[:6]
+    assert not any(t in log._folds for t in forgotten)
+    reads, requests = log.reads, log.requests
+    games = await asyncio.gather(*(log.ended(t) for t in forgotten))
+    assert all(g is not None for g in games)
+    assert log.reads - reads == len(forgotten) * 22  # every record of theirs, once
+    # where each begins (6), then at most two readings of the partition's 29 messages (two
+    # requests each): the first asked, and all the others together. One by one it was 24.
+    assert log.requests - requests <= len(forgotten) + 2 * 2
+
+
 async def test_a_broken_table_stays_unrevealable(nc: Client) -> None:
     js = nc.jetstream()
     log = TableFolds(nc)
