@@ -120,6 +120,7 @@ class TableFolds:
         self._folds: OrderedDict[str, Fold] = OrderedDict()
         self._scans: dict[int, Scan] = {}
         self._alones: dict[int, Alone] = {}
+        self._asking: dict[str, asyncio.Future[Game | None]] = {}  # answers under way
         self._origin = 0  # where every partition's scan begins (0: at the first table asked)
         self.reads = 0  # records folded (tests and curiosity)
         self.requests = 0  # Direct Get requests made for them
@@ -166,6 +167,24 @@ class TableFolds:
         scan.read = reading
 
     async def ended(self, game_id: str) -> Game | None:
+        """The table's game if its records show it over, else None. Asked again while an
+        answer is under way (the referee retries a reveal that outlasts its wait), the
+        question shares that answer: retries do not queue up work of their own."""
+        running = self._asking.get(game_id)
+        if running is None or running.done():
+            running = asyncio.ensure_future(self._ended(game_id))
+            self._asking[game_id] = running
+
+            def answered(done: asyncio.Future[Game | None]) -> None:
+                if self._asking.get(game_id) is done:
+                    del self._asking[game_id]
+                if not done.cancelled():
+                    done.exception()  # retrieved: every asker may have gone
+
+            running.add_done_callback(answered)
+        return await asyncio.shield(running)
+
+    async def _ended(self, game_id: str) -> Game | None:
         fold = self._folds.get(game_id)
         if fold is None or fold.scanned:
             fold = await self._scanned(game_id)

@@ -437,6 +437,22 @@ async def test_forgotten_tables_of_a_partition_asked_together_share_a_reading(
     assert log.requests - requests <= len(forgotten) + 2 * 2
 
 
+async def test_a_reveal_asked_again_while_it_is_answered_shares_the_answer(nc: Client) -> None:
+    """The referee asks again when a reveal outlasts its wait. Those questions join the answer
+    under way: under a burst of game ends each retry did its own work, the dealer's queue grew
+    faster than it answered, and every answer came after its asker had given up."""
+    js = nc.jetstream()
+    log = TableFolds(nc)
+    await js.publish(subjects.events(GAME), record(GAME, 1, game_started()))
+    await js.publish(subjects.events(GAME), record(GAME, 2, game_ended()))
+    games = await asyncio.gather(*(log.ended(GAME) for _ in range(20)))
+    assert all(g is not None for g in games)
+    # where the table begins, and one reading of its partition: once for all twenty
+    assert (log.reads, log.requests) == (2, 2)
+    assert await log.ended(GAME) is not None  # asked after: a question of its own
+    assert log.requests == 3
+
+
 async def test_a_broken_table_stays_unrevealable(nc: Client) -> None:
     js = nc.jetstream()
     log = TableFolds(nc)
