@@ -329,6 +329,21 @@ def same_partition(table_id: str, count: int) -> list[str]:
     return [t for t in found if subjects.partition_of(t) == partition and t != table_id][:count]
 
 
+async def eight_games_in_frames(nc: Client) -> list[str]:
+    """Eight tables of GAME's partition, each begun on its own subject, then 20 frames of an
+    empty record each and a frame that ends all eight: 22 records a table, 29 messages."""
+    js = nc.jetstream()
+    tables = [GAME, *same_partition(GAME, 7)]
+    frames = subjects.frames(subjects.partition_of(GAME))
+    for table in tables:
+        await js.publish(subjects.events(table), record(table, 1, game_started()))
+    empty = referee_pb2.TableRecord().SerializeToString()
+    for _ in range(20):
+        await js.publish(frames, pack([(t, empty, {}) for t in tables]))
+    await js.publish(frames, pack([(t, record(t, 2, game_ended()), {}) for t in tables]))
+    return tables
+
+
 async def test_a_tables_records_in_its_partitions_frames_are_folded_in_stream_order(
     nc: Client,
 ) -> None:
@@ -359,16 +374,8 @@ async def test_a_partitions_frames_are_read_once_for_all_its_tables(nc: Client) 
     """Under group commit each frame holds records of many tables. The dealer reads each of the
     partition's messages once, whichever tables it is asked about: asked about every table in
     turn, it folds each record once, in a few requests, not each frame once per table."""
-    js = nc.jetstream()
     log = TableFolds(nc, batch=16)
-    tables = [GAME, *same_partition(GAME, 7)]
-    frames = subjects.frames(subjects.partition_of(GAME))
-    for table in tables:
-        await js.publish(subjects.events(table), record(table, 1, game_started()))
-    empty = referee_pb2.TableRecord().SerializeToString()
-    for _ in range(20):
-        await js.publish(frames, pack([(t, empty, {}) for t in tables]))
-    await js.publish(frames, pack([(t, record(t, 2, game_ended()), {}) for t in tables]))
+    tables = await eight_games_in_frames(nc)
     for table in tables:
         assert await log.ended(table) is not None, table
     assert log.reads == len(tables) * 22  # every record once
@@ -414,17 +421,9 @@ async def test_forgotten_tables_of_a_partition_asked_together_share_a_reading(
     """Every live table has a fold, and the oldest are forgotten beyond ``keep``. Their games'
     ends, asked about together, are read in a reading or two of the partition, each record
     once: not the partition's frames once per table (which kept a dealer busy for minutes
-    when a thousand forgotten games ended at once, and refused new tables meanwhile)."""
-    js = nc.jetstream()
+    when thousands of forgotten tables expired at once, and refused new tables meanwhile)."""
     log = TableFolds(nc, keep=2, batch=16)
-    tables = [GAME, *same_partition(GAME, 7)]
-    frames = subjects.frames(subjects.partition_of(GAME))
-    for table in tables:
-        await js.publish(subjects.events(table), record(table, 1, game_started()))
-    empty = referee_pb2.TableRecord().SerializeToString()
-    for _ in range(20):
-        await js.publish(frames, pack([(t, empty, {}) for t in tables]))
-    await js.publish(frames, pack([(t, record(t, 2, game_ended()), {}) for t in tables]))
+    tables = await eight_games_in_frames(nc)
     assert await log.ended(tables[-1]) is not None  # the scan folds all eight, keeps two
     forgotten = tables[:6]
     assert not any(t in log._folds for t in forgotten)
