@@ -52,7 +52,7 @@ QUIET_MAX = 3  # a quiet partition is read at least every 2**3 rounds
 # Folds kept: more than the live tables a deployment holds, so that no live table's fold is
 # forgotten (the dealer folds every table as its records come). A fold took 2,392 bytes on
 # average, measured over a bench's 22,034 tables of every game (~160 MB for all 65,536). With
-# 4,096 kept and 9,000 idle tables expiring in a minute, every reveal read its table again
+# 4,096 kept and 9,000 unplayed games ending in a minute, every reveal read its table again
 # and evicted another waiting one: no seed came out for minutes (docs/performance.md).
 KEEP = 65_536
 

@@ -421,7 +421,7 @@ async def test_forgotten_tables_of_a_partition_asked_together_share_a_reading(
     """Every live table has a fold, and the oldest are forgotten beyond ``keep``. Their games'
     ends, asked about together, are read in a reading or two of the partition, each record
     once: not the partition's frames once per table (which kept a dealer busy for minutes
-    when thousands of forgotten tables expired at once, and refused new tables meanwhile)."""
+    when thousands of forgotten games ended at once, and refused new tables meanwhile)."""
     log = TableFolds(nc, keep=2, batch=16)
     tables = await eight_games_in_frames(nc)
     assert await log.ended(tables[-1]) is not None  # the scan folds all eight, keeps two
