@@ -106,8 +106,8 @@ class TableFolds:
     (at a saturation step's end, seconds of folding while thousands of reveals waited and timed
     out). Reveals asked while a reading is under way share the next one. A table that began
     before it (under way when the dealer started), or whose fold was forgotten, is read from
-    its first record by a reading of its partition of its own, shared by every such table of
-    the partition asked about meanwhile.
+    its first record by a separate reading of its partition, which every such table of the
+    partition asked about meanwhile shares.
 
     Folds are kept (the last ``keep`` tables) and continued: a reveal asked again reads only
     the messages appended since. Under load a reveal can outlast the referee's wait, and the
