@@ -11,6 +11,7 @@ import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import nats
 import pytest
@@ -450,6 +451,46 @@ async def test_a_reveal_asked_again_while_it_is_answered_shares_the_answer(nc: C
     assert (log.reads, log.requests) == (2, 2)
     assert await log.ended(GAME) is not None  # asked after: a question of its own
     assert log.requests == 3
+
+
+class BehindTheLog(TableFolds):
+    """Direct Gets answered, every other time, by a server behind the log: half of what the
+    stream holds from there, or none of it. nats-server lets each copy of the log (the lobby's
+    and the players' mirrors) and each replica answer the log's Direct Gets, in the queue group
+    its own answerers share, which no client may join; this stands in for the one that answers.
+    The leader's look-ups are nats-server's own."""
+
+    cut = 0  # answers cut short
+
+    async def _read(self, subject: str, start: int, batch: int | None = None) -> list[Any]:
+        found = await super()._read(subject, start, batch)
+        if self.requests % 2:
+            return found
+        self.cut += 1
+        return found[: len(found) // 2]
+
+
+async def test_a_copy_behind_the_log_does_not_hide_a_games_end(nc: Client) -> None:
+    """The referee asks for a reveal once the game's last record is stored: the dealer finds
+    the end whichever server answers its readings, in a fresh reading and in one its background
+    reading has been feeding. It refused such reveals (``game_not_over``) until the referee
+    asked again."""
+    following = BehindTheLog(nc, batch=8)
+    await following.begin()
+    background = asyncio.create_task(following.keep_up(every_s=0.005))
+    try:
+        tables = await eight_games_in_frames(nc)
+        for n in range(16):
+            table = tables[n % len(tables)]
+            fresh = BehindTheLog(nc, batch=8)
+            assert await fresh.ended(table) is not None, n
+            assert fresh.cut > 0 and fresh.checks > 0  # cut short, and finished at the leader
+            assert await following.ended(table) is not None, n
+    finally:
+        background.cancel()
+        await asyncio.gather(background, return_exceptions=True)
+    assert following.cut > 0
+    assert following.reads == len(tables) * 22  # every record folded once all the same
 
 
 async def test_a_broken_table_stays_unrevealable(nc: Client) -> None:
