@@ -26,26 +26,9 @@ from types import ModuleType
 import nats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "libs"))
-from match.v1 import common_pb2, race_pb2, referee_pb2
+from match_bench.reveal import ENDED, STARTED, race_record
 from match_bus import folds, jetstream, subjects
 from match_launch.natsserver import NatsServer
-
-
-def record(table_id: str, number: int, body: race_pb2.RaceEvent) -> bytes:
-    event = common_pb2.EventEnvelope(
-        table_id=table_id,
-        game_id=table_id,
-        game_kind=common_pb2.GAME_KIND_MATCH_RACE,
-        event_number=number,
-        race=body,
-    )
-    return referee_pb2.TableRecord(
-        table_id=table_id, first_event_number=number, events=[event], record_number=number
-    ).SerializeToString()
-
-
-STARTED = race_pb2.RaceEvent(game_started=race_pb2.RaceEvent.GameStarted())
-ENDED = race_pb2.RaceEvent(game_ended=race_pb2.RaceEvent.GameEnded(at=1_000))
 
 
 def load(path: str | None) -> ModuleType:
@@ -70,8 +53,8 @@ async def main(asks: int, module: ModuleType) -> None:
             started = time.monotonic()
             for n in range(asks):
                 table = f"after{n:08d}"
-                await js.publish(subjects.events(table), record(table, 1, STARTED))
-                await js.publish(subjects.events(table), record(table, 2, ENDED))
+                await js.publish(subjects.events(table), race_record(table, 1, STARTED))
+                await js.publish(subjects.events(table), race_record(table, 2, ENDED))
                 log = module.TableFolds(nc)
                 not_over += await log.ended(table) is None
                 requests += log.requests

@@ -42,8 +42,12 @@ from match_bus.jetstream import ensure_stream
 from match_launch.natsserver import NatsServer
 from match_rules.game import Game
 
+STARTED = race_pb2.RaceEvent(game_started=race_pb2.RaceEvent.GameStarted())
+ENDED = race_pb2.RaceEvent(game_ended=race_pb2.RaceEvent.GameEnded(at=1_000))
 
-def _record(table_id: str, first: int, *bodies: race_pb2.RaceEvent) -> bytes:
+
+def race_record(table_id: str, first: int, *bodies: race_pb2.RaceEvent) -> bytes:
+    """A race table's record as the referee stores it: ``bodies`` as events ``first`` on."""
     events = [
         common_pb2.EventEnvelope(
             table_id=table_id, game_id=table_id, game_kind=common_pb2.GAME_KIND_MATCH_RACE,
@@ -62,16 +66,14 @@ def _record(table_id: str, first: int, *bodies: race_pb2.RaceEvent) -> bytes:
 async def fill(nc: Client, tables: list[str], records: int) -> None:
     """Each table's records, round-robin across the tables (as live tables interleave)."""
     js = nc.jetstream()
-    started = race_pb2.RaceEvent(game_started=race_pb2.RaceEvent.GameStarted())
-    ended = race_pb2.RaceEvent(game_ended=race_pb2.RaceEvent.GameEnded(at=1_000))
     empty = referee_pb2.TableRecord(first_event_number=2).SerializeToString()
     for n in range(records):
         acks = []
         for table in tables:
             if n == 0:
-                data = _record(table, 1, started)
+                data = race_record(table, 1, STARTED)
             elif n == records - 1:
-                data = _record(table, 2, ended)
+                data = race_record(table, 2, ENDED)
             else:  # a turn's record, its events left out: the read is what is measured
                 data = empty
             acks.append(js.publish(subjects.events(table), data))
