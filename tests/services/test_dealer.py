@@ -19,7 +19,8 @@ from nats.aio.client import Client
 from nats.errors import NoRespondersError
 from nats.errors import TimeoutError as NatsTimeoutError
 
-from match.v1 import common_pb2, dealer_pb2, race_pb2, referee_pb2
+from match.v1 import common_pb2, dealer_pb2, referee_pb2
+from match_bench.reveal import ENDED, STARTED, race_record
 from match_bus import subjects
 from match_bus.folds import TableFolds
 from match_bus.jetstream import ensure_stream
@@ -86,33 +87,6 @@ async def reveal(nc: Client, game_id: str) -> dealer_pb2.RevealSeedResponse:
     return dealer_pb2.RevealSeedResponse.FromString(await request(nc, subjects.DEALER_REVEAL, data))
 
 
-def record(table_id: str, first: int, *bodies: race_pb2.RaceEvent) -> bytes:
-    events = [
-        common_pb2.EventEnvelope(
-            table_id=table_id,
-            game_id=table_id,
-            game_kind=common_pb2.GAME_KIND_MATCH_RACE,
-            event_number=first + i,
-            race=body,
-        )
-        for i, body in enumerate(bodies)
-    ]
-    return referee_pb2.TableRecord(
-        table_id=table_id,
-        first_event_number=first,
-        events=events,
-        record_number=1 if first == 1 else 0,  # a table's first record holds its first event
-    ).SerializeToString()
-
-
-def game_started() -> race_pb2.RaceEvent:
-    return race_pb2.RaceEvent(game_started=race_pb2.RaceEvent.GameStarted())
-
-
-def game_ended() -> race_pb2.RaceEvent:
-    return race_pb2.RaceEvent(game_ended=race_pb2.RaceEvent.GameEnded(at=1_000))
-
-
 @pytest.fixture
 def dealer_process(nats_server: NatsServer, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
     process = start_dealer(nats_server.url, tmp_path / "dealer.log")
@@ -154,12 +128,12 @@ async def test_the_dealer_process_commits_deals_and_reveals_after_the_end(
     assert [len(board.layout) for board in dealt.deal.race.boards] == [20, 20, 20]
 
     js = nc.jetstream()
-    await js.publish(subjects.events(GAME), record(GAME, 1, game_started()))
+    await js.publish(subjects.events(GAME), race_record(GAME, 1, STARTED))
     early = await reveal(nc, GAME)
     assert early.refusal.code == "game_not_over"
     assert early.refusal.category == Category.CATEGORY_FAILED_PRECONDITION
 
-    await js.publish(subjects.events(GAME), record(GAME, 2, game_ended()))
+    await js.publish(subjects.events(GAME), race_record(GAME, 2, ENDED))
     revealed = await reveal(nc, GAME)
     assert revealed.WhichOneof("result") == "seed", revealed
     seed = revealed.seed.seed
@@ -257,7 +231,7 @@ async def test_the_seed_is_revealed_when_any_record_ended_the_game(
 ) -> None:
     js = nc.jetstream()
     await dealer.commit(dealer_pb2.CommitSeedRequest(game_id=GAME).SerializeToString())
-    await js.publish(subjects.events(GAME), record(GAME, 1, game_started(), game_ended()))
+    await js.publish(subjects.events(GAME), race_record(GAME, 1, STARTED, ENDED))
     refused_later = referee_pb2.TableRecord(
         table_id=GAME,
         first_event_number=3,
@@ -276,14 +250,14 @@ async def test_a_reveal_asked_again_reads_only_the_records_appended_since(nc: Cl
     js = nc.jetstream()
     log = TableFolds(nc)
     subject = subjects.events(GAME)
-    await js.publish(subject, record(GAME, 1, game_started()))
-    await js.publish(subjects.events("game0000bbbb"), record("game0000bbbb", 1, game_ended()))
+    await js.publish(subject, race_record(GAME, 1, STARTED))
+    await js.publish(subjects.events("game0000bbbb"), race_record("game0000bbbb", 1, ENDED))
     assert await log.ended(GAME) is None  # not over yet
     assert log.reads == 1
     refused = referee_pb2.TableRecord(table_id=GAME, refusal=common_pb2.Refusal(code="x"))
     for _ in range(2):  # records with no events
         await js.publish(subject, refused.SerializeToString())
-    await js.publish(subject, record(GAME, 2, game_ended()))
+    await js.publish(subject, race_record(GAME, 2, ENDED))
     assert log.reads == 1
     game = await log.ended(GAME)
     assert game is not None and game.slug == "race"
@@ -296,11 +270,11 @@ async def test_a_reveal_asked_again_reads_only_the_records_appended_since(nc: Cl
 async def test_reveals_asked_at_once_fold_each_record_once(nc: Client) -> None:
     js = nc.jetstream()
     log = TableFolds(nc)
-    await js.publish(subjects.events(GAME), record(GAME, 1, game_started()))
+    await js.publish(subjects.events(GAME), race_record(GAME, 1, STARTED))
     empty = referee_pb2.TableRecord(table_id=GAME).SerializeToString()
     for _ in range(5):
         await js.publish(subjects.events(GAME), empty)
-    await js.publish(subjects.events(GAME), record(GAME, 2, game_ended()))
+    await js.publish(subjects.events(GAME), race_record(GAME, 2, ENDED))
     games = await asyncio.gather(*(log.ended(GAME) for _ in range(4)))
     assert all(g is not None for g in games)
     assert log.reads == 7
@@ -310,12 +284,12 @@ async def test_records_are_read_in_batches_between_other_tables_records(nc: Clie
     js = nc.jetstream()
     log = TableFolds(nc, batch=4)
     other = "game0000bbbb"
-    await js.publish(subjects.events(GAME), record(GAME, 1, game_started()))
+    await js.publish(subjects.events(GAME), race_record(GAME, 1, STARTED))
     empty = referee_pb2.TableRecord(table_id=GAME).SerializeToString()
     for _ in range(8):
         await js.publish(subjects.events(GAME), empty)
-        await js.publish(subjects.events(other), record(other, 1, game_ended()))
-    await js.publish(subjects.events(GAME), record(GAME, 2, game_ended()))
+        await js.publish(subjects.events(other), race_record(other, 1, ENDED))
+    await js.publish(subjects.events(GAME), race_record(GAME, 2, ENDED))
     assert await log.ended(GAME) is not None
     # where the table begins, then its partition's messages 4 + 4 + 2 (none of the other
     # table's: it is on another partition)
@@ -337,11 +311,11 @@ async def eight_games_in_frames(nc: Client) -> list[str]:
     tables = [GAME, *same_partition(GAME, 7)]
     frames = subjects.frames(subjects.partition_of(GAME))
     for table in tables:
-        await js.publish(subjects.events(table), record(table, 1, game_started()))
+        await js.publish(subjects.events(table), race_record(table, 1, STARTED))
     empty = referee_pb2.TableRecord().SerializeToString()
     for _ in range(20):
         await js.publish(frames, pack([(t, empty, {}) for t in tables]))
-    await js.publish(frames, pack([(t, record(t, 2, game_ended()), {}) for t in tables]))
+    await js.publish(frames, pack([(t, race_record(t, 2, ENDED), {}) for t in tables]))
     return tables
 
 
@@ -355,16 +329,16 @@ async def test_a_tables_records_in_its_partitions_frames_are_folded_in_stream_or
     log = TableFolds(nc, batch=2)
     frames = subjects.frames(subjects.partition_of(GAME))
     [other] = same_partition(GAME, 1)
-    await js.publish(subjects.events(GAME), record(GAME, 1, game_started()))
-    await js.publish(subjects.events(other), record(other, 1, game_started()))
+    await js.publish(subjects.events(GAME), race_record(GAME, 1, STARTED))
+    await js.publish(subjects.events(other), race_record(other, 1, STARTED))
     empty = referee_pb2.TableRecord(table_id=GAME).SerializeToString()
     for n in range(3):
-        entries = [(other, record(other, n + 2, game_ended()), {}), (GAME, empty, {})]
+        entries = [(other, race_record(other, n + 2, ENDED), {}), (GAME, empty, {})]
         await js.publish(frames, pack(entries))
         await js.publish(subjects.events(GAME), empty)
     assert await log.ended(GAME) is None  # the other table's ends are not this one's
     assert log.reads == 11  # 7 of this table's, 4 of the other's, read in the same messages
-    await js.publish(frames, pack([(GAME, record(GAME, 2, game_ended()), {})]))
+    await js.publish(frames, pack([(GAME, race_record(GAME, 2, ENDED), {})]))
     game = await log.ended(GAME)
     assert game is not None and log.reads == 12
     fresh = TableFolds(nc, batch=3)
@@ -392,12 +366,12 @@ async def test_a_table_begun_before_the_partitions_reading_is_read_alone(nc: Cli
     log = TableFolds(nc)
     [early] = same_partition(GAME, 1)
     frames = subjects.frames(subjects.partition_of(GAME))
-    await js.publish(subjects.events(early), record(early, 1, game_started()))
-    await js.publish(subjects.events(GAME), record(GAME, 1, game_started()))
-    await js.publish(frames, pack([(GAME, record(GAME, 2, game_ended()), {})]))
+    await js.publish(subjects.events(early), race_record(early, 1, STARTED))
+    await js.publish(subjects.events(GAME), race_record(GAME, 1, STARTED))
+    await js.publish(frames, pack([(GAME, race_record(GAME, 2, ENDED), {})]))
     assert await log.ended(GAME) is not None
     assert log.reads == 2  # the partition is read from GAME's first record: not early's
-    await js.publish(frames, pack([(early, record(early, 2, game_ended()), {})]))
+    await js.publish(frames, pack([(early, race_record(early, 2, ENDED), {})]))
     game = await log.ended(early)
     assert game is not None and game.slug == "race"
     assert log.reads == 4  # early's two, read alone (its end was folded by the partition too)
@@ -408,8 +382,8 @@ async def test_folds_beyond_the_kept_number_start_again(nc: Client) -> None:
     log = TableFolds(nc, keep=2)
     games = [f"game0000c00{i}" for i in range(3)]
     for game in games:
-        await js.publish(subjects.events(game), record(game, 1, game_started()))
-        await js.publish(subjects.events(game), record(game, 2, game_ended()))
+        await js.publish(subjects.events(game), race_record(game, 1, STARTED))
+        await js.publish(subjects.events(game), race_record(game, 2, ENDED))
         assert await log.ended(game) is not None
     assert log.reads == 6
     assert await log.ended(games[2]) is not None and log.reads == 6  # kept
@@ -443,8 +417,8 @@ async def test_a_reveal_asked_again_while_it_is_answered_shares_the_answer(nc: C
     faster than it answered, and every answer came after its asker had given up."""
     js = nc.jetstream()
     log = TableFolds(nc)
-    await js.publish(subjects.events(GAME), record(GAME, 1, game_started()))
-    await js.publish(subjects.events(GAME), record(GAME, 2, game_ended()))
+    await js.publish(subjects.events(GAME), race_record(GAME, 1, STARTED))
+    await js.publish(subjects.events(GAME), race_record(GAME, 2, ENDED))
     games = await asyncio.gather(*(log.ended(GAME) for _ in range(20)))
     assert all(g is not None for g in games)
     # where the table begins, and one reading of its partition: once for all twenty
@@ -498,11 +472,11 @@ async def test_a_broken_table_stays_unrevealable(nc: Client) -> None:
     log = TableFolds(nc)
     other = common_pb2.EventEnvelope(table_id=GAME, game_id=GAME, event_number=2)
     other.concentration.SetInParent()  # a second game's event at a race table
-    await js.publish(subjects.events(GAME), record(GAME, 1, game_started()))
+    await js.publish(subjects.events(GAME), race_record(GAME, 1, STARTED))
     two = referee_pb2.TableRecord(table_id=GAME, first_event_number=2, events=[other])
     await js.publish(subjects.events(GAME), two.SerializeToString())
     assert await log.ended(GAME) is None
-    await js.publish(subjects.events(GAME), record(GAME, 3, game_ended()))
+    await js.publish(subjects.events(GAME), race_record(GAME, 3, ENDED))
     assert await log.ended(GAME) is None  # an end after it changes nothing
     assert log.reads == 2  # and is not even read: the fold is broken for good
 
@@ -510,7 +484,7 @@ async def test_a_broken_table_stays_unrevealable(nc: Client) -> None:
 async def test_a_game_ended_at_another_table_reveals_nothing(dealer: Dealer, nc: Client) -> None:
     other = "game0000bbbb"
     await dealer.commit(dealer_pb2.CommitSeedRequest(game_id=GAME).SerializeToString())
-    await nc.jetstream().publish(subjects.events(other), record(other, 1, game_ended()))
+    await nc.jetstream().publish(subjects.events(other), race_record(other, 1, ENDED))
     answer = dealer_pb2.RevealSeedResponse.FromString(
         await dealer.reveal(dealer_pb2.RevealSeedRequest(game_id=GAME).SerializeToString())
     )
@@ -532,10 +506,10 @@ async def test_a_first_record_not_numbered_as_one_is_read_alone(nc: Client) -> N
     alone: the dealer judges the game by its rules, not by its numbering."""
     js = nc.jetstream()
     log = TableFolds(nc)
-    unnumbered = referee_pb2.TableRecord.FromString(record(GAME, 1, game_started()))
+    unnumbered = referee_pb2.TableRecord.FromString(race_record(GAME, 1, STARTED))
     unnumbered.record_number = 0
     await js.publish(subjects.events(GAME), unnumbered.SerializeToString())
-    await js.publish(subjects.events(GAME), record(GAME, 2, game_ended()))
+    await js.publish(subjects.events(GAME), race_record(GAME, 2, ENDED))
     game = await log.ended(GAME)
     assert game is not None and game.slug == "race"
 
@@ -545,14 +519,14 @@ async def test_a_dealer_that_began_its_scans_folds_a_burst_of_tables_once(nc: Cl
     every table begun since, even one begun before the first table asked about: a burst of
     tables whose last ends first is still read once, none of them alone."""
     js = nc.jetstream()
-    await js.publish(subjects.events("game0000zzzz"), record("game0000zzzz", 1, game_started()))
+    await js.publish(subjects.events("game0000zzzz"), race_record("game0000zzzz", 1, STARTED))
     log = TableFolds(nc)
     await log.begin()
     tables = [GAME, *same_partition(GAME, 3)]
     frames = subjects.frames(subjects.partition_of(GAME))
     for table in tables:
-        await js.publish(subjects.events(table), record(table, 1, game_started()))
-    await js.publish(frames, pack([(t, record(t, 2, game_ended()), {}) for t in tables]))
+        await js.publish(subjects.events(table), race_record(table, 1, STARTED))
+    await js.publish(frames, pack([(t, race_record(t, 2, ENDED), {}) for t in tables]))
     for table in reversed(tables):  # the last begun is asked about first
         assert await log.ended(table) is not None, table
     assert log.reads == 2 * len(tables)  # every record once, none before the scan began
@@ -570,10 +544,10 @@ async def test_reveals_asked_together_in_a_partition_share_one_reading(nc: Clien
     tables = [GAME, *same_partition(GAME, 39)]
     frames = subjects.frames(subjects.partition_of(GAME))
     for table in tables:
-        await js.publish(subjects.events(table), record(table, 1, game_started()))
+        await js.publish(subjects.events(table), race_record(table, 1, STARTED))
     assert await log.ended(GAME) is None  # the partition read once: every table folded
     before = log.requests
-    await js.publish(frames, pack([(t, record(t, 2, game_ended()), {}) for t in tables]))
+    await js.publish(frames, pack([(t, race_record(t, 2, ENDED), {}) for t in tables]))
     games = await asyncio.gather(*(log.ended(t) for t in tables))
     assert all(g is not None for g in games)
     # the first question's reading, and one more for those asked while it read: not forty
@@ -581,8 +555,8 @@ async def test_reveals_asked_together_in_a_partition_share_one_reading(nc: Clien
     assert log.reads == 2 * len(tables)
     # a question asked after that reading still reads what was stored after it
     [late] = same_partition(GAME, 40)[-1:]
-    await js.publish(subjects.events(late), record(late, 1, game_started()))
-    await js.publish(frames, pack([(late, record(late, 2, game_ended()), {})]))
+    await js.publish(subjects.events(late), race_record(late, 1, STARTED))
+    await js.publish(frames, pack([(late, race_record(late, 2, ENDED), {})]))
     assert await log.ended(late) is not None
 
 
@@ -597,8 +571,8 @@ async def test_a_dealer_keeping_up_has_folded_the_records_before_the_reveals(nc:
     keeping_up = asyncio.create_task(log.keep_up(0.05))
     try:
         for table in tables:
-            await js.publish(subjects.events(table), record(table, 1, game_started()))
-        await js.publish(frames, pack([(t, record(t, 2, game_ended()), {}) for t in tables]))
+            await js.publish(subjects.events(table), race_record(table, 1, STARTED))
+        await js.publish(frames, pack([(t, race_record(t, 2, ENDED), {}) for t in tables]))
         for _ in range(200):
             if log.reads == 2 * len(tables):
                 break
@@ -627,7 +601,7 @@ async def test_a_quiet_partition_is_read_less_often_until_it_has_something_new(
         every_round = subjects.PARTITIONS * rounds
         assert 0 < log.requests <= every_round // 3
         js = nc.jetstream()
-        await js.publish(subjects.events(GAME), record(GAME, 1, game_started()))
+        await js.publish(subjects.events(GAME), race_record(GAME, 1, STARTED))
         for _ in range(300):
             if log.reads == 1:
                 break
