@@ -333,7 +333,10 @@ async def test_a_tables_records_in_its_partitions_frames_are_folded_in_stream_or
     await js.publish(subjects.events(other), race_record(other, 1, STARTED))
     empty = referee_pb2.TableRecord(table_id=GAME).SerializeToString()
     for n in range(3):
-        entries = [(other, race_record(other, n + 2, ENDED), {}), (GAME, empty, {})]
+        entries: list[tuple[str, bytes, dict[str, str]]] = [
+            (other, race_record(other, n + 2, ENDED), {}),
+            (GAME, empty, {}),
+        ]
         await js.publish(frames, pack(entries))
         await js.publish(subjects.events(GAME), empty)
     assert await log.ended(GAME) is None  # the other table's ends are not this one's
