@@ -62,8 +62,9 @@ def _js(operation: str, stream: str, why: str, *, more: bool = True) -> list[Gra
     return grants
 
 
-def _bucket(bucket: str, why: str, *, watch: bool = False) -> list[Grant]:
-    """Make, read and write the KV bucket ``bucket``; with ``watch`` also list or watch it."""
+def _bucket(bucket: str, why: str, *, watch: bool = False, sweep: bool = False) -> list[Grant]:
+    """Make, read and write the KV bucket ``bucket``; with ``watch`` also list or watch it; with
+    ``sweep`` also remove the markers its deleted keys leave."""
     stream = f"KV_{bucket}"
     grants = [
         *_js("STREAM.CREATE", stream, f"make the bucket {bucket} ({why})", more=False),
@@ -78,6 +79,9 @@ def _bucket(bucket: str, why: str, *, watch: bool = False) -> list[Grant]:
             *_js("CONSUMER.INFO", stream, f"how far a listing of {bucket} has come"),
             *_js("CONSUMER.DELETE", stream, f"stop listing the keys of {bucket}"),
         ]
+    if sweep:
+        why_sweep = f"remove the markers the deleted keys of {bucket} leave"
+        grants += _js("STREAM.PURGE", stream, why_sweep, more=False)
     return grants
 
 
@@ -196,7 +200,7 @@ PERMISSIONS: dict[str, list[Grant]] = {
         _own_inbox("players"),
     ],
     "bot": [
-        *_bucket(BOT_SEATS_BUCKET, "the seats bots play", watch=True),
+        *_bucket(BOT_SEATS_BUCKET, "the seats bots play", watch=True, sweep=True),
         *_bucket(BOT_REPLICAS_BUCKET, "bot replicas' heartbeats", watch=True),
         _probe(),
         _own_inbox("bot"),

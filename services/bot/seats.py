@@ -53,6 +53,11 @@ WRONG_LAST_SEQUENCE = (10071, 10164)  # single replica, clustered
 SCAN_TIMEOUT_S = 5.0  # a scan with no entry for this long fails (the next one tries again)
 SCAN_QUIET_S = 0.5  # no update this long: ask the server whether anything is left to deliver
 SCAN_GRACE_S = 0.05  # nothing left: a delivery already on its way has this long to arrive
+# A seat given back leaves a delete marker in the bucket for SEAT_TTL_S, and every scan reads
+# every marker: the scan that meets one removes it, this many at most (the rest at the next).
+MARKERS_PER_SCAN = 1024
+MARKERS_AT_ONCE = 64  # removals in flight at once
+SWEEP_PAUSE_S = 60.0  # after a removal failed (NATS in trouble, or no right to purge yet)
 
 _PLAIN_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -169,8 +174,14 @@ def may_fill(
 # --- the buckets ---------------------------------------------------------------------------
 
 
+def _gone(entry: KeyValue.Entry) -> bool:
+    """Whether ``entry`` is a key's delete or purge marker: the key holds no value."""
+    return entry.operation in (KV_DEL, KV_PURGE)
+
+
 async def _latest(kv: KeyValue) -> dict[str, KeyValue.Entry]:
-    """The latest value of every key now in the bucket (one pass of an ordered consumer)."""
+    """The latest entry of every key now in the bucket, markers of deleted keys included (one
+    pass of an ordered consumer)."""
     # A short inactive threshold: the server drops the consumer soon after the watcher stops
     # (by default it would linger five minutes, one more for every scan).
     watcher = await kv.watchall(inactive_threshold=1.0)
@@ -200,10 +211,7 @@ async def _latest(kv: KeyValue) -> dict[str, KeyValue.Entry]:
             if entry is None:  # caught up
                 return out
             deadline = loop.time() + SCAN_TIMEOUT_S  # it makes progress: the wait starts again
-            if entry.operation in (KV_DEL, KV_PURGE):
-                out.pop(entry.key, None)
-            else:
-                out[entry.key] = entry
+            out[entry.key] = entry
     finally:
         await watcher.stop()  # type: ignore[no-untyped-call]
         # ...and delete it now: a scan every second must not keep a consumer per scan.
@@ -228,6 +236,7 @@ class SeatBook:
         self.me = me
         self.replica_ttl_s = replica_ttl_s  # the heartbeat bucket's max age, as it is
         self._beat_revision = 0
+        self._sweep_after = 0.0  # the loop's clock: no removal before (one failed)
 
     @classmethod
     async def open(
@@ -304,14 +313,22 @@ class SeatBook:
     async def live(self) -> dict[str, str]:
         """Heartbeat key -> incarnation of every live replica."""
         entries = await _latest(self._replicas)
-        return {k: (e.value or b"").decode(errors="replace") for k, e in entries.items()}
+        return {
+            k: (e.value or b"").decode(errors="replace") for k, e in entries.items() if not _gone(e)
+        }
 
     # --- seats -----------------------------------------------------------------------------
 
     async def seats(self) -> list[tuple[int, SeatRecord]]:
         """(revision, record) of every seat recorded now (unreadable values are skipped)."""
         out = []
-        for entry in (await _latest(self._seats)).values():
+        latest = await _latest(self._seats)
+        gone = [(e.key, e.revision) for e in latest.values() if _gone(e) and e.revision]
+        if gone and asyncio.get_running_loop().time() >= self._sweep_after:
+            await self._sweep(gone[:MARKERS_PER_SCAN])
+        for entry in latest.values():
+            if _gone(entry):
+                continue
             record = SeatRecord.decode(entry.value or b"")
             if record is None or record.key != entry.key:
                 log.warning("an unreadable seat record; left alone", key=entry.key)
@@ -319,6 +336,39 @@ class SeatBook:
             assert entry.revision is not None
             out.append((entry.revision, record))
         return out
+
+    async def _sweep(self, markers: list[tuple[str, int]]) -> None:
+        """Remove ``markers`` (key and revision, of seats given back) from the bucket. A
+        marker stays for SEAT_TTL_S, and every scan, every second, reads every marker: left
+        alone, a day's games against bots would make each scan of each replica take most of a
+        second of CPU (docs/bot.md, "Replicas and seat takeover"). Each removal is a purge of
+        the key's subject up to and including its marker only, so a record written to the key
+        since (a later sequence) stays; a key with no message reads as one deleted. Once a
+        removal fails, the rest wait SWEEP_PAUSE_S: a server that refuses the purge (its
+        permissions older than this bot) answers nothing, and each try would hold the scan up
+        for the request's whole time-out."""
+        kv = self._seats
+        for start in range(0, len(markers), MARKERS_AT_ONCE):
+            done = await asyncio.gather(
+                *(
+                    kv._js.purge_stream(kv._stream, subject=kv._pre + key, seq=revision + 1)
+                    for key, revision in markers[start : start + MARKERS_AT_ONCE]
+                ),
+                return_exceptions=True,
+            )
+            failed = [d for d in done if isinstance(d, BaseException)]
+            for error in failed:
+                if not isinstance(error, KV_ERRORS):
+                    raise error
+            if failed:
+                self._sweep_after = asyncio.get_running_loop().time() + SWEEP_PAUSE_S
+                log.warning(
+                    "markers of seats given back not removed; trying again in a minute",
+                    failed=len(failed),
+                    left=len(markers) - start - len(done) + len(failed),
+                    error=repr(failed[0]),
+                )
+                return
 
     async def get(self, key: str) -> tuple[int, SeatRecord] | None:
         try:

@@ -110,6 +110,21 @@ async def test_no_service_deletes_or_purges_the_log(stack: Stack, name: str) -> 
     assert refused(await refusals(stack, name, lambda nc: nc.request(purge, b"", 0.5)), purge)
 
 
+@pytest.mark.parametrize(
+    "stream",
+    [
+        f"KV_{subjects.SEEDS_BUCKET}",
+        f"KV_{subjects.REFEREE_LEASES_BUCKET}",
+        f"KV_{access.BOT_REPLICAS_BUCKET}",
+        *subjects.EVENTS_COPIES.values(),
+    ],
+)
+async def test_the_bot_purges_no_stream_but_its_seat_book(stack: Stack, stream: str) -> None:
+    """The bot may purge its seat book (the markers of seats given back), and nothing else."""
+    purge = f"$JS.API.STREAM.PURGE.{stream}"
+    assert refused(await refusals(stack, "bot", lambda nc: nc.request(purge, b"", 0.5)), purge)
+
+
 # --- commands: only the lobby sends them, only the referee answers them ---------------------
 
 
@@ -214,5 +229,31 @@ async def test_what_a_service_may_do_still_works(stack: Stack) -> None:
     try:
         kv = await nc.jetstream().key_value(subjects.SEEDS_BUCKET)
         assert (await kv.status()).bucket == subjects.SEEDS_BUCKET
+    finally:
+        await nc.close()
+
+
+async def test_the_bot_removes_the_markers_of_its_seats_given_back(stack: Stack) -> None:
+    """The bot's one purge, as the bot: a seat recorded and given back leaves nothing behind
+    after the next scan (services/bot/seats.py); every other purge it tries is refused above."""
+    from services.bot.seats import Identity, SeatBook, SeatRecord
+
+    me = Identity.new("bot-permissions")
+    seat = SeatRecord(
+        table_id=TABLE, seat=1, player_id="p1", token="t", owner=me.replica,
+        incarnation=me.incarnation,
+    )  # fmt: skip
+    nc = await stack.connect_nats("bot")
+    try:
+        js = nc.jetstream()
+        book = await SeatBook.open(js, me)
+        assert await book.release(seat.key, await book.record(seat))
+        subject = f"$KV.{access.BOT_SEATS_BUCKET}.{seat.key}"
+        stream = f"KV_{access.BOT_SEATS_BUCKET}"
+        info = await js.stream_info(stream, subjects_filter=subject)
+        assert (info.state.subjects or {}).get(subject) == 1  # the marker
+        assert [r for _, r in await book.seats() if r.key == seat.key] == []
+        info = await js.stream_info(stream, subjects_filter=subject)
+        assert subject not in (info.state.subjects or {})  # removed, as the bot
     finally:
         await nc.close()

@@ -489,6 +489,73 @@ async def test_a_replica_restarted_under_the_same_id_orphans_its_former_seats_at
         await nc.close()
 
 
+async def test_a_scan_removes_the_markers_seats_given_back_leave(
+    nats_server: NatsServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A released seat's delete marker would stay for SEAT_TTL_S, and every scan would read it
+    again (docs/bot.md): the scan that meets a marker removes it, up to MARKERS_PER_SCAN a
+    scan, and a seat recorded again on the same key after its marker keeps its record."""
+    monkeypatch.setattr(seats, "MARKERS_PER_SCAN", 2)
+    nc, (book,) = await books(nats_server, Identity.new("bot-a"))
+    try:
+        js = nc.jetstream()
+        stream = f"KV_{seats.SEATS_BUCKET}"
+
+        async def stored() -> int:
+            return int((await js.stream_info(stream)).state.messages)
+
+        revisions = {n: await book.record(dead_seat(n)) for n in range(1, 7)}
+        for n in range(1, 6):  # five games over, one seat still playing
+            assert await book.release(dead_seat(n).key, revisions[n])
+        assert await stored() == 6  # five markers and the live record
+        found = []
+        for _ in range(3):  # two markers a scan
+            found.append([record.seat for _, record in await book.seats()])
+        assert found == [[6], [6], [6]]
+        assert await stored() == 1  # only the live seat's record is left
+        assert await book.get(dead_seat(1).key) is None  # a removed key reads as deleted
+        # A marker seen by a scan, and a record written to its key before the removal: the
+        # removal ends at the marker, so the new record stays.
+        first = await book.record(dead_seat(1))
+        assert await book.release(dead_seat(1).key, first)
+        marker = first + 1
+        again = await book.record(dead_seat(1))
+        await book._sweep([(dead_seat(1).key, marker)])
+        assert await book.get(dead_seat(1).key) == (again, dead_seat(1))
+        assert sorted(record.seat for _, record in await book.seats()) == [1, 6]
+    finally:
+        await nc.close()
+
+
+async def test_a_refused_removal_is_not_tried_again_at_every_scan(
+    nats_server: NatsServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that refuses the purge (permissions older than the bot) answers nothing: the
+    scan gives up on its first failed removal and the next ones leave the markers alone for
+    SWEEP_PAUSE_S, instead of each waiting out a time-out."""
+    nc, (book,) = await books(nats_server, Identity.new("bot-a"))
+    try:
+        js = nc.jetstream()
+        for n in (1, 2):
+            assert await book.release(dead_seat(n).key, await book.record(dead_seat(n)))
+        tries: list[str] = []
+        real = book._seats._js.purge_stream
+
+        async def refused(name: str, **kwargs: Any) -> bool:
+            tries.append(kwargs["subject"])
+            raise nats.errors.TimeoutError
+
+        monkeypatch.setattr(book._seats._js, "purge_stream", refused)
+        assert await book.seats() == [] and len(tries) == 2  # one round of removals, failed
+        assert await book.seats() == [] and len(tries) == 2  # paused: not tried again
+        monkeypatch.setattr(book._seats._js, "purge_stream", real)
+        book._sweep_after = 0.0  # the pause is over
+        assert await book.seats() == []
+        assert (await js.stream_info(f"KV_{seats.SEATS_BUCKET}")).state.messages == 0
+    finally:
+        await nc.close()
+
+
 async def test_looking_at_the_seat_book_leaves_no_consumers_behind(nats_server: NatsServer) -> None:
     nc, (book,) = await books(nats_server, Identity.new("a"))
     try:
