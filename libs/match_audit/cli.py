@@ -52,12 +52,25 @@ def _read_text(path: str, what: str) -> str:
         raise _Stop(f"cannot read {what} {path}: {error.strerror}") from None
 
 
+def _write_text(path: str, text: str, what: str) -> None:
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise _Stop(f"cannot write {what} to {path}: {error.strerror}") from None
+
+
 def _pinned_key(value: str) -> Verifier:
     """``--key``: a verifier key file (e.g. var/ledger.vkey) or the key string itself."""
-    text = _read_text(value, "the key file") if Path(value).is_file() else value
+    is_file = Path(value).is_file()
+    text = _read_text(value, "the key file") if is_file else value
     try:
         return Verifier.parse(text)
     except NoteError as error:
+        if not is_file and ("/" in value or value.endswith(".vkey")):
+            raise _Stop(
+                f"--key {value}: no such file. Give the ledger's verifier key file (make run "
+                "writes it to var/ledger.vkey) or the key itself"
+            ) from None
         raise _Stop(f"--key {value}: {error}") from None
 
 
@@ -121,7 +134,7 @@ def cmd_verify(args: argparse.Namespace, out: TextIO) -> int:
     else:
         print(report.text(), file=out)
     if args.save and report.checkpoint is not None and report.checkpoint_consistent:
-        Path(args.save).write_text(evidence.checkpoint, encoding="utf-8")
+        _write_text(args.save, evidence.checkpoint, "the checkpoint")
         print(
             f"saved the checkpoint (tree size {report.checkpoint.size}) to {args.save}: "
             "give it to --since next time",
@@ -140,7 +153,7 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
     if args.output in (None, "-"):
         out.write(text)
     else:
-        Path(args.output).write_text(text, encoding="utf-8")
+        _write_text(args.output, text, "the export")
         size = "?"
         with contextlib.suppress(NoteError):
             size = str(Checkpoint.parse(parse(evidence.checkpoint).text).size)

@@ -24,7 +24,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from match.v1 import audit_pb2, audit_pb2_grpc, referee_pb2
-from match_audit import export, merkle
+from match_audit import cli, export, merkle
 from match_audit.cli import main
 from match_audit.note import Checkpoint, Signer, open_checkpoint, parse, sign_checkpoint
 from match_audit.verify import Consistency, Entry, Evidence
@@ -449,4 +449,37 @@ def test_a_history_rewritten_after_a_kept_checkpoint_fails_verify_since(
     fails(
         verify(real, tmp_path, without, "--since", str(real.early)),
         rf"^FAIL checkpoint: no consistency proof from size {early.size}",
+    )
+
+
+# --- files the auditor names that cannot be read or written --------------------------------------
+
+
+def test_a_key_file_or_an_output_that_is_not_there_is_named_with_no_traceback(
+    real: RealGame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    missing = tmp_path / "nowhere" / "ledger.vkey"
+    code, output = verify(real, tmp_path, real.evidence, "--key", str(missing), pin=False)
+    assert code == 2, output
+    assert output == (
+        f"match-audit: --key {missing}: no such file. Give the ledger's verifier key file "
+        "(make run writes it to var/ledger.vkey) or the key itself\n"
+    )
+    code, output = verify(real, tmp_path, real.evidence, "--key", "not-a-key", pin=False)
+    assert code == 2 and "a verifier key is <name>+<hex key id>+<base64 key>" in output
+
+    saved = tmp_path / "nowhere" / "checkpoint"
+    code, output = verify(real, tmp_path, real.evidence, "--save", str(saved))
+    assert code == 2, output
+    assert output.endswith(
+        f"match-audit: cannot write the checkpoint to {saved}: No such file or directory\n"
+    )
+
+    # The export's evidence as the ledger would serve it (the ledger's own test fetches it).
+    monkeypatch.setattr(cli, "_evidence", lambda args, since: (real.evidence, "the ledger"))
+    exported = tmp_path / "nowhere" / "game.jsonl"
+    out = io.StringIO()
+    assert main(["export", real.game, "-o", str(exported)], out=out, err=out) == 2
+    assert out.getvalue() == (
+        f"match-audit: cannot write the export to {exported}: No such file or directory\n"
     )
