@@ -623,7 +623,7 @@ async def rematch(
 ) -> int:
     """``--rematch ID``: a seat at the rematch of the finished table ID (made by the first
     player to ask), played as a new seat."""
-    kept = store.get(args.rematch, client.address)
+    kept = store.get(args.rematch, client.address, client.player_id)
     if kept is None:
         out(
             f"no seat of yours at table {args.rematch} is kept in {store.path} (match seats): "
@@ -687,7 +687,7 @@ async def resume(
             raise
         out(f"cannot go back to table {seat.table_id}: {describe_error(err)}")
         if status_name(err) in ("UNAUTHENTICATED", "NOT_FOUND"):
-            store.forget(seat.table_id)
+            store.forget(seat.table_id, seat.player_id)
             out("that seat is no longer usable (a token lasts 6 hours); it is forgotten")
         return 1
     out(f"back at table {seat.table_id}, your seat {seat.seat}")

@@ -75,15 +75,22 @@ class SeatStore:
                 seats.append(KeptSeat(**item))
         return seats
 
-    def get(self, table_id: str, addr: str | None = None) -> KeptSeat | None:
+    # Two players may share one state directory (two keys on one machine, `MATCH_CONFIG_DIR`,
+    # at one table): a seat is kept, found and forgotten as its player's, and a signed-in
+    # player (``player_id``) is only ever given back a seat of their own. None: any player's
+    # (an anonymous client's seats have a player id of the lobby's choosing).
+
+    def get(
+        self, table_id: str, addr: str | None = None, player_id: str | None = None
+    ) -> KeptSeat | None:
         for kept in reversed(self.all()):
-            if kept.table_id == table_id and (addr is None or kept.addr == addr):
+            if kept.table_id == table_id and _matches(kept, addr, player_id):
                 return kept
         return None
 
-    def latest(self, addr: str | None = None) -> KeptSeat | None:
+    def latest(self, addr: str | None = None, player_id: str | None = None) -> KeptSeat | None:
         for kept in reversed(self.all()):
-            if addr is None or kept.addr == addr:
+            if _matches(kept, addr, player_id):
                 return kept
         return None
 
@@ -93,14 +100,17 @@ class SeatStore:
             seat.table_id, seat.player_id, seat.token, seat.seat, seat.invite_code, addr, name, now
         )
         others = [
-            k for k in self.all() if k.table_id != seat.table_id and now - k.kept_at_ms < MAX_AGE_MS
+            k
+            for k in self.all()
+            if (k.table_id, k.player_id) != (seat.table_id, seat.player_id)
+            and now - k.kept_at_ms < MAX_AGE_MS
         ]
         self._write([*others, kept][-KEEP:])
         return kept
 
-    def forget(self, table_id: str) -> None:
+    def forget(self, table_id: str, player_id: str) -> None:
         seats = self.all()
-        left = [k for k in seats if k.table_id != table_id]
+        left = [k for k in seats if (k.table_id, k.player_id) != (table_id, player_id)]
         if len(left) != len(seats):
             self._write(left)
 
@@ -120,6 +130,11 @@ class SeatStore:
         os.replace(tmp, self.path)
 
 
+def _matches(kept: KeptSeat, addr: str | None, player_id: str | None) -> bool:
+    same_place = addr is None or kept.addr == addr
+    return same_place and (player_id is None or kept.player_id == player_id)
+
+
 class SeatFinder(Protocol):
     """A way to get a seat back: None when it has none for that table (or, with ``table_id``
     None, none at all at ``addr``)."""
@@ -135,7 +150,8 @@ class KeptTokens:
         self.store = store
 
     async def find(self, client: MatchClient, addr: str, table_id: str | None) -> Seat | None:
-        kept = self.store.get(table_id, addr) if table_id else self.store.latest(addr)
+        me = client.player_id
+        kept = self.store.get(table_id, addr, me) if table_id else self.store.latest(addr, me)
         return kept.as_seat() if kept is not None else None
 
 

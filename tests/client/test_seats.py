@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import stat
 from pathlib import Path
+from types import SimpleNamespace
 
 from match_client.client import Seat
 from match_client.seats import KeptTokens, KeyedSeats, SeatStore, resume_finders, state_dir
@@ -30,7 +31,7 @@ def test_a_kept_seat_is_owner_only_and_found_again(tmp_path: Path) -> None:
     latest = store.latest("127.0.0.1:50051")
     assert latest is not None and latest.as_seat() == two
     assert store.latest("elsewhere:1") is None
-    store.forget("t2")
+    store.forget("t2", "p2")
     assert [k.table_id for k in store.all()] == ["t1"]
 
 
@@ -49,7 +50,33 @@ def test_resume_asks_the_key_first_then_the_kept_tokens() -> None:
     store = SeatStore(Path("/nonexistent/match"))
     finders = resume_finders(store)
     assert [type(f) for f in finders] == [KeyedSeats, KeptTokens]  # tests/client/test_identity.py
-    assert asyncio.run(finders[1].find(None, "a:1", None)) is None  # type: ignore[arg-type]
+    anonymous = SimpleNamespace(player_id=None)  # the finders read only the client's player
+    assert asyncio.run(finders[1].find(anonymous, "a:1", None)) is None  # type: ignore[arg-type]
+
+
+def test_two_players_sharing_a_state_directory_each_get_their_own_seat(tmp_path: Path) -> None:
+    """Two keys on one machine (MATCH_CONFIG_DIR), one state directory, one table: neither
+    seat replaces the other, and a signed-in player is given back only their own, by --resume
+    and by --rematch; an anonymous client gets the newest, as before."""
+    store = SeatStore(tmp_path)
+    ann, bob = Seat("t1", "kann", "token-ann", 1), Seat("t1", "kbob", "token-bob", 2)
+    store.keep(ann, "a:1", "Ann", now_ms=1_000)
+    store.keep(bob, "a:1", "Bob", now_ms=2_000)
+    assert [(k.table_id, k.player_id) for k in store.all()] == [("t1", "kann"), ("t1", "kbob")]
+    mine = store.get("t1", "a:1", "kann")
+    assert mine is not None and mine.as_seat() == ann
+    newest = store.get("t1", "a:1")
+    assert newest is not None and newest.as_seat() == bob
+    assert store.get("t1", "a:1", "kcarol") is None
+    kept = KeptTokens(store)
+    for player, seat in (("kann", ann), ("kbob", bob)):
+        client = SimpleNamespace(player_id=player)
+        assert asyncio.run(kept.find(client, "a:1", "t1")) == seat  # type: ignore[arg-type]
+        assert asyncio.run(kept.find(client, "a:1", None)) == seat  # type: ignore[arg-type]
+    store.keep(Seat("t1", "kann", "token-ann-2", 1), "a:1", "Ann", now_ms=3_000)  # a new token
+    assert [k.token for k in store.all()] == ["token-bob", "token-ann-2"]
+    store.forget("t1", "kbob")  # Bob's token refused: Ann's seat stays
+    assert [k.player_id for k in store.all()] == ["kann"]
 
 
 def test_match_seats_lists_what_was_kept_without_the_tokens(tmp_path: Path) -> None:
