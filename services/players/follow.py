@@ -25,6 +25,7 @@ import structlog
 from google.protobuf.message import DecodeError
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
+from nats.js.errors import NotFoundError
 from prometheus_client import Counter, Gauge
 
 from match.v1 import referee_pb2
@@ -63,6 +64,28 @@ IDLE_CHECK_S = 2.0
 GATHER_BYTES = 64 * 1024 * 1024
 FLUSH_EVERY = 512  # records between writes of the position when there is nothing to count
 MAX_BACKOFF_S = 5.0
+# At a deployment's first start the players service may come up before the service that makes
+# its copy of the log: waited for quietly this long, then warned about.
+COPY_GRACE_S = 30.0
+STREAM_NOT_FOUND = 10059  # JetStream's error code
+
+
+def _missing_copy(error: NotFoundError, since: float | None, now: float) -> float:
+    """Its copy of the log is not made yet (a deployment's first start, the players service up
+    before the referee and the ledger, which make it): said quietly at first, warned about once
+    it has been missing COPY_GRACE_S, and again after as long. Returns when it was last said."""
+    if since is None:
+        log.info("waiting for the players' copy of the log to be made", error=repr(error))
+        return now
+    if now - since < COPY_GRACE_S:
+        return since
+    log.warning(
+        "the players' copy of the log is still missing: the referee and the ledger make it when "
+        "they start; is either running?",
+        copy=subjects.PLAYERS_EVENTS,
+        waited_s=round(COPY_GRACE_S),
+    )
+    return now
 
 
 class Stalled(Exception):
@@ -144,6 +167,8 @@ class Follower:
 
     async def run(self) -> None:
         backoff = 0.25
+        loop = asyncio.get_running_loop()
+        missing_since: float | None = None  # when its copy of the log was first found missing
         while True:
             start = self._taken
             try:
@@ -151,9 +176,14 @@ class Follower:
             except asyncio.CancelledError:
                 raise
             except Exception as error:
-                log.warning(
-                    "players consumer failed; re-creating it", error=repr(error), after=self._taken
-                )
+                if isinstance(error, NotFoundError) and error.err_code == STREAM_NOT_FOUND:
+                    missing_since = _missing_copy(error, missing_since, loop.time())
+                else:
+                    log.warning(
+                        "players consumer failed; re-creating it",
+                        error=repr(error),
+                        after=self._taken,
+                    )
             backoff = 0.25 if self._taken > start else min(backoff * 2, MAX_BACKOFF_S)
             await asyncio.sleep(backoff)
 

@@ -21,6 +21,7 @@ from typing import Any
 import nats
 import nats.errors
 import pytest
+import structlog.testing
 from nats.aio.client import Client
 
 from match_bus import subjects
@@ -135,3 +136,36 @@ async def test_a_table_whose_records_do_not_fit_is_still_passed_over(
     assert games == sorted(t for t in tables if t != tables[2])
     assert seen.count(tables[2]) == 1
     assert follow.PASSED._value.get() == passed_before + 1
+
+
+async def test_a_copy_of_the_log_made_after_the_follower_started_is_waited_for_quietly(
+    nc: Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A deployment's first start: the players service up before the referee and the ledger,
+    which make its copy of the log. It says so at info, warns only once the copy has been
+    missing COPY_GRACE_S, and follows the copy as soon as it is made."""
+    monkeypatch.setattr(follow, "COPY_GRACE_S", 0.5)
+    book = Book(tmp_path / "players.sqlite3")
+    try:
+        follower = Follower(nc.jetstream(), book, follow.GATHER_BYTES)
+        with structlog.testing.capture_logs() as logs:
+            task = asyncio.create_task(follower.run())
+            try:
+                async with asyncio.timeout(WAIT_S):
+                    while not any(e["log_level"] == "warning" for e in logs):
+                        await asyncio.sleep(0.05)
+                said = [(e["log_level"], e["event"]) for e in logs]
+                assert said[0] == ("info", "waiting for the players' copy of the log to be made")
+                assert said[-1][0] == "warning" and "still missing" in said[-1][1], said
+                assert not any("consumer failed" in event for _, event in said), said
+                tables, last = await publish(nc)  # the referee starts: the copy is made
+                async with asyncio.timeout(WAIT_S):
+                    while follower.taken < last:
+                        await asyncio.sleep(0.05)
+            finally:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+        games = [row[0] for row in book._db.execute("SELECT game_id FROM games ORDER BY 1")]
+        assert games == sorted(tables)
+    finally:
+        book.close()
