@@ -86,6 +86,18 @@ def cut_short(stored: list[Any]) -> list[Any]:
     return stored[:-1]  # everything but the record that revealed the seed
 
 
+async def taken(follower: Follower, last: int) -> None:
+    """Until ``follower`` has taken the record at ``last``."""
+    async with asyncio.timeout(WAIT_S):
+        while follower.taken < last:
+            await asyncio.sleep(0.05)
+
+
+def counted(book: Book) -> list[str]:
+    """The game ids ``book`` counted."""
+    return [row[0] for row in book._db.execute("SELECT game_id FROM games ORDER BY 1")]
+
+
 async def follow_to(
     nc: Client, path: Path, last: int, gather_bytes: int = follow.GATHER_BYTES
 ) -> list[str]:
@@ -96,13 +108,11 @@ async def follow_to(
         follower = Follower(nc.jetstream(), book, gather_bytes)
         task = asyncio.create_task(follower.run())
         try:
-            async with asyncio.timeout(WAIT_S):
-                while follower.taken < last:
-                    await asyncio.sleep(0.05)
+            await taken(follower, last)
         finally:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
-        return [row[0] for row in book._db.execute("SELECT game_id FROM games ORDER BY 1")]
+        return counted(book)
     finally:
         book.close()
 
@@ -159,13 +169,10 @@ async def test_a_copy_of_the_log_made_after_the_follower_started_is_waited_for_q
                 assert said[-1][0] == "warning" and "still missing" in said[-1][1], said
                 assert not any("consumer failed" in event for _, event in said), said
                 tables, last = await publish(nc)  # the referee starts: the copy is made
-                async with asyncio.timeout(WAIT_S):
-                    while follower.taken < last:
-                        await asyncio.sleep(0.05)
+                await taken(follower, last)
             finally:
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
-        games = [row[0] for row in book._db.execute("SELECT game_id FROM games ORDER BY 1")]
-        assert games == sorted(tables)
+        assert counted(book) == sorted(tables)
     finally:
         book.close()
