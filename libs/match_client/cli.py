@@ -53,6 +53,7 @@ from match_client.client import (
     status_name,
 )
 from match_client.game import GameClient, Seated
+from match_client.programs import runnable
 from match_client.seats import KeyedSeats, SeatStore, resume_finders
 from match_client.terminal import (
     Out,
@@ -370,7 +371,8 @@ def user_key(settings: Settings, out: Out, create: bool = True) -> identity.Play
         if create:
             key, made = identity.load_or_create(settings.config_dir)
         elif not (path.exists() or path.is_symlink()):
-            out(f"no player key yet (in {path}): `match play` makes one the first time")
+            play = f"{runnable('match')} play"
+            out(f"no player key yet (in {path}): `{play}` makes one the first time")
             return None
         else:
             key, made = identity.load(path), False
@@ -383,7 +385,7 @@ def user_key(settings: Settings, out: Out, create: bool = True) -> identity.Play
     if made:
         out(
             f"you are player {key.player_id}: your key is {key.path}; it is the only proof, "
-            "keep a copy (match key export)"
+            f"keep a copy ({runnable('match')} key export)"
         )
     return key
 
@@ -412,7 +414,7 @@ def key_command(
         return 1
     if args.key_command == "show":
         out(f"player {key.player_id}")
-        out(f"key: {key.path} (keep a copy: match key export --out FILE)")
+        out(f"key: {key.path} (keep a copy: {runnable('match')} key export --out FILE)")
         return 0
     target = Path(args.out).expanduser() if args.out else None
     try:

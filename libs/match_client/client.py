@@ -37,6 +37,7 @@ from match.v1 import (
     players_pb2_grpc,
 )
 from match_client import identity
+from match_client.programs import runnable
 from match_rules import registry
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
@@ -55,12 +56,14 @@ def match_command(
     address: str | None = None,
     ca_file: str | os.PathLike[str] | None = None,
     tls: bool = False,
+    program: str = "match",
 ) -> str:
-    """``match`` with the options that reach this lobby, then ``rest``: a command printed for the
-    player to copy works as printed, on any address (``--addr`` unless it is the default; the
-    CA or ``--tls`` a TLS lobby needs). Global options go before the subcommand, where both
-    ``match`` and ``match-audit`` take them."""
-    words = ["match"]
+    """``program`` with the options that reach this lobby, then ``rest``: a command printed for
+    the player to copy works as printed, on any address (``--addr`` unless it is the default;
+    the CA or ``--tls`` a TLS lobby needs). Global options go before the subcommand, where both
+    ``match`` and ``match-audit`` take them. ``program`` is how the line names ``match``
+    (``programs.runnable("match")`` for a line the user pastes into their shell)."""
+    words = [program]
     if address and address != DEFAULT_ADDRESS:
         words += ["--addr", shlex.quote(address)]
     if ca_file:
@@ -285,8 +288,9 @@ class MatchClient:
         ] = players.GetLeaderboard
 
     def command(self, rest: str = "") -> str:
-        """The ``match`` command line ``rest`` that reaches this client's lobby (match_command)."""
-        return match_command(rest, self.address, self.ca_file, self.tls)
+        """The ``match`` command line ``rest`` that reaches this client's lobby (match_command),
+        with ``match`` named so that it runs in the user's shell (programs.runnable)."""
+        return match_command(rest, self.address, self.ca_file, self.tls, runnable("match"))
 
     async def __aenter__(self) -> MatchClient:
         return self

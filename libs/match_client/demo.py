@@ -59,6 +59,7 @@ from match_client.client import (
     is_rpc_error,
     status_name,
 )
+from match_client.programs import runnable
 from match_client.scripted import say
 
 
@@ -71,7 +72,7 @@ def user_key(anonymous: bool) -> Ed25519PrivateKey | None:
     if made:
         say(
             f"you are player {key.player_id}: your key is {key.path}; it is the only proof, "
-            "keep a copy (match key export)"
+            f"keep a copy ({runnable('match')} key export)"
         )
     return key.private
 

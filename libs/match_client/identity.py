@@ -27,6 +27,7 @@ from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from match_client.programs import runnable
 from match_players.identity import SIGN_IN_PREFIX, player_id, sign_in_message
 
 __all__ = [
@@ -129,8 +130,8 @@ def load(path: Path) -> PlayerKey:
 def _broken(path: Path, why: str) -> str:
     return (
         f"the key file {path} is not a usable key ({why}). It is left as it is: it may be the "
-        f"only copy of your identity. Put back the copy you exported (match key export), or move "
-        f"the file away to start again as a new player"
+        f"only copy of your identity. Put back the copy you exported "
+        f"({runnable('match')} key export), or move the file away to start again as a new player"
     )
 
 

@@ -24,6 +24,7 @@ from match_bus.clock import Clock
 from match_client import identity
 from match_client.client import error_details, refusal_code, status_name
 from match_client.clock import ServerClock
+from match_client.programs import runnable
 from match_client.seats import state_dir
 from match_rules import registry
 
@@ -77,9 +78,10 @@ def describe_error(err: BaseException) -> str:
 
 
 def audit_command(game_id: str, key_file: str, ledger_addr: str | None = None) -> str:
-    """The exact command that checks a finished game against the ledger (docs/audit.md)."""
+    """The exact command that checks a finished game against the ledger (docs/audit.md), with
+    ``match-audit`` named so that it runs in the user's shell (programs.runnable)."""
     addr = f" --addr {ledger_addr}" if ledger_addr else ""
-    return f"match-audit verify {game_id} --key {key_file}{addr}"
+    return f"{runnable('match-audit')} verify {game_id} --key {key_file}{addr}"
 
 
 def clock_time(unix_ms: int) -> str:

@@ -1,9 +1,14 @@
 """Concentration in the client: ``--game`` on the command line, the tracker and its lines (pure),
-and the demo playing a whole game through the real stack (``make demo GAME=concentration``)."""
+``match play --game concentration --plain`` played to its end through the real stack, driven
+only by the lines it prints, and the demo playing a whole game through it (``make demo
+GAME=concentration``)."""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import re
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,11 +16,13 @@ from pathlib import Path
 import pytest
 
 from match.v1 import common_pb2, concentration_pb2
-from match_client import cli, concentration, demo
+from match_client import cli, concentration, demo, terminal
 from match_client.concentration import DOWN, TAKEN, UP, Card
 from match_client.concentration import demo as concentration_demo
 from match_client.concentration.screen import card_label
+from match_client.programs import runnable
 from match_launch.stack import Stack
+from tests.client.test_number_match_client import Lines
 from tests.conftest import running
 
 E = concentration_pb2.ConcentrationEvent
@@ -197,7 +204,7 @@ def test_a_snapshot_replaces_the_table_and_a_face_down_card_shows_no_face() -> N
     assert concentration.columns(52) == 13 and concentration.columns(36) == 9
 
 
-# --- the demo through the real stack ---------------------------------------------------------
+# --- through the real stack -------------------------------------------------------------------
 
 
 @pytest.fixture
@@ -224,7 +231,72 @@ async def test_the_demo_plays_a_whole_concentration_game_and_prints_the_seed(
     assert any(line.startswith("published seed: ") for line in lines), out
     assert "its SHA-256 matches the commitment" in lines
     assert any("show the same faces" in line for line in lines), out
-    assert lines[-1].startswith("check this game against the ledger: match-audit verify ")
+    assert lines[-1].startswith(
+        f"check this game against the ledger: {runnable('match-audit')} verify "
+    )
+
+
+FLIPPED = re.compile(r"^you flipped card (\d+): (.+)$")
+
+
+async def test_match_play_plain_plays_a_solo_game_to_the_verify_command(
+    stack: Stack, tmp_path: Path
+) -> None:
+    """The newcomer's game: ``match play --game concentration --new --seats 1 --cards 24``,
+    played from the lines it prints (the faces of the cards flipped, remembered), ends with the
+    published seed checked and then the exact ``match-audit verify`` command for the game."""
+    env = {**os.environ, "MATCH_STATE_DIR": str(tmp_path / "state"), "MATCH_PLAIN": "1"}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "match_client.cli", "--addr", stack.lobby_addr, "play",
+        "--game", "concentration", "--new", "--seats", "1", "--cards", "24", "--name", "Ann",
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=env,
+    )  # fmt: skip
+    out = Lines(proc)
+    try:
+        table = re.match(r"table (\w+), your seat 1, as Ann", await out.until("table "))
+        assert table is not None, out.lines
+        seen: dict[int, str] = {}  # the face of every card flipped and not taken
+        taken: set[int] = set()
+
+        async def flip(card: int) -> str:
+            await out.type(str(card))
+            m = FLIPPED.match(await out.until("you flipped card ", "refused"))
+            assert m is not None and int(m[1]) == card, out.lines[-5:]
+            seen[card] = m[2]
+            return m[2]
+
+        while await out.until("your turn", "the game is over") == "your turn":
+            by_face: dict[str, list[int]] = {}
+            for card, face in seen.items():
+                by_face.setdefault(face, []).append(card)
+            pair = next((cards[:2] for cards in by_face.values() if len(cards) > 1), None)
+            unseen = [c for c in range(1, 25) if c not in seen and c not in taken]
+            if pair is None:
+                first = unseen.pop(0)
+                face = await flip(first)
+                second = next((c for c, f in seen.items() if f == face and c != first), None)
+                pair = [first, second if second is not None else unseen[0]]
+                await flip(pair[1])
+            else:
+                for card in pair:
+                    await flip(card)
+            if (await out.until("you took a pair", "you missed")).startswith("you took a pair"):
+                taken.update(pair)
+                for card in pair:
+                    del seen[card]
+        assert len(taken) == 24, out.lines
+        assert (await out.until("published seed: ")).endswith(" (concentration-deal-v1)")
+        assert await out.next() == "its SHA-256 matches the commitment"
+        audit = await out.next()
+        assert audit == terminal.audit_line(table[1], terminal.Settings.from_env(env))
+        assert audit.startswith(
+            f"check this game against the ledger: {runnable('match-audit')} verify {table[1]} "
+        )
+        assert await asyncio.wait_for(proc.wait(), 30) == 0  # the game is over: it ends
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
 
 
 def test_an_up_picture_shows_its_emoji_where_the_terminal_draws_them() -> None:

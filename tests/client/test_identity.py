@@ -30,6 +30,7 @@ from match.v1 import (
 )
 from match_client import cli, identity
 from match_client.client import MatchClient, Metadata, Seat
+from match_client.programs import runnable
 from match_client.seats import KeptTokens, KeyedSeats, SeatStore, resume_finders
 from match_players.identity import player_id
 
@@ -119,7 +120,7 @@ def test_a_broken_key_file_is_an_error_and_never_replaced(tmp_path: Path, conten
         identity.load_or_create(tmp_path)
     message = str(broken.value)
     assert f"the key file {path} is not a usable key" in message
-    assert "It is left as it is" in message and "match key export" in message
+    assert "It is left as it is" in message and f"({runnable('match')} key export)" in message
     assert path.read_bytes() == content  # not replaced: it may be the only copy
 
 
@@ -155,8 +156,8 @@ def test_match_key_show_and_export(tmp_path: Path) -> None:
     said: list[str] = []
     assert cli.key_command(key_args("show"), settings, said.append) == 1
     assert said == [
-        f"no player key yet (in {tmp_path / 'config' / 'key.pem'}): `match play` makes one the "
-        "first time"
+        f"no player key yet (in {tmp_path / 'config' / 'key.pem'}): `{runnable('match')} play` "
+        "makes one the first time"
     ]
     assert not (tmp_path / "config").exists()  # show and export make no key
 
@@ -165,7 +166,7 @@ def test_match_key_show_and_export(tmp_path: Path) -> None:
     assert cli.key_command(key_args("show"), settings, said.append) == 0
     assert said == [
         f"player {key.player_id}",
-        f"key: {key.path} (keep a copy: match key export --out FILE)",
+        f"key: {key.path} (keep a copy: {runnable('match')} key export --out FILE)",
     ]
     said.clear()
     buffer = io.BytesIO()
@@ -192,7 +193,7 @@ def test_play_makes_the_key_with_a_note_where_it_is(tmp_path: Path) -> None:
     assert key is not None
     assert said == [
         f"you are player {key.player_id}: your key is {key.path}; it is the only proof, keep a "
-        "copy (match key export)"
+        f"copy ({runnable('match')} key export)"
     ]
     said.clear()
     again = cli.user_key(settings, said.append)

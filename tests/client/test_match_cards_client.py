@@ -19,6 +19,7 @@ from match.v1 import common_pb2, match_cards_pb2
 from match_client import cli, match_cards
 from match_client.client import MatchClient
 from match_client.match_cards.screen import CardCell, MatchCardsApp
+from match_client.programs import runnable
 from match_launch.stack import Stack
 from tests.conftest import running
 
@@ -333,10 +334,12 @@ async def test_match_play_plain_plays_a_whole_game_from_its_lines(
         replay = await next_line()
         # It works as printed: the stack is not on the default address.
         assert replay == (
-            f"replay it: match --addr {stack.lobby_addr} play --game match-cards --new "
-            f"--code {code[11:]}"
+            f"replay it: {runnable('match')} --addr {stack.lobby_addr} play --game match-cards "
+            f"--new --code {code[11:]}"
         )
-        audit = await until("check this game against the ledger: match-audit verify ")
+        audit = await until(
+            f"check this game against the ledger: {runnable('match-audit')} verify "
+        )
         assert "--key " in audit
         proc.stdin.close()
         assert await asyncio.wait_for(proc.wait(), 30) == 0

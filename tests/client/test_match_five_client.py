@@ -23,6 +23,7 @@ from match_client import cli, demo, match_five, scripted
 from match_client.client import MatchClient, Seat
 from match_client.clock import ServerClock
 from match_client.match_five import demo as match_five_demo
+from match_client.programs import runnable
 from match_launch.stack import Stack
 from tests.conftest import running
 
@@ -405,7 +406,8 @@ async def test_two_players_play_a_whole_game_from_the_lines(stack: Stack, tmp_pa
     try:
         table = (await ann.until("table ")).split()[1].rstrip(",")
         assert await ann.until("the others join with: ") == (
-            f"the others join with: match --addr {stack.lobby_addr} play --table {table}"
+            f"the others join with: {runnable('match')} --addr {stack.lobby_addr} play "
+            f"--table {table}"
         )
         assert await ann.until("waiting for players: ") == (
             "waiting for players: 1 of 2 seats taken; the game starts when every seat is taken"
@@ -581,7 +583,8 @@ async def test_two_players_play_a_whole_game_from_the_lines(stack: Stack, tmp_pa
             assert await out.next() == "the published seed matches the commitment"
             audit = await out.next()
             assert audit.startswith(
-                f"check this game against the ledger: match-audit verify {table} --key "
+                f"check this game against the ledger: {runnable('match-audit')} verify {table} "
+                "--key "
             )
             assert await asyncio.wait_for(out.proc.wait(), 30) == 0, out.text()
         await verified(stack, table)

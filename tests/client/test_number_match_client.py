@@ -21,7 +21,8 @@ from textual.widgets import Static
 
 from match.v1 import common_pb2, number_match_pb2
 from match_client import cli, number_match, terminal
-from match_client.client import MatchClient, refusal_code
+from match_client.client import MatchClient, Seat, refusal_code
+from match_client.clock import ServerClock
 from match_client.number_match import demo as number_match_demo
 from match_client.number_match.screen import (
     CELL,
@@ -31,6 +32,7 @@ from match_client.number_match.screen import (
     board_text,
     cell_at,
 )
+from match_client.programs import runnable
 from match_launch.stack import Stack
 from match_rules.number_match.board import WIDTH, add_numbers, pair_moves, pairs_with, remove_pair
 from tests.conftest import running
@@ -254,6 +256,39 @@ def test_the_screen_draws_the_board_nine_wide_and_finds_the_clicked_cell() -> No
     assert cell_at(8, 0, 27) is None and cell_at(8, 4, 27) is None
 
 
+@pytest.mark.parametrize(
+    ("answer", "ends"),
+    [("y", True), ("yes", True), ("end", True), ("e", True), ("n", False), ("x", False)],
+)
+async def test_the_line_modes_end_asks_first_and_ends_on_the_answers_it_names(
+    answer: str, ends: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``e`` in the line mode asks before the game is ended, as the full-screen view does
+    ("y: end it  n: go on"): y or end again ends it, anything else goes on."""
+    lines: list[str] = []
+    client = MatchClient("127.0.0.1:9")  # never called: the end is counted, not sent
+    seat = Seat(table_id="t1", player_id="ann", token="x", seat=1)
+    play = number_match.NumberMatchPlay(client, seat, lines.append, ServerClock())
+    ended: list[str] = []
+
+    async def end() -> None:
+        ended.append(answer)
+
+    monkeypatch.setattr(play, "end", end)
+    await play.handle("y")  # not after the question: not an answer
+    assert lines == ["not a command: 'y'. Type ? for help"] and not ended
+    lines.clear()
+    await play.handle("e")
+    assert lines == ["end the game now? Type y to end it (or end again); anything else goes on"]
+    await play.handle(answer)
+    assert ended == ([answer] if ends else [])
+    if not ends:
+        assert lines[-1] == "the game goes on"
+        await play.handle(answer)  # the question was answered: asked again before it ends
+        assert not ended
+    await client.close()
+
+
 # --- through the real stack ------------------------------------------------------------------
 
 
@@ -423,12 +458,14 @@ async def test_match_play_plain_plays_from_its_lines_and_shows_every_refusal(
 
         # the end asks first
         await out.type("end")
-        assert (await out.until("end the game now?")).startswith("end the game now? Type end")
+        assert await out.until("end the game now?") == (
+            "end the game now? Type y to end it (or end again); anything else goes on"
+        )
         await out.type("s")
         assert (await out.next()).startswith("score ")
-        await out.type("end")
+        await out.type("e")
         await out.until("end the game now?")
-        await out.type("end")
+        await out.type("y")
         assert await out.until("the game is over: ") == "the game is over: you ended the game"
         assert await out.until("result: ") == "result: not cleared: you ended the game"
         assert re.match(r"score \d+ in \d+:\d\d, \d+ moves, [01] of 3 hints used", await out.next())
@@ -441,10 +478,12 @@ async def test_match_play_plain_plays_from_its_lines_and_shows_every_refusal(
             "the board was solvable"
         )
         assert await out.next() == (
-            f"play this board again: match --addr {stack.lobby_addr} play --game number-match "
-            f"--new --level easy --replay-seed {seed}"
+            f"play this board again: {runnable('match')} --addr {stack.lobby_addr} play --game "
+            f"number-match --new --level easy --replay-seed {seed}"
         )
-        audit = await out.until("check this game against the ledger: match-audit verify ")
+        audit = await out.until(
+            f"check this game against the ledger: {runnable('match-audit')} verify "
+        )
         assert "--key " in audit
         assert await asyncio.wait_for(out.proc.wait(), 30) == 0  # the game is over: it ends
     finally:
@@ -674,4 +713,6 @@ async def test_the_demo_plays_a_whole_game_to_its_end(stack: Stack) -> None:
     assert "cleared: yes (the board is clear)" in lines, lines
     assert any(re.fullmatch(r"score: \d+ in \d+ moves, 3 of 3 hints used", x) for x in lines)
     assert any(re.fullmatch(r"published seed: [0-9a-f]{64}", x) for x in lines), lines
-    assert lines[-1].startswith("check this game against the ledger: match-audit verify ")
+    assert lines[-1].startswith(
+        f"check this game against the ledger: {runnable('match-audit')} verify "
+    )

@@ -10,6 +10,7 @@ import pytest
 from match.v1 import common_pb2, race_pb2
 from match_client import cli, scripted, symbols, terminal
 from match_client.client import Seat
+from match_client.programs import runnable
 from match_client.race import play as race_play
 from match_client.race import text
 from match_client.race.tracker import ViewTracker
@@ -149,19 +150,21 @@ def test_plain_lines_when_not_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_the_audit_command_is_printed_whole() -> None:
+    audit = runnable("match-audit")
     assert terminal.audit_command("abc", "var/ledger.vkey") == (
-        "match-audit verify abc --key var/ledger.vkey"
+        f"{audit} verify abc --key var/ledger.vkey"
     )
     settings = cli.Settings.from_env({"MATCH_VAR": "/srv/m", "LEDGER_ADDR": "h:1"})
     assert (settings.ledger_key, settings.ledger_addr) == ("/srv/m/ledger.vkey", "h:1")
     assert terminal.audit_command("abc", settings.ledger_key, settings.ledger_addr) == (
-        "match-audit verify abc --key /srv/m/ledger.vkey --addr h:1"
+        f"{audit} verify abc --key /srv/m/ledger.vkey --addr h:1"
     )
 
 
 def test_the_demo_ends_with_the_audit_command() -> None:
-    assert scripted.audit_command("abc", {}) == "match-audit verify abc --key var/ledger.vkey"
+    audit = runnable("match-audit")
+    assert scripted.audit_command("abc", {}) == f"{audit} verify abc --key var/ledger.vkey"
     env = {"MATCH_VAR": "/tmp/v", "LEDGER_ADDR": "127.0.0.1:9"}
     assert scripted.audit_command("abc", env) == (
-        "match-audit verify abc --key /tmp/v/ledger.vkey --addr 127.0.0.1:9"
+        f"{audit} verify abc --key /tmp/v/ledger.vkey --addr 127.0.0.1:9"
     )

@@ -1,10 +1,12 @@
 """Every command printed for copying works as printed (issue 31, item 8): on a lobby or a ledger
-away from the default ports it carries ``--addr`` (and the TLS options), and both CLIs take
-their connection options before and after the subcommand."""
+away from the default ports it carries ``--addr`` (and the TLS options), both CLIs take
+their connection options before and after the subcommand, and ``match`` and ``match-audit``
+are named so that the shell finds them (on PATH, else ``.venv/bin/...``)."""
 
 from __future__ import annotations
 
 import shlex
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +14,9 @@ import pytest
 
 from match.v1 import players_pb2
 from match_audit import cli as audit_cli
-from match_client import cli, match_cards, players, scripted
+from match_client import cli, match_cards, players, scripted, terminal
 from match_client.client import MatchClient, match_command
+from match_client.programs import runnable
 from match_launch.stack import Stack
 from services.stack.__main__ import commands
 
@@ -47,11 +50,84 @@ def test_the_match_command_names_the_lobby_unless_it_is_the_default() -> None:
 
 
 async def test_a_client_prints_commands_that_reach_its_own_lobby() -> None:
+    match = runnable("match")
     async with MatchClient("127.0.0.1:50151") as client:
-        assert client.command("profile") == "match --addr 127.0.0.1:50151 profile"
-        assert client.command() == "match --addr 127.0.0.1:50151"
+        assert client.command("profile") == f"{match} --addr 127.0.0.1:50151 profile"
+        assert client.command() == f"{match} --addr 127.0.0.1:50151"
     async with MatchClient() as client:
-        assert client.command("profile") == "match profile"
+        assert client.command("profile") == f"{match} profile"
+
+
+# --- how a printed command names the program ----------------------------------------------
+
+
+@pytest.fixture
+def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An install as ``make install`` makes one: the programs in ``<project>/.venv/bin/``
+    beside the Python that runs, and a PATH that finds none of them. Returns the project."""
+    project = tmp_path / "project"
+    bin_dir = project / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    for name in ("python", "match", "match-audit"):
+        (bin_dir / name).write_text("#!/bin/sh\n")
+        (bin_dir / name).chmod(0o755)
+    (tmp_path / "empty").mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.setattr(sys, "executable", str(bin_dir / "python"))
+    monkeypatch.chdir(project)
+    return project
+
+
+def test_a_program_not_on_path_is_named_by_the_script_beside_python(
+    installed: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert runnable("match-audit") == ".venv/bin/match-audit"  # from the project
+    assert runnable("match") == ".venv/bin/match"
+    elsewhere = installed.parent / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert runnable("match-audit") == str(installed / ".venv" / "bin" / "match-audit")
+    monkeypatch.chdir(installed / ".venv" / "bin")
+    assert runnable("match-audit") == "./match-audit"  # a bare name would be looked up on PATH
+
+
+def test_a_program_on_path_is_named_by_its_name(
+    installed: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(installed / ".venv" / "bin"))  # the venv activated
+    assert runnable("match-audit") == "match-audit"
+    assert runnable("match") == "match"
+
+
+def test_a_path_with_a_space_is_quoted_for_the_shell(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "my venv" / "bin" / "python"))
+    monkeypatch.chdir(tmp_path)
+    assert runnable("match") == "'my venv/bin/match'"
+    assert shlex.split(runnable("match")) == ["my venv/bin/match"]
+
+
+async def test_the_printed_commands_name_the_programs_as_the_shell_finds_them(
+    installed: Path,
+) -> None:
+    """The newcomer's case: after ``make install``, without the venv activated, the lines at the
+    end of a game and of ``make demo`` start with ``.venv/bin/``, as the README's do."""
+    audit = terminal.audit_command("abcdefgh1234", "var/ledger.vkey")
+    assert audit == ".venv/bin/match-audit verify abcdefgh1234 --key var/ledger.vkey"
+    assert (audit_args(audit).command, audit_args(audit).game) == ("verify", "abcdefgh1234")
+    assert scripted.audit_command("abcdefgh1234", {}) == audit
+    async with MatchClient("127.0.0.1:50151") as client:
+        assert scripted.players_lines("race", True, client.command()) == [
+            "see your rating: .venv/bin/match --addr 127.0.0.1:50151 leaderboard --game race",
+            "and your statistics: .venv/bin/match --addr 127.0.0.1:50151 profile",
+        ]
+        resume = client.command("play --resume")
+    assert resume == ".venv/bin/match --addr 127.0.0.1:50151 play --resume"
+    assert match_args(resume).command == "play"
+    # match_command names `match` bare unless told: the stack's start message adds .venv/bin/
+    assert match_command("play --new") == "match play --new"
 
 
 def test_match_cards_replay_command_carries_the_address() -> None:

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from match_client import demo, identity
+from match_client.programs import runnable
 from match_client.race import demo as race_demo
 from match_client.seats import SeatStore
 from match_launch.stack import Stack
@@ -200,8 +201,8 @@ async def test_the_demo_plays_as_the_key_and_its_rating_and_statistics_show(
     out = capsys.readouterr().out
     assert code == 0, out
     assert out.splitlines()[-2:] == [  # as printed, they reach this stack's lobby
-        f"see your rating: match --addr {stack.lobby_addr} leaderboard --game race",
-        f"and your statistics: match --addr {stack.lobby_addr} profile",
+        f"see your rating: {runnable('match')} --addr {stack.lobby_addr} leaderboard --game race",
+        f"and your statistics: {runnable('match')} --addr {stack.lobby_addr} profile",
     ]
 
     async def match(*argv: str) -> str:

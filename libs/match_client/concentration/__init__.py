@@ -367,7 +367,8 @@ HELP = (
 
 class ConcentrationPlay:
     """One seat of Concentration played from the terminal: follows the stream (resuming after
-    a drop), sends the flips typed, tells what happened through ``out``."""
+    a drop), sends the flips typed, tells what happened through ``out``. ``audit`` is the line
+    that says how to check the game against the ledger, told after the seed at the end."""
 
     def __init__(
         self,
@@ -376,6 +377,7 @@ class ConcentrationPlay:
         out: Out,
         clock: ServerClock,
         *,
+        audit: str = "",
         show_board: bool = True,
         resumed: bool = False,
     ) -> None:
@@ -384,6 +386,7 @@ class ConcentrationPlay:
         self.tracker = ConcentrationTracker(player=seat.player_id, table_id=seat.table_id)
         self.clock = clock
         self.out = out
+        self.audit = audit
         self.show_board = show_board
         self.resumed = resumed
         self.changed: Callable[[], None] = lambda: None
@@ -446,6 +449,8 @@ class ConcentrationPlay:
         self.ended = True
         for line in seed_lines(self.tracker):
             self.out(line)
+        if self.audit:
+            self.out(self.audit)
         self.changed()
 
     async def flip(self, card: int) -> None:

@@ -11,7 +11,7 @@ from match_client import concentration
 from match_client.client import is_rpc_error
 from match_client.concentration import demo
 from match_client.game import GameClient, Seated
-from match_client.terminal import describe_error
+from match_client.terminal import audit_line, describe_error
 
 
 def options(play: argparse.ArgumentParser) -> None:
@@ -68,6 +68,7 @@ async def play(s: Seated) -> int:
         seat,
         note,
         s.settings.server_clock(),
+        audit=audit_line(seat.table_id, s.settings),
         show_board=args.plain,
         resumed=s.resumed,
     )
@@ -86,9 +87,11 @@ async def play(s: Seated) -> int:
     from match_client.concentration.screen import ConcentrationApp
 
     code = await ConcentrationApp(play, s.early).run_game()
-    for line in concentration.standings_lines(play.tracker) + concentration.seed_lines(
-        play.tracker
-    ):
+    t = play.tracker
+    ending = concentration.standings_lines(t) + concentration.seed_lines(t)
+    if play.ended:
+        ending.append(play.audit)
+    for line in ending:
         print(line, flush=True)  # the screen is gone: keep the end on the terminal
     return code
 

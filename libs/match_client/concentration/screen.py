@@ -157,6 +157,8 @@ class ConcentrationApp(App[int]):
             panel += standings_lines(t)
             if t.seed is not None:
                 panel += seed_lines(t)
+            if self.play.ended and self.play.audit:
+                panel.append(self.play.audit)
         self.query_one("#seats", Static).update("\n".join(panel) or "no seats yet")
 
     async def on_input_submitted(self, event: Input.Submitted) -> None:

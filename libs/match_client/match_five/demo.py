@@ -229,6 +229,6 @@ async def demo_match_five(
                 "the commitment)"
             )
         out(f"check this game against the ledger: {audit_command(host.table_id)}")
-        for line in players_lines("match-5", True) if signed else []:
+        for line in players_lines("match-5", True, client.command()) if signed else []:
             out(line)
         return 0

@@ -703,7 +703,7 @@ class NumberMatchPlay:
             await self.end()
         elif text in ("end", "e"):
             self.confirm_end = True
-            self.say("end the game now? Type end again to end it (anything else goes on)")
+            self.say("end the game now? Type y to end it (or end again); anything else goes on")
         elif text in ("a", "add", "+"):
             await self.add()
         elif text in ("h", "hint"):
