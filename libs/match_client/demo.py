@@ -55,12 +55,11 @@ from match_client import identity, registry
 from match_client.client import (
     default_address,
     default_ca,
-    error_details,
     is_rpc_error,
-    status_name,
 )
 from match_client.programs import runnable
 from match_client.scripted import say
+from match_client.terminal import describe_error
 
 
 def user_key(anonymous: bool) -> Ed25519PrivateKey | None:
@@ -121,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as err:
         if not is_rpc_error(err):
             raise
-        say(f"demo failed: {status_name(err)}: {error_details(err)}")
+        say(f"demo failed: {describe_error(err)}")
         return 1
 
 

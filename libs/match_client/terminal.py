@@ -73,8 +73,14 @@ def describe_error(err: BaseException) -> str:
     code = refusal_code(err)
     status = status_name(err)
     if status == "UNAVAILABLE":
-        return f"cannot reach the server ({error_details(err)})"
+        details = error_details(err)
+        hint = NOT_RUNNING if "connection refused" in details.lower() else ""
+        return f"cannot reach the server ({details}){hint}"
     return f"{error_details(err)} ({code or status.lower()})"
+
+
+# Nothing listens at the address: most often the stack is not started (a newcomer's first run).
+NOT_RUNNING = ". Is Match running there? `make run` starts it on this machine (README)"
 
 
 def audit_command(game_id: str, key_file: str, ledger_addr: str | None = None) -> str:

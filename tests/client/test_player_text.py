@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import getpass
 
+import grpc  # type: ignore[import-untyped, unused-ignore]
 import pytest
 
 from match.v1 import common_pb2, race_pb2
@@ -167,4 +168,25 @@ def test_the_demo_ends_with_the_audit_command() -> None:
     env = {"MATCH_VAR": "/tmp/v", "LEDGER_ADDR": "127.0.0.1:9"}
     assert scripted.audit_command("abc", env) == (
         f"{audit} verify abc --key /tmp/v/ledger.vkey --addr 127.0.0.1:9"
+    )
+
+
+async def test_a_lobby_nobody_runs_is_said_with_how_to_start_one() -> None:
+    """Real gRPC to a port nothing listens on (the stack not started): the error says so and
+    names `make run`; a lobby that answers with UNAVAILABLE of its own gets no such hint."""
+    from match_client.client import MatchClient
+    from match_launch.natsserver import free_port
+
+    async with MatchClient(f"127.0.0.1:{free_port()}", timeout=5) as client:
+        with pytest.raises(Exception) as refused:
+            await client.list_tables()
+    said = terminal.describe_error(refused.value)
+    assert said.startswith("cannot reach the server (") and "Connection refused" in said, said
+    assert said.endswith(terminal.NOT_RUNNING), said
+    busy = grpc.aio.AioRpcError(
+        grpc.StatusCode.UNAVAILABLE, grpc.aio.Metadata(), grpc.aio.Metadata(),
+        details="the referee is not answering; try again",
+    )  # fmt: skip
+    assert terminal.describe_error(busy) == (
+        "cannot reach the server (the referee is not answering; try again)"
     )
