@@ -37,6 +37,7 @@ import argparse
 import asyncio
 import contextlib
 import random
+import shlex
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -50,6 +51,7 @@ from match_client.client import (
     default_address,
     default_ca,
     is_rpc_error,
+    refusal_code,
     status_name,
 )
 from match_client.game import GameClient, Seated
@@ -97,6 +99,26 @@ def _titles() -> str:
     return ", ".join(titles[:-1]) + " or " + titles[-1] if len(titles) > 1 else titles[0]
 
 
+class _Command(argparse.ArgumentParser):
+    """A subcommand's parser. argparse hands the options a subcommand does not know back to
+    the top parser, whose error shows ``match``'s usage, which lists none of the subcommand's
+    options; here the subcommand refuses them itself, with its own usage."""
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[no-untyped-def]
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
+
+
+def command_parser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
+    """The parser of subcommand ``name``: a problem with its options shows its usage."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return cast(argparse.ArgumentParser, action.choices[name])
+    raise KeyError(name)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="match",
@@ -106,7 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
     # The same options after the subcommand; SUPPRESS keeps one given before it.
     addr = argparse.ArgumentParser(add_help=False)
     _connection_options(addr, argparse.SUPPRESS)
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub: argparse._SubParsersAction[argparse.ArgumentParser] = parser.add_subparsers(
+        dest="command", required=True, parser_class=_Command
+    )
     sub.add_parser("tables", parents=[addr], help="list the open tables with a free seat")
 
     anonymous = argparse.ArgumentParser(add_help=False)
@@ -234,6 +258,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def only_with(flags: Sequence[str], what: str) -> str:
+    """``--level only goes with X``, ``--seats and --fill-now only go with X``: one sentence
+    for one option or several, as the checks below find one or several."""
+    if len(flags) == 1:
+        return f"{flags[0]} only goes with {what}"
+    return f"{', '.join(flags[:-1])} and {flags[-1]} only go with {what}"
+
+
 def play_problem(args: argparse.Namespace) -> str | None:
     """What is wrong with a ``play`` command line, or None."""
     if args.resume is not None and args.name:
@@ -246,7 +278,7 @@ def play_problem(args: argparse.Namespace) -> str | None:
         used = [f for f, on in flags.items() if on and args.game not in shared.get(f, (game,))]
         if used:
             games = " or ".join(f"--game {g}" for g in shared.get(used[0], (game,)))
-            return f"{', '.join(used)} only go with {games}"
+            return only_with(used, games)
     taken_too = {  # another game's options this game takes as well
         flag: on
         for flags in game_only.values()
@@ -263,7 +295,7 @@ def play_problem(args: argparse.Namespace) -> str | None:
     if not args.new:
         used = [flag for flag, on in new_only.items() if on]
         if used:
-            return f"{', '.join(used)} only go with --new"
+            return only_with(used, "--new")
     problem = registry.by_name(args.game).problem(args)
     if problem:
         return problem
@@ -319,7 +351,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "play":
         problem = play_problem(args)
         if problem:
-            parser.error(problem)
+            command_parser(parser, "play").error(problem)
         args.plain = use_plain(args, settings)
         if args.resume is None:
             args.name = display_name(args, input if sys.stdin.isatty() else None)
@@ -357,10 +389,25 @@ async def _run(args: argparse.Namespace, settings: Settings | None = None) -> in
             if not is_rpc_error(err):
                 raise
             say(f"error: {describe_error(err)}")
+            if refusal_code(err) == "already_seated":
+                say(second_seat_line(args, settings, client))
             return 1
 
 
 # --- the player's key ------------------------------------------------------------------------
+
+
+def second_seat_line(args: argparse.Namespace, settings: Settings, client: MatchClient) -> str:
+    """How to take a second seat at a table from this machine, after the lobby refused one
+    (``already_seated``): a key has one seat a table, and every terminal of this user signs in
+    with the same key, so a second player here needs no key, or one of their own."""
+    where = f"--table {args.table}" if args.table else f"--invite {args.invite}"
+    other = shlex.quote(f"{settings.config_dir}-2")
+    return (
+        "your player key already has a seat there (one seat a key). To play a second seat "
+        f"from this machine: `{client.command(f'play {where} --anonymous')}` (no key), or "
+        f"with a key of its own: `MATCH_CONFIG_DIR={other} {client.command(f'play {where}')}`"
+    )
 
 
 def user_key(settings: Settings, out: Out, create: bool = True) -> identity.PlayerKey | None:
@@ -463,7 +510,15 @@ async def leaderboard(
         out("--page counts from 1")
         return 1
     board = "" if args.board == "main" else args.board  # "main" as the footer names it
-    page = await client.leaderboard(players.kind_of(args.game), board, args.page)
+    try:
+        page = await client.leaderboard(players.kind_of(args.game), board, args.page)
+    except Exception as err:
+        # The server names the game's boards; the command line names them differently.
+        if not is_rpc_error(err) or refusal_code(err) != "unknown_board":
+            raise
+        out(f"error: {describe_error(err)}")
+        out(players.unknown_board_line(args.game, client.command()))
+        return 1
     me = None
     with contextlib.suppress(identity.KeyFileError, OSError):  # only to mark the caller's row
         me = identity.load(identity.key_path(settings.config_dir)).player_id
@@ -569,12 +624,21 @@ async def play(client: MatchClient, args: argparse.Namespace, settings: Settings
     name = args.name or display_name(args)
     if args.new:
         visibility = common_pb2.VISIBILITY_PRIVATE if args.private else common_pb2.VISIBILITY_OPEN
-        seat = await client.create_table(
-            registry.by_name(args.game).new_settings(args),
-            seats=args.seats or None,  # 0 or unset: the game's fewest
-            visibility=visibility,
-            display_name=name,
-        )
+        made = registry.by_name(args.game)
+        new_settings = made.new_settings(args)
+        try:
+            seat = await client.create_table(
+                new_settings,
+                seats=args.seats or None,  # 0 or unset: the game's fewest
+                visibility=visibility,
+                display_name=name,
+            )
+        except Exception as err:  # a bad setting: told by the options typed, not the API's field
+            told = made.refused_settings(args, new_settings, err)
+            if told is None:
+                raise
+            out(f"error: {told}")
+            return 1
     elif args.table:
         seat = await client.join_table(table_id=args.table, display_name=name)
     else:

@@ -120,6 +120,16 @@ def leaderboard_lines(
     return lines
 
 
+def unknown_board_line(slug: str, match: str = "match") -> str:
+    """What to type after the server refused a board it does not have (``unknown_board``: its
+    message names the boards there are, the main board as an empty name, which the command
+    line names ``main`` or leaves out)."""
+    return (
+        f"open one of them: {match} leaderboard --game {slug} --board NAME "
+        "(the main board: leave out --board)"
+    )
+
+
 # --- profiles --------------------------------------------------------------------------------
 
 

@@ -32,3 +32,16 @@ def problem(name: str) -> str | None:
         "(case does not matter), as the leaderboard's `boards` name them (empty for the game's "
         "main board)"
     )
+
+
+def unknown(game: str, name: str, boards: list[str]) -> str:
+    """Why a board named in a request opens nothing: ``game`` (its title) has no board ``name``.
+    ``boards`` are the game's boards that have rows (``GetLeaderboard``'s ``boards``); the main
+    board ("") always opens, so it is named first, with how to ask for it. A board appears once
+    a ranked game puts a result on it: a level nobody has finished yet has no board either."""
+    others = [board for board in boards if board]
+    listed = "the main board (an empty board name)" + "".join(f", {b}" for b in others)
+    return (
+        f"{game} has no board {name!r}: its boards are {listed}. "
+        "A board appears once a ranked game puts a result on it"
+    )

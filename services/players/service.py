@@ -26,6 +26,7 @@ from match_bus import subjects
 from match_bus.service import BaseConfig, answerable, configured, received, run
 from match_bus.service import reply as respond
 from match_bus.settings import whole
+from match_players import boards as board_names
 from match_rules import registry
 from services.players.book import MAX_PAGE_SIZE, Book, Unknown
 from services.players.follow import GATHER_BYTES, Follower
@@ -60,6 +61,10 @@ def _refusal(code: str, category: int, message: str) -> players_pb2.PlayersAnswe
     )
 
 
+class UnknownBoard(Exception):
+    """A leaderboard asked for by a name that is none of the game's boards."""
+
+
 def answer(book: Book, query: players_pb2.PlayersQuery, now_ms: int) -> players_pb2.PlayersAnswer:
     """The answer to one question (the lobby has checked who asks and the request's shape)."""
     which = query.WhichOneof("query")
@@ -74,6 +79,8 @@ def answer(book: Book, query: players_pb2.PlayersQuery, now_ms: int) -> players_
             return players_pb2.PlayersAnswer(leaderboard=_leaderboard(book, query.leaderboard))
     except Unknown as error:
         return _refusal("unknown_player", Category.CATEGORY_NOT_FOUND, str(error))
+    except UnknownBoard as error:
+        return _refusal("unknown_board", Category.CATEGORY_INVALID_ARGUMENT, str(error))
     return _refusal("bad_query", Category.CATEGORY_INVALID_ARGUMENT, "ask one question")
 
 
@@ -81,9 +88,14 @@ def _leaderboard(
     book: Book, request: players_pb2.GetLeaderboardRequest
 ) -> players_pb2.GetLeaderboardResponse:
     try:
-        registry.by_kind(request.game_kind)
+        game = registry.by_kind(request.game_kind)
     except registry.UnknownGame:
         raise ValueError(f"no game of kind {request.game_kind} is played here") from None
+    # A misspelt board would otherwise read as an empty one ("nobody is on it"), which sends
+    # the asker away with the wrong idea: refuse it, naming the boards there are.
+    boards = book.boards(request.game_kind)
+    if request.board and board_names.canonical(request.board) not in boards:
+        raise UnknownBoard(board_names.unknown(game.title, request.board, boards))
     size = min(request.page_size or 20, MAX_PAGE_SIZE)
     page = book.leaderboard(request.game_kind, request.board, request.page, size)
     return players_pb2.GetLeaderboardResponse(
@@ -93,7 +105,7 @@ def _leaderboard(
         total=page.total,
         unit=page.unit,
         lower_is_better=page.lower_is_better,
-        boards=book.boards(request.game_kind),
+        boards=boards,
     )
 
 

@@ -53,6 +53,41 @@ def test_fill_now_is_for_open_tables() -> None:
     assert "private" in (cli.play_problem(a) or "")  # type: ignore[arg-type]
 
 
+def test_one_option_only_goes_with_and_several_only_go_with() -> None:
+    one = args("play", "--game", "race", "--new", "--level", "expert")
+    assert cli.play_problem(one) == "--level only goes with --game number-match"  # type: ignore[arg-type]
+    two = args("play", "--game", "race", "--new", "--level", "expert", "--daily")
+    assert cli.play_problem(two) == "--level and --daily only go with --game number-match"  # type: ignore[arg-type]
+    three = args("play", "--table", "abc", "--seats", "3", "--private", "--fill-now")
+    assert cli.play_problem(three) == "--seats, --private and --fill-now only go with --new"  # type: ignore[arg-type]
+    assert cli.play_problem(args("play", "--table", "abc", "--seats", "3")) == (  # type: ignore[arg-type]
+        "--seats only goes with --new"
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "error"),
+    [
+        (["play", "--new", "--bogus"], "match play: error: unrecognized arguments: --bogus"),
+        (
+            ["play", "--game", "number-match", "--new", "--replay-seed", "nothex"],
+            "match play: error: --replay-seed is 64 hex digits",
+        ),
+        (["key", "show", "--bogus"], "match key show: error: unrecognized arguments: --bogus"),
+    ],
+)
+def test_a_subcommands_bad_option_shows_that_subcommands_usage(
+    argv: list[str], error: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        cli.main(argv)
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    usage = "usage: " + " ".join(error.split(":")[0].split())  # "usage: match play"
+    assert err.startswith(usage + " "), err
+    assert error in err
+
+
 def test_addr_everywhere(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("MATCH_ADDR", raising=False)
     assert cli.address(args("tables")) == "127.0.0.1:50051"  # type: ignore[arg-type]

@@ -62,12 +62,12 @@ def test_play_takes_the_game_and_its_options() -> None:
 def test_a_games_options_go_with_that_game_only() -> None:
     race_with_cards = args("play", "--new", "--cards", "24")
     assert cli.play_problem(race_with_cards) == (  # type: ignore[arg-type]
-        "--cards only go with --game concentration or --game match-cards"
+        "--cards only goes with --game concentration or --game match-cards"
     )
     conc_with_hints = args("play", "--game", "concentration", "--new", "--hints", "2")
-    assert cli.play_problem(conc_with_hints) == "--hints only go with --game race"  # type: ignore[arg-type]
+    assert cli.play_problem(conc_with_hints) == "--hints only goes with --game race"  # type: ignore[arg-type]
     joined_with_cards = args("play", "--game", "concentration", "--table", "abc", "--cards", "24")
-    assert cli.play_problem(joined_with_cards) == "--cards only go with --new"  # type: ignore[arg-type]
+    assert cli.play_problem(joined_with_cards) == "--cards only goes with --new"  # type: ignore[arg-type]
 
 
 def test_the_demo_takes_the_game() -> None:

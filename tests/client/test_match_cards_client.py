@@ -60,21 +60,21 @@ def test_match_cards_options_go_with_that_game_and_a_new_table() -> None:
     def problem(*argv: str) -> str | None:
         return cli.play_problem(args("play", *argv))  # type: ignore[arg-type]
 
-    assert problem("--new", "--triples") == "--triples only go with --game match-cards"
+    assert problem("--new", "--triples") == "--triples only goes with --game match-cards"
     assert problem("--game", "concentration", "--new", "--code", "X") == (
-        "--code only go with --game match-cards"
+        "--code only goes with --game match-cards"
     )
     assert problem("--new", "--cards", "12") == (
-        "--cards only go with --game concentration or --game match-cards"
+        "--cards only goes with --game concentration or --game match-cards"
     )
     assert problem("--game", "match-cards", "--new", "--playing-cards") == (
-        "--playing-cards only go with --game concentration"
+        "--playing-cards only goes with --game concentration"
     )
     assert problem("--game", "match-cards", "--table", "t1", "--cards", "12") == (
-        "--cards only go with --new"
+        "--cards only goes with --new"
     )
     assert problem("--game", "match-cards", "--table", "t1", "--difficulty", "hard") == (
-        "--difficulty only go with --new"
+        "--difficulty only goes with --new"
     )
     assert problem("--game", "match-cards", "--new", "--fill-now") == (
         "--fill-now: a solo Match Cards table has no empty seat; add --seats 2 (up to 4)"

@@ -60,13 +60,13 @@ def test_match_5_options_go_with_that_game_a_new_table_and_no_bot() -> None:
         return cli.play_problem(args("play", *argv))  # type: ignore[arg-type]
 
     assert problem("--new", "--writing-seconds", "60") == (
-        "--writing-seconds only go with --game match-5"
+        "--writing-seconds only goes with --game match-5"
     )
     assert problem("--game", "match-5", "--new", "--hints", "2") == (
-        "--hints only go with --game race"
+        "--hints only goes with --game race"
     )
     assert problem("--game", "match-5", "--table", "t1", "--vote-seconds", "20") == (
-        "--vote-seconds only go with --new"
+        "--vote-seconds only goes with --new"
     )
     assert (problem("--game", "match-5", "--new", "--fill-now") or "").startswith(
         "--fill-now: no bot plays MATCH 5"
@@ -633,3 +633,31 @@ async def test_the_demo_plays_three_players_to_the_end_and_the_audit_passes(
     assert any(x.startswith(("winner: ", "winners, sharing the victory: ")) for x in lines), text
     assert lines[-1] == f"check this game against the ledger: {scripted.audit_command(game)}"
     await verified(stack, game)
+
+
+async def test_a_refused_setting_is_told_by_the_option_typed(stack: Stack, tmp_path: Path) -> None:
+    """The lobby names the API's field (``writing_seconds``); the person typed an option."""
+    out = await start(
+        stack, tmp_path, "ann", "--game", "match-5", "--new", "--writing-seconds", "5",
+        "--name", "Ann",
+    )  # fmt: skip
+    try:
+        line = await out.until("error: ")
+        assert line.startswith(
+            "error: --writing-seconds 5 (sent as match_five.writing_seconds = 5): writing_seconds"
+        ), line
+        assert await out.proc.wait() == 1
+    finally:
+        await stop(out)
+
+
+async def test_an_invite_code_is_judged_by_the_lobby_alone(stack: Stack, tmp_path: Path) -> None:
+    """The client sends the code as typed: the lobby takes 12 characters, and 8 from codes
+    made before 12, separators dropped, so no check of the client's can fall behind it."""
+    for code, status in (("BADCODE", "(invalid_argument)"), ("ABCD-EFGH", "(not_found)")):
+        out = await start(stack, tmp_path, "ann", "--invite", code, "--name", "Ann")
+        try:
+            line = await out.until("error: ")
+            assert line.endswith(status), line
+        finally:
+            await stop(out)

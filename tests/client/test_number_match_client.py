@@ -74,14 +74,14 @@ def test_number_match_options_go_with_that_game_and_a_new_table() -> None:
         return cli.play_problem(args("play", *argv))  # type: ignore[arg-type]
 
     nm = ("--game", "number-match")
-    assert problem("--new", "--level", "hard") == "--level only go with --game number-match"
+    assert problem("--new", "--level", "hard") == "--level only goes with --game number-match"
     assert problem("--game", "match-cards", "--new", "--daily") == (
-        "--daily only go with --game number-match"
+        "--daily only goes with --game number-match"
     )
     assert problem(*nm, "--new", "--difficulty", "hard") == (
-        "--difficulty only go with --game match-cards"
+        "--difficulty only goes with --game match-cards"
     )
-    assert problem(*nm, "--table", "t1", "--level", "hard") == "--level only go with --new"
+    assert problem(*nm, "--table", "t1", "--level", "hard") == "--level only goes with --new"
     assert problem(*nm, "--new", "--seats", "2") == (
         "a Number Match table has one seat: leave out --seats and --fill-now"
     )

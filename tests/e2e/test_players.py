@@ -185,3 +185,13 @@ async def test_every_board_a_leaderboard_lists_opens_by_its_name(
         )
     assert bad.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "letters, digits and dashes" in (bad.value.details() or "")
+    # A well-formed name that is none of the game's boards is refused too, naming the boards
+    # there are: a misspelt board never reads as an empty one.
+    with pytest.raises(grpc.aio.AioRpcError) as unknown:
+        await players.GetLeaderboard(
+            players_pb2.GetLeaderboardRequest(game_kind=MATCH_CARDS, board="level-nope")
+        )
+    assert unknown.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    said = unknown.value.details() or ""
+    assert said.startswith("Match Cards has no board 'level-nope': its boards are the main board")
+    assert all(name in said for name in main.boards), said

@@ -10,7 +10,7 @@ from match.v1 import concentration_pb2
 from match_client import concentration
 from match_client.client import is_rpc_error
 from match_client.concentration import demo
-from match_client.game import GameClient, Seated
+from match_client.game import GameClient, MadeFrom, Seated
 from match_client.terminal import audit_line, describe_error
 
 
@@ -58,6 +58,16 @@ def new_settings(args: argparse.Namespace) -> concentration_pb2.ConcentrationSet
     return concentration.settings_from(
         args.cards, args.playing_cards, args.jokers, args.matching, args.turn_limit or 0
     )
+
+
+# What new_settings makes of each option (a refusal of the field is told by the option).
+MADE_FROM = (
+    MadeFrom("cards", ("--cards",), ("invalid_deck_size",)),
+    MadeFrom("pictures", ("--playing-cards",)),
+    MadeFrom("jokers", ("--jokers",), ("invalid_jokers",)),
+    MadeFrom("matching", ("--matching",), ("invalid_matching",)),
+    MadeFrom("turn_limit_ms", ("--turn-limit",), ("invalid_turn_limit",)),
+)
 
 
 async def play(s: Seated) -> int:
@@ -114,4 +124,5 @@ CLIENT = GameClient(
     play=play,
     demo=play_demo,
     shared={"--cards": ("concentration", "match-cards")},
+    made_from=MADE_FROM,
 )

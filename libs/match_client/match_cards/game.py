@@ -9,7 +9,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from match.v1 import match_cards_pb2
 from match_client import match_cards
 from match_client.client import is_rpc_error
-from match_client.game import GameClient, Seated
+from match_client.game import GameClient, MadeFrom, Seated
 from match_client.match_cards import demo
 from match_client.terminal import audit_line, describe_error
 
@@ -55,6 +55,28 @@ def new_settings(args: argparse.Namespace) -> match_cards_pb2.MatchCardsSettings
     return match_cards.settings_from(
         args.cards, args.triples, args.difficulty, args.pictures, args.code
     )
+
+
+# What new_settings makes of each option (a refusal of the field is told by the option; the
+# board's size is refused for pairs or triples, so by either).
+MADE_FROM = (
+    MadeFrom("mode", ("--triples",), ("invalid_mode", "invalid_deck_size")),
+    MadeFrom("cards", ("--cards",), ("invalid_deck_size",)),
+    MadeFrom("difficulty", ("--difficulty",), ("invalid_difficulty",)),
+    MadeFrom("pictures", ("--pictures",), ("invalid_pictures",)),
+    MadeFrom(
+        "code",
+        ("--code",),
+        (
+            "code_malformed",
+            "code_version_unknown",
+            "code_check_failed",
+            "code_size_unknown",
+            "code_setting_unknown",
+            "code_conflict",
+        ),
+    ),
+)
 
 
 async def play(s: Seated) -> int:
@@ -108,4 +130,5 @@ CLIENT = GameClient(
     play=play,
     demo=play_demo,
     problem=problem,
+    made_from=MADE_FROM,
 )

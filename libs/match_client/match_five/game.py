@@ -8,7 +8,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from match.v1 import lobby_pb2, match_five_pb2
 from match_client import match_five
-from match_client.game import GameClient, Seated
+from match_client.game import GameClient, MadeFrom, Seated
 from match_client.match_five import demo
 from match_client.terminal import audit_line, say
 
@@ -49,6 +49,13 @@ def problem(args: argparse.Namespace) -> str | None:
 
 def new_settings(args: argparse.Namespace) -> match_five_pb2.MatchFiveSettings:
     return match_five.settings_from(args.writing_seconds, args.vote_seconds)
+
+
+# What new_settings makes of each option (a refusal of the field is told by the option).
+MADE_FROM = (
+    MadeFrom("writing_seconds", ("--writing-seconds",)),
+    MadeFrom("vote_seconds", ("--vote-seconds",)),
+)
 
 
 async def play(s: Seated) -> int:
@@ -101,4 +108,5 @@ CLIENT = GameClient(
     play=play,
     demo=play_demo,
     problem=problem,
+    made_from=MADE_FROM,
 )

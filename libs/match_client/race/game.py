@@ -8,7 +8,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from match.v1 import race_pb2
 from match_client.client import is_rpc_error
-from match_client.game import GameClient, Seated
+from match_client.game import GameClient, MadeFrom, Seated
 from match_client.race import demo
 from match_client.race.play import Game, watch
 from match_client.terminal import describe_error
@@ -38,6 +38,13 @@ def new_settings(args: argparse.Namespace) -> race_pb2.RaceSettings:
     return settings
 
 
+# What new_settings makes of each option (a refusal of the field is told by the option).
+MADE_FROM = (
+    MadeFrom("ready_window_ms", ("--ready-window",), ("invalid_ready_window",)),
+    MadeFrom("hints_per_board", ("--hints",), ("invalid_hints",)),
+)
+
+
 async def run_game(game: Game, plain: bool, early: list[str], name: str) -> int:
     if plain:
         game.out("type ? for help")
@@ -47,6 +54,8 @@ async def run_game(game: Game, plain: bool, early: list[str], name: str) -> int:
     code = await MatchApp(game, early, name).run_game()
     if game.ended:  # the screen is gone: keep the way to check the game on the terminal
         print(game.audit_line, flush=True)
+    if game.left_line:  # the screen is gone: say on the terminal that the seat was given back
+        print(game.left_line, flush=True)
     return code
 
 
@@ -89,4 +98,5 @@ CLIENT = GameClient(
     play=play,
     demo=play_demo,
     watch=watch,
+    made_from=MADE_FROM,
 )

@@ -115,6 +115,7 @@ class Game:
         resumed: bool = False,
     ) -> None:
         self.settings = settings or Settings.from_env()
+        self.client = client
         self.seat = seat
         self.session = GameSession.of(client, "race", seat)
         self.tracker = ViewTracker(player=seat.player_id, table_id=seat.table_id)
@@ -127,6 +128,10 @@ class Game:
         self.said: set[tuple[str, int, int]] = set()
         self.confirm_resign = False
         self.ended = False
+        # Set once the player has left the table before its game started: the client ends then
+        # (the full-screen view checks it after each command; the line mode waits on it).
+        self.left = asyncio.Event()
+        self.left_line = ""
         self._board_soon: asyncio.TimerHandle | None = None
 
     def show(self, lines: Sequence[str]) -> None:
@@ -139,7 +144,7 @@ class Game:
     async def run(self) -> int:
         """The line mode: stdin in a thread, the stream, and the clock's milestones."""
         return await line_mode(
-            self.watch,
+            self.watch_until_left,
             lambda line: self.handle(text.parse_command(line)),
             self.out,
             ticks=self.ticks,
@@ -156,6 +161,22 @@ class Game:
 
     def note_time(self, server_ms: int) -> None:
         self.clock.observe(server_ms)
+
+    async def watch_until_left(self) -> None:
+        """:meth:`watch` until the game is over or the player has left the table."""
+        watching = asyncio.create_task(self.watch())
+        leaving = asyncio.create_task(self.left.wait())
+        try:
+            await asyncio.wait({watching, leaving}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (watching, leaving):
+                task.cancel()
+            await asyncio.gather(watching, leaving, return_exceptions=True)
+
+    @property
+    def waiting(self) -> bool:
+        """The game has not started: the table still waits for players."""
+        return self.tracker.phase == RaceView.PHASE_WAITING_FOR_PLAYERS
 
     async def watch(self) -> None:
         failures = 0
@@ -238,11 +259,34 @@ class Game:
             await self.call(lambda: self.session.send("RequestHint"))
         elif resign and not self.confirm_resign:
             self.confirm_resign = True
-            self.out("type q again to resign: you will be out of the game")
+            if self.waiting:  # nothing to resign from yet: q gives the seat back instead
+                self.out(
+                    f"type q again to leave table {self.seat.table_id}: the game has not "
+                    "started, and your seat goes back to the table"
+                )
+            else:
+                self.out("type q again to resign: you will be out of the game")
         elif resign:
             self.confirm_resign = False
-            await self.call(lambda: self.session.send("Resign"))
+            if self.waiting:
+                await self.leave()
+            else:
+                await self.call(lambda: self.session.send("Resign"))
         self.changed()
+
+    async def leave(self) -> None:
+        """Give the seat back before the game starts (LeaveTable), then end the client. Refused
+        (the last seat was taken meanwhile, and the game started), the game goes on."""
+        try:
+            await self.client.leave(self.seat.table_id, self.seat.token)
+        except Exception as err:
+            if not is_rpc_error(err):
+                raise
+            self.out(f"could not leave: {describe_error(err)}")
+            return
+        self.left_line = f"you left table {self.seat.table_id}; your seat there is free again"
+        self.out(self.left_line)
+        self.left.set()
 
     async def call(self, send: Callable[[], Awaitable[Any]]) -> None:
         """Send a command; print the events of its reply, or the server's refusal."""

@@ -203,6 +203,8 @@ class MatchApp(App[int]):
         if event.value.strip():
             self.write(f"> {event.value.strip()}")
         await self.game.handle(text.parse_command(event.value))
+        if self.game.left.is_set():  # left the table before its game started: nothing to show
+            self.exit(0)
 
     async def turn(self, number: int) -> None:
         await self.game.handle(text.Turn(number))

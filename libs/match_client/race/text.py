@@ -49,7 +49,7 @@ HELP = """commands:
   b       show your board again
   s       show everybody's pairs and turns on this board, and the standings so far
   t       the time left: until Ready closes, the board starts, or the board ends
-  q       resign (asks again first)
+  q       resign (asks again first); before the game starts, leave the table
   ?       this help
 Tiles are numbered 1 to 20, four across and five down: row 1 is 1 2 3 4, row 5 is 17 18 19 20.
 A face-down tile shows its number; a tile that is up shows number:symbol, e.g. 7:fish.

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from match.v1 import common_pb2, players_pb2
 from match_rules.game import DailySolve, Entry, Figure, Keep, Moves, Results, Standing
 from services.players.book import (
     DAILY_GAIN_CAP,
@@ -26,9 +27,11 @@ from services.players.book import (
     shown_rating,
 )
 from services.players.facts import Finished, Seated, finished
+from services.players.service import answer
 from tests.services.players.games import keyed, race_game
 
 A, B, C = keyed(1), keyed(2), keyed(3)
+INVALID = common_pb2.Refusal.CATEGORY_INVALID_ARGUMENT
 DAY = 24 * 3600 * 1000
 T0 = 1_800_000_000_000
 
@@ -153,6 +156,37 @@ def test_a_board_keeps_each_players_best_and_ranks_ties_together(book: Book) -> 
     assert book.leaderboard(7, "level-1", 3, 2).rows == []
     assert book.leaderboard(7, "no-such-board", 1, 20).pages == 0
     assert book.boards(7) == ["level-1"]
+
+
+def test_a_board_the_game_does_not_have_is_refused_naming_the_boards_it_has(book: Book) -> None:
+    """A misspelt board is an error that lists the game's boards, not an empty page; the main
+    board always opens, empty or not."""
+    kind = common_pb2.GAME_KIND_NUMBER_MATCH
+    entries = (Entry("level-hard", A, 300, "points"), Entry("", A, 300, "points"))
+    book.count(1, game("g1", [(A, 1)], entries=entries, kind=kind))
+
+    def ask(game_kind: common_pb2.GameKind, board: str) -> players_pb2.PlayersAnswer:
+        request = players_pb2.GetLeaderboardRequest(
+            game_kind=game_kind, board=board, page=1, page_size=20
+        )
+        return answer(book, players_pb2.PlayersQuery(leaderboard=request), T0)
+
+    refused = ask(kind, "nope").refusal
+    assert (refused.code, refused.category) == ("unknown_board", INVALID)
+    assert refused.message == (
+        "Number Match has no board 'nope': its boards are the main board (an empty board name), "
+        "level-hard. A board appears once a ranked game puts a result on it"
+    )
+    for name in ("", "level-hard", "LEVEL-HARD"):
+        assert ask(kind, name).leaderboard.total == 1, name
+    race = common_pb2.GAME_KIND_MATCH_RACE  # nobody has played it: its main board, empty
+    assert ask(race, "").WhichOneof("answer") == "leaderboard"
+    assert ask(race, "").leaderboard.pages == 0
+    assert ask(race, "level-hard").refusal.message.startswith(
+        "Match, the race has no board 'level-hard': its boards are the main board (an empty "
+        "board name). "
+    )
+    assert book.boards(kind) == ["", "level-hard"]  # nothing changed
 
 
 def test_a_first_only_board_keeps_the_first_try(book: Book) -> None:

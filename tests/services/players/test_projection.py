@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from nats.errors import NoRespondersError
 
 from match.v1 import common_pb2, players_pb2, referee_pb2
 from match_bus import subjects
@@ -129,6 +130,41 @@ async def test_a_deleted_store_is_rebuilt_from_the_log_byte_for_byte(stack: Stac
         reply = await nc.request(subjects.PLAYERS_QUERY, b"\xff\xff", timeout=5)
         refused = players_pb2.PlayersAnswer.FromString(reply.data).refusal
         assert refused.category == common_pb2.Refusal.CATEGORY_INVALID_ARGUMENT
+    finally:
+        await nc.close()
+
+
+async def test_a_board_the_game_does_not_have_is_refused_by_the_running_service(
+    stack: Stack,
+) -> None:
+    """Over NATS, as the lobby asks: an unknown board is INVALID_ARGUMENT naming the game's
+    boards (nothing played yet: only the main board, which answers empty)."""
+    nc = await stack.connect_nats()
+    try:
+
+        async def ask(board: str) -> players_pb2.PlayersAnswer:
+            request = players_pb2.GetLeaderboardRequest(
+                game_kind=common_pb2.GAME_KIND_MATCH_RACE, board=board, page=1, page_size=20
+            )
+            query = players_pb2.PlayersQuery(leaderboard=request).SerializeToString()
+            deadline = time.monotonic() + WAIT_S
+            while True:  # until the service has started and subscribed
+                try:
+                    reply = await nc.request(subjects.PLAYERS_QUERY, query, timeout=5)
+                    return players_pb2.PlayersAnswer.FromString(reply.data)
+                except NoRespondersError:
+                    assert time.monotonic() < deadline, "the players service never answered"
+                    await asyncio.sleep(0.1)
+
+        refused = (await ask("nope")).refusal
+        assert refused.category == common_pb2.Refusal.CATEGORY_INVALID_ARGUMENT
+        assert refused.code == "unknown_board"
+        assert refused.message.startswith(
+            "Match, the race has no board 'nope': its boards are the main board (an empty board "
+            "name). "
+        )
+        main = await ask("")
+        assert main.WhichOneof("answer") == "leaderboard" and main.leaderboard.pages == 0
     finally:
         await nc.close()
 
