@@ -453,7 +453,7 @@ class MatchClient:
         game's slug); None: the first registered game with its default settings. ``seats``
         None: the game's fewest. Retrying with the same ``request_id`` returns the same table
         and seat."""
-        member = _settings_member(settings)
+        member = settings_member(settings)
         game = registry.by_slug(member) if member else registry.games()[0]
         request = lobby_pb2.CreateTableRequest(
             game_kind=cast(common_pb2.GameKind, game.kind),
@@ -563,7 +563,7 @@ class MatchClient:
         return r.table
 
 
-def _settings_member(settings: Message | None) -> str:
+def settings_member(settings: Message | None) -> str:
     """The CreateTableRequest member that carries ``settings`` ("" for None)."""
     if settings is None:
         return ""

@@ -21,10 +21,10 @@ from match.v1 import lobby_pb2
 from match_client.client import (
     MatchClient,
     Seat,
-    _settings_member,
     error_details,
     is_rpc_error,
     refusal_code,
+    settings_member,
     status_name,
 )
 from match_client.terminal import Out, Settings, describe_error
@@ -109,7 +109,7 @@ class GameClient:
         (then it is printed as it came)."""
         if not is_rpc_error(err) or status_name(err) != "INVALID_ARGUMENT":
             return None
-        member, message, code = _settings_member(settings), error_details(err), refusal_code(err)
+        member, message, code = settings_member(settings), error_details(err), refusal_code(err)
         told = []
         for source in self.made_from:
             given = [_typed(args, flag) for flag in source.flags if _given(args, flag)]

@@ -27,13 +27,13 @@ def test_each_game_s_settings_make_a_table_of_that_game() -> None:
     for found in registry.clients():
         args = parser.parse_args(["play", "--game", found.name, "--new"])
         settings = found.new_settings(args)
-        assert client._settings_member(settings) == found.slug
-    assert client._settings_member(None) == ""
+        assert client.settings_member(settings) == found.slug
+    assert client.settings_member(None) == ""
 
 
 def test_a_message_that_is_no_game_s_settings_is_refused_with_its_name() -> None:
     with pytest.raises(ValueError, match=r"match\.v1\.Profile is no game's table settings"):
-        client._settings_member(players_pb2.Profile())
+        client.settings_member(players_pb2.Profile())
 
 
 def test_every_game_s_service_has_its_watch_and_its_commands_take_the_table() -> None:

@@ -15,7 +15,7 @@ from google.protobuf.message import Message
 
 from match.v1 import common_pb2, lobby_pb2
 from match_client import cli, registry
-from match_client.client import _settings_member
+from match_client.client import settings_member
 from match_rules import registry as rules
 from services.lobby import validation
 from services.lobby.errors import ApiError
@@ -27,7 +27,7 @@ def play(*argv: str) -> argparse.Namespace:
 
 def refusal(settings: Message) -> grpc.aio.AioRpcError:
     """What the lobby answers a CreateTable with these settings, as the client receives it."""
-    member = _settings_member(settings)
+    member = settings_member(settings)
     game = rules.by_slug(member)
     request = lobby_pb2.CreateTableRequest(
         game_kind=game.kind,  # type: ignore[arg-type]

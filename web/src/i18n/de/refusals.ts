@@ -97,6 +97,7 @@ export const REFUSALS = {
   "refusal.tile_face_up": "Dieses Plättchen liegt schon offen: Dreh ein anderes um.",
   "refusal.tile_out_of_range": "Ein Plättchen mit dieser Nummer gibt es nicht.",
   "refusal.unavailable": "Der Server ist ausgelastet: Versuch es gleich noch einmal.",
+  "refusal.unknown_board": "Diese Bestenliste gibt es in diesem Spiel nicht: Eine Liste entsteht, sobald ein gewertetes Spiel ein Ergebnis darauf einträgt.",
   "refusal.unknown_game": "Dieses Spiel gibt es nicht.",
   "refusal.unknown_player": "Diesen Spieler gibt es nicht.",
   "refusal.unknown_subject": "Der Server hat die Anfrage nicht verstanden.",

@@ -97,6 +97,7 @@ export const REFUSALS = {
   "refusal.tile_face_up": "That tile is face up already: turn another.",
   "refusal.tile_out_of_range": "There is no tile with that number.",
   "refusal.unavailable": "The server is busy: try again in a moment.",
+  "refusal.unknown_board": "This game has no such leaderboard: a board appears once a ranked game puts a result on it.",
   "refusal.unknown_game": "There is no such game.",
   "refusal.unknown_player": "There is no such player.",
   "refusal.unknown_subject": "The server did not understand the request.",
