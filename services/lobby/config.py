@@ -44,6 +44,10 @@ DEFAULT_WATCH_LIMITS = WatchLimits()  # docs/operations.md, "Limits"
 # guessing hopeless: services/lobby/invites.py).
 DEFAULT_INVITE_TTL_S = 3600.0
 DEFAULT_INVITE_FAILURES = Rate(per_s=10 / 60, burst=10.0)
+# A finished table stays in the listing an hour after its game ends (a rematch is asked within
+# minutes), then leaves the lobby's memory: the listing holds the last hour's games, not every
+# game the log holds (docs/api.md, "Finished tables").
+DEFAULT_KEEP_FINISHED_S = 3600
 # Signing in with a key (services/lobby/identity.py): a challenge is signed within a minute; a
 # session lasts a day. GetChallenge and SignIn share one bucket per client address: a sign-in
 # is both, so 10 at once and then one every 2 s.
@@ -94,6 +98,7 @@ class LobbyConfig:
     watch_limits: WatchLimits = DEFAULT_WATCH_LIMITS  # Watch streams open at once
     invite_ttl_s: float = DEFAULT_INVITE_TTL_S  # a code opens its table this long after making
     invite_failures: Rate = DEFAULT_INVITE_FAILURES  # wrong codes per client address
+    keep_finished_s: int = DEFAULT_KEEP_FINISHED_S  # LOBBY_KEEP_FINISHED_S: listed after the end
     clock: Clock = field(default_factory=Clock)  # REFEREE_CLOCK_RATE / _ANCHOR_MS: for expiry
     challenge_ttl_s: float = DEFAULT_CHALLENGE_TTL_S  # a sign-in challenge, to sign within
     session_ttl_s: int = DEFAULT_SESSION_TTL_S  # a session token from SignIn
@@ -198,6 +203,9 @@ class LobbyConfig:
             watch_limits=_watch_limits(env),
             invite_ttl_s=invite_ttl_s,
             invite_failures=failures,
+            keep_finished_s=_at_least(
+                env, "LOBBY_KEEP_FINISHED_S", DEFAULT_KEEP_FINISHED_S, 1, "seconds"
+            ),
             clock=clock,
             challenge_ttl_s=challenge_ttl_s,
             session_ttl_s=session_ttl_s,

@@ -56,6 +56,8 @@ log = structlog.get_logger()
 IDLE_CHECK_S = 5.0  # after this long without a message, check the consumer is not stuck
 MAX_BACKOFF_S = 5.0
 MAX_EXPIRED_KEPT = 100_000  # expired table ids remembered for a clear refusal (then NOT_FOUND)
+KEEP_FINISHED_MS = 3_600_000  # a finished table stays listed this long after its game ends
+MAX_ARCHIVED_KEPT = 100_000  # archived table ids remembered for a clear refusal (then NOT_FOUND)
 
 
 class ConsumerStalled(Exception):
@@ -63,8 +65,9 @@ class ConsumerStalled(Exception):
 
 
 class TableDirectory:
-    def __init__(self, js: JetStreamContext) -> None:
+    def __init__(self, js: JetStreamContext, keep_finished_ms: int = KEEP_FINISHED_MS) -> None:
         self._js = js
+        self._keep_finished_ms = keep_finished_ms
         self._tables: dict[str, lobby_pb2.Table] = {}
         self._invites: dict[str, str] = {}  # invite code -> table id
         self._left: dict[str, set[str]] = {}  # table id -> players who gave up their seat
@@ -82,6 +85,13 @@ class TableDirectory:
         # Tables that expired (TableExpired): out of the listing and out of memory; only their
         # ids are kept, oldest dropped first, so a join or GetTable is told why.
         self._expired: OrderedDict[str, None] = OrderedDict()
+        # Finished tables by when their game ended (the referee's clock), oldest first: each
+        # leaves memory once the log's clock is ``keep_finished_ms`` past it, so the listing
+        # holds the last hour's games, not every game ever played. Their ids are kept, oldest
+        # dropped first, like the expired ones'.
+        self._finished: OrderedDict[str, int] = OrderedDict()
+        self._archived: OrderedDict[str, None] = OrderedDict()
+        self._log_ms = 0  # the latest server time of a record read: the log's own clock
         # The listed tables (open, waiting, a seat free), by game kind (0: every kind)
         self._by_created: dict[int, SortedKeys] = {}  # (created_at_ms, table id)
         self._by_fill: dict[int, SortedKeys] = {}  # (fill_at_ms, table id)
@@ -122,6 +132,15 @@ class TableDirectory:
         """Whether the table expired (its game did not start in time)."""
         return table_id in self._expired
 
+    @property
+    def keep_finished_s(self) -> int:
+        """How long a finished table stays listed after its game ends."""
+        return self._keep_finished_ms // 1000
+
+    def archived(self, table_id: str) -> bool:
+        """Whether the table finished long enough ago to have left the listing."""
+        return table_id in self._archived
+
     def waiting(self) -> int:
         """Tables waiting for their game to start, open and private."""
         return len(self._waiting)
@@ -137,7 +156,11 @@ class TableDirectory:
         """Finished, expired or quarantined: it holds no seat any more."""
         table = self._tables.get(table_id)
         if table is None:
-            return table_id in self._expired or table_id in self._quarantined
+            return (
+                table_id in self._expired
+                or table_id in self._quarantined
+                or table_id in self._archived
+            )
         return table.status == lobby_pb2.Table.STATUS_FINISHED
 
     def bot_seats(self, table_id: str) -> int:
@@ -275,6 +298,9 @@ class TableDirectory:
         referee's headers), or by the ``facts`` its headers name."""
         if record.HasField("refusal"):
             return  # a refused command changed nothing
+        for envelope in record.events:
+            if envelope.server_time_ms > self._log_ms:
+                self._log_ms = envelope.server_time_ms
         if facts is not None:
             self._apply_facts(record, facts)
             return
@@ -312,6 +338,24 @@ class TableDirectory:
         self._botted.discard(table.table_id)
         self._games.pop(table.table_id, None)
         self._unfolded.discard(table.table_id)
+        self._finished[table.table_id] = self._log_ms  # the record that ended it set the clock
+
+    def _archive_due(self) -> None:
+        """Forget the tables whose game ended ``keep_finished_ms`` or more before the log's
+        clock (what the listing answers about them from then on: ``archived``)."""
+        horizon = self._log_ms - self._keep_finished_ms
+        while self._finished:
+            table_id, ended_ms = next(iter(self._finished.items()))
+            if ended_ms > horizon:
+                return
+            del self._finished[table_id]
+            table = self._tables.get(table_id)
+            if table is not None:
+                self._forget(table)
+            self._archived[table_id] = None
+            while len(self._archived) > MAX_ARCHIVED_KEPT:
+                self._archived.popitem(last=False)
+            metrics.ARCHIVED.inc()
 
     def _apply_event(self, env: common_pb2.EventEnvelope) -> None:
         which = env.WhichOneof("body")
@@ -423,6 +467,13 @@ class TableDirectory:
 
     def _forget_expired(self, table: lobby_pb2.Table) -> None:
         """An expired table leaves the listing and memory; its id is kept for a clear refusal."""
+        self._forget(table)
+        self._expired[table.table_id] = None
+        while len(self._expired) > MAX_EXPIRED_KEPT:
+            self._expired.popitem(last=False)
+
+    def _forget(self, table: lobby_pb2.Table) -> None:
+        """Everything the listing holds about the table, gone (expired, or finished long ago)."""
         table_id = table.table_id
         self._unindex(table)
         self._tables.pop(table_id, None)
@@ -433,11 +484,9 @@ class TableDirectory:
         self._waiting.discard(table_id)
         self._botted.discard(table_id)
         self._filling.discard(table_id)
+        self._relist(table_id)
         if table.invite_code and self._invites.get(table.invite_code) == table_id:
             del self._invites[table.invite_code]
-        self._expired[table_id] = None
-        while len(self._expired) > MAX_EXPIRED_KEPT:
-            self._expired.popitem(last=False)
 
     def take(
         self, subject: str, sequence: int, data: bytes, headers: Mapping[str, str] | None = None
@@ -461,8 +510,8 @@ class TableDirectory:
                 frame_index=unpacked.index,
             )
             return
-        if table_id in self._quarantined or table_id in self._expired:
-            return  # quarantined: logged once; expired: nothing more can happen there
+        if table_id in self._quarantined or table_id in self._expired or table_id in self._archived:
+            return  # quarantined: logged once; expired or archived: its game can change no more
         numbering = self._numbering.get(table_id)
         if numbering is None:
             numbering = self._numbering[table_id] = Numbering(table_id)
@@ -480,6 +529,8 @@ class TableDirectory:
             return
         self.decoded += 1
         self.apply(record, facts)
+        if self._finished:
+            self._archive_due()
 
     def _quarantine(self, bad: BadRecord) -> None:
         self._quarantined[bad.table_id] = bad

@@ -49,3 +49,8 @@ PRESENCE_FAILURES = Counter(
     "Presence commands (a seated player's last Watch stream ended, or they came back) the "
     "referee did not take: refused, not answering, or NATS down. Nothing else follows.",
 )
+ARCHIVED = Counter(
+    "match_lobby_tables_archived_total",
+    "Finished tables the listing let go of, their game over for longer than it keeps them "
+    "(LOBBY_KEEP_FINISHED_S).",
+)

@@ -106,7 +106,7 @@ async def serve(
     if plaintext is not None:
         log.warning(plaintext)
     js = nc.jetstream()  # the log is the referee's and the ledger's to make, not ours
-    directory = TableDirectory(js)
+    directory = TableDirectory(js, config.keep_finished_s * 1000)
     tasks = [asyncio.create_task(directory.run(), name="table-directory")]
     referee = Referee(nc, config.referee_timeout_s, config.referee_wait_s)
     limits = Limits(

@@ -53,6 +53,31 @@ def _expired_table(table_id: str) -> ApiError:
     )
 
 
+ARCHIVED = "table_archived"
+
+
+def _archived_table(table_id: str, keep_s: int) -> ApiError:
+    kept = _spoken(keep_s)
+    return ApiError(
+        grpc.StatusCode.NOT_FOUND,
+        f"table {table_id} finished more than {kept} ago, and the lobby lists a finished table "
+        f"only for {kept} after its game ends; its games are in the ledger: replay one with "
+        "`match-audit replay GAME`, check it with `match-audit verify GAME`",
+        ARCHIVED,
+    )
+
+
+def _spoken(seconds: int) -> str:
+    """``seconds`` as a person says it: "an hour", "90 minutes", "a second"."""
+    for unit, size in (("hour", 3600), ("minute", 60), ("second", 1)):
+        if seconds % size == 0:
+            n = seconds // size
+            if n == 1:
+                return "an hour" if unit == "hour" else f"a {unit}"
+            return f"{n} {unit}s"
+    raise AssertionError("every whole number of seconds is a whole number of seconds")
+
+
 def seated_player(
     auth: Auth, directory: TableDirectory, table_id: str, context: Context
 ) -> tuple[str, Claims]:
@@ -146,6 +171,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         """The table from the listing, waiting for the listing to catch up when it misses;
         FAILED_PRECONDITION for a quarantined table."""
         table = self._directory.get(table_id)
+        if table is None and self._directory.archived(table_id):
+            raise _archived_table(table_id, self._directory.keep_finished_s)
         if table is None:
             if not await self._directory.sync():
                 raise ListingBehind()

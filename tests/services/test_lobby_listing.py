@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import time
 
-from match.v1 import common_pb2, referee_pb2
+from match.v1 import common_pb2, lobby_pb2, referee_pb2
 from match_bus import records, subjects
 from services.lobby.directory import TableDirectory
 from services.lobby.listing import SortedKeys
 
 RACE = common_pb2.GAME_KIND_MATCH_RACE
+Status = lobby_pb2.Table
 
 
 def test_newest_pages_follow_their_cursor_to_the_end() -> None:
@@ -133,3 +134,63 @@ def test_a_record_whose_headers_say_it_holds_no_fact_is_counted_not_decoded() ->
     garbled = {records.FACTS_HEADER: records.NO_FACTS, records.NUMBERS_HEADER: "two"}
     unsure.take(subject, 2, _seated(table_id, 2, 2), garbled)  # numbers unreadable: decoded
     assert unsure.decoded == 2 and len(unsure.get(table_id).taken) == 2  # type: ignore[union-attr]
+
+
+def _ended(table_id: str, record: int, at: int) -> tuple[bytes, dict[str, str]]:
+    """A record that starts and ends the table's game at ``at`` (the referee's clock), with the
+    headers the referee gives it."""
+    env = common_pb2.EventEnvelope(
+        table_id=table_id, game_kind=RACE, event_number=record + 1, server_time_ms=at
+    )
+    env.race.game_ended.at = at
+    made = referee_pb2.TableRecord(
+        table_id=table_id, record_number=record, first_event_number=record + 1, events=[env]
+    )
+    return made.SerializeToString(), records.fact_headers(
+        made, {records.GAME_STARTED, records.GAME_OVER}
+    )
+
+
+def test_a_finished_table_leaves_the_listing_once_the_log_is_past_its_keep() -> None:
+    directory = TableDirectory(js=None, keep_finished_ms=60_000)  # type: ignore[arg-type]
+    done, other = "00000000000000d1", "00000000000000d2"
+    created = referee_pb2.TableRecord.FromString(_created(done, 1_000, private=True))
+    created.events[0].table.table_created.invite_code = "abcdefghjkmn"
+    directory.take(subjects.events(done), 1, created.SerializeToString())
+    data, headers = _ended(done, 2, 2_000)
+    directory.take(subjects.events(done), 2, data, headers)
+    assert directory.get(done).status == Status.STATUS_FINISHED  # type: ignore[union-attr]
+
+    # The log's clock is what moves it on: a minute after the end, not a moment before.
+    directory.take(subjects.events(other), 3, _created(other, 61_999))
+    assert directory.known(done) and not directory.archived(done)
+    assert directory.table_of_invite("abcdefghjkmn") == done
+    directory.take(subjects.events(other), 4, _seated(other, 2, 2))  # no clock: nothing moves
+    assert directory.known(done)
+    later = referee_pb2.TableRecord.FromString(_seated(other, 3, 3))
+    later.events[0].server_time_ms = 62_000
+    directory.take(subjects.events(other), 5, later.SerializeToString())
+
+    assert directory.get(done) is None and not directory.known(done)
+    assert directory.archived(done) and directory.is_over(done)
+    assert directory.table_of_invite("abcdefghjkmn") is None
+    assert [s.seat for s in directory.get(other).taken] == [1, 2, 3]  # type: ignore[union-attr]
+    assert not directory.archived(other) and not directory.expired(done)
+    # Whatever comes for it later changes nothing and quarantines nothing.
+    late, late_headers = _ended(done, 3, 70_000)
+    directory.take(subjects.events(done), 6, late, late_headers)
+    assert directory.get(done) is None and directory.quarantined(done) is None
+
+
+def test_the_listing_holds_the_last_keeps_worth_of_finished_games_not_every_game() -> None:
+    directory = TableDirectory(js=None, keep_finished_ms=60_000)  # type: ignore[arg-type]
+    ids = [f"{i:016x}" for i in range(1_000)]
+    for i, table_id in enumerate(ids):  # a game made and over each second
+        at = 1_000 * (i + 1)
+        directory.take(subjects.events(table_id), 2 * i + 1, _created(table_id, at))
+        data, headers = _ended(table_id, 2, at + 500)
+        directory.take(subjects.events(table_id), 2 * i + 2, data, headers)
+    kept = [t for t in ids if directory.known(t)]
+    assert kept == ids[-60:]  # the last minute's; the one that ended a minute ago exactly is gone
+    assert all(directory.archived(t) for t in ids[:-60])
+    assert directory.indexed_players() == 0 and directory.listed() == 0

@@ -1,0 +1,119 @@
+"""A finished table leaves the lobby's listing a while after its game ends (LOBBY_KEEP_FINISHED_S)
+through the real stack (nats-server, dealer, referee, lobby; real gRPC): until then GetTable and
+Rematch answer as always; after, each says the table finished and where its games are, and every
+other table goes on."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc  # type: ignore[import-untyped]
+import pytest
+
+from match.v1 import lobby_pb2, lobby_pb2_grpc, race_service_pb2_grpc
+from match_launch.stack import Stack
+from services.lobby.config import ConfigError, LobbyConfig
+from tests.conftest import running
+from tests.services.test_lobby_rematch import (
+    OPEN,
+    RACE,
+    SETTINGS,
+    Status,
+    both_resign,
+    md,
+    refused,
+    seated_pair,
+    slug_of,
+    table,
+)
+
+RATE = 10  # the stack's clock runs ten times faster
+KEEP_S = 20  # on the stack's clock: 2 s of the test's
+
+
+@pytest.fixture
+def stack(tmp_path: Path) -> Iterator[Stack]:
+    s = Stack(
+        tmp_path / "stack",
+        services=("dealer", "referee", "lobby"),
+        env={
+            "REFEREE_CLOCK_RATE": str(RATE),
+            "REFEREE_CLOCK_ANCHOR_MS": str(int(time.time() * 1000)),
+            "LOBBY_KEEP_FINISHED_S": str(KEEP_S),
+        },
+    )
+    yield from running(s)
+    for name in ("lobby", "referee", "dealer"):
+        assert "Traceback" not in s.log(name), s.log(name)
+
+
+async def test_a_table_finished_longer_ago_than_the_lobby_keeps_it_is_said_so(
+    channel: grpc.aio.Channel,
+) -> None:
+    lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
+    race = race_service_pb2_grpc.MatchRaceServiceStub(channel)
+    pair = await seated_pair(lobby)
+    await both_resign(lobby, race, pair)
+    finished = await table(lobby, pair.table_id, pair.bob.player_token)
+    assert finished.status == Status.STATUS_FINISHED
+
+    # The listing's clock is the log's: a table made after the keep has gone by moves it on.
+    await asyncio.sleep(KEEP_S / RATE + 0.5)
+    other = await lobby.CreateTable(
+        lobby_pb2.CreateTableRequest(
+            game_kind=RACE, seats=2, visibility=OPEN, display_name="Cy", race=SETTINGS
+        ),
+        metadata=md(),
+    )
+    end = time.monotonic() + 10
+    while True:
+        try:
+            await table(lobby, pair.table_id, pair.ann.player_token)
+        except grpc.aio.AioRpcError as error:
+            gone = error
+            break
+        assert time.monotonic() < end, "the finished table was never let go of"
+        await asyncio.sleep(0.05)
+    assert gone.code() == grpc.StatusCode.NOT_FOUND and slug_of(gone) == "table_archived"
+    details = gone.details() or ""
+    assert f"table {pair.table_id} finished more than 20 seconds ago" in details
+    assert "match-audit replay" in details, details
+
+    rematch = await refused(
+        lobby.Rematch(
+            lobby_pb2.RematchRequest(table_id=pair.table_id), metadata=md(pair.bob.player_token)
+        )
+    )
+    assert rematch.code() == grpc.StatusCode.NOT_FOUND and slug_of(rematch) == "table_archived"
+    join = await refused(
+        lobby.JoinTable(
+            lobby_pb2.JoinTableRequest(table_id=pair.table_id, display_name="Dee"), metadata=md()
+        )
+    )
+    assert join.code() == grpc.StatusCode.NOT_FOUND and slug_of(join) == "table_archived"
+
+    # Every other table goes on: the new one is listed and takes a seat.
+    listed = await lobby.ListTables(lobby_pb2.ListTablesRequest(game_kind=RACE), metadata=md())
+    assert [t.table_id for t in listed.tables] == [other.table_id]
+    joined = await lobby.JoinTable(
+        lobby_pb2.JoinTableRequest(table_id=other.table_id, display_name="Dee"), metadata=md()
+    )
+    assert joined.seat == 2
+
+
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [
+        ("0", "LOBBY_KEEP_FINISHED_S must be a whole number of seconds, 1 or more, not '0'"),
+        ("an hour", "LOBBY_KEEP_FINISHED_S must be a whole number of seconds, 1 or more"),
+        ("1.5", "LOBBY_KEEP_FINISHED_S must be a whole number of seconds, 1 or more"),
+    ],
+)
+def test_a_bad_keep_is_a_config_error_naming_it(value: str, words: str) -> None:
+    with pytest.raises(ConfigError, match=words):
+        LobbyConfig.from_env({"LOBBY_KEEP_FINISHED_S": value})
+    assert LobbyConfig.from_env({}).keep_finished_s == 3600
+    assert LobbyConfig.from_env({"LOBBY_KEEP_FINISHED_S": "86400"}).keep_finished_s == 86400
