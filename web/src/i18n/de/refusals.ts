@@ -91,6 +91,7 @@ export const REFUSALS = {
   "refusal.seat_played_by_cpu": "Diesen Platz spielt der Computer.",
   "refusal.stale_time": "Der Befehl kam für die Uhr des Spiels zu spät.",
   "refusal.table_exists": "Diesen Tisch gibt es schon.",
+  "refusal.table_archived": "Dieses Spiel ist vor einer Weile zu Ende gegangen, und die Lobby führt es nicht mehr. Seine Aufzeichnung liegt beim Prüfer (match-audit).",
   "refusal.table_expired": "Der Tisch ist abgelaufen: Sein Spiel hat nicht rechtzeitig begonnen. Eröffne einen neuen Tisch oder tritt einem anderen bei.",
   "refusal.table_full": "Dieser Tisch ist voll.",
   "refusal.table_started": "Das Spiel an diesem Tisch hat schon begonnen: Tritt einem anderen bei.",

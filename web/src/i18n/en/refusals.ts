@@ -91,6 +91,7 @@ export const REFUSALS = {
   "refusal.seat_played_by_cpu": "The computer plays this seat.",
   "refusal.stale_time": "The command came too late for the game's clock.",
   "refusal.table_exists": "That table exists already.",
+  "refusal.table_archived": "This game finished a while ago and the lobby no longer keeps it. Its record is with the auditor (match-audit).",
   "refusal.table_expired": "The table expired: its game did not start in time. Make a new table or join another.",
   "refusal.table_full": "This table is full.",
   "refusal.table_started": "This table's game has started: join another.",
