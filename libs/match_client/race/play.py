@@ -131,7 +131,6 @@ class Game:
         # Set once the player has left the table before its game started: the client ends then
         # (the full-screen view checks it after each command; the line mode waits on it).
         self.left = asyncio.Event()
-        self.left_line = ""
         self._board_soon: asyncio.TimerHandle | None = None
 
     def show(self, lines: Sequence[str]) -> None:
@@ -172,6 +171,14 @@ class Game:
             for task in (watching, leaving):
                 task.cancel()
             await asyncio.gather(watching, leaving, return_exceptions=True)
+
+    @property
+    def left_line(self) -> str:
+        """What is said once the player has left the table ("" until then): when it happens,
+        and again on the terminal once the full-screen view is gone (``run_game``)."""
+        if not self.left.is_set():
+            return ""
+        return f"you left table {self.seat.table_id}; your seat there is free again"
 
     @property
     def waiting(self) -> bool:
@@ -284,9 +291,8 @@ class Game:
                 raise
             self.out(f"could not leave: {describe_error(err)}")
             return
-        self.left_line = f"you left table {self.seat.table_id}; your seat there is free again"
-        self.out(self.left_line)
         self.left.set()
+        self.out(self.left_line)
 
     async def call(self, send: Callable[[], Awaitable[Any]]) -> None:
         """Send a command; print the events of its reply, or the server's refusal."""
