@@ -111,27 +111,35 @@ class _Command(argparse.ArgumentParser):
         return parsed, extras
 
 
-def command_parser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
+class _Match(argparse.ArgumentParser):
+    """``match``'s parser, which keeps each subcommand's parser by its name (``commands``), as
+    ``build_parser`` made it: argparse itself gives them back only through private names."""
+
+    def __init__(self, prog: str, description: str) -> None:
+        super().__init__(prog=prog, description=description)
+        self.commands: dict[str, argparse.ArgumentParser] = {}
+
+
+def command_parser(parser: _Match, name: str) -> argparse.ArgumentParser:
     """The parser of subcommand ``name``: a problem with its options shows its usage."""
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            return cast(argparse.ArgumentParser, action.choices[name])
-    raise KeyError(name)
+    return parser.commands[name]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="match",
-        description=f"Play {_titles()} from a terminal.",
-    )
+def build_parser() -> _Match:
+    parser = _Match(prog="match", description=f"Play {_titles()} from a terminal.")
     _connection_options(parser, None)
     # The same options after the subcommand; SUPPRESS keeps one given before it.
     addr = argparse.ArgumentParser(add_help=False)
     _connection_options(addr, argparse.SUPPRESS)
-    sub: argparse._SubParsersAction[argparse.ArgumentParser] = parser.add_subparsers(
-        dest="command", required=True, parser_class=_Command
-    )
-    sub.add_parser("tables", parents=[addr], help="list the open tables with a free seat")
+    # As a plain parser's class: the subcommands' parents (addr, anonymous) are plain parsers.
+    command_class: type[argparse.ArgumentParser] = _Command
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=command_class)
+
+    def command(name: str, help: str, *parents: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        parser.commands[name] = sub.add_parser(name, parents=list(parents), help=help)
+        return parser.commands[name]
+
+    command("tables", "list the open tables with a free seat", addr)
 
     anonymous = argparse.ArgumentParser(add_help=False)
     anonymous.add_argument(
@@ -140,9 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="without your player key: the seat is nobody's (no rating, no statistics), and "
         "only this computer's kept seats find it again",
     )
-    play = sub.add_parser(
-        "play", parents=[addr, anonymous], help="make or join a table and play it"
-    )
+    play = command("play", "make or join a table and play it", addr, anonymous)
     play.add_argument(
         "--game",
         choices=GAMES,
@@ -206,7 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
         if game.own_section:
             game.options(play)
 
-    watch = sub.add_parser("watch", parents=[addr, anonymous], help="print a table's stream")
+    watch = command("watch", "print a table's stream", addr, anonymous)
     watch.add_argument(
         "--table",
         metavar="ID",
@@ -217,12 +223,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--token", help="a player token for that table (default: your seat's, found as --resume)"
     )
     watch.add_argument("--after", type=int, default=0, metavar="N", help="resume after event N")
-    sub.add_parser("seats", parents=[addr], help="the seats this client kept, newest last")
+    command("seats", "the seats this client kept, newest last", addr)
 
-    profile = sub.add_parser(
+    profile = command(
         "profile",
-        parents=[addr],
-        help="your ratings, statistics and daily puzzle streak; or another player's profile",
+        "your ratings, statistics and daily puzzle streak; or another player's profile",
+        addr,
     )
     profile.add_argument(
         "player_id",
@@ -231,7 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PLAYER_ID",
         help="another player's id (k and 23 hex digits): their name and ratings",
     )
-    board = sub.add_parser("leaderboard", parents=[addr], help="one page of a game's leaderboard")
+    board = command("leaderboard", "one page of a game's leaderboard", addr)
     board.add_argument("--game", choices=GAMES, required=True, help="the game")
     board.add_argument(
         "--board",
@@ -241,9 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
         "rating (a solo game's: its best score)",
     )
     board.add_argument("--page", type=int, default=1, metavar="N", help="default 1")
-    key = sub.add_parser(
-        "key", help="your player key: you are this key, and losing it is losing the player"
-    )
+    key = command("key", "your player key: you are this key, and losing it is losing the player")
     key_sub = key.add_subparsers(dest="key_command", required=True)
     key_sub.add_parser("show", help="your player id and where your key is kept")
     export = key_sub.add_parser(
