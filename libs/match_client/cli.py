@@ -665,7 +665,7 @@ async def play(client: MatchClient, args: argparse.Namespace, settings: Settings
         game = _game_of(table)
     else:
         game = registry.by_name(args.game) if args.new else registry.default()
-    code = await game.play(Seated(client, seat, table, args, settings, note, early, name))
+    code = await game.play(Seated(client, seat, table, args, settings, note, early, name, store))
     await offer_rematch(client, seat, out)
     return code
 
@@ -717,7 +717,7 @@ async def rematch(
     with contextlib.suppress(OSError):
         store.keep(seat, client.address, kept.name)
     table = await client.get_table(seat.table_id, seat.token)
-    seated = Seated(client, seat, table, args, settings, note, early, kept.name)
+    seated = Seated(client, seat, table, args, settings, note, early, kept.name, store)
     code = await _game_of(table).play(seated)
     await offer_rematch(client, seat, out)
     return code
@@ -764,7 +764,7 @@ async def resume(
     name = next((s.display_name for s in table.taken if s.player_id == seat.player_id), "")
     with contextlib.suppress(OSError):  # the fresh token, for `match watch` and the next time
         store.keep(seat, client.address, name)
-    seated = Seated(client, seat, table, args, settings, out, early, name, resumed=True)
+    seated = Seated(client, seat, table, args, settings, out, early, name, store, resumed=True)
     code = await _game_of(table).play(seated)
     await offer_rematch(client, seat, after)
     return code

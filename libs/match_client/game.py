@@ -27,6 +27,7 @@ from match_client.client import (
     settings_member,
     status_name,
 )
+from match_client.seats import SeatStore
 from match_client.terminal import Out, Settings, describe_error
 
 
@@ -42,6 +43,7 @@ class Seated:
     note: Out  # a line now (the line mode), or kept for the full-screen view's log
     early: list[str]  # the lines kept for the full-screen view's log
     name: str  # the player's display name at the table
+    store: SeatStore  # where ``match play`` keeps the seat (seats.json): forgotten once left
     resumed: bool = False  # back to a seat (``--resume``): the view as it is now
 
 

@@ -1,7 +1,7 @@
 """What a newcomer meets first, against the whole system: a board that does not exist is an error
-naming the boards there are; ``q`` at a table still waiting for players gives the seat back and
-ends the client; and joining your own table again with the same key says how to take a second
-seat from the same machine."""
+naming the boards there are; ``q`` at a table still waiting for players gives the seat back,
+forgets it in ``seats.json`` and ends the client; and joining your own table again with the same
+key says how to take a second seat from the same machine."""
 
 from __future__ import annotations
 
@@ -81,11 +81,11 @@ async def test_an_unknown_board_is_an_error_that_names_the_boards(
 async def test_q_twice_at_a_table_still_waiting_leaves_it_and_ends_the_client(
     stack: Stack, tmp_path: Path
 ) -> None:
-    ann = await Command.start(
-        player_env(stack, tmp_path), "play", "--new", "--seats", "2", "--name", "Ann"
-    )
+    env = player_env(stack, tmp_path)
+    ann = await Command.start(env, "play", "--new", "--seats", "2", "--name", "Ann")
     try:
         table = (await ann.wait_for(r"^table (\w+), your seat 1, as Ann$"))[1]
+        await ann.wait_for(r"^your seat is kept in .*seats\.json: ")
         await ann.wait_for(r"^type \? for help$")
         ann.type("q")
         await ann.wait_for(
@@ -101,6 +101,23 @@ async def test_q_twice_at_a_table_still_waiting_leaves_it_and_ends_the_client(
     async with MatchClient(stack.lobby_addr) as client:
         left = await client.get_table(table)
     assert list(left.taken) == [] and left.status == left.STATUS_WAITING
+    # The seat given back is no longer kept: --resume does not offer it (to be refused by the
+    # lobby, and only then forgotten), and `match seats` no longer lists it.
+    kept = await Command.start(env, "seats")
+    try:
+        assert await finished(kept) == 0, kept.lines
+    finally:
+        await kept.close()
+    assert kept.lines == [f"no seats kept (in {tmp_path / 'state' / 'seats.json'})"]
+    back = await Command.start(env, "play", "--resume")
+    try:
+        assert await finished(back) == 1, back.lines
+    finally:
+        await back.close()
+    assert back.lines[-1] == (
+        f"no seat of yours at a game in progress at {stack.lobby_addr}: your key has none there, "
+        f"and none is kept in {tmp_path / 'state' / 'seats.json'} (match seats)"
+    ), back.lines
 
 
 async def test_q_twice_in_the_full_screen_view_leaves_a_waiting_table(

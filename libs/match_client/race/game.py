@@ -68,6 +68,7 @@ async def play(s: Seated) -> int:
         settings=s.settings,
         show_boards=s.args.plain,
         resumed=s.resumed,
+        store=s.store,
     )
     if s.table is not None:
         game.tracker.note_table(s.table)

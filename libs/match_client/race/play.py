@@ -4,6 +4,7 @@ and ``match watch``'s printed stream."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -11,6 +12,7 @@ from match.v1 import common_pb2, race_service_pb2
 from match_client.client import MatchClient, Seat, is_rpc_error, status_name
 from match_client.race import text, timing
 from match_client.race.tracker import RaceView, ViewTracker
+from match_client.seats import SeatStore
 from match_client.session import GameSession
 from match_client.terminal import (
     PERMANENT,
@@ -113,6 +115,7 @@ class Game:
         settings: Settings | None = None,
         show_boards: bool = True,
         resumed: bool = False,
+        store: SeatStore | None = None,
     ) -> None:
         self.settings = settings or Settings.from_env()
         self.client = client
@@ -123,6 +126,7 @@ class Game:
         self.out = out
         self.show_boards = show_boards
         self.resumed = resumed
+        self.store = store  # where the seat is kept for --resume (None: nowhere)
         self.changed: Callable[[], None] = lambda: None
         self.pairs_seen: dict[tuple[str, int], int] = {}
         self.said: set[tuple[str, int, int]] = set()
@@ -282,8 +286,9 @@ class Game:
         self.changed()
 
     async def leave(self) -> None:
-        """Give the seat back before the game starts (LeaveTable), then end the client. Refused
-        (the last seat was taken meanwhile, and the game started), the game goes on."""
+        """Give the seat back before the game starts (LeaveTable), forget it where it is kept,
+        then end the client. Refused (the last seat was taken meanwhile, and the game started),
+        the game goes on."""
         try:
             await self.client.leave(self.seat.table_id, self.seat.token)
         except Exception as err:
@@ -291,6 +296,9 @@ class Game:
                 raise
             self.out(f"could not leave: {describe_error(err)}")
             return
+        if self.store is not None:  # a seat given back is not one to resume
+            with contextlib.suppress(OSError):  # left all the same: at worst a stale entry
+                self.store.forget(self.seat.table_id, self.seat.player_id)
         self.left.set()
         self.out(self.left_line)
 
