@@ -758,7 +758,10 @@ async def resume(
         out(f"cannot go back to table {seat.table_id}: {describe_error(err)}")
         if status_name(err) in ("UNAUTHENTICATED", "NOT_FOUND"):
             store.forget(seat.table_id, seat.player_id)
-            out("that seat is no longer usable (a token lasts 6 hours); it is forgotten")
+            out(
+                "that seat is forgotten: it can no longer be played (a seat given up, a token "
+                "older than 6 hours, or a game long over)"
+            )
         return 1
     out(f"back at table {seat.table_id}, your seat {seat.seat}")
     name = next((s.display_name for s in table.taken if s.player_id == seat.player_id), "")

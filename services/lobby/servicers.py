@@ -350,6 +350,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         table_id = validation.table_id(request.table_id)
         _bind_table(table_id)
         claims = self.auth.seat_or_session(context)  # a session shows the tables it sits at
+        if isinstance(claims, Claims) and claims.table == table_id:
+            still_seated(self._directory, table_id, claims.player)  # a seat given up shows none
         table = await self._table(table_id)
         if table is None:
             raise _unknown_table(table_id)

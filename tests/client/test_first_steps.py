@@ -1,7 +1,8 @@
 """What a newcomer meets first, against the whole system: a board that does not exist is an error
 naming the boards there are; ``q`` at a table still waiting for players gives the seat back,
-forgets it in ``seats.json`` and ends the client; and joining your own table again with the same
-key says how to take a second seat from the same machine."""
+forgets it in ``seats.json`` and ends the client; a seat given up elsewhere is said so and
+forgotten by ``--resume``; and joining your own table again with the same key says how to take a
+second seat from the same machine."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from match_client.client import MatchClient
 from match_client.programs import runnable
 from match_client.race import play as race_play
 from match_client.race.screen import MatchApp
+from match_client.seats import SeatStore
 from match_client.terminal import Settings
 from match_launch.stack import Stack
 from tests.client.test_screens import Command
@@ -118,6 +120,40 @@ async def test_q_twice_at_a_table_still_waiting_leaves_it_and_ends_the_client(
         f"no seat of yours at a game in progress at {stack.lobby_addr}: your key has none there, "
         f"and none is kept in {tmp_path / 'state' / 'seats.json'} (match seats)"
     ), back.lines
+
+
+async def test_a_seat_given_up_elsewhere_is_said_so_and_forgotten_by_resume(
+    stack: Stack, tmp_path: Path
+) -> None:
+    env = player_env(stack, tmp_path)
+    store = SeatStore(tmp_path / "state")
+    async with MatchClient(stack.lobby_addr) as client:
+        seat = await client.create_table(
+            race_pb2.RaceSettings(ready_window_ms=30_000),
+            seats=2,
+            visibility=common_pb2.VISIBILITY_OPEN,
+            display_name="Ann",
+        )
+        store.keep(seat, stack.lobby_addr, "Ann")
+        await client.leave(seat.table_id, seat.token)  # as another app of hers would (the web)
+        for _ in range(100):  # until the lobby's listing has the seat given up
+            try:
+                await client.get_table(seat.table_id, seat.token)
+            except Exception:
+                break
+            await asyncio.sleep(0.05)
+    back = await Command.start(env, "play", "--resume", "--anonymous")
+    try:
+        assert await finished(back) == 1, back.lines
+    finally:
+        await back.close()
+    assert back.lines[-2:] == [
+        f"cannot go back to table {seat.table_id}: you left this table, so this token no longer "
+        "works; join again for a new one (unauthenticated)",
+        "that seat is forgotten: it can no longer be played (a seat given up, a token older than "
+        "6 hours, or a game long over)",
+    ], back.lines
+    assert store.all() == []
 
 
 async def test_q_twice_in_the_full_screen_view_leaves_a_waiting_table(

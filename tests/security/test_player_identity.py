@@ -253,6 +253,13 @@ async def test_a_keyed_player_joins_once_leaves_and_joins_again_with_a_working_t
     await other.tables.LeaveTable(leave, metadata=bearer(seated.player_token, uuid.uuid4().hex))
     gone = await refused(other.tables.LeaveTable(leave, metadata=bearer(seated.player_token)))
     assert gone.code() == Code.UNAUTHENTICATED and "you left this table" in gone.details()
+    shown = await refused(  # nor does it show the private table, its invite code with it
+        other.tables.GetTable(
+            lobby_pb2.GetTableRequest(table_id=made.table_id),
+            metadata=bearer(seated.player_token),
+        )
+    )
+    assert shown.code() == Code.UNAUTHENTICATED and "you left this table" in shown.details()
     found = await other.players.FindMySeats(
         players_pb2.FindMySeatsRequest(), metadata=bearer(bob_session)
     )
