@@ -23,7 +23,6 @@ import asyncio
 import gc
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,42 +35,11 @@ Played = list[tuple[str, bytes, dict[str, str] | None]]  # (table id, record, he
 
 async def play(games: int) -> Played:
     """The records of ``games`` solo tables played to their end, one entry a record."""
-    import nats
-
-    from match_bus import subjects
     from match_bus.records import unpack
-    from match_launch.stack import Stack
-    from tests.services.test_listing_facts import play_solo_to_its_end, stored
-    from tests.services.test_referee_games import create, table_cmd
+    from tests.bench.listing_cost import solo_log
 
-    with tempfile.TemporaryDirectory() as tmp:
-        stack = Stack(
-            Path(tmp) / "stack",
-            services=("dealer", "referee"),
-            env={
-                "REFEREE_CLOCK_RATE": "10",
-                "REFEREE_CLOCK_ANCHOR_MS": str(int(time.time() * 1000)),
-            },
-        )
-        stack.start()
-        try:
-            nc = await stack.connect_nats()
-            for _ in range(200):  # until the referee has subscribed
-                try:
-                    await nc.request(subjects.referee_race("ping0000"), b"", 1)
-                    break
-                except (nats.errors.NoRespondersError, nats.errors.TimeoutError):
-                    await asyncio.sleep(0.1)
-            for i in range(games):
-                table = f"m{i:07d}solo"
-                await table_cmd(nc, table, "ann", **create(1))
-                await play_solo_to_its_end(nc, table)
-            messages = await stored(nc, subjects.EVENTS_STREAM)
-            await nc.close()
-        finally:
-            stack.stop()
     out: Played = []
-    for m in messages:
+    for m in await solo_log(games):
         for record in unpack(m.subject, m.data, m.headers):
             assert record.table_id is not None
             headers = dict(record.headers) if record.headers else None

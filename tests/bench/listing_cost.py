@@ -24,10 +24,10 @@ from services.lobby.directory import TableDirectory
 from tests.services.test_listing_facts import play_solo_to_its_end, stored
 from tests.services.test_referee_games import create, table_cmd
 
-TABLES = int(sys.argv[1]) if len(sys.argv) > 1 else 12
 
-
-async def main() -> None:
+async def solo_log(tables: int) -> list[Any]:
+    """The log's messages (headers included) after ``tables`` solo Concentration tables of 24
+    cards played to their end through a real referee and dealer."""
     with tempfile.TemporaryDirectory() as tmp:
         stack = Stack(
             Path(tmp) / "stack",
@@ -46,7 +46,7 @@ async def main() -> None:
                     break
                 except (nats.errors.NoRespondersError, nats.errors.TimeoutError):
                     await asyncio.sleep(0.1)
-            for i in range(TABLES):
+            for i in range(tables):
                 table = f"m{i:07d}solo"
                 await table_cmd(nc, table, "ann", **create(1))
                 await play_solo_to_its_end(nc, table)
@@ -54,8 +54,14 @@ async def main() -> None:
             await nc.close()
         finally:
             stack.stop()
+    return records
+
+
+async def main() -> None:
+    tables = int(sys.argv[1]) if len(sys.argv) > 1 else 12
+    records = await solo_log(tables)
     none = sum(1 for m in records if m.headers.get("Match-Table-Facts") == "none")
-    print(f"{len(records)} records of {TABLES} tables; {none} say no table-level fact")
+    print(f"{len(records)} records of {tables} tables; {none} say no table-level fact")
     ways: dict[str, Callable[[TableDirectory, Any], object]] = {
         "headers": lambda d, m: d.take(m.subject, m.seq, m.data, m.headers),
         "old way": lambda d, m: d.take(m.subject, m.seq, m.data),

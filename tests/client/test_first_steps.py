@@ -15,7 +15,7 @@ import pytest
 from textual.widgets import Input
 
 from match.v1 import common_pb2, race_pb2
-from match_client.client import MatchClient
+from match_client.client import MatchClient, Seat
 from match_client.programs import runnable
 from match_client.race import play as race_play
 from match_client.race.screen import MatchApp
@@ -47,6 +47,16 @@ def player_env(stack: Stack, tmp_path: Path, config: str = "config") -> dict[str
         "MATCH_CONFIG_DIR": str(tmp_path / config),
         "MATCH_ADDR": stack.lobby_addr,
     }
+
+
+async def waiting_table(client: MatchClient) -> Seat:
+    """Ann's seat at an open race table of two, waiting for its second player."""
+    return await client.create_table(
+        race_pb2.RaceSettings(ready_window_ms=30_000),
+        seats=2,
+        visibility=common_pb2.VISIBILITY_OPEN,
+        display_name="Ann",
+    )
 
 
 async def finished(command: Command) -> int:
@@ -128,12 +138,7 @@ async def test_a_seat_given_up_elsewhere_is_said_so_and_forgotten_by_resume(
     env = player_env(stack, tmp_path)
     store = SeatStore(tmp_path / "state")
     async with MatchClient(stack.lobby_addr) as client:
-        seat = await client.create_table(
-            race_pb2.RaceSettings(ready_window_ms=30_000),
-            seats=2,
-            visibility=common_pb2.VISIBILITY_OPEN,
-            display_name="Ann",
-        )
+        seat = await waiting_table(client)
         store.keep(seat, stack.lobby_addr, "Ann")
         await client.leave(seat.table_id, seat.token)  # as another app of hers would (the web)
         for _ in range(100):  # until the lobby's listing has the seat given up
@@ -161,12 +166,7 @@ async def test_q_twice_in_the_full_screen_view_leaves_a_waiting_table(
 ) -> None:
     settings = Settings.from_env({"MATCH_STATE_DIR": str(tmp_path / "state")})
     async with MatchClient(stack.lobby_addr) as client:
-        seat = await client.create_table(
-            race_pb2.RaceSettings(ready_window_ms=30_000),
-            seats=2,
-            visibility=common_pb2.VISIBILITY_OPEN,
-            display_name="Ann",
-        )
+        seat = await waiting_table(client)
         game = race_play.Game(client, seat, print, settings=settings, show_boards=False)
         app = MatchApp(game, [], "Ann")
         async with app.run_test(size=(110, 36)) as pilot:
