@@ -1,7 +1,7 @@
 """A finished table leaves the lobby's listing a while after its game ends (LOBBY_KEEP_FINISHED_S)
 through the real stack (nats-server, dealer, referee, lobby; real gRPC): until then GetTable and
-Rematch answer as always; after, each says the table finished and where its games are, and every
-other table goes on."""
+Rematch answer as always; after, each says the table finished and where its games are, Watch
+still replays the game from the log, and every other table goes on."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import grpc  # type: ignore[import-untyped]
 import pytest
 
-from match.v1 import lobby_pb2, lobby_pb2_grpc, race_service_pb2_grpc
+from match.v1 import lobby_pb2, lobby_pb2_grpc, race_service_pb2, race_service_pb2_grpc
 from match_launch.stack import Stack
 from services.lobby.config import ConfigError, LobbyConfig
 from tests.conftest import running
@@ -94,6 +94,16 @@ async def test_a_table_finished_longer_ago_than_the_lobby_keeps_it_is_said_so(
         )
     )
     assert join.code() == grpc.StatusCode.NOT_FOUND and slug_of(join) == "table_archived"
+
+    # Its events are still the log's: Watch replays the game to its end and its seed.
+    replay = race.Watch(
+        race_service_pb2.WatchRequest(table_id=pair.table_id), metadata=md(pair.ann.player_token)
+    )
+    events = [item.event async for item in replay if item.WhichOneof("item") == "event"]
+    bodies = [e.WhichOneof("body") for e in events]
+    assert bodies[0] == "table" and events[0].table.HasField("table_created")
+    assert any(e.race.HasField("game_ended") for e in events if e.WhichOneof("body") == "race")
+    assert events[-1].table.HasField("seed_revealed")
 
     # Every other table goes on: the new one is listed and takes a seat.
     listed = await lobby.ListTables(lobby_pb2.ListTablesRequest(game_kind=RACE), metadata=md())
