@@ -606,12 +606,38 @@ async def watch_kept(
 async def _watch(
     client: MatchClient, table_id: str, token: str, after: int, out: Out, player: str = ""
 ) -> int:
-    """The default game's printed stream of the table."""
-    watch = registry.default().watch
-    if watch is None:
-        out("this client cannot print a table's stream")
+    """The printed stream of the table's game (the lobby's GetTable says which). A table the
+    lobby no longer lists (a game long over) is followed as the default game's: Watch itself
+    refuses it, naming its game, if it plays another."""
+    game = registry.default()
+    try:
+        table: lobby_pb2.Table | None = await client.get_table(table_id, token)
+    except Exception as err:
+        if not is_rpc_error(err) or status_name(err) != "NOT_FOUND":
+            raise
+        table = None
+    if table is not None:
+        game = registry.by_kind(table.game_kind)
+    only = f"`match watch` prints the race's stream only, and table {table_id} plays"
+    replay = f"replay it move by move with `{runnable('match-audit')} replay"
+    if game.watch is None:
+        if table is not None and table.status == lobby_pb2.Table.STATUS_FINISHED:
+            out(f"{only} {game.title}: {replay} {table.game_id or table_id}`")
+        else:
+            out(
+                f"{only} {game.title}: play on from your seat with `{runnable('match')} play "
+                f"--resume {table_id}`, or open the table in the web client"
+            )
         return 1
-    return await watch(client, table_id, token, after, out, player)
+    try:
+        return await game.watch(client, table_id, token, after, out, player)
+    except Exception as err:
+        if table is not None or refusal_code(err) != "wrong_game":
+            raise
+        out(
+            f"{only} another game, over long ago (the lobby lists it no more): {replay} {table_id}`"
+        )
+        return 1
 
 
 # --- play --------------------------------------------------------------------------------

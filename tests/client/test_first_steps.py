@@ -1,8 +1,9 @@
 """What a newcomer meets first, against the whole system: a board that does not exist is an error
 naming the boards there are; ``q`` at a table still waiting for players gives the seat back,
 forgets it in ``seats.json`` and ends the client; a seat given up elsewhere is said so and
-forgotten by ``--resume``; and joining your own table again with the same key says how to take a
-second seat from the same machine."""
+forgotten by ``--resume``; ``match watch`` of a game it cannot print says what to do instead;
+and joining your own table again with the same key says how to take a second seat from the same
+machine."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
-from match.v1 import common_pb2, race_pb2
+from match.v1 import common_pb2, number_match_pb2, race_pb2
 from match_client.client import MatchClient, Seat
 from match_client.programs import runnable
 from match_client.race import play as race_play
@@ -159,6 +160,24 @@ async def test_a_seat_given_up_elsewhere_is_said_so_and_forgotten_by_resume(
         "6 hours, or a game long over)",
     ], back.lines
     assert store.all() == []
+
+
+async def test_watching_another_game_than_the_race_says_what_to_do_instead(
+    stack: Stack, tmp_path: Path
+) -> None:
+    env = player_env(stack, tmp_path)
+    async with MatchClient(stack.lobby_addr) as client:
+        seat = await client.create_table(number_match_pb2.NumberMatchSettings(), seats=1)
+    watching = await Command.start(env, "watch", "--table", seat.table_id, "--token", seat.token)
+    try:
+        assert await finished(watching) == 1, watching.lines
+    finally:
+        await watching.close()
+    assert watching.lines[-1] == (
+        f"`match watch` prints the race's stream only, and table {seat.table_id} plays Number "
+        f"Match: play on from your seat with `{runnable('match')} play --resume "
+        f"{seat.table_id}`, or open the table in the web client"
+    ), watching.lines
 
 
 async def test_q_twice_in_the_full_screen_view_leaves_a_waiting_table(
