@@ -10,17 +10,17 @@ games). Prints, every tenth of the way, how much the process's resident memory g
 listing's tables are protobuf messages, outside Python's heap) and how many tables the listing
 keeps; then the CPU per record folded.
 
-
 ``.venv/bin/python tools/lobby_history_cost.py TABLES [--every-ms N] [--games N] [--root DIR]``
-from the checkout; ``--root`` imports the listing from another checkout (``git worktree add
-/tmp/old REV``) to compare. A quick figure, not a test: ``tests/services/test_listing_facts.py``
-has the tests."""
+from the checkout; ``--root`` imports the listing (and what it plays the games with) from another
+checkout (``git worktree add /tmp/old REV``) to compare. A quick figure, not a test:
+``tests/services/test_lobby_listing.py`` has the tests."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import gc
+import importlib.util
 import os
 import sys
 import time
@@ -36,10 +36,14 @@ Played = list[tuple[str, bytes, dict[str, str] | None]]  # (table id, record, he
 async def play(games: int) -> Played:
     """The records of ``games`` solo tables played to their end, one entry a record."""
     from match_bus.records import unpack
-    from tests.bench.listing_cost import solo_log
 
+    # This checkout's game player, whatever --root is: what it imports comes from --root.
+    spec = importlib.util.spec_from_file_location("solo", ROOT / "tests/bench/listing_cost.py")
+    assert spec is not None and spec.loader is not None
+    solo = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(solo)
     out: Played = []
-    for m in await solo_log(games):
+    for m in await solo.solo_log(games):
         for record in unpack(m.subject, m.data, m.headers):
             assert record.table_id is not None
             headers = dict(record.headers) if record.headers else None

@@ -351,10 +351,13 @@ class TableDirectory:
             del self._finished[table_id]
             table = self._tables.get(table_id)
             if table is not None:
-                self._forget(table)
+                self._forget(table, keep_left=True)  # a seat given up stays given up
             self._archived[table_id] = None
             while len(self._archived) > MAX_ARCHIVED_KEPT:
-                self._archived.popitem(last=False)
+                # Past this many, a record still to come for the oldest (there should be none)
+                # would meet a table the listing never saw begin: quarantined, logged.
+                gone, _ = self._archived.popitem(last=False)
+                self._left.pop(gone, None)
             metrics.ARCHIVED.inc()
 
     def _apply_event(self, env: common_pb2.EventEnvelope) -> None:
@@ -472,15 +475,17 @@ class TableDirectory:
         while len(self._expired) > MAX_EXPIRED_KEPT:
             self._expired.popitem(last=False)
 
-    def _forget(self, table: lobby_pb2.Table) -> None:
-        """Everything the listing holds about the table, gone (expired, or finished long ago)."""
+    def _forget(self, table: lobby_pb2.Table, keep_left: bool = False) -> None:
+        """Everything the listing holds about the table, gone (expired, or finished long ago);
+        ``keep_left``: but who gave up a seat there (their tokens stay refused)."""
         table_id = table.table_id
         self._unindex(table)
         self._tables.pop(table_id, None)
         self._numbering.pop(table_id, None)
         self._games.pop(table_id, None)
         self._unfolded.discard(table_id)
-        self._left.pop(table_id, None)
+        if not keep_left:
+            self._left.pop(table_id, None)
         self._waiting.discard(table_id)
         self._botted.discard(table_id)
         self._filling.discard(table_id)
@@ -534,6 +539,7 @@ class TableDirectory:
 
     def _quarantine(self, bad: BadRecord) -> None:
         self._quarantined[bad.table_id] = bad
+        self._finished.pop(bad.table_id, None)  # said quarantined from now on, never archived
         table = self._tables.pop(bad.table_id, None)
         if table is not None:
             self._unindex(table)

@@ -60,9 +60,9 @@ def _archived_table(table_id: str, keep_s: int) -> ApiError:
     kept = _spoken(keep_s)
     return ApiError(
         grpc.StatusCode.NOT_FOUND,
-        f"table {table_id} finished more than {kept} ago, and the lobby lists a finished table "
-        f"only for {kept} after its game ends; its games are in the ledger: replay one with "
-        "`match-audit replay GAME`, check it with `match-audit verify GAME`",
+        f"table {table_id} finished {kept} or more ago, and the lobby lists a finished table "
+        f"only for {kept} after its game ends; its game is in the ledger: replay it with "
+        f"`match-audit replay {table_id}`, check it with `match-audit verify {table_id}`",
         ARCHIVED,
     )
 

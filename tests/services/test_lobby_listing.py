@@ -194,3 +194,31 @@ def test_the_listing_holds_the_last_keeps_worth_of_finished_games_not_every_game
     assert kept == ids[-60:]  # the last minute's; the one that ended a minute ago exactly is gone
     assert all(directory.archived(t) for t in ids[:-60])
     assert directory.indexed_players() == 0 and directory.listed() == 0
+
+
+def test_a_seat_given_up_stays_given_up_and_a_quarantine_stays_said_after_the_keep() -> None:
+    directory = TableDirectory(js=None, keep_finished_ms=60_000)  # type: ignore[arg-type]
+    left, bad, clock = "00000000000000e1", "00000000000000e2", "00000000000000e3"
+    directory.take(subjects.events(left), 1, _created(left, 1_000, seats=3))
+    directory.take(subjects.events(left), 2, _seated(left, 2, 2))
+    gone = common_pb2.EventEnvelope(table_id=left, game_kind=RACE, event_number=4)
+    gone.table.player_left.player_id = "q2"
+    directory.take(
+        subjects.events(left),
+        3,
+        referee_pb2.TableRecord(
+            table_id=left, record_number=3, first_event_number=4, events=[gone]
+        ).SerializeToString(),
+    )
+    data, headers = _ended(left, 4, 2_000)
+    directory.take(subjects.events(left), 4, data, headers)
+    directory.take(subjects.events(bad), 5, _created(bad, 2_000))
+    data, headers = _ended(bad, 2, 3_000)
+    directory.take(subjects.events(bad), 6, data, headers)
+    directory.take(subjects.events(bad), 7, b"\xff not a record")  # after its end: quarantined
+    assert directory.quarantined(bad) is not None
+
+    directory.take(subjects.events(clock), 8, _created(clock, 100_000))
+    assert directory.archived(left) and directory.has_left(left, "q2")
+    assert not directory.has_left(left, "p" + left)
+    assert not directory.archived(bad) and directory.quarantined(bad) is not None
