@@ -606,37 +606,33 @@ async def watch_kept(
 async def _watch(
     client: MatchClient, table_id: str, token: str, after: int, out: Out, player: str = ""
 ) -> int:
-    """The printed stream of the table's game (the lobby's GetTable says which). A table the
-    lobby no longer lists (a game long over) is followed as the default game's: Watch itself
-    refuses it, naming its game, if it plays another."""
+    """The printed stream of the table's game (the lobby's GetTable says which). A table
+    GetTable does not answer for (a game long over, the listing behind) is followed as the
+    default game's: Watch itself refuses it if it plays another. The game id is the table id."""
     game = registry.default()
     try:
         table: lobby_pb2.Table | None = await client.get_table(table_id, token)
-    except Exception as err:
-        if not is_rpc_error(err) or status_name(err) != "NOT_FOUND":
+    except Exception as err:  # the listing behind, the table let go of, ...: Watch decides
+        if not is_rpc_error(err):
             raise
         table = None
     if table is not None:
-        game = registry.by_kind(table.game_kind)
+        game = _game_of(table)
     only = f"`match watch` prints the race's stream only, and table {table_id} plays"
-    replay = f"replay it move by move with `{runnable('match-audit')} replay"
+    resume = f"play on from your seat with `{runnable('match')} play --resume {table_id}`"
+    replay = f"replay it move by move with `{runnable('match-audit')} replay {table_id}`"
     if game.watch is None:
         if table is not None and table.status == lobby_pb2.Table.STATUS_FINISHED:
-            out(f"{only} {game.title}: {replay} {table.game_id or table_id}`")
+            out(f"{only} {game.title}: {replay}")
         else:
-            out(
-                f"{only} {game.title}: play on from your seat with `{runnable('match')} play "
-                f"--resume {table_id}`, or open the table in the web client"
-            )
+            out(f"{only} {game.title}: {resume}, or open the table in the web client")
         return 1
     try:
         return await game.watch(client, table_id, token, after, out, player)
     except Exception as err:
         if table is not None or refusal_code(err) != "wrong_game":
             raise
-        out(
-            f"{only} another game, over long ago (the lobby lists it no more): {replay} {table_id}`"
-        )
+        out(f"{only} another game: {resume} while it is on, or {replay} once it is over")
         return 1
 
 

@@ -1,7 +1,8 @@
 """A finished table leaves the lobby's listing a while after its game ends (LOBBY_KEEP_FINISHED_S)
 through the real stack (nats-server, dealer, referee, lobby; real gRPC): until then GetTable and
-Rematch answer as always; after, each says the table finished and where its games are, Watch
-still replays the game from the log, and every other table goes on."""
+Rematch answer as always; after, each says the table finished and where its game is, Watch
+still replays the game from the log, ``match watch`` of such a game it cannot print says what to
+do instead, and every other table goes on."""
 
 from __future__ import annotations
 
@@ -13,7 +14,17 @@ from pathlib import Path
 import grpc  # type: ignore[import-untyped]
 import pytest
 
-from match.v1 import lobby_pb2, lobby_pb2_grpc, race_service_pb2, race_service_pb2_grpc
+from match.v1 import (
+    lobby_pb2,
+    lobby_pb2_grpc,
+    number_match_pb2,
+    race_service_pb2,
+    race_service_pb2_grpc,
+)
+from match_client import cli
+from match_client.client import MatchClient
+from match_client.programs import runnable
+from match_client.session import GameSession
 from match_launch.stack import Stack
 from services.lobby.config import ConfigError, LobbyConfig
 from tests.conftest import running
@@ -79,8 +90,8 @@ async def test_a_table_finished_longer_ago_than_the_lobby_keeps_it_is_said_so(
         await asyncio.sleep(0.05)
     assert gone.code() == grpc.StatusCode.NOT_FOUND and slug_of(gone) == "table_archived"
     details = gone.details() or ""
-    assert f"table {pair.table_id} finished more than 20 seconds ago" in details
-    assert "match-audit replay" in details, details
+    assert f"table {pair.table_id} finished 20 seconds or more ago" in details
+    assert f"`match-audit replay {pair.table_id}`" in details, details
 
     rematch = await refused(
         lobby.Rematch(
@@ -112,6 +123,41 @@ async def test_a_table_finished_longer_ago_than_the_lobby_keeps_it_is_said_so(
         lobby_pb2.JoinTableRequest(table_id=other.table_id, display_name="Dee"), metadata=md()
     )
     assert joined.seat == 2
+
+
+async def test_match_watch_of_another_game_let_go_of_says_what_to_do_instead(
+    stack: Stack,
+) -> None:
+    async with MatchClient(stack.lobby_addr) as client:
+        seat = await client.create_table(number_match_pb2.NumberMatchSettings(), seats=1)
+        session = GameSession(client, "number_match", seat.table_id, seat.token, play=False)
+        for _ in range(200):  # once its board is dealt
+            try:
+                await session.send("EndGame")
+                break
+            except grpc.aio.AioRpcError as error:
+                assert error.code() == grpc.StatusCode.FAILED_PRECONDITION, error.details()
+                await asyncio.sleep(0.05)
+        await asyncio.sleep(KEEP_S / RATE + 0.5)
+        end = time.monotonic() + 10
+        while True:  # a table made after the keep has gone by moves the listing's clock on
+            await client.create_table(number_match_pb2.NumberMatchSettings(), seats=1)
+            try:
+                await client.get_table(seat.table_id, seat.token)
+            except grpc.aio.AioRpcError as error:
+                assert error.code() == grpc.StatusCode.NOT_FOUND, error.details()
+                break
+            assert time.monotonic() < end, "the finished table was never let go of"
+            await asyncio.sleep(0.2)
+        said: list[str] = []
+        code = await cli._watch(client, seat.table_id, seat.token, 0, said.append)
+    assert code == 1
+    assert said == [
+        f"`match watch` prints the race's stream only, and table {seat.table_id} plays another "
+        f"game: play on from your seat with `{runnable('match')} play --resume {seat.table_id}` "
+        f"while it is on, or replay it move by move with `{runnable('match-audit')} replay "
+        f"{seat.table_id}` once it is over"
+    ]
 
 
 @pytest.mark.parametrize(
