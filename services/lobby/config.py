@@ -12,6 +12,7 @@ from match_bus.clock import Clock
 from match_bus.secretfiles import SecretFileError, read_secret
 from match_bus.service import BaseConfig
 from match_bus.settings import decimal, whole
+from services.lobby.directory import KEEP_FINISHED_MS
 from services.lobby.limits import Rate, WatchLimits
 from services.lobby.quotas import Caps
 from services.peers import IPV6_PREFIX
@@ -47,7 +48,7 @@ DEFAULT_INVITE_FAILURES = Rate(per_s=10 / 60, burst=10.0)
 # A finished table stays in the listing an hour after its game ends (a rematch is asked within
 # minutes), then leaves the lobby's memory: the listing holds the last hour's games, not every
 # game the log holds (docs/api.md, "Finished tables").
-DEFAULT_KEEP_FINISHED_S = 3600
+DEFAULT_KEEP_FINISHED_S = KEEP_FINISHED_MS // 1000
 # Signing in with a key (services/lobby/identity.py): a challenge is signed within a minute; a
 # session lasts a day. GetChallenge and SignIn share one bucket per client address: a sign-in
 # is both, so 10 at once and then one every 2 s.

@@ -352,11 +352,9 @@ class TableDirectory:
             table = self._tables.get(table_id)
             if table is not None:
                 self._forget(table, keep_left=True)  # a seat given up stays given up
-            self._archived[table_id] = None
-            while len(self._archived) > MAX_ARCHIVED_KEPT:
-                # Past this many, a record still to come for the oldest (there should be none)
-                # would meet a table the listing never saw begin: quarantined, logged.
-                gone, _ = self._archived.popitem(last=False)
+            # Past this many, a record still to come for the oldest (there should be none)
+            # would meet a table the listing never saw begin: quarantined, logged.
+            for gone in _remember(self._archived, table_id, MAX_ARCHIVED_KEPT):
                 self._left.pop(gone, None)
             metrics.ARCHIVED.inc()
 
@@ -471,9 +469,7 @@ class TableDirectory:
     def _forget_expired(self, table: lobby_pb2.Table) -> None:
         """An expired table leaves the listing and memory; its id is kept for a clear refusal."""
         self._forget(table)
-        self._expired[table.table_id] = None
-        while len(self._expired) > MAX_EXPIRED_KEPT:
-            self._expired.popitem(last=False)
+        _remember(self._expired, table.table_id, MAX_EXPIRED_KEPT)
 
     def _forget(self, table: lobby_pb2.Table, keep_left: bool = False) -> None:
         """Everything the listing holds about the table, gone (expired, or finished long ago);
@@ -607,6 +603,16 @@ class TableDirectory:
         info = await self._js.stream_info(subjects.EVENTS_STREAM)
         if info.state.last_seq > self._last_seq:
             raise ConsumerStalled(f"stream at {info.state.last_seq}, folded {self._last_seq}")
+
+
+def _remember(ids: OrderedDict[str, None], table_id: str, most: int) -> list[str]:
+    """Keep ``table_id`` among ``ids`` (a table let go of, kept for a clear refusal), at most
+    ``most`` of them: the oldest dropped first, and given back."""
+    ids[table_id] = None
+    dropped = []
+    while len(ids) > most:
+        dropped.append(ids.popitem(last=False)[0])
+    return dropped
 
 
 def _keyed(table: lobby_pb2.Table) -> set[str]:

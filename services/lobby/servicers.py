@@ -69,13 +69,13 @@ def _archived_table(table_id: str, keep_s: int) -> ApiError:
 
 def _spoken(seconds: int) -> str:
     """``seconds`` as a person says it: "an hour", "90 minutes", "a second"."""
-    for unit, size in (("hour", 3600), ("minute", 60), ("second", 1)):
-        if seconds % size == 0:
-            n = seconds // size
-            if n == 1:
-                return "an hour" if unit == "hour" else f"a {unit}"
-            return f"{n} {unit}s"
-    raise AssertionError("every whole number of seconds is a whole number of seconds")
+    unit, n = next((u, seconds // s) for u, s in _UNITS if seconds % s == 0)
+    if n == 1:
+        return "an hour" if unit == "hour" else f"a {unit}"
+    return f"{n} {unit}s"
+
+
+_UNITS = (("hour", 3600), ("minute", 60), ("second", 1))  # the last divides every whole number
 
 
 def seated_player(
