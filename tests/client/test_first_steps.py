@@ -60,6 +60,16 @@ async def waiting_table(client: MatchClient) -> Seat:
     )
 
 
+async def ran(env: dict[str, str], code: int, *args: str) -> Command:
+    """``match ARGS`` run to its end, which must exit with ``code``; its lines in ``.lines``."""
+    command = await Command.start(env, *args)
+    try:
+        assert await finished(command) == code, command.lines
+    finally:
+        await command.close()
+    return command
+
+
 async def finished(command: Command) -> int:
     """The rest of the process's output, read into ``lines``, and its exit code."""
     assert command.proc.stdout is not None
@@ -72,22 +82,14 @@ async def test_an_unknown_board_is_an_error_that_names_the_boards(
     stack: Stack, tmp_path: Path
 ) -> None:
     env = player_env(stack, tmp_path)
-    nope = await Command.start(env, "leaderboard", "--game", "race", "--board", "nope")
-    try:
-        assert await finished(nope) == 1, nope.lines
-    finally:
-        await nope.close()
+    nope = await ran(env, 1, "leaderboard", "--game", "race", "--board", "nope")
     assert nope.lines == [
         "error: Match, the race has no board 'nope': its boards are the main board (an empty "
         "board name). A board appears once a ranked game puts a result on it (unknown_board)",
         f"open one of them: {runnable('match')} --addr {stack.lobby_addr} leaderboard --game "
         "race --board NAME (the main board: leave out --board)",
     ]
-    main = await Command.start(env, "leaderboard", "--game", "race")  # as the hint says
-    try:
-        assert await finished(main) == 0, main.lines
-    finally:
-        await main.close()
+    main = await ran(env, 0, "leaderboard", "--game", "race")  # as the hint says
     assert main.lines == ["Match, the race, main board", "nobody is on this board yet"]
 
 
@@ -116,17 +118,9 @@ async def test_q_twice_at_a_table_still_waiting_leaves_it_and_ends_the_client(
     assert list(left.taken) == [] and left.status == left.STATUS_WAITING
     # The seat given back is no longer kept: --resume does not offer it (to be refused by the
     # lobby, and only then forgotten), and `match seats` no longer lists it.
-    kept = await Command.start(env, "seats")
-    try:
-        assert await finished(kept) == 0, kept.lines
-    finally:
-        await kept.close()
+    kept = await ran(env, 0, "seats")
     assert kept.lines == [f"no seats kept (in {tmp_path / 'state' / 'seats.json'})"]
-    back = await Command.start(env, "play", "--resume")
-    try:
-        assert await finished(back) == 1, back.lines
-    finally:
-        await back.close()
+    back = await ran(env, 1, "play", "--resume")
     assert back.lines[-1] == (
         f"no seat of yours at a game in progress at {stack.lobby_addr}: your key has none there, "
         f"and none is kept in {tmp_path / 'state' / 'seats.json'} (match seats)"
@@ -148,11 +142,7 @@ async def test_a_seat_given_up_elsewhere_is_said_so_and_forgotten_by_resume(
             except Exception:
                 break
             await asyncio.sleep(0.05)
-    back = await Command.start(env, "play", "--resume", "--anonymous")
-    try:
-        assert await finished(back) == 1, back.lines
-    finally:
-        await back.close()
+    back = await ran(env, 1, "play", "--resume", "--anonymous")
     assert back.lines[-2:] == [
         f"cannot go back to table {seat.table_id}: you left this table, so this token no longer "
         "works; join again for a new one (unauthenticated)",
@@ -168,11 +158,7 @@ async def test_watching_another_game_than_the_race_says_what_to_do_instead(
     env = player_env(stack, tmp_path)
     async with MatchClient(stack.lobby_addr) as client:
         seat = await client.create_table(number_match_pb2.NumberMatchSettings(), seats=1)
-    watching = await Command.start(env, "watch", "--table", seat.table_id, "--token", seat.token)
-    try:
-        assert await finished(watching) == 1, watching.lines
-    finally:
-        await watching.close()
+    watching = await ran(env, 1, "watch", "--table", seat.table_id, "--token", seat.token)
     assert watching.lines[-1] == (
         f"`match watch` prints the race's stream only, and table {seat.table_id} plays Number "
         f"Match: play on from your seat with `{runnable('match')} play --resume "
@@ -205,11 +191,7 @@ async def test_joining_your_own_table_again_says_how_to_take_a_second_seat(
     ann = await Command.start(env, "play", "--new", "--seats", "2", "--name", "Ann")
     try:
         table = (await ann.wait_for(r"^table (\w+), your seat 1, as Ann$"))[1]
-        again = await Command.start(env, "play", "--table", table, "--name", "Ann")  # same key
-        try:
-            assert await finished(again) == 1, again.lines
-        finally:
-            await again.close()
+        again = await ran(env, 1, "play", "--table", table, "--name", "Ann")  # same key
         match = f"{runnable('match')} --addr {stack.lobby_addr}"
         assert again.lines[-2:] == [
             "error: you already have a seat at this table (already_seated)",
