@@ -352,18 +352,29 @@ class TableLog:
         return await read_table(self._js, table_id, enough=closes)
 
     async def read_all(
-        self, subject: str = subjects.EVENTS_ALL
+        self, subject: str = subjects.EVENTS_ALL, start: int = 0
     ) -> list[tuple[str | None, StoredRecord]]:
         """Every record under ``subject`` (all tables, or one partition's), in stream order,
-        each with its table (None: it names none), a frame's records one by one: how a referee
-        rebuilds the tables it takes on."""
+        from stream sequence ``start`` (0: the first), each with its table (None: it names
+        none), a frame's records one by one: how a referee rebuilds the tables it takes on."""
         whole = subject == subjects.EVENTS_ALL  # (a filter would list every table's subject)
         info = await self._js.stream_info(
             subjects.EVENTS_STREAM, subjects_filter=None if whole else subject
         )
         if info.state.messages == 0 or not (whole or info.state.subjects):
             return []  # nothing under this subject: a consumer would wait for nothing
-        return await consume_until(self._js, subject, info.state.last_seq)
+        if start > 1:  # an ordered consumer with nothing to deliver would wait for nothing
+            try:
+                await self._js.get_msg(
+                    subjects.EVENTS_STREAM, seq=start, subject=subject, next=True
+                )
+            except NotFoundError:
+                return []
+        return await consume_until(self._js, subject, info.state.last_seq, start=start)
+
+    async def last_sequence(self) -> int:
+        """The stream sequence of the log's last record (0: none yet)."""
+        return (await self._js.stream_info(subjects.EVENTS_STREAM)).state.last_seq or 0
 
 
 def stored_records(msg: Msg | RawStreamMsg, sequence: int) -> list[tuple[str | None, StoredRecord]]:
