@@ -157,6 +157,7 @@ PERMISSIONS: dict[str, list[Grant]] = {
         *_follow_events("read the tables of a partition it takes on"),
         # No listing or watching: a lease round reads the keys without a consumer.
         *_bucket(subjects.REFEREE_LEASES_BUCKET, "partition leases"),
+        *_bucket(subjects.REFEREE_MARKS_BUCKET, "where a partition's live tables begin"),
         _probe(),
         _own_inbox("referee"),
     ],

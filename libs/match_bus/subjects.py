@@ -29,6 +29,9 @@ SEEDS_BUCKET = "MATCH_SEEDS"
 
 REFEREE_ALL = "match.referee.>"
 REFEREE_LEASES_BUCKET = "MATCH_REFEREE_LEASES"
+# Where each partition's live tables begin on the log (key ``pNN``): a replica taking the
+# partition on reads it from there (services/referee/marks.py).
+REFEREE_MARKS_BUCKET = "MATCH_REFEREE_MARKS"
 # Tables are spread over a fixed number of partitions; each partition has one referee at a time
 # (the holder of its lease), which subscribes to ``match.referee.p<NN>.>``; a table's events are
 # stored under ``match.events.p<NN>.<table_id>``. The number is fixed for the life of a stream.

@@ -28,6 +28,9 @@ class RefereeConfig:
     # REFEREE_FRAMES=0 appends every record alone, as versions before frames did; switching
     # either way takes every referee replica stopped first (docs/operations.md, "Upgrading").
     frames: bool = True
+    # How often a holder writes where each partition's live tables begin on the log: a replica
+    # taking the partition on reads from there (services/referee/marks.py).
+    mark_every_s: float = 30.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> RefereeConfig:
@@ -44,6 +47,7 @@ class RefereeConfig:
             forget_after_s=decimal(env, "REFEREE_FORGET_AFTER_S", 60.0, 0, "seconds", True),
             table_expiry_ms=whole(env, "REFEREE_TABLE_EXPIRY_MS", 600_000, 1, "milliseconds"),
             frames=_flag(env, "REFEREE_FRAMES", default=True),
+            mark_every_s=decimal(env, "REFEREE_MARK_EVERY_S", 30.0, 0, "seconds", True),
         )
 
 

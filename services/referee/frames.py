@@ -228,8 +228,13 @@ class FrameWriter:
         return None
 
     async def _last_frame_sequence(self) -> int:
-        try:
-            last = await self._js.get_last_msg(subjects.EVENTS_STREAM, self._subject)
-        except NotFoundError:
-            return 0
-        return last.seq or 0
+        return await last_frame(self._js, self.partition)
+
+
+async def last_frame(js: JetStreamContext, partition: int) -> int:
+    """The stream sequence of the partition's last frame (0: none yet)."""
+    try:
+        last = await js.get_last_msg(subjects.EVENTS_STREAM, subjects.frames(partition))
+    except NotFoundError:
+        return 0
+    return last.seq or 0

@@ -126,6 +126,11 @@ class Leases:
     def holding(self, partition: int) -> bool:
         return partition in self.held
 
+    def fresh(self, partition: int) -> bool:
+        """Held, and renewed within half a term: nobody else can hold it yet."""
+        held = self.held.get(partition)
+        return held is not None and held[1] >= self._now() - self._ttl_s / 2
+
     async def run(self) -> None:
         """Until cancelled: renew every third of a term (:meth:`_keep`), balance every third of a
         term, and a watchdog that lets go of any lease not renewed in time, each on its own

@@ -36,16 +36,17 @@ from prometheus_client import Counter, Gauge, Histogram
 from match.v1 import common_pb2, dealer_pb2, referee_pb2
 from match_bus import subjects
 from match_bus.clock import Clock
-from match_bus.jetstream import SequenceConflict, TableLog, ensure_stream
-from match_bus.records import BadRecord, StoredRecord, fact_headers
+from match_bus.jetstream import SequenceConflict, TableLog, ensure_stream, open_bucket
+from match_bus.records import BadRecord, StoredRecord, begins_table, fact_headers
 from match_bus.service import answerable, given_up, received
 from match_bus.service import reply as respond
 from match_rules import registry
 from match_rules.errors import Category, RuleError
 from match_rules.game import Game
 from services.referee.config import RefereeConfig
-from services.referee.frames import FrameWriter
+from services.referee.frames import FrameWriter, last_frame
 from services.referee.leases import Leases, lease_bucket
+from services.referee.marks import Marks
 from services.referee.table import (
     EXPIRED as EXPIRED_CODE,
 )
@@ -87,6 +88,10 @@ TIMER_LATE_MS = Histogram(
 LIVE_TABLES = Gauge("match_referee_live_tables", "Tables whose game is not over")
 RETRIES = Counter("match_referee_retries_total", "Requests answered again from memory", ["kind"])
 REBUILD_SECONDS = Histogram("match_referee_rebuild_seconds", "Taking on partitions from the log")
+REBUILD_RECORDS = Counter(
+    "match_referee_rebuild_records_total",
+    "Records read from the log to take partitions on (from each partition's mark)",
+)
 QUARANTINED = Gauge(
     "match_referee_quarantined_tables",
     "Tables of this replica's partitions refused: their log holds a record it cannot use",
@@ -103,6 +108,12 @@ STRAY = Counter(
     "match_referee_stray_records_total",
     "Records on a subject under match.events.> that names no table, skipped",
 )
+
+
+# Taking partitions on folds their tables one after another: it lets the loop run every so many,
+# or a long history (hundreds of thousands of records) held it for seconds and the leases'
+# renewals came too late, and the replica let go of the partitions it was taking on.
+YIELD_EVERY_TABLES = 64
 
 
 class Unavailable(Exception):
@@ -128,6 +139,7 @@ class Referee:
         self._frames: dict[int, FrameWriter] = {}  # each partition's group commit, held here
         self._writer = config.base.replica_id
         self.leases: Leases | None = None
+        self.marks: Marks | None = None
 
     # --- start and stop ---------------------------------------------------------------------
 
@@ -147,6 +159,20 @@ class Referee:
                     log.warning("the lease bucket's term wins", configured=ttl, bucket=kept)
                     ttl = kept
                 self.leases = Leases(kv, self._writer, ttl, self._gain, self._lose, time.monotonic)
+                self.marks = Marks(
+                    await open_bucket(
+                        self._js,
+                        subjects.REFEREE_MARKS_BUCKET,
+                        "Match: where each partition's live tables begin on the table log",
+                        None,
+                        replicas,
+                    ),
+                    self._log,
+                    every_s=self._config.mark_every_s,
+                    answering=lambda: list(self._subs),
+                    live_starts=self._live_starts,
+                    fresh=self.leases.fresh,
+                )
                 await self.leases.step()
                 await self.leases.settled()
                 break
@@ -156,6 +182,7 @@ class Referee:
         else:
             raise RuntimeError("JetStream did not answer for 30 s")
         self._spawn(self.leases.run())
+        self._spawn(self.marks.run())
 
     async def stop(self) -> None:
         """Hand every partition back at once (a clean stop), so another replica need not wait
@@ -176,10 +203,30 @@ class Referee:
         (for each partition whose lease is still held once its tables are loaded)."""
         wanted = set(partitions)
         started = time.perf_counter()
-        if len(wanted) == 1:
+        assert self.marks is not None
+        marks = await self.marks.read(wanted)
+        ordered = sorted(wanted)
+        # Read from a mark, a partition may have no frame since. Its fence is then its last
+        # frame before the read, which holds no record of a table the read loads (they all
+        # begin after it); never one read after, which another writer may have stored.
+        before: dict[int, int] = {}
+        if self._config.frames and any(marks.values()):
+            lasts = await asyncio.gather(*(last_frame(self._js, p) for p in ordered))
+            before = {p: last for p, last in zip(ordered, lasts, strict=True) if marks[p]}
+        records: list[tuple[str | None, StoredRecord]] = []
+        if any(marks.values()):  # each partition from its own mark: one old table holds one back
+            for part in await asyncio.gather(
+                *(
+                    self._log.read_all(subjects.events_of_partition(p), start=marks[p])
+                    for p in ordered
+                )
+            ):
+                records.extend(part)
+        elif len(wanted) == 1:
             records = await self._log.read_all(subjects.events_of_partition(partitions[0]))
         else:
             records = await self._log.read_all()
+        REBUILD_RECORDS.inc(len(records))
         by_table: dict[str, list[StoredRecord]] = {}
         fences: dict[int, int] = {}  # each partition's last frame read: its writer's fence
         for table_id, stored in records:
@@ -192,7 +239,15 @@ class Referee:
                 by_table.setdefault(table_id, []).append(stored)
         fresh: dict[str, Table] = {}
         bad: list[BadRecord] = []
-        for table_id, table_records in by_table.items():
+        before_mark = 0
+        for n, (table_id, table_records) in enumerate(by_table.items()):
+            if n % YIELD_EVERY_TABLES == YIELD_EVERY_TABLES - 1:
+                await asyncio.sleep(0)  # the leases' renewals keep their schedule meanwhile
+            first = table_records[0]
+            marked = marks[subjects.partition_of(table_id)]
+            if marked and not begins_table(first.data, first.headers):
+                before_mark += 1  # begun before the mark: over, or waiting for a command
+                continue
             try:
                 table = load(table_id, table_records)
             except Quarantined as error:  # that table only: every other one goes on
@@ -217,20 +272,42 @@ class Referee:
                 self._arm(table)  # its expiry; a deadline already past fires at once
         for partition in sorted(kept):
             if self._config.frames:
+                last = fences.get(partition, before.get(partition, 0))
                 self._frames[partition] = FrameWriter(
-                    self._js, partition, self._writer, self._fenced, fences.get(partition, 0)
+                    self._js, partition, self._writer, self._fenced, last
                 )
             self._subs[partition] = await self._nc.subscribe(
                 subjects.referee_partition(partition), cb=self._on_message
             )
         LIVE_TABLES.set(sum(1 for t in self.tables.values() if not t.game_over))
-        REBUILD_SECONDS.observe(time.perf_counter() - started)
+        took = time.perf_counter() - started
+        REBUILD_SECONDS.observe(took)
         log.info(
             "partitions taken on",
+            seconds=round(took, 3),
             partitions=sorted(wanted),
             tables=len(fresh),
             quarantined=len(bad),
+            from_sequence=min(marks.values()),
+            records=len(records),
+            begun_before_mark=before_mark,
         )
+
+    def _live_starts(self, partition: int) -> list[int]:
+        """Where each table of the partition held in memory that needs its referee before any
+        command comes begins on the log: what the partition's mark may not pass
+        (services/referee/marks.py). A table needs it for a timer (a deadline of its game, or
+        a waiting table's expiry) or its seed's reveal. One that waits for a command and
+        nothing else (a solo game left as it was) is read from the log when the command
+        comes, as a finished one is, and holds no mark back however long it waits."""
+        return [
+            table.first_sequence
+            for table_id, table in self.tables.items()
+            if table.first_sequence
+            and subjects.partition_of(table_id) == partition
+            and not table.finished
+            and (table.game_over or table.stale or self._due(table) is not None)
+        ]
 
     def _stray(self, stored: StoredRecord) -> None:
         """A record that names no table (its subject, or its frame's entry): no table's, so

@@ -114,6 +114,9 @@ class Table:
     # The stream sequence of the table's last record on its own subject (not in a frame): what
     # an append on that subject is fenced on.
     last_sequence: int = 0
+    # The stream sequence of its first record (always on its own subject): where a replica
+    # taking its partition on must begin reading while its game is not finished (marks.py).
+    first_sequence: int = 0
     records: int = 0  # records appended so far
     next_event: int = 1  # the number the next event takes
     # (player, request id) -> the serialized reply it got, for retries; see ANSWERS_PER_PLAYER
@@ -171,6 +174,8 @@ class Table:
             self.state = state_after
         if sequence is not None:
             self.last_sequence = sequence
+            if not self.records:
+                self.first_sequence = sequence
         self.records += 1
 
     def apply_event(self, envelope: common_pb2.EventEnvelope) -> None:

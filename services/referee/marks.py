@@ -1,0 +1,141 @@
+"""Where each partition's live tables begin on the log, so that taking a partition on reads its
+live tables, not its whole history.
+
+A replica that takes a partition on rebuilds the partition's tables from the table log. Without
+a mark it reads every record the partition ever stored, finished games included, so a takeover
+(a referee crashed, or replicas were rebalanced) grew slower with every game played: the
+partition's tables went unanswered meanwhile (docs/operations.md, "Durability").
+
+The holder of a partition writes its **mark** in the KV bucket ``MATCH_REFEREE_MARKS`` (key
+``pNN``, the stream sequence as decimal text), every ``REFEREE_MARK_EVERY_S``: the lowest of
+
+* the stream sequence of the first record of every table of the partition it holds in memory
+  whose game is not finished (over with its seed published, or expired), and
+* one past the log's last sequence as it was at the step before (the **floor**).
+
+So every table that can still get a record begins at or after the mark: a table the holder
+knows begins at or after it by the first term; a table it does not know yet (its first record
+stored, its acknowledgement not yet back) was stored after the step before, a whole period
+ago, so after the floor. A replica taking the partition on reads from the mark, and a table
+whose first record it did not read there began before the mark: finished, so it is left on the
+log, as a finished game is today, and read back from it if a command comes for it.
+
+Only a holder whose lease was renewed within half a term writes (a replica paused past its
+lease does not, whatever its memory says), and only for a partition it has answered for since
+the step before. A mark is a place to start reading and nothing more: the log is not cut, the
+copies, the ledger and the auditors see every record as before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable
+
+import structlog
+from nats.errors import Error as NatsError
+from nats.errors import TimeoutError as NatsTimeout
+from nats.js.errors import KeyNotFoundError
+from nats.js.kv import KeyValue
+from prometheus_client import Gauge
+
+from match_bus import subjects
+from match_bus.jetstream import TableLog
+
+log = structlog.get_logger()
+
+MARK = Gauge(
+    "match_referee_partition_mark",
+    "Where a partition's live tables begin on the log (stream sequence): a replica taking it "
+    "on reads from there",
+    ["partition"],
+)
+BEHIND = Gauge(
+    "match_referee_partition_mark_behind_records",
+    "Records stored on the log since a partition's mark: how far back a replica taking the "
+    "partition on begins reading (its oldest table under way holds it there)",
+    ["partition"],
+)
+
+
+class Marks:
+    """Each held partition's mark, written every ``every_s``; read when a partition is taken on."""
+
+    def __init__(
+        self,
+        kv: KeyValue,
+        log_: TableLog,
+        *,
+        every_s: float,
+        answering: Callable[[], Iterable[int]],
+        live_starts: Callable[[int], Iterable[int]],
+        fresh: Callable[[int], bool],
+    ) -> None:
+        self._kv = kv
+        self._log = log_
+        self.every_s = every_s
+        self._answering = answering  # the partitions this replica answers for now
+        self._live_starts = live_starts  # a partition's unfinished tables' first records
+        self._fresh = fresh  # whether the partition's lease was renewed lately
+        self._floor: int | None = None  # one past the log's last sequence at the step before
+        self._steady: set[int] = set()  # the partitions answered for at the step before
+        self._written: dict[int, int] = {}  # the mark this replica last wrote or read
+
+    async def read(self, partitions: Iterable[int]) -> dict[int, int]:
+        """Each partition's mark (0: none, read the partition from the log's first record). A
+        bucket that does not answer gives 0: a slower takeover, never a table missed."""
+
+        async def one(partition: int) -> int:
+            try:
+                entry = await self._kv.get(subjects.partition_name(partition))
+            except KeyNotFoundError:
+                return 0
+            except (TimeoutError, NatsTimeout, NatsError) as error:
+                log.warning(
+                    "could not read where the partition's live tables begin; reading all of it",
+                    partition=partition,
+                    error=repr(error),
+                )
+                return 0
+            try:
+                mark = int((entry.value or b"0").decode())
+            except (UnicodeDecodeError, ValueError):
+                log.error(
+                    "a partition's mark is not a number; reading all of it",
+                    partition=partition,
+                )
+                return 0
+            self._written[partition] = mark
+            return max(mark, 0)
+
+        wanted = sorted(set(partitions))
+        marks = await asyncio.gather(*(one(p) for p in wanted))
+        return dict(zip(wanted, marks, strict=True))
+
+    async def run(self) -> None:
+        """Until cancelled: a step every ``every_s`` (a failed one is logged, left to the next)."""
+        while True:
+            try:
+                await self.step()
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # NATS down or a node restarting: the next step writes
+                log.warning("partition marks not written", error=repr(error))
+            await asyncio.sleep(self.every_s)
+
+    async def step(self) -> None:
+        """Write the mark of each partition answered for since the step before (while its lease
+        is fresh), then take the log's last sequence for the next step's floor."""
+        answering = set(self._answering())
+        floor = self._floor
+        if floor is not None:
+            for partition in sorted(answering & self._steady):
+                if not self._fresh(partition):
+                    continue
+                mark = min([floor, *self._live_starts(partition)])
+                if self._written.get(partition) != mark:
+                    await self._kv.put(subjects.partition_name(partition), str(mark).encode())
+                    self._written[partition] = mark
+                MARK.labels(subjects.partition_name(partition)).set(mark)
+                BEHIND.labels(subjects.partition_name(partition)).set(floor - mark)
+        self._floor = await self._log.last_sequence() + 1
+        self._steady = answering

@@ -1,0 +1,277 @@
+"""A partition's mark: where its live tables begin on the log. The holder writes it; a replica
+taking the partition on reads from there, not from the log's first record, and a finished table
+begun before it is still answered, read back from the log (services/referee/marks.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import nats
+import pytest
+from nats.aio.client import Client
+from nats.js.errors import KeyNotFoundError
+
+from match.v1 import race_command_pb2, referee_pb2
+from match_bus import subjects
+from match_bus.jetstream import TableLog, ensure_stream, open_bucket
+from match_launch.natsserver import NatsServer
+from match_launch.stack import Stack
+from services.referee.marks import Marks
+from tests.conftest import running
+from tests.services.test_referee import create
+from tests.services.test_referee_games import create as concentration
+from tests.services.test_referee_games import flip
+from tests.services.test_referee_replicas import (
+    TTL_S,
+    Referees,
+    ask,
+    holders,
+    race,
+    until_split,
+)
+
+MARK_EVERY_S = 0.3
+
+
+async def test_reading_from_a_sequence_takes_only_the_records_from_there(
+    nats_server: NatsServer,
+) -> None:
+    """A partition read from its mark gets what was stored from there on, and a mark past
+    every record of the partition (the others busy since) returns at once."""
+    nc = await nats.connect(nats_server.url)
+    try:
+        js = nc.jetstream()
+        await ensure_stream(js)
+        log = TableLog(js)
+        table = "mark0000table"
+        other = next(
+            f"other{i:04d}table"
+            for i in range(1000)
+            if subjects.partition_of(f"other{i:04d}table") != subjects.partition_of(table)
+        )
+        first = await log.append(table, b"one", f"{table}:0:test", 0)
+        second = await log.append(table, b"two", f"{table}:{first}:test", first)
+        await log.append(other, b"busy", f"{other}:0:test", 0)
+        partition = subjects.events_of_partition(subjects.partition_of(table))
+        assert [r.data for _, r in await log.read_all(partition, start=second)] == [b"two"]
+        assert [r.data for _, r in await log.read_all(partition, start=first)] == [b"one", b"two"]
+        started = time.monotonic()
+        assert await log.read_all(partition, start=second + 1) == []
+        assert time.monotonic() - started < 2.0
+        assert await log.last_sequence() == second + 1
+    finally:
+        await nc.close()
+
+
+class Partitions:
+    """What the referee tells its marks: the partitions it answers for, each one's unfinished
+    tables' first records, and whether its lease is fresh."""
+
+    def __init__(self) -> None:
+        self.answering: set[int] = set()
+        self.starts: dict[int, list[int]] = {}
+        self.stale: set[int] = set()
+
+    def marks(self, kv: object, log: TableLog) -> Marks:
+        return Marks(
+            kv,  # type: ignore[arg-type]
+            log,
+            every_s=60,
+            answering=lambda: self.answering,
+            live_starts=lambda p: self.starts.get(p, []),
+            fresh=lambda p: p not in self.stale,
+        )
+
+
+async def test_a_mark_is_the_first_live_table_or_the_floor_and_only_a_steady_holder_writes(
+    nats_server: NatsServer,
+) -> None:
+    nc = await nats.connect(nats_server.url)
+    try:
+        js = nc.jetstream()
+        await ensure_stream(js)
+        log = TableLog(js)
+        kv = await open_bucket(js, subjects.REFEREE_MARKS_BUCKET, "marks")
+        for i in range(5):
+            await log.append(f"t{i}aaaaaaaa", b"x", f"t{i}:0:test", 0)  # the log holds 5 records
+        seen = Partitions()
+        seen.answering = {1, 2, 3}
+        marks = seen.marks(kv, log)
+
+        async def mark(partition: int) -> int | None:
+            try:
+                entry = await kv.get(subjects.partition_name(partition))
+            except KeyNotFoundError:
+                return None
+            return int((entry.value or b"").decode())
+
+        await marks.step()  # no floor yet: nothing written
+        assert [await mark(p) for p in (1, 2, 3)] == [None, None, None]
+        await log.append("t5aaaaaaaa", b"x", "t5:0:test", 0)  # 6: stored after the floor
+        seen.starts = {1: [4, 2], 2: [9]}
+        seen.stale = {3}
+        seen.answering = {1, 2, 4}  # 3 let go meanwhile, 4 gained meanwhile
+        await marks.step()
+        # 1: its first live table; 2: the floor (one past the 5 stored at the step before);
+        # 3: not answered for any more; 4: not answered for since the step before.
+        assert [await mark(p) for p in (1, 2, 3, 4)] == [2, 6, None, None]
+        seen.starts = {}
+        seen.answering = {1, 2, 3, 4}
+        await marks.step()
+        assert [await mark(p) for p in (1, 2, 4)] == [7, 7, 7]  # no live tables: the floor
+        assert await mark(3) is None  # its lease not fresh: a paused holder writes nothing
+        revision = (await kv.get(subjects.partition_name(1))).revision
+        await marks.step()  # nothing moved: nothing written again
+        assert (await kv.get(subjects.partition_name(1))).revision == revision
+        # A replica taking partitions on reads them: none is 0 (the log's first record), and
+        # so is a value that is not a number.
+        await kv.put(subjects.partition_name(5), b"not a number")
+        taker = Partitions().marks(kv, log)
+        assert await taker.read([1, 3, 5]) == {1: 7, 3: 0, 5: 0}
+    finally:
+        await nc.close()
+
+
+# --- two referee processes -------------------------------------------------------------------
+
+RATE = 2  # the referee's clock runs twice as fast as the wall's
+EXPIRY_MS = 10_000  # referee clock: 5 s at the stack's rate, long enough to make live first
+
+
+@pytest.fixture
+def stack(tmp_path: Path) -> Iterator[Stack]:
+    s = Stack(
+        tmp_path / "stack",
+        services=("dealer",),
+        env={
+            "REFEREE_CLOCK_RATE": str(RATE),
+            "REFEREE_CLOCK_ANCHOR_MS": str(int(time.time() * 1000)),
+            "REFEREE_LEASE_TTL_S": str(TTL_S),
+            "REFEREE_MARK_EVERY_S": str(MARK_EVERY_S),
+            "REFEREE_TABLE_EXPIRY_MS": str(EXPIRY_MS),
+            "REFEREE_FORGET_AFTER_S": "0.5",
+        },
+    )
+    yield from running(s)
+
+
+@pytest.fixture
+async def two(stack: Stack) -> AsyncIterator[tuple[Referees, Client]]:
+    refs = Referees(stack)
+    refs.start("ra")
+    refs.start("rb")
+    nc = await stack.connect_nats()
+    try:
+        await until_split(nc)
+        yield refs, nc
+    finally:
+        await nc.close()
+        refs.stop()
+
+
+async def table_command(nc: Client, table: str, player: str, request_id: str, **command: object):
+    request = referee_pb2.TableCommand(
+        table_id=table, player_id=player, request_id=request_id, **command
+    )
+    data = await ask(nc, subjects.referee_table(table), request.SerializeToString())
+    return referee_pb2.TableCommandReply.FromString(data)
+
+
+async def test_a_replica_taking_a_partition_on_reads_it_from_its_mark(
+    two: tuple[Referees, Client], stack: Stack
+) -> None:
+    refs, nc = two
+    held = await holders(nc)
+    ours = [
+        t for t in (f"mk{i:04d}tbl" for i in range(2000)) if held[subjects.partition_of(t)] == "ra"
+    ]
+    partition = subjects.partition_of(ours[0])
+    old, live = [t for t in ours if subjects.partition_of(t) == partition][:2]
+    other = next(subjects.partition_of(t) for t in ours if subjects.partition_of(t) != partition)
+    quiet, solo, later = [t for t in ours if subjects.partition_of(t) == other][:3]
+    # old waits for a second player who never comes; live fills and starts at once. old then
+    # expires: its last record is stored after live's first, so a read from live's first
+    # record meets old without its beginning.
+    assert (await table_command(nc, old, "cat", "old-cat", **create())).HasField("accepted")
+    # The other partition: a solo Concentration game with one card up, which waits for its
+    # player and nothing else, then a table that expires: its mark passes both.
+    made = await table_command(nc, solo, "ida", "solo-ida", **concentration(1))
+    assert made.HasField("accepted"), made
+    assert (await flip(nc, solo, "ida", 1)).HasField("accepted")
+    assert (await table_command(nc, quiet, "eve", "quiet-eve", **create())).HasField("accepted")
+    for player, command in (
+        ("ann", create(window=120_000)),  # a minute at the stack's rate: no Ready is missed
+        ("bob", {"join_table": {"display_name": "Bob"}}),
+    ):
+        reply = await table_command(nc, live, player, f"live-{player}", **command)
+        assert reply.HasField("accepted"), reply
+    log = TableLog(nc.jetstream())
+    live_first = (await log.read(live))[0].sequence
+    old_records: list = []
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        old_records = await log.read(old)
+        if len(old_records) > 1 and len(await log.read(quiet)) > 1:
+            break
+        await asyncio.sleep(0.1)
+    assert old_records[0].sequence < live_first < old_records[-1].sequence, "old never expired"
+    kv = await nc.jetstream().key_value(subjects.REFEREE_MARKS_BUCKET)
+    deadline = time.monotonic() + 20
+    quiet_last = (await log.read(quiet))[-1]
+    assert quiet_last.framed, "quiet's expiry is in a frame"
+
+    async def mark_of(table: str) -> int:
+        try:
+            entry = await kv.get(subjects.partition_name(subjects.partition_of(table)))
+        except KeyNotFoundError:
+            return 0
+        return int((entry.value or b"").decode())
+
+    while time.monotonic() < deadline:
+        if await mark_of(live) == live_first and await mark_of(quiet) > quiet_last.sequence:
+            break
+        await asyncio.sleep(0.1)
+    mark = await mark_of(live)
+    assert mark == live_first, f"the mark is {mark}, not live's first record {live_first}"
+    assert await mark_of(quiet) > quiet_last.sequence
+
+    refs.kill("ra")
+    ready = await ask(
+        nc, subjects.referee_race(live), race(live, "ann", "live-ready", press_ready={})
+    )
+    assert race_command_pb2.RaceCommandReply.FromString(ready).HasField("accepted")
+    assert (await holders(nc))[partition] == "rb"
+    taken = [
+        json.loads(line)
+        for line in (stack.workdir / "logs" / "referee-rb.log").read_text().splitlines()
+        if '"partitions taken on"' in line
+    ]
+    (took,) = [t for t in taken if partition in t["partitions"] and t["from_sequence"]]
+    assert took["from_sequence"] <= live_first
+    assert took["begun_before_mark"] >= 1  # old, met without its beginning, left on the log
+    assert took["quarantined"] == 0
+    # old is still answered as it is on the log: read back, expired, not quarantined.
+    late = await table_command(nc, old, "dan", "old-dan", join_table={"display_name": "Dan"})
+    assert late.refusal.code == "table_expired", late
+    # A partition read from a mark past its last frame is fenced on that frame: a new table's
+    # second record (its first framed one) is stored at the first try, not refused as stale.
+    assert (await table_command(nc, later, "fay", "later-fay", **create())).HasField("accepted")
+    join = referee_pb2.TableCommand(
+        table_id=later, player_id="gus", request_id="later-gus", join_table={"display_name": "G"}
+    )
+    answer = await nc.request(subjects.referee_table(later), join.SerializeToString(), 10)
+    joined = referee_pb2.TableCommandReply.FromString(answer.data)
+    assert joined.HasField("accepted"), joined
+    assert (await log.read(later))[-1].framed
+    # The solo game, begun before its partition's mark, is read from the log when its player
+    # comes back: the second card of the turn.
+    second = await flip(nc, solo, "ida", 2)
+    assert second.HasField("accepted"), second
+    assert ("card_flipped", 2) in [
+        (e.concentration.WhichOneof("event"), e.concentration.card_flipped.card)
+        for e in second.accepted.events
+    ]
