@@ -1,24 +1,27 @@
-"""Where each partition's live tables begin on the log, so that taking a partition on reads its
-live tables, not its whole history.
+"""Where each partition's tables that need their referee begin on the log, so that taking a
+partition on reads those tables, not the partition's whole history.
 
 A replica that takes a partition on rebuilds the partition's tables from the table log. Without
-a mark it reads every record the partition ever stored, finished games included, so a takeover
-(a referee crashed, or replicas were rebalanced) grew slower with every game played: the
-partition's tables went unanswered meanwhile (docs/operations.md, "Durability").
+a mark it read every record the partition ever stored, finished games included, so a takeover
+(a referee crashed, or replicas were rebalanced) grew slower with every game played, the
+partition's tables unanswered meanwhile (docs/operations.md, "Durability").
 
 The holder of a partition writes its **mark** in the KV bucket ``MATCH_REFEREE_MARKS`` (key
 ``pNN``, the stream sequence as decimal text), every ``REFEREE_MARK_EVERY_S``: the lowest of
 
 * the stream sequence of the first record of every table of the partition it holds in memory
-  whose game is not finished (over with its seed published, or expired), and
+  that needs its referee before any command comes: one with a timer (a waiting table's expiry,
+  a deadline of its game) or a finished game whose seed is not out yet (the referee's
+  ``_live_starts``), and
 * one past the log's last sequence as it was at the step before (the **floor**).
 
-So every table that can still get a record begins at or after the mark: a table the holder
-knows begins at or after it by the first term; a table it does not know yet (its first record
-stored, its acknowledgement not yet back) was stored after the step before, a whole period
-ago, so after the floor. A replica taking the partition on reads from the mark, and a table
-whose first record it did not read there began before the mark: finished, so it is left on the
-log, as a finished game is today, and read back from it if a command comes for it.
+A table whose first record is below the floor was stored a whole period ago, so the holder knows
+it (its append was answered long since) unless that append's outcome never came back, in which
+case the holder has not armed its timer either and reads it when a command comes, as before.
+So every table the holder would act on by itself begins at or after the mark. A replica taking
+the partition on reads from there, and a table whose first record it does not meet began
+before: over, or waiting for a command and nothing else (a solo game left with a card up). It is
+left on the log, as a finished game always was, and read back from it when a command comes.
 
 Only a holder whose lease was renewed within half a term writes (a replica paused past its
 lease does not, whatever its memory says), and only for a partition it has answered for since
@@ -74,7 +77,7 @@ class Marks:
         self._log = log_
         self.every_s = every_s
         self._answering = answering  # the partitions this replica answers for now
-        self._live_starts = live_starts  # a partition's unfinished tables' first records
+        self._live_starts = live_starts  # first records of a partition's tables it acts on
         self._fresh = fresh  # whether the partition's lease was renewed lately
         self._floor: int | None = None  # one past the log's last sequence at the step before
         self._steady: set[int] = set()  # the partitions answered for at the step before
