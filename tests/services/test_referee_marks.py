@@ -7,8 +7,9 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import nats
 import pytest
@@ -18,6 +19,7 @@ from nats.js.errors import KeyNotFoundError
 from match.v1 import race_command_pb2, referee_pb2
 from match_bus import subjects
 from match_bus.jetstream import TableLog, ensure_stream, open_bucket
+from match_bus.records import StoredRecord
 from match_launch.natsserver import NatsServer
 from match_launch.stack import Stack
 from services.referee.marks import Marks
@@ -25,13 +27,13 @@ from tests.conftest import running
 from tests.services.test_referee import create
 from tests.services.test_referee_games import create as concentration
 from tests.services.test_referee_games import flip
-from tests.services.test_referee_replicas import (
+from tests.services.test_referee_replicas import (  # two: with this module's stack
     TTL_S,
     Referees,
     ask,
     holders,
     race,
-    until_split,
+    two,  # noqa: F401
 )
 
 MARK_EVERY_S = 0.3
@@ -159,21 +161,9 @@ def stack(tmp_path: Path) -> Iterator[Stack]:
     yield from running(s)
 
 
-@pytest.fixture
-async def two(stack: Stack) -> AsyncIterator[tuple[Referees, Client]]:
-    refs = Referees(stack)
-    refs.start("ra")
-    refs.start("rb")
-    nc = await stack.connect_nats()
-    try:
-        await until_split(nc)
-        yield refs, nc
-    finally:
-        await nc.close()
-        refs.stop()
-
-
-async def table_command(nc: Client, table: str, player: str, request_id: str, **command: object):
+async def table_command(
+    nc: Client, table: str, player: str, request_id: str, **command: Any
+) -> referee_pb2.TableCommandReply:
     request = referee_pb2.TableCommand(
         table_id=table, player_id=player, request_id=request_id, **command
     )
@@ -182,7 +172,8 @@ async def table_command(nc: Client, table: str, player: str, request_id: str, **
 
 
 async def test_a_replica_taking_a_partition_on_reads_it_from_its_mark(
-    two: tuple[Referees, Client], stack: Stack
+    two: tuple[Referees, Client],  # noqa: F811 (the fixture, imported)
+    stack: Stack,
 ) -> None:
     refs, nc = two
     held = await holders(nc)
@@ -211,7 +202,7 @@ async def test_a_replica_taking_a_partition_on_reads_it_from_its_mark(
         assert reply.HasField("accepted"), reply
     log = TableLog(nc.jetstream())
     live_first = (await log.read(live))[0].sequence
-    old_records: list = []
+    old_records: list[StoredRecord] = []
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
         old_records = await log.read(old)
