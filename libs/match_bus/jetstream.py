@@ -387,6 +387,9 @@ def stored_records(msg: Msg | RawStreamMsg, sequence: int) -> list[tuple[str | N
     ]
 
 
+YIELD_EVERY_MESSAGES = 256  # a long read lets the loop run this often (consume_until)
+
+
 async def consume_until(
     js: JetStreamContext,
     subject: str,
@@ -407,10 +410,19 @@ async def consume_until(
     a ``next_msg`` loop)."""
     out: list[tuple[str | None, StoredRecord]] = []
     done: asyncio.Future[BaseException | None] = asyncio.get_running_loop().create_future()
+    taken = 0
 
     async def on_record(msg: Msg) -> None:
+        nonlocal taken
         if done.done():
             return
+        taken += 1
+        if taken % YIELD_EVERY_MESSAGES == 0:
+            # nats-py runs a subscription's callbacks back to back while messages wait, without
+            # giving the loop a turn: a read of a long history held every other task of the
+            # process for seconds (a referee's lease renewals timed out, and it let go of the
+            # partitions it was reading).
+            await asyncio.sleep(0)
         try:
             seq = msg.metadata.sequence.stream
             records = stored_records(msg, seq)
