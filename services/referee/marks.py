@@ -32,7 +32,7 @@ copies, the ledger and the auditors see every record as before.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 
 import structlog
 from nats.errors import Error as NatsError
@@ -65,7 +65,7 @@ class Marks:
 
     def __init__(
         self,
-        kv: KeyValue,
+        bucket: Callable[[], Awaitable[KeyValue]],
         log_: TableLog,
         *,
         every_s: float,
@@ -73,7 +73,8 @@ class Marks:
         live_starts: Callable[[int], Iterable[int]],
         fresh: Callable[[int], bool],
     ) -> None:
-        self._kv = kv
+        self._bucket = bucket  # opens (or makes) MATCH_REFEREE_MARKS
+        self._kv: KeyValue | None = None
         self._log = log_
         self.every_s = every_s
         self._answering = answering  # the partitions this replica answers for now
@@ -83,13 +84,29 @@ class Marks:
         self._steady: set[int] = set()  # the partitions answered for at the step before
         self._written: dict[int, int] = {}  # the mark this replica last wrote or read
 
+    async def _open(self) -> KeyValue:
+        """The bucket, opened at its first use: a replica whose NATS identity may not use it yet
+        (an authorization older than this version: docs/operations.md, "Upgrading") runs, and
+        reads every partition from its first record, as before marks."""
+        if self._kv is None:
+            self._kv = await self._bucket()
+        return self._kv
+
     async def read(self, partitions: Iterable[int]) -> dict[int, int]:
         """Each partition's mark (0: none, read the partition from the log's first record). A
         bucket that does not answer gives 0: a slower takeover, never a table missed."""
+        wanted = sorted(set(partitions))
+        try:
+            kv = await self._open()
+        except (TimeoutError, NatsTimeout, NatsError) as error:
+            log.warning(
+                "could not open the partitions' marks; reading all of them", error=repr(error)
+            )
+            return dict.fromkeys(wanted, 0)
 
         async def one(partition: int) -> int:
             try:
-                entry = await self._kv.get(subjects.partition_name(partition))
+                entry = await kv.get(subjects.partition_name(partition))
             except KeyNotFoundError:
                 return 0
             except (TimeoutError, NatsTimeout, NatsError) as error:
@@ -110,7 +127,6 @@ class Marks:
             self._written[partition] = mark
             return max(mark, 0)
 
-        wanted = sorted(set(partitions))
         marks = await asyncio.gather(*(one(p) for p in wanted))
         return dict(zip(wanted, marks, strict=True))
 
@@ -130,13 +146,14 @@ class Marks:
         is fresh), then take the log's last sequence for the next step's floor."""
         answering = set(self._answering())
         floor = self._floor
+        kv = await self._open()
         if floor is not None:
             for partition in sorted(answering & self._steady):
                 if not self._fresh(partition):
                     continue
                 mark = min([floor, *self._live_starts(partition)])
                 if self._written.get(partition) != mark:
-                    await self._kv.put(subjects.partition_name(partition), str(mark).encode())
+                    await kv.put(subjects.partition_name(partition), str(mark).encode())
                     self._written[partition] = mark
                 MARK.labels(subjects.partition_name(partition)).set(mark)
                 BEHIND.labels(subjects.partition_name(partition)).set(floor - mark)

@@ -31,6 +31,7 @@ from nats.aio.subscription import Subscription
 from nats.errors import Error as NatsError
 from nats.errors import NoRespondersError
 from nats.errors import TimeoutError as NatsTimeout
+from nats.js.kv import KeyValue
 from prometheus_client import Counter, Gauge, Histogram
 
 from match.v1 import common_pb2, dealer_pb2, referee_pb2
@@ -160,13 +161,7 @@ class Referee:
                     ttl = kept
                 self.leases = Leases(kv, self._writer, ttl, self._gain, self._lose, time.monotonic)
                 self.marks = Marks(
-                    await open_bucket(
-                        self._js,
-                        subjects.REFEREE_MARKS_BUCKET,
-                        "Match: where each partition's live tables begin on the table log",
-                        None,
-                        replicas,
-                    ),
+                    self._marks_bucket,
                     self._log,
                     every_s=self._config.mark_every_s,
                     answering=lambda: list(self._subs),
@@ -183,6 +178,17 @@ class Referee:
             raise RuntimeError("JetStream did not answer for 30 s")
         self._spawn(self.leases.run())
         self._spawn(self.marks.run())
+
+    async def _marks_bucket(self) -> KeyValue:
+        """The partitions' marks. Its calls are never urgent: one that times out reads a
+        partition from the log's first record (a takeover) or is left to the next step."""
+        return await open_bucket(
+            self._nc.jetstream(timeout=2.0),
+            subjects.REFEREE_MARKS_BUCKET,
+            "Match: where each partition's live tables begin on the table log",
+            None,
+            self._config.base.stream_replicas,
+        )
 
     async def stop(self) -> None:
         """Hand every partition back at once (a clean stop), so another replica need not wait

@@ -15,6 +15,7 @@ import nats
 import pytest
 from nats.aio.client import Client
 from nats.js.errors import KeyNotFoundError
+from nats.js.kv import KeyValue
 
 from match.v1 import race_command_pb2, referee_pb2
 from match_bus import subjects
@@ -78,9 +79,12 @@ class Partitions:
         self.starts: dict[int, list[int]] = {}
         self.stale: set[int] = set()
 
-    def marks(self, kv: object, log: TableLog) -> Marks:
+    def marks(self, kv: KeyValue, log: TableLog) -> Marks:
+        async def bucket() -> KeyValue:
+            return kv
+
         return Marks(
-            kv,  # type: ignore[arg-type]
+            bucket,
             log,
             every_s=60,
             answering=lambda: self.answering,
@@ -134,6 +138,16 @@ async def test_a_mark_is_the_first_live_table_or_the_floor_and_only_a_steady_hol
         await kv.put(subjects.partition_name(5), b"not a number")
         taker = Partitions().marks(kv, log)
         assert await taker.read([1, 3, 5]) == {1: 7, 3: 0, 5: 0}
+
+        # A replica whose identity may not use the bucket yet (an authorization older than
+        # marks) reads every partition from the log's first record, and keeps running.
+        async def refused() -> KeyValue:
+            raise nats.errors.TimeoutError
+
+        blind = Marks(
+            refused, log, every_s=60, answering=lambda: {1}, live_starts=lambda p: [], fresh=bool
+        )
+        assert await blind.read([1, 2]) == {1: 0, 2: 0}
     finally:
         await nc.close()
 
