@@ -423,6 +423,8 @@ async def consume_until(
             # process for seconds (a referee's lease renewals timed out, and it let go of the
             # partitions it was reading).
             await asyncio.sleep(0)
+            if done.done():  # the reader gave up meanwhile
+                return
         try:
             seq = msg.metadata.sequence.stream
             records = stored_records(msg, seq)

@@ -1,5 +1,5 @@
-"""Where each partition's tables that need their referee begin on the log, so that taking a
-partition on reads those tables, not the partition's whole history.
+"""Where each partition's unfinished tables begin on the log, so that taking a partition on
+reads those tables, not the partition's whole history.
 
 A replica that takes a partition on rebuilds the partition's tables from the table log. Without
 a mark it read every record the partition ever stored, finished games included, so a takeover
@@ -9,24 +9,29 @@ partition's tables unanswered meanwhile (docs/operations.md, "Durability").
 The holder of a partition writes its **mark** in the KV bucket ``MATCH_REFEREE_MARKS`` (key
 ``pNN``, the stream sequence as decimal text), every ``REFEREE_MARK_EVERY_S``: the lowest of
 
-* the stream sequence of the first record of every table of the partition it holds in memory
-  that needs its referee before any command comes: one with a timer (a waiting table's expiry,
-  a deadline of its game) or a finished game whose seed is not out yet (the referee's
-  ``_live_starts``), and
+* the stream sequence of the first record of every table of the partition whose game is not
+  finished (over with its seed out, or expired): those it holds in memory and those it keeps
+  quarantined (the referee's ``_live_starts``), and
 * one past the log's last sequence as it was at the step before (the **floor**).
 
 A table whose first record is below the floor was stored a whole period ago, so the holder knows
-it (its append was answered long since) unless that append's outcome never came back, in which
-case the holder has not armed its timer either and reads it when a command comes, as before.
-So every table the holder would act on by itself begins at or after the mark. A replica taking
-the partition on reads from there, and a table whose first record it does not meet began
-before: over, or waiting for a command and nothing else (a solo game left with a card up). It is
-left on the log, as a finished game always was, and read back from it when a command comes.
+it (its append was answered long since). So every unfinished table the holder knows begins at
+or after the mark, and a replica taking the partition on reads from there: a table whose first
+record it does not meet is finished, left on the log as a finished game always was, and read
+back from it if a command comes. One case is not covered: a table whose first append's outcome
+never came back to the holder (a time-out after it was stored) is not in its memory; before
+marks a takeover loaded it and armed its expiry, now a command for it does.
+
+A game that waits for its player and nothing else (a solo game left with a card up) holds the
+mark at its first record for as long as it waits: a command may give it a timer at any moment,
+and a replica that had not loaded it would not arm that timer.
 
 Only a holder whose lease was renewed within half a term writes (a replica paused past its
 lease does not, whatever its memory says), and only for a partition it has answered for since
-the step before. A mark is a place to start reading and nothing more: the log is not cut, the
-copies, the ledger and the auditors see every record as before.
+the step before. A mark a paused holder still writes was right when it was worked out, and
+the tables made since by the partition's new holder begin after it. A mark is a place to start
+reading and nothing more: the log is not cut, the copies, the ledger and the auditors see every
+record as before.
 """
 
 from __future__ import annotations
@@ -78,7 +83,7 @@ class Marks:
         self._log = log_
         self.every_s = every_s
         self._answering = answering  # the partitions this replica answers for now
-        self._live_starts = live_starts  # first records of a partition's tables it acts on
+        self._live_starts = live_starts  # first records of a partition's unfinished tables
         self._fresh = fresh  # whether the partition's lease was renewed lately
         self._floor: int | None = None  # one past the log's last sequence at the step before
         self._steady: set[int] = set()  # the partitions answered for at the step before

@@ -131,6 +131,9 @@ class Referee:
         self.tables: dict[str, Table] = {}
         # table -> the record that quarantines it (its partition held here); see _quarantine
         self.quarantined: dict[str, BadRecord] = {}
+        # quarantined table -> the stream sequence of its first record: it holds its partition's
+        # mark (a taking-over replica reads it whole and quarantines it again)
+        self._quarantined_from: dict[str, int] = {}
         # (table or subject, stream sequence, entry in its frame) already logged
         self._reported: set[tuple[str, int, int]] = set()
         self._locks: dict[str, asyncio.Lock] = {}
@@ -244,7 +247,7 @@ class Referee:
             elif subjects.partition_of(table_id) in wanted:
                 by_table.setdefault(table_id, []).append(stored)
         fresh: dict[str, Table] = {}
-        bad: list[BadRecord] = []
+        bad: list[tuple[BadRecord, int]] = []  # each with its table's first record
         before_mark = 0
         for n, (table_id, table_records) in enumerate(by_table.items()):
             if n % YIELD_EVERY_TABLES == YIELD_EVERY_TABLES - 1:
@@ -252,20 +255,20 @@ class Referee:
             first = table_records[0]
             marked = marks[subjects.partition_of(table_id)]
             if marked and not begins_table(first.data, first.headers):
-                before_mark += 1  # begun before the mark: over, or waiting for a command
+                before_mark += 1  # begun before the mark: finished (marks.py)
                 continue
             try:
                 table = load(table_id, table_records)
             except Quarantined as error:  # that table only: every other one goes on
-                bad.append(error.bad)
+                bad.append((error.bad, first.sequence))
                 continue
             if table is not None:  # a finished game is read again from the log if anyone asks
                 fresh[table_id] = table
         assert self.leases is not None
         kept = {p for p in wanted if self.leases.holding(p)}  # lost meanwhile: not ours
-        for record in bad:
+        for record, begins in bad:
             if subjects.partition_of(record.table_id) in kept:
-                self._quarantine(record)
+                self._quarantine(record, begins)
         for table_id, table in fresh.items():
             if subjects.partition_of(table_id) not in kept:
                 continue
@@ -300,20 +303,25 @@ class Referee:
         )
 
     def _live_starts(self, partition: int) -> list[int]:
-        """Where each table of the partition held in memory that needs its referee before any
-        command comes begins on the log: what the partition's mark may not pass
-        (services/referee/marks.py). A table needs it for a timer (a deadline of its game, or
-        a waiting table's expiry) or its seed's reveal. One that waits for a command and
-        nothing else (a solo game left as it was) is read from the log when the command
-        comes, as a finished one is, and holds no mark back however long it waits."""
-        return [
+        """Where each table of the partition whose game is not finished begins on the log:
+        those held in memory and those quarantined. The partition's mark may not pass them
+        (services/referee/marks.py). A game that waits for its player and nothing else (a solo
+        game left with a card up) holds the mark too: a command may give it a timer at any
+        moment, and a replica taking the partition on between that and the next mark would not
+        load it."""
+        starts = [
             table.first_sequence
             for table_id, table in self.tables.items()
             if table.first_sequence
-            and subjects.partition_of(table_id) == partition
             and not table.finished
-            and (table.game_over or table.stale or self._due(table) is not None)
+            and subjects.partition_of(table_id) == partition
         ]
+        starts.extend(
+            first
+            for table_id, first in self._quarantined_from.items()
+            if subjects.partition_of(table_id) == partition
+        )
+        return starts
 
     def _stray(self, stored: StoredRecord) -> None:
         """A record that names no table (its subject, or its frame's entry): no table's, so
@@ -330,13 +338,14 @@ class Referee:
             frame_index=stored.index,
         )
 
-    def _quarantine(self, bad: BadRecord) -> None:
+    def _quarantine(self, bad: BadRecord, begins: int) -> None:
         """Stop serving the table: out of memory, no timer, every command refused (see
         ``_check_quarantine``); logged once per bad record."""
         table_id = bad.table_id
         if not self.holds(table_id):
             return  # handed over meanwhile: the new holder finds it for itself
         self.quarantined[table_id] = bad
+        self._quarantined_from[table_id] = begins
         self.tables.pop(table_id, None)
         handle = self._timers.pop(table_id, None)
         if handle is not None:
@@ -367,6 +376,7 @@ class Referee:
         if still:
             raise Quarantined(bad)
         del self.quarantined[table_id]
+        self._quarantined_from.pop(table_id, None)
         QUARANTINED.set(len(self.quarantined))
         log.info(
             "quarantine lifted: the record is gone from the stream",
@@ -383,6 +393,7 @@ class Referee:
         gone = [t for t in self.tables if subjects.partition_of(t) == partition]
         for table_id in [t for t in self.quarantined if subjects.partition_of(t) == partition]:
             del self.quarantined[table_id]
+            self._quarantined_from.pop(table_id, None)
         QUARANTINED.set(len(self.quarantined))
         for table_id in gone:  # from now on no timer, reveal or handler touches them
             handle = self._timers.pop(table_id, None)
@@ -935,7 +946,7 @@ class Referee:
         try:
             return load(table_id, stored, finished_too=True)
         except Quarantined as error:
-            self._quarantine(error.bad)
+            self._quarantine(error.bad, stored[0].sequence)
             raise
 
     async def _current(self, table_id: str) -> Table | None:

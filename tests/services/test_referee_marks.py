@@ -196,14 +196,17 @@ async def test_a_replica_taking_a_partition_on_reads_it_from_its_mark(
     ]
     partition = subjects.partition_of(ours[0])
     old, live = [t for t in ours if subjects.partition_of(t) == partition][:2]
-    other = next(subjects.partition_of(t) for t in ours if subjects.partition_of(t) != partition)
-    quiet, solo, later = [t for t in ours if subjects.partition_of(t) == other][:3]
+    others = [p for p in dict.fromkeys(subjects.partition_of(t) for t in ours) if p != partition]
+    other, third = others[:2]
+    quiet, later = [t for t in ours if subjects.partition_of(t) == other][:2]
+    solo = next(t for t in ours if subjects.partition_of(t) == third)
     # old waits for a second player who never comes; live fills and starts at once. old then
     # expires: its last record is stored after live's first, so a read from live's first
     # record meets old without its beginning.
     assert (await table_command(nc, old, "cat", "old-cat", **create())).HasField("accepted")
-    # The other partition: a solo Concentration game with one card up, which waits for its
-    # player and nothing else, then a table that expires: its mark passes both.
+    # A third partition: a solo Concentration game with one card up, which waits for its player
+    # and holds its partition's mark. The other partition: a table that expires, and nothing
+    # after (its mark passes its frame).
     made = await table_command(nc, solo, "ida", "solo-ida", **concentration(1))
     assert made.HasField("accepted"), made
     assert (await flip(nc, solo, "ida", 1)).HasField("accepted")
@@ -227,6 +230,7 @@ async def test_a_replica_taking_a_partition_on_reads_it_from_its_mark(
     kv = await nc.jetstream().key_value(subjects.REFEREE_MARKS_BUCKET)
     deadline = time.monotonic() + 20
     quiet_last = (await log.read(quiet))[-1]
+    solo_first = (await log.read(solo))[0].sequence
     assert quiet_last.framed, "quiet's expiry is in a frame"
 
     async def mark_of(table: str) -> int:
@@ -237,12 +241,17 @@ async def test_a_replica_taking_a_partition_on_reads_it_from_its_mark(
         return int((entry.value or b"").decode())
 
     while time.monotonic() < deadline:
-        if await mark_of(live) == live_first and await mark_of(quiet) > quiet_last.sequence:
+        if (
+            await mark_of(live) == live_first
+            and await mark_of(quiet) > quiet_last.sequence
+            and await mark_of(solo) == solo_first
+        ):
             break
         await asyncio.sleep(0.1)
     mark = await mark_of(live)
     assert mark == live_first, f"the mark is {mark}, not live's first record {live_first}"
     assert await mark_of(quiet) > quiet_last.sequence
+    assert await mark_of(solo) == solo_first
 
     refs.kill("ra")
     ready = await ask(
@@ -255,7 +264,8 @@ async def test_a_replica_taking_a_partition_on_reads_it_from_its_mark(
         for line in (stack.workdir / "logs" / "referee-rb.log").read_text().splitlines()
         if '"partitions taken on"' in line
     ]
-    (took,) = [t for t in taken if partition in t["partitions"] and t["from_sequence"]]
+    took = [t for t in taken if partition in t["partitions"]][-1]
+    assert took["from_sequence"] > 0
     assert took["from_sequence"] <= live_first
     assert took["begun_before_mark"] >= 1  # old, met without its beginning, left on the log
     assert took["quarantined"] == 0
@@ -272,8 +282,7 @@ async def test_a_replica_taking_a_partition_on_reads_it_from_its_mark(
     joined = referee_pb2.TableCommandReply.FromString(answer.data)
     assert joined.HasField("accepted"), joined
     assert (await log.read(later))[-1].framed
-    # The solo game, begun before its partition's mark, is read from the log when its player
-    # comes back: the second card of the turn.
+    # The solo game, read whole from its partition's mark, goes on: the second card of the turn.
     second = await flip(nc, solo, "ida", 2)
     assert second.HasField("accepted"), second
     assert ("card_flipped", 2) in [
