@@ -104,7 +104,7 @@ class FrameWriter:
         belongs to."""
         if self.last is None:
             epoch = self.epoch
-            last = await self._last_frame_sequence()
+            last = await last_frame(self._js, self.partition)
             if self.epoch == epoch and self.last is None:
                 self.last = last
         return self.epoch
@@ -226,9 +226,6 @@ class FrameWriter:
         if sequence > expected and headers.get("Nats-Msg-Id") == msg_id and last.data == data:
             return sequence
         return None
-
-    async def _last_frame_sequence(self) -> int:
-        return await last_frame(self._js, self.partition)
 
 
 async def last_frame(js: JetStreamContext, partition: int) -> int:

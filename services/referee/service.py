@@ -129,11 +129,10 @@ class Referee:
         self._config = config
         self._clock = clock
         self.tables: dict[str, Table] = {}
-        # table -> the record that quarantines it (its partition held here); see _quarantine
-        self.quarantined: dict[str, BadRecord] = {}
-        # quarantined table -> the stream sequence of its first record: it holds its partition's
-        # mark (a taking-over replica reads it whole and quarantines it again)
-        self._quarantined_from: dict[str, int] = {}
+        # table -> the record that quarantines it (its partition held here; see _quarantine),
+        # and the stream sequence of the table's first record: a quarantined table holds its
+        # partition's mark (a taking-over replica reads it whole and quarantines it again)
+        self.quarantined: dict[str, tuple[BadRecord, int]] = {}
         # (table or subject, stream sequence, entry in its frame) already logged
         self._reported: set[tuple[str, int, int]] = set()
         self._locks: dict[str, asyncio.Lock] = {}
@@ -318,7 +317,7 @@ class Referee:
         ]
         starts.extend(
             first
-            for table_id, first in self._quarantined_from.items()
+            for table_id, (_, first) in self.quarantined.items()
             if subjects.partition_of(table_id) == partition
         )
         return starts
@@ -344,8 +343,7 @@ class Referee:
         table_id = bad.table_id
         if not self.holds(table_id):
             return  # handed over meanwhile: the new holder finds it for itself
-        self.quarantined[table_id] = bad
-        self._quarantined_from[table_id] = begins
+        self.quarantined[table_id] = (bad, begins)
         self.tables.pop(table_id, None)
         handle = self._timers.pop(table_id, None)
         if handle is not None:
@@ -366,9 +364,10 @@ class Referee:
         """Raise Quarantined while the record that caused it is on the stream. Once an operator
         has removed it (``nats stream rmm``, or a purge of the table's subject) the quarantine
         is lifted and the caller reads the table again."""
-        bad = self.quarantined.get(table_id)
-        if bad is None:
+        quarantined = self.quarantined.get(table_id)
+        if quarantined is None:
             return
+        bad = quarantined[0]
         try:
             still = await self._log.holds(bad.sequence)
         except (TimeoutError, NatsTimeout, NoRespondersError, NatsError) as error:
@@ -376,7 +375,6 @@ class Referee:
         if still:
             raise Quarantined(bad)
         del self.quarantined[table_id]
-        self._quarantined_from.pop(table_id, None)
         QUARANTINED.set(len(self.quarantined))
         log.info(
             "quarantine lifted: the record is gone from the stream",
@@ -393,7 +391,6 @@ class Referee:
         gone = [t for t in self.tables if subjects.partition_of(t) == partition]
         for table_id in [t for t in self.quarantined if subjects.partition_of(t) == partition]:
             del self.quarantined[table_id]
-            self._quarantined_from.pop(table_id, None)
         QUARANTINED.set(len(self.quarantined))
         for table_id in gone:  # from now on no timer, reveal or handler touches them
             handle = self._timers.pop(table_id, None)
