@@ -31,6 +31,9 @@ class RefereeConfig:
     # How often a holder writes where each partition's live tables begin on the log: a replica
     # taking the partition on reads from there (services/referee/marks.py).
     mark_every_s: float = 30.0
+    # How long a game with no deadline (a solo game its player left) may sit idle before it
+    # stops holding its partition's mark; a command for it lowers the mark again (marks.py).
+    mark_idle_s: float = 600.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> RefereeConfig:
@@ -48,6 +51,7 @@ class RefereeConfig:
             table_expiry_ms=whole(env, "REFEREE_TABLE_EXPIRY_MS", 600_000, 1, "milliseconds"),
             frames=_flag(env, "REFEREE_FRAMES", default=True),
             mark_every_s=decimal(env, "REFEREE_MARK_EVERY_S", 30.0, 0, "seconds", True),
+            mark_idle_s=decimal(env, "REFEREE_MARK_IDLE_S", 600.0, 0, "seconds", True),
         )
 
 

@@ -10,8 +10,8 @@ The holder of a partition writes its **mark** in the KV bucket ``MATCH_REFEREE_M
 ``pNN``, the stream sequence as decimal text), every ``REFEREE_MARK_EVERY_S``: the lowest of
 
 * the stream sequence of the first record of every table of the partition whose game is not
-  finished (over with its seed out, or expired): those it holds in memory and those it keeps
-  quarantined (the referee's ``_live_starts``), and
+  finished (over with its seed out, or expired) nor left idle (below): those it holds in
+  memory and those it keeps quarantined (the referee's ``_live_starts``), and
 * one past the log's last sequence as it was at the step before (the **floor**).
 
 A table whose first record is below the floor was stored a whole period ago, so the holder knows
@@ -22,16 +22,27 @@ back from it if a command comes. One case is not covered: a table whose first ap
 never came back to the holder (a time-out after it was stored) is not in its memory; before
 marks a takeover loaded it and armed its expiry, now a command for it does.
 
-A game that waits for its player and nothing else (a solo game left with a card up) holds the
-mark at its first record for as long as it waits: a command may give it a timer at any moment,
-and a replica that had not loaded it would not arm that timer.
+A table whose game waits for its player and nothing else (no deadline: a solo game its player
+left) stops holding the mark once it has been idle for ``REFEREE_MARK_IDLE_S`` (ten minutes):
+a replica taking the partition on does not load it, and a command reads it back from the log,
+as it does a finished game. Otherwise one game left for good would hold its partition's mark
+at its first record for ever. A command may give such a game a deadline at any moment (a
+second card's time limit, a miss to turn down), and a replica taking the partition on must
+then load it to keep that deadline. So before the holder appends a record for a table the
+partition's mark has passed, it **lowers the mark** to the table's first record and waits for
+the bucket to store it (``lower``; a bucket that does not answer refuses the command,
+``unavailable``, and nothing is appended), and the table holds the mark again for at least the
+idle time. A step and a lowering of the same partition take turns (one lock per partition),
+so a step cannot write a mark worked out before the lowering over it.
 
 Only a holder whose lease was renewed within half a term writes (a replica paused past its
 lease does not, whatever its memory says), and only for a partition it has answered for since
 the step before. A mark a paused holder still writes was right when it was worked out, and
-the tables made since by the partition's new holder begin after it. A mark is a place to start
-reading and nothing more: the log is not cut, the copies, the ledger and the auditors see every
-record as before.
+the tables made since by the partition's new holder begin after it; a game left idle that the
+new holder wakes before its own next step is the one case such a late write can pass (a
+deadline of that game then fires when the next command for it reads it back, stamped with the
+instant it was due). A mark is a place to start reading and nothing more: the log is not cut,
+the copies, the ledger and the auditors see every record as before.
 """
 
 from __future__ import annotations
@@ -44,7 +55,7 @@ from nats.errors import Error as NatsError
 from nats.errors import TimeoutError as NatsTimeout
 from nats.js.errors import KeyNotFoundError
 from nats.js.kv import KeyValue
-from prometheus_client import Gauge
+from prometheus_client import Counter, Gauge
 
 from match_bus import subjects
 from match_bus.jetstream import TableLog
@@ -62,6 +73,11 @@ BEHIND = Gauge(
     "Records stored on the log since a partition's mark: how far back a replica taking the "
     "partition on begins reading (its oldest table under way holds it there)",
     ["partition"],
+)
+
+LOWERED = Counter(
+    "match_referee_partition_mark_lowered_total",
+    "Marks lowered at once: a command for a game left idle, which the mark had passed",
 )
 
 
@@ -87,7 +103,12 @@ class Marks:
         self._fresh = fresh  # whether the partition's lease was renewed lately
         self._floor: int | None = None  # one past the log's last sequence at the step before
         self._steady: set[int] = set()  # the partitions answered for at the step before
-        self._written: dict[int, int] = {}  # the mark this replica last wrote or read
+        # The mark this replica last wrote or read (a step leaves an unchanged one as it is)
+        self._written: dict[int, int] = {}
+        # The highest mark the bucket may hold from this replica: a put that timed out may
+        # have been stored, so a lowering must not trust _written alone
+        self._claimed: dict[int, int] = {}
+        self._turns: dict[int, asyncio.Lock] = {}  # a step and a lowering, one at a time
 
     async def _open(self) -> KeyValue:
         """The bucket, opened at its first use: a replica whose NATS identity may not use it yet
@@ -129,7 +150,7 @@ class Marks:
                     partition=partition,
                 )
                 return 0
-            self._written[partition] = mark
+            self._written[partition] = self._claimed[partition] = mark
             return max(mark, 0)
 
         marks = await asyncio.gather(*(one(p) for p in wanted))
@@ -154,13 +175,38 @@ class Marks:
         kv = await self._open()
         if floor is not None:
             for partition in sorted(answering & self._steady):
-                if not self._fresh(partition):
-                    continue
-                mark = min([floor, *self._live_starts(partition)])
-                if self._written.get(partition) != mark:
-                    await kv.put(subjects.partition_name(partition), str(mark).encode())
-                    self._written[partition] = mark
+                async with self._turn(partition):
+                    if not self._fresh(partition):
+                        continue
+                    mark = min([floor, *self._live_starts(partition)])
+                    if not self._written.get(partition) == mark == self._claimed.get(partition):
+                        await self._put(kv, partition, mark)
                 MARK.labels(subjects.partition_name(partition)).set(mark)
                 BEHIND.labels(subjects.partition_name(partition)).set(floor - mark)
         self._floor = await self._log.last_sequence() + 1
         self._steady = answering
+
+    def passes(self, partition: int, first: int) -> bool:
+        """Whether the partition's mark may be past a table that begins at ``first``."""
+        return self._claimed.get(partition, 0) > first
+
+    async def lower(self, partition: int, first: int) -> None:
+        """Lower the partition's mark to ``first`` (a game left idle begins there, and a command
+        is about to change it), and return once the bucket has stored it; raises what the
+        bucket raised (nothing may be appended then)."""
+        async with self._turn(partition):
+            if not self.passes(partition, first):
+                return  # lowered meanwhile, or a step counted the table
+            kv = await self._open()
+            await self._put(kv, partition, first)
+            LOWERED.inc()
+            MARK.labels(subjects.partition_name(partition)).set(first)
+
+    async def _put(self, kv: KeyValue, partition: int, mark: int) -> None:
+        """Store a mark, under the partition's turn."""
+        self._claimed[partition] = max(self._claimed.get(partition, 0), mark)
+        await kv.put(subjects.partition_name(partition), str(mark).encode())
+        self._written[partition] = self._claimed[partition] = mark  # stored: nothing higher
+
+    def _turn(self, partition: int) -> asyncio.Lock:
+        return self._turns.setdefault(partition, asyncio.Lock())

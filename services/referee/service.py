@@ -303,17 +303,16 @@ class Referee:
 
     def _live_starts(self, partition: int) -> list[int]:
         """Where each table of the partition whose game is not finished begins on the log:
-        those held in memory and those quarantined. The partition's mark may not pass them
-        (services/referee/marks.py). A game that waits for its player and nothing else (a solo
-        game left with a card up) holds the mark too: a command may give it a timer at any
-        moment, and a replica taking the partition on between that and the next mark would not
-        load it."""
+        those held in memory, but for a game left idle (below), and those quarantined. The
+        partition's mark may not pass them (services/referee/marks.py)."""
+        idle_since = time.monotonic() - self._config.mark_idle_s
         starts = [
             table.first_sequence
             for table_id, table in self.tables.items()
             if table.first_sequence
             and not table.finished
             and subjects.partition_of(table_id) == partition
+            and not self._left_idle(table, idle_since)
         ]
         starts.extend(
             first
@@ -321,6 +320,36 @@ class Referee:
             if subjects.partition_of(table_id) == partition
         )
         return starts
+
+    def _left_idle(self, table: Table, idle_since: float) -> bool:
+        """A game that waits for its players and nothing else, untouched since ``idle_since``:
+        it stops holding its partition's mark. Never a table with a deadline (an expiry, a
+        turn's time), one whose seed is still to be revealed, or one whose last append's
+        outcome is unknown (it may have stored a deadline)."""
+        return (
+            table.active_at < idle_since
+            and table.started
+            and not table.game_over
+            and not table.stale
+            and self._due(table) is None
+        )
+
+    async def _hold_mark(self, table: Table) -> None:
+        """Before an append for ``table``: it holds its partition's mark from now on (for the
+        idle time at least), and a mark that passed it is lowered to its first record first,
+        so a replica taking the partition on loads it with whatever deadline this append gives
+        it. The bucket not answering refuses the command (Unavailable): nothing appended."""
+        table.active_at = time.monotonic()
+        partition = subjects.partition_of(table.table_id)
+        first = table.first_sequence
+        if self.marks is None or not first or not self.marks.passes(partition, first):
+            return
+        try:
+            await self.marks.lower(partition, first)
+        except (TimeoutError, NatsTimeout, NoRespondersError, NatsError) as error:
+            log.warning("could not lower the partition's mark", error=repr(error))
+            raise Unavailable("the table log's marks are not answering; try again") from None
+        log.info("partition mark lowered for a game left idle", partition=partition, mark=first)
 
     def _stray(self, stored: StoredRecord) -> None:
         """A record that names no table (its subject, or its frame's entry): no table's, so
@@ -850,6 +879,7 @@ class Referee:
             # read the log without this record and will not be fenced by a refusal it answers
             # from memory. Nothing is appended; the client asks again, of the new holder.
             raise Unavailable(_MOVED)
+        await self._hold_mark(table)
         record.record_number = table.records + 1
         data = record.SerializeToString()
         headers = fact_headers(record, table_facts(table, record, state_after))

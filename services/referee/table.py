@@ -6,6 +6,7 @@ what this module decides. Seating rules live here; the game's rules live in matc
 
 from __future__ import annotations
 
+import time
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -122,6 +123,10 @@ class Table:
     # (player, request id) -> the serialized reply it got, for retries; see ANSWERS_PER_PLAYER
     answers: dict[tuple[str, str], bytes] = field(default_factory=dict)
     stale: bool = False  # an append's outcome is unknown: read the table again before judging
+    # When the referee last took the table into memory or began an append for it (its
+    # monotonic clock, seconds): a game idle since, with no deadline, stops holding its
+    # partition's mark (marks.py)
+    active_at: float = field(default_factory=time.monotonic)
 
     @property
     def game_over(self) -> bool:

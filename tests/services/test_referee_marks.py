@@ -9,7 +9,7 @@ import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import nats
 import pytest
@@ -26,8 +26,8 @@ from match_launch.stack import Stack
 from services.referee.marks import Marks
 from tests.conftest import running
 from tests.services.test_referee import create
+from tests.services.test_referee_games import SMALL, Settings, flip
 from tests.services.test_referee_games import create as concentration
-from tests.services.test_referee_games import flip
 from tests.services.test_referee_replicas import (  # two: with this module's stack
     TTL_S,
     Referees,
@@ -152,6 +152,95 @@ async def test_a_mark_is_the_first_live_table_or_the_floor_and_only_a_steady_hol
         await nc.close()
 
 
+class Flaky:
+    """A bucket whose next put times out after storing (``landed``) or before it."""
+
+    def __init__(self, kv: KeyValue) -> None:
+        self.kv = kv
+        self.fail: bool | None = None  # None: puts succeed; else whether the failing one lands
+
+    async def get(self, key: str) -> Any:
+        return await self.kv.get(key)
+
+    async def put(self, key: str, value: bytes) -> int:
+        landed, self.fail = self.fail, None
+        if landed is None:
+            return await self.kv.put(key, value)
+        if landed:
+            await self.kv.put(key, value)
+        raise nats.errors.TimeoutError
+
+
+async def test_a_lowering_is_stored_before_it_returns_and_a_put_timed_out_is_not_trusted(
+    nats_server: NatsServer,
+) -> None:
+    nc = await nats.connect(nats_server.url)
+    try:
+        js = nc.jetstream()
+        await ensure_stream(js)
+        log = TableLog(js)
+        kv = await open_bucket(js, subjects.REFEREE_MARKS_BUCKET, "marks")
+        for i in range(5):
+            await log.append(f"t{i}aaaaaaaa", b"x", f"t{i}:0:test", 0)
+        flaky = Flaky(kv)
+
+        async def bucket() -> KeyValue:
+            return cast(KeyValue, flaky)
+
+        seen = Partitions()
+        seen.answering = {1}
+        marks = Marks(
+            bucket,
+            log,
+            every_s=60,
+            answering=lambda: seen.answering,
+            live_starts=lambda p: seen.starts.get(p, []),
+            fresh=lambda p: True,
+        )
+
+        async def mark() -> int:
+            return int(((await kv.get(subjects.partition_name(1))).value or b"").decode())
+
+        await marks.step()
+        await marks.step()  # the floor: one past the 5 records
+        assert await mark() == 6
+        assert marks.passes(1, 3) and not marks.passes(1, 6)
+        await marks.lower(1, 3)  # a game left idle, begun at 3, is about to change
+        assert await mark() == 3
+        revision = (await kv.get(subjects.partition_name(1))).revision
+        await marks.lower(1, 4)  # the mark is below it already: nothing written
+        assert (await kv.get(subjects.partition_name(1))).revision == revision
+        # The game holds the mark at the next step; without it (idle again), the floor.
+        seen.starts = {1: [3]}
+        await marks.step()
+        assert await mark() == 3
+        # A step's put that timed out may have stored the higher mark: the game is then
+        # lowered to again, though the mark this replica last saw stored was below it.
+        seen.starts = {}
+        flaky.fail = True
+        with pytest.raises(nats.errors.TimeoutError):
+            await marks.step()
+        assert await mark() == 6
+        assert marks.passes(1, 3)
+        flaky.fail = False  # a lowering whose put times out unstored: raised, tried again
+        with pytest.raises(nats.errors.TimeoutError):
+            await marks.lower(1, 3)
+        assert await mark() == 6 and marks.passes(1, 3)
+        await marks.lower(1, 3)
+        assert await mark() == 3 and not marks.passes(1, 3)
+        # A step that works out the mark last stored, after a put that timed out once stored,
+        # writes it again: the bucket holds the other one.
+        flaky.fail = True
+        with pytest.raises(nats.errors.TimeoutError):
+            await marks.step()
+        assert await mark() == 6
+        seen.starts = {1: [3]}
+        await marks.step()
+        assert await mark() == 3
+    finally:
+        await nc.close()
+
+
 # --- two referee processes -------------------------------------------------------------------
 
 RATE = 2  # the referee's clock runs twice as fast as the wall's
@@ -159,7 +248,7 @@ EXPIRY_MS = 10_000  # referee clock: 5 s at the stack's rate, long enough to mak
 
 
 @pytest.fixture
-def stack(tmp_path: Path) -> Iterator[Stack]:
+def stack(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Stack]:
     s = Stack(
         tmp_path / "stack",
         services=("dealer",),
@@ -170,9 +259,20 @@ def stack(tmp_path: Path) -> Iterator[Stack]:
             "REFEREE_MARK_EVERY_S": str(MARK_EVERY_S),
             "REFEREE_TABLE_EXPIRY_MS": str(EXPIRY_MS),
             "REFEREE_FORGET_AFTER_S": "0.5",
+            **getattr(request, "param", {}),  # a test's own settings
         },
     )
     yield from running(s)
+
+
+async def mark_of(nc: Client, table: str) -> int:
+    """The mark of the table's partition (0: none)."""
+    kv = await nc.jetstream().key_value(subjects.REFEREE_MARKS_BUCKET)
+    try:
+        entry = await kv.get(subjects.partition_name(subjects.partition_of(table)))
+    except KeyNotFoundError:
+        return 0
+    return int((entry.value or b"").decode())
 
 
 async def table_command(
@@ -227,31 +327,22 @@ async def test_a_replica_taking_a_partition_on_reads_it_from_its_mark(
             break
         await asyncio.sleep(0.1)
     assert old_records[0].sequence < live_first < old_records[-1].sequence, "old never expired"
-    kv = await nc.jetstream().key_value(subjects.REFEREE_MARKS_BUCKET)
     deadline = time.monotonic() + 20
     quiet_last = (await log.read(quiet))[-1]
     solo_first = (await log.read(solo))[0].sequence
     assert quiet_last.framed, "quiet's expiry is in a frame"
-
-    async def mark_of(table: str) -> int:
-        try:
-            entry = await kv.get(subjects.partition_name(subjects.partition_of(table)))
-        except KeyNotFoundError:
-            return 0
-        return int((entry.value or b"").decode())
-
     while time.monotonic() < deadline:
         if (
-            await mark_of(live) == live_first
-            and await mark_of(quiet) > quiet_last.sequence
-            and await mark_of(solo) == solo_first
+            await mark_of(nc, live) == live_first
+            and await mark_of(nc, quiet) > quiet_last.sequence
+            and await mark_of(nc, solo) == solo_first
         ):
             break
         await asyncio.sleep(0.1)
-    mark = await mark_of(live)
+    mark = await mark_of(nc, live)
     assert mark == live_first, f"the mark is {mark}, not live's first record {live_first}"
-    assert await mark_of(quiet) > quiet_last.sequence
-    assert await mark_of(solo) == solo_first
+    assert await mark_of(nc, quiet) > quiet_last.sequence
+    assert await mark_of(nc, solo) == solo_first
 
     refs.kill("ra")
     ready = await ask(
@@ -289,3 +380,54 @@ async def test_a_replica_taking_a_partition_on_reads_it_from_its_mark(
         (e.concentration.WhichOneof("event"), e.concentration.card_flipped.card)
         for e in second.accepted.events
     ]
+
+
+IDLE_RATE = 10  # 30 s of a turn's time limit pass in 3 s
+
+
+@pytest.mark.parametrize(
+    "stack",
+    [{"REFEREE_MARK_IDLE_S": "1", "REFEREE_CLOCK_RATE": str(IDLE_RATE)}],
+    indirect=True,
+)
+async def test_a_game_left_idle_lets_the_mark_pass_and_a_command_lowers_it_first(
+    two: tuple[Referees, Client],  # noqa: F811 (the fixture, imported)
+    stack: Stack,
+) -> None:
+    """A solo game nobody plays and with no deadline stops holding its partition's mark. A
+    flip that gives it a deadline lowers the mark before the flip is stored, so a replica
+    taking the partition on loads the game and keeps that deadline, with no further command."""
+    refs, nc = two
+    held = await holders(nc)
+    solo = next(
+        t
+        for t in (f"idle{i:04d}tbl" for i in range(2000))
+        if held[subjects.partition_of(t)] == "ra"
+    )
+    limited = Settings()
+    limited.CopyFrom(SMALL)
+    limited.turn_limit_ms = 30_000  # the second card within 30 s
+    made = await table_command(nc, solo, "ida", "solo-ida", **concentration(1, limited))
+    assert made.HasField("accepted"), made
+    log = TableLog(nc.jetstream())
+    first = (await log.read(solo))[0].sequence
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and await mark_of(nc, solo) <= first:
+        await asyncio.sleep(0.1)
+    assert await mark_of(nc, solo) > first, "the idle game still holds its partition's mark"
+
+    flipped = await flip(nc, solo, "ida", 1)  # the second card is due 30 s on
+    assert flipped.HasField("accepted"), flipped
+    assert await mark_of(nc, solo) == first  # lowered before the flip was stored
+    refs.kill("ra")
+    deadline = time.monotonic() + 30
+    timed_out: list[str] = []
+    while time.monotonic() < deadline and "time_ran_out" not in timed_out:
+        timed_out = [
+            e.concentration.WhichOneof("event")
+            for r in await log.read(solo)
+            for e in referee_pb2.TableRecord.FromString(r.data).events
+        ]
+        await asyncio.sleep(0.2)
+    assert "time_ran_out" in timed_out, "the replica taking over never loaded the woken game"
+    assert (await holders(nc))[subjects.partition_of(solo)] == "rb"
