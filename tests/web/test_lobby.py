@@ -1,19 +1,21 @@
 """The lobby and the rematch in the browser, two people in two browser contexts against the
 whole system: a Concentration table opened by one is joined from the lobby page by the other
 (one click) and the game starts with both; a race of two ends, one asks for a rematch, the
-other sees the offer and accepts it in one click, and the new game starts with both. An
-invite link (`#/join/<code>`) opens the right game's page."""
+other sees the offer and accepts it in one click, and the new game starts with both; once the
+lobby lets the finished table go, its page says so and stops asking about it. An invite link
+(`#/join/<code>`) opens the right game's page."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from match_launch.stack import Stack
-from tests.web.conftest import DESKTOP_CONTEXT, Shots, new_page
+from tests.web.conftest import DESKTOP_CONTEXT, Shots, new_page, real_stack
 
 TABLE_URL = re.compile(r"#/play/(?P<game>[a-z0-9-]+)/(?P<table>[a-z0-9]{8,32})$")
 
@@ -87,20 +89,25 @@ def resign(page: Page) -> None:
     button.click()
 
 
-def test_a_rematch_starts_with_both_players(
-    stack: Stack, page: Page, second: Page, shots: Shots
-) -> None:
-    # A race of two people: Ann makes it without the bot, Bob joins from the lobby.
-    page.goto(f"{stack.web_url}/#/")
+def race_of_two(base: str, page: Page, second: Page) -> str:
+    """Ann makes a race of two without the bot, Bob joins it from the lobby: its table id."""
+    page.goto(f"{base}/#/")
     page.fill("#display-name", "Ann")
     page.select_option("#seats", "2")
     page.uncheck("#fill-now")
     page.click("#create-race")
     table = table_of(page, "race")
-    second.goto(f"{stack.web_url}/#/lobby/race")
+    second.goto(f"{base}/#/lobby/race")
     second.fill("#display-name", "Bob")
     second.locator(f'button.join-table[data-table-id="{table}"]').click()
     assert table_of(second, "race") == table
+    return table
+
+
+def test_a_rematch_starts_with_both_players(
+    stack: Stack, page: Page, second: Page, shots: Shots
+) -> None:
+    table = race_of_two(stack.web_url, page, second)
 
     # Both resign at the first Ready: the game is over.
     for p in (page, second):
@@ -145,6 +152,46 @@ def test_a_rematch_starts_with_both_players(
     # The finished table's page now says the rematch has started, and offers no button.
     page.goto(f"{stack.web_url}/#/play/race/{table}")
     expect(page.locator("#rematch-status")).to_have_text("The rematch has started.", timeout=10_000)
+
+
+KEEP_S = 5  # how long the short-keeping stack's lobby lists a finished table
+
+
+@pytest.fixture(scope="module")
+def keeps_little(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    """A stack whose lobby lets a finished table go KEEP_S after its game (the log's clock)."""
+    workdir: Path = tmp_path_factory.mktemp("keep") / "stack"
+    yield from real_stack(workdir, LOBBY_KEEP_FINISHED_S=str(KEEP_S))
+
+
+def test_the_rematch_block_stops_asking_once_the_lobby_lets_the_table_go(
+    keeps_little: Stack, page: Page, second: Page, shots: Shots
+) -> None:
+    """A finished game's page asks the lobby about a rematch (GetTable) while it is open; once
+    the lobby has let the table go (NOT_FOUND table_archived), the page says so in the block,
+    offers no button, and asks no more."""
+    race_of_two(keeps_little.web_url, page, second)
+    for p in (page, second):
+        resign(p)
+    offer = page.locator("#rematch")
+    expect(offer).to_have_text("Play again with the same players", timeout=20_000)
+    asks: list[str] = []
+    page.on("request", lambda r: asks.append(r.url) if r.url.endswith("/GetTable") else None)
+    page.wait_for_timeout(KEEP_S * 1000 + 1000)
+    assert asks, "the open page did not ask about a rematch"
+    # A table made after the keep moves the log's clock past it: the lobby lets the finished
+    # table go, and the page's next ask is answered table_archived.
+    second.goto(f"{keeps_little.web_url}/#/")
+    second.fill("#display-name", "Bob")
+    second.click("#create-race")
+    table_of(second, "race")
+    status = page.locator("#rematch-status")
+    expect(status).to_contain_text("the lobby lists a finished table only for", timeout=15_000)
+    expect(offer).to_be_hidden()
+    shots.take(page, "archived", full_page=True)
+    asked = len(asks)
+    page.wait_for_timeout(6_000)  # three of the first minutes' 2 s turns
+    assert len(asks) == asked, f"the page asked {len(asks) - asked} more times after"
 
 
 def test_an_invite_link_opens_the_right_games_page(

@@ -8,7 +8,8 @@ import { RaceSettingsSchema } from "../src/gen/match/v1/race_pb";
 import { missingKeys } from "../src/i18n";
 import { EN } from "../src/i18n/en";
 import { seatedNames, seatsText, settingsWords } from "../src/lobby/words";
-import { askers, rematchable } from "../src/play/rematch";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { askers, endsPolling, FAST_FOR_MS, POLL_MS, pollDelayMs, rematchable, SLOW_POLL_MS } from "../src/play/rematch";
 import { sentence } from "../src/sentence";
 
 const seat = (n: number, name: string, isBot = false) =>
@@ -52,6 +53,31 @@ describe("the rematch block", () => {
     const rematch = create(RematchSchema, { tableId: "t2", accepted: ["p1", "p2"], status: Table_Status.WAITING });
     expect(askers(table, rematch, "p2")).toEqual(["Ann"]);
     expect(askers(table, rematch, "p3")).toEqual(["Ann", "Bob"]);
+  });
+
+  it("asks every 2 s while a rematch is likely, then ever less often, up to every 30 s", () => {
+    expect(pollDelayMs(0, POLL_MS, false)).toBe(2_000);
+    expect(pollDelayMs(FAST_FOR_MS - 1, POLL_MS, false)).toBe(2_000);
+    const waits: number[] = [];
+    let last = POLL_MS;
+    for (let since = FAST_FOR_MS; waits.length < 6; since += last) {
+      last = pollDelayMs(since, last, false);
+      waits.push(last);
+    }
+    expect(waits).toEqual([4_000, 8_000, 16_000, 30_000, 30_000, 30_000]);
+    expect(pollDelayMs(3_600_000, SLOW_POLL_MS, true)).toBe(2_000); // an offer waits: its players come quickly
+    // An hour's page: ~150 asks, not 1,800.
+    let asks = 0;
+    for (let since = 0, wait = POLL_MS; since < 3_600_000; since += wait, asks++) wait = pollDelayMs(since, wait, false);
+    expect(asks).toBeLessThan(200);
+  });
+
+  it("stops asking once the lobby let the table go, or the seat is not good there", () => {
+    expect(endsPolling(new ConnectError("This game finished a while ago", Code.NotFound))).toBe(true);
+    expect(endsPolling(new ConnectError("no seat", Code.Unauthenticated))).toBe(true);
+    expect(endsPolling(new ConnectError("not yours", Code.PermissionDenied))).toBe(true);
+    expect(endsPolling(new ConnectError("try again", Code.Unavailable))).toBe(false);
+    expect(endsPolling(new TypeError("Failed to fetch"))).toBe(false);
   });
 });
 

@@ -2,12 +2,14 @@
  * "Play again with the same players", under a finished game of two or more people
  * (LobbyService.Rematch; docs/api.md, "Rematch"). The first player to press it makes the
  * rematch table and goes there; the others see the offer (the finished table's GetTable,
- * asked every few seconds while the page is open) and accept it in one click. Each keeps the
+ * asked again while the page is open and shown: see `pollDelayMs`) and accept it in one
+ * click. Each keeps the
  * new seat's token (keepSeat) and opens the game's page for the new table, which starts when
  * everybody is in. A table where a bot played, or of one player, offers no rematch: the block
  * stays hidden. Spectators (no seat kept) see nothing either.
  */
 
+import { Code, ConnectError } from "@connectrpc/connect";
 import type { App } from "../app";
 import { fill, h, setText } from "../dom";
 import { Table_Status, type Rematch, type Table } from "../gen/match/v1/lobby_pb";
@@ -16,7 +18,34 @@ import { bearer, command, errorText } from "../rpc";
 import type { KeptSeat } from "../store";
 import { keepSeat } from "./seat";
 
-const POLL_MS = 2_000;
+/** How often the block asks while a rematch is likely: the first two minutes after the game, and while an offer waits. */
+export const POLL_MS = 2_000;
+export const FAST_FOR_MS = 120_000;
+/** The longest wait between two asks: a page left open on a finished game costs the lobby one call a half-minute. */
+export const SLOW_POLL_MS = 30_000;
+
+/**
+ * The wait before the next GetTable of the finished table: every 2 s for the first two minutes
+ * after the game (when players ask for rematches) and while an offer waits for players; after
+ * that each wait twice the one before, up to 30 s. A page left open for the hour the lobby keeps
+ * the table (`LOBBY_KEEP_FINISHED_S`) asks ~150 times, not 1,800. A hidden page does not ask at
+ * all, and asks at once when it is shown again.
+ */
+export function pollDelayMs(sinceOverMs: number, lastMs: number, offerWaiting: boolean): number {
+  if (offerWaiting || sinceOverMs < FAST_FOR_MS) return POLL_MS;
+  return Math.min(Math.max(lastMs, POLL_MS) * 2, SLOW_POLL_MS);
+}
+
+/**
+ * Whether an error of the finished table's GetTable ends the asking: the lobby let the table go
+ * (NOT_FOUND `table_archived`, an hour after the game by default) or never had it, or the seat's
+ * token is not good there. Asking again would only be refused again. Anything else (the network,
+ * the lobby restarting) is asked again at the next turn.
+ */
+export function endsPolling(err: unknown): boolean {
+  return err instanceof ConnectError &&
+    (err.code === Code.NotFound || err.code === Code.Unauthenticated || err.code === Code.PermissionDenied);
+}
 
 /** Whether the players of `table` may play it again together: two or more, no bot. */
 export function rematchable(table: Pick<Table, "taken">): boolean {
@@ -35,8 +64,14 @@ export class RematchOffer {
   private readonly error: HTMLElement;
   private readonly button: HTMLButtonElement;
   private table: Table | null = null;
-  private timer: ReturnType<typeof setInterval> | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private overAt = 0; // performance.now() when the game was seen over
+  private delay = POLL_MS;
+  private started = false;
   private stopped = false;
+  private readonly shown = (): void => {
+    if (!document.hidden && this.started && !this.stopped) void this.turn();
+  };
   private announced = "";
   private busy = false;
 
@@ -49,16 +84,33 @@ export class RematchOffer {
       h("h3", { id: "rematch-heading" }, t("lobby.rematch.heading")), this.status, this.button, this.error);
   }
 
-  /** The game is over: look for an offer now and every few seconds. Idempotent. */
+  /** The game is over: look for an offer now, then as `pollDelayMs` says. Idempotent. */
   over(): void {
-    if (this.seat === undefined || this.timer !== undefined || this.stopped) return;
-    void this.check();
-    this.timer = setInterval(() => void this.check(), POLL_MS);
+    if (this.seat === undefined || this.started || this.stopped) return;
+    this.started = true;
+    this.overAt = performance.now();
+    document.addEventListener("visibilitychange", this.shown);
+    void this.turn();
   }
 
   stop(): void {
     this.stopped = true;
-    if (this.timer !== undefined) clearInterval(this.timer);
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    document.removeEventListener("visibilitychange", this.shown);
+  }
+
+  /** Ask now (unless the page is hidden: then when it is shown), and set the next turn. */
+  private async turn(): Promise<void> {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.stopped || document.hidden) return;
+    await this.check();
+    if (this.stopped || this.timer !== undefined) return; // stopped, or shown again meanwhile
+    const r = this.table?.rematch;
+    const waiting = r !== undefined && !r.expired && r.status === Table_Status.WAITING;
+    this.delay = pollDelayMs(performance.now() - this.overAt, this.delay, waiting);
+    this.timer = setTimeout(() => void this.turn(), this.delay);
   }
 
   private async check(): Promise<void> {
@@ -73,7 +125,19 @@ export class RematchOffer {
         if (res.table.status === Table_Status.FINISHED) this.stop();
       }
     } catch (err) {
-      if (!this.stopped && this.table === null) setText(this.error, t("lobby.rematch.checkFailed", { reason: errorText(err) }));
+      if (this.stopped) return;
+      if (endsPolling(err)) {
+        // The lobby let the table go (or the seat is not good there): say so, and ask no more.
+        this.stop();
+        if (this.table !== null) {
+          setText(this.status, errorText(err));
+          this.button.hidden = true;
+        } else {
+          setText(this.error, t("lobby.rematch.checkFailed", { reason: errorText(err) }));
+        }
+        return;
+      }
+      if (this.table === null) setText(this.error, t("lobby.rematch.checkFailed", { reason: errorText(err) }));
     }
   }
 
