@@ -28,7 +28,7 @@ export const SLOW_POLL_MS = 30_000;
  * The wait before the next GetTable of the finished table: every 2 s for the first two minutes
  * after the game (when players ask for rematches) and while an offer waits for players; after
  * that each wait twice the one before, up to 30 s. A page left open for the hour the lobby keeps
- * the table (`LOBBY_KEEP_FINISHED_S`) asks ~150 times, not 1,800. A hidden page does not ask at
+ * the table (`LOBBY_KEEP_FINISHED_S`) asks under 200 times, not 1,800. A hidden page does not ask at
  * all, and asks at once when it is shown again.
  */
 export function pollDelayMs(sinceOverMs: number, lastMs: number, offerWaiting: boolean): number {
