@@ -38,11 +38,17 @@ so a step cannot write a mark worked out before the lowering over it.
 Only a holder whose lease was renewed within half a term writes (a replica paused past its
 lease does not, whatever its memory says), and only for a partition it has answered for since
 the step before. A mark a paused holder still writes was right when it was worked out, and
-the tables made since by the partition's new holder begin after it; a game left idle that the
-new holder wakes before its own next step is the one case such a late write can pass (a
-deadline of that game then fires when the next command for it reads it back, stamped with the
-instant it was due). A mark is a place to start reading and nothing more: the log is not cut,
-the copies, the ledger and the auditors see every record as before.
+the tables made since by the partition's new holder begin after it. A game left idle that the
+new holder woke is the one table such a late write can pass, and only until the new holder's
+next write: a holder writes its marks at every step, changed or not. If a takeover came in that
+window, a deadline of that game would fire when the next command for it reads it back, stamped
+with the instant it was due. So would one on a replica whose NATS identity may not use the
+bucket yet (an upgrade under way: docs/operations.md, "Upgrading"): it cannot lower a mark
+another replica wrote. A replica that opened the bucket but could not read a partition's mark
+takes the mark to be past every table, so its first wake of a game left idle lowers it.
+
+A mark is a place to start reading and nothing more: the log is not cut, the copies, the
+ledger and the auditors see every record as before.
 """
 
 from __future__ import annotations
@@ -75,6 +81,8 @@ BEHIND = Gauge(
     ["partition"],
 )
 
+UNKNOWN = 2**63 - 1  # a mark this replica could not read: it may be past any table
+
 LOWERED = Counter(
     "match_referee_partition_mark_lowered_total",
     "Marks lowered at once: a command for a game left idle, which the mark had passed",
@@ -103,10 +111,9 @@ class Marks:
         self._fresh = fresh  # whether the partition's lease was renewed lately
         self._floor: int | None = None  # one past the log's last sequence at the step before
         self._steady: set[int] = set()  # the partitions answered for at the step before
-        # The mark this replica last wrote or read (a step leaves an unchanged one as it is)
-        self._written: dict[int, int] = {}
-        # The highest mark the bucket may hold from this replica: a put that timed out may
-        # have been stored, so a lowering must not trust _written alone
+        # The highest mark the bucket may hold for each partition, as far as this replica
+        # knows: what it read when it took the partition on (UNKNOWN if it could not read it),
+        # raised by every put it began (one that timed out may have been stored)
         self._claimed: dict[int, int] = {}
         self._turns: dict[int, asyncio.Lock] = {}  # a step and a lowering, one at a time
 
@@ -134,6 +141,7 @@ class Marks:
             try:
                 entry = await kv.get(subjects.partition_name(partition))
             except KeyNotFoundError:
+                self._claimed[partition] = 0
                 return 0
             except (TimeoutError, NatsTimeout, NatsError) as error:
                 log.warning(
@@ -141,6 +149,7 @@ class Marks:
                     partition=partition,
                     error=repr(error),
                 )
+                self._claimed[partition] = UNKNOWN  # it may pass any table: lower at a wake
                 return 0
             try:
                 mark = int((entry.value or b"0").decode())
@@ -149,8 +158,9 @@ class Marks:
                     "a partition's mark is not a number; reading all of it",
                     partition=partition,
                 )
+                self._claimed[partition] = UNKNOWN
                 return 0
-            self._written[partition] = self._claimed[partition] = mark
+            self._claimed[partition] = mark
             return max(mark, 0)
 
         marks = await asyncio.gather(*(one(p) for p in wanted))
@@ -179,8 +189,9 @@ class Marks:
                     if not self._fresh(partition):
                         continue
                     mark = min([floor, *self._live_starts(partition)])
-                    if not self._written.get(partition) == mark == self._claimed.get(partition):
-                        await self._put(kv, partition, mark)
+                    # Written at every step, changed or not: a late put of the partition's
+                    # previous holder (paused, or buffered over a reconnect) lasts one step.
+                    await self._put(kv, partition, mark)
                 MARK.labels(subjects.partition_name(partition)).set(mark)
                 BEHIND.labels(subjects.partition_name(partition)).set(floor - mark)
         self._floor = await self._log.last_sequence() + 1
@@ -201,12 +212,14 @@ class Marks:
             await self._put(kv, partition, first)
             LOWERED.inc()
             MARK.labels(subjects.partition_name(partition)).set(first)
+            if self._floor is not None:
+                BEHIND.labels(subjects.partition_name(partition)).set(self._floor - first)
 
     async def _put(self, kv: KeyValue, partition: int, mark: int) -> None:
         """Store a mark, under the partition's turn."""
         self._claimed[partition] = max(self._claimed.get(partition, 0), mark)
         await kv.put(subjects.partition_name(partition), str(mark).encode())
-        self._written[partition] = self._claimed[partition] = mark  # stored: nothing higher
+        self._claimed[partition] = mark  # stored: nothing higher from this replica
 
     def _turn(self, partition: int) -> asyncio.Lock:
         return self._turns.setdefault(partition, asyncio.Lock())

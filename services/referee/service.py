@@ -322,15 +322,17 @@ class Referee:
         return starts
 
     def _left_idle(self, table: Table, idle_since: float) -> bool:
-        """A game that waits for its players and nothing else, untouched since ``idle_since``:
-        it stops holding its partition's mark. Never a table with a deadline (an expiry, a
-        turn's time), one whose seed is still to be revealed, or one whose last append's
-        outcome is unknown (it may have stored a deadline)."""
+        """A game under way that waits for its players and nothing else, untouched since
+        ``idle_since`` (no append begun, not taken into memory) and not being judged now: it
+        stops holding its partition's mark. Never a table with a deadline (an expiry, a turn's
+        time) or one whose seed is still to be revealed. One whose last append's outcome is
+        unknown held the mark for the idle time after that append began, as any other."""
+        lock = self._locks.get(table.table_id)
         return (
             table.active_at < idle_since
             and table.started
             and not table.game_over
-            and not table.stale
+            and (lock is None or not lock.locked())
             and self._due(table) is None
         )
 
@@ -338,11 +340,27 @@ class Referee:
         """Before an append for ``table``: it holds its partition's mark from now on (for the
         idle time at least), and a mark that passed it is lowered to its first record first,
         so a replica taking the partition on loads it with whatever deadline this append gives
-        it. The bucket not answering refuses the command (Unavailable): nothing appended."""
+        it. The bucket not answering refuses the command (Unavailable): nothing appended.
+
+        Only a game under way whose latest event is older than half the idle time can have
+        been left out of a mark as idle (by this replica or the partition's holder before):
+        any holder saw it idle no sooner than that, since its last append began after that
+        event. Only such a game is lowered for, so a partition whose mark could not be read
+        at its takeover (taken to be past every table) is not refused every command while the
+        bucket is down, only a wake of a game left idle."""
         table.active_at = time.monotonic()
         partition = subjects.partition_of(table.table_id)
         first = table.first_sequence
-        if self.marks is None or not first or not self.marks.passes(partition, first):
+        if (
+            self.marks is None
+            or not first
+            or not table.started
+            or table.game_over
+            or not self.marks.passes(partition, first)
+        ):
+            return
+        quiet = self._clock.wall_seconds(self._clock.now_ms() - table.clock)
+        if quiet < self._config.mark_idle_s / 2:
             return
         try:
             await self.marks.lower(partition, first)
@@ -874,12 +892,12 @@ class Referee:
     ) -> None:
         """Append one record after the table's last, then fold it in. Nothing changes unless
         the append is acknowledged; a retry after a lost ack is recognised by its msg id."""
+        await self._hold_mark(table)  # may wait for the marks' bucket: the lease is checked after
         if not self.holds(table.table_id):
             # The lease went while this command waited (for the dealer, say): the new holder
             # read the log without this record and will not be fenced by a refusal it answers
             # from memory. Nothing is appended; the client asks again, of the new holder.
             raise Unavailable(_MOVED)
-        await self._hold_mark(table)
         record.record_number = table.records + 1
         data = record.SerializeToString()
         headers = fact_headers(record, table_facts(table, record, state_after))
