@@ -18,9 +18,9 @@ A table whose first record is below the floor was stored a whole period ago, so 
 it (its append was answered long since). So every unfinished table the holder knows begins at
 or after the mark, and a replica taking the partition on reads from there: a table whose first
 record it does not meet is finished, left on the log as a finished game always was, and read
-back from it if a command comes. One case is not covered: a table whose first append's outcome
-never came back to the holder (a time-out after it was stored) is not in its memory; before
-marks a takeover loaded it and armed its expiry, now a command for it does.
+back from it if a command comes. A table whose first append's outcome never came back to the
+holder (a time-out after it was stored) is read back from the log by the holder itself
+(``Referee._settle``), so it is in its memory too once the log answers.
 
 A table whose game waits for its player and nothing else (no deadline: a solo game its player
 left) stops holding the mark once it has been idle for ``REFEREE_MARK_IDLE_S`` (ten minutes):

@@ -117,6 +117,11 @@ STRAY = Counter(
 YIELD_EVERY_TABLES = 64
 
 
+# How many times a table whose first append's outcome is unknown is looked for on the log
+# (waits of 0.5, 1, 2, 4, 8, then 16 s): a minute and a half of the log not answering.
+SETTLE_TRIES = 10
+
+
 class Unavailable(Exception):
     """A dependency (the dealer, JetStream) did not answer: nothing changed."""
 
@@ -783,12 +788,36 @@ class Referee:
             raise TableRefusal(
                 "table_exists", Category.FAILED_PRECONDITION, "that table id is taken"
             ) from error
+        except Unavailable:
+            self._spawn(self._settle(table_id))  # the first record may be stored all the same
+            raise
         if not self.holds(table_id):
             raise Unavailable(_MOVED)  # appended, but the partition moved: the new holder has it
         self.tables[table_id] = table
         LIVE_TABLES.inc()
         self._arm(table)  # its expiry, or the game's first deadline
         return reply
+
+    async def _settle(self, table_id: str) -> None:
+        """A new table's first append whose outcome never came back (the event store did not
+        answer in time, or refused a retry): read the table back from the log once the log
+        answers, so a table stored all the same is held here, its expiry armed, though its
+        creator never asks again. A takeover that reads the partition from its mark may not
+        meet it: without this, only a command for it would load it and let it expire."""
+        for attempt in range(SETTLE_TRIES):
+            await asyncio.sleep(min(0.5 * 2**attempt, 16.0))
+            if table_id in self.tables or not self.holds(table_id):
+                return  # loaded meanwhile (its creator asked again), or not ours any more
+            async with self._lock(table_id):
+                try:
+                    await self._current(table_id)
+                except Unavailable:
+                    continue
+                except Quarantined:
+                    pass
+            break
+        if table_id not in self.tables:
+            asyncio.get_running_loop().call_soon(self._drop_lock, table_id)
 
     async def _join(self, table: Table, request: referee_pb2.TableCommand, now: int) -> bytes:
         join = request.join_table

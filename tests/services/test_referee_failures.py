@@ -342,6 +342,48 @@ async def test_nats_paused_during_a_turn_is_unavailable_and_the_retry_applies_on
     assert [t.tile for t in turned] == [7]
 
 
+async def test_a_table_stored_after_its_create_timed_out_is_held_and_expires_unasked(
+    bus: Bus,
+) -> None:
+    """NATS pauses as a new table's first record is sent: the referee's three tries time out
+    and the create is answered UNAVAILABLE, yet the record is stored once NATS goes on. Its
+    creator never asks again. The referee reads the table back from the log by itself, so the
+    table is held and expires on time: a takeover reading its partition from a mark would not
+    meet it, and no command would come to load it."""
+    table = "lost00000001"
+    referee = await bus.referee("a")
+    referee._config = dataclasses.replace(referee._config, table_expiry_ms=2_000)
+    referee._log._timeout = 0.3  # three tries fit in a couple of seconds
+    assert bus.server.process is not None
+    server = bus.server.process.pid
+    append = referee._log.append
+
+    async def paused_append(*args: Any, **kwargs: Any) -> int:
+        os.kill(server, signal.SIGSTOP)  # after the dealer's commitment, before the record
+        return await append(*args, **kwargs)
+
+    referee._log.append = paused_append  # type: ignore[method-assign]
+    try:
+        reply = await table_cmd(referee, table, create())
+    finally:
+        os.kill(server, signal.SIGCONT)
+        referee._log.append = append  # type: ignore[method-assign]
+        referee._log._timeout = 5.0
+    assert reply.refusal.code == "unavailable", reply
+    assert len(await bus.records(table)) == 1  # stored all the same
+
+    async def expired() -> bool:
+        return any(
+            e.table.WhichOneof("event") == "table_expired"
+            for r in await bus.records(table)
+            for e in r.events
+        )
+
+    await until(expired, seconds=15)
+    assert table not in referee.tables  # expired: closed and out of memory
+    numbered(await bus.records(table))
+
+
 # --- the dealer silent -------------------------------------------------------------------------
 
 
