@@ -45,7 +45,10 @@ window, a deadline of that game would fire when the next command for it reads it
 with the instant it was due. So would one on a replica whose NATS identity may not use the
 bucket yet (an upgrade under way: docs/operations.md, "Upgrading"): it cannot lower a mark
 another replica wrote. A replica that opened the bucket but could not read a partition's mark
-takes the mark to be past every table, so its first wake of a game left idle lowers it.
+takes the mark to be past every table, so its first wake of a game left idle lowers it (to
+the first record of the oldest unfinished table it holds, since it read the whole partition).
+All replicas must have the same ``REFEREE_MARK_IDLE_S``: a replica with a longer one may not
+lower for a game another left out sooner.
 
 A mark is a place to start reading and nothing more: the log is not cut, the copies, the
 ledger and the auditors see every record as before.
@@ -82,6 +85,12 @@ BEHIND = Gauge(
 )
 
 UNKNOWN = 2**63 - 1  # a mark this replica could not read: it may be past any table
+
+
+class NotHolding(Exception):
+    """A mark lowered by a replica that no longer answers for the partition, or whose lease is
+    not fresh."""
+
 
 LOWERED = Counter(
     "match_referee_partition_mark_lowered_total",
@@ -203,17 +212,29 @@ class Marks:
 
     async def lower(self, partition: int, first: int) -> None:
         """Lower the partition's mark to ``first`` (a game left idle begins there, and a command
-        is about to change it), and return once the bucket has stored it; raises what the
-        bucket raised (nothing may be appended then)."""
+        is about to change it), or below it to the first record of another unfinished table
+        (a mark this replica could not read may have been anywhere), and return once the
+        bucket has stored it. Raises NotHolding for a partition this replica no longer answers
+        for or whose lease is not fresh (its new holder's mark is not this replica's to move),
+        and what the bucket raised; nothing may be appended then. A replica that has never
+        opened the bucket (its NATS identity may not use it yet) lowers nothing: it has no
+        mark to lower."""
         async with self._turn(partition):
             if not self.passes(partition, first):
                 return  # lowered meanwhile, or a step counted the table
-            kv = await self._open()
-            await self._put(kv, partition, first)
+            if partition not in set(self._answering()) or not self._fresh(partition):
+                raise NotHolding(partition)
+            if self._kv is None:
+                try:
+                    await self._open()
+                except (TimeoutError, NatsTimeout, NatsError) as error:
+                    log.warning("no partition marks to lower", error=repr(error))
+                    return
+            assert self._kv is not None
+            mark = min([first, *self._live_starts(partition)])
+            await self._put(self._kv, partition, mark)
             LOWERED.inc()
-            MARK.labels(subjects.partition_name(partition)).set(first)
-            if self._floor is not None:
-                BEHIND.labels(subjects.partition_name(partition)).set(self._floor - first)
+            MARK.labels(subjects.partition_name(partition)).set(mark)
 
     async def _put(self, kv: KeyValue, partition: int, mark: int) -> None:
         """Store a mark, under the partition's turn."""

@@ -47,7 +47,7 @@ from match_rules.game import Game
 from services.referee.config import RefereeConfig
 from services.referee.frames import FrameWriter, last_frame
 from services.referee.leases import Leases, lease_bucket
-from services.referee.marks import Marks
+from services.referee.marks import Marks, NotHolding
 from services.referee.table import (
     EXPIRED as EXPIRED_CODE,
 )
@@ -361,6 +361,7 @@ class Referee:
             or not first
             or not table.started
             or table.game_over
+            or not self.holds(table.table_id)  # refused after this: moved
             or not self.marks.passes(partition, first)
         ):
             return
@@ -369,10 +370,12 @@ class Referee:
             return
         try:
             await self.marks.lower(partition, first)
+        except NotHolding:
+            raise Unavailable(_MOVED) from None
         except (TimeoutError, NatsTimeout, NoRespondersError, NatsError) as error:
             log.warning("could not lower the partition's mark", error=repr(error))
             raise Unavailable("the table log's marks are not answering; try again") from None
-        log.info("partition mark lowered for a game left idle", partition=partition, mark=first)
+        log.info("partition mark lowered for a game left idle", partition=partition, game_from=first)
 
     def _stray(self, stored: StoredRecord) -> None:
         """A record that names no table (its subject, or its frame's entry): no table's, so

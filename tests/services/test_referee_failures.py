@@ -370,7 +370,11 @@ async def test_a_table_stored_after_its_create_timed_out_is_held_and_expires_una
         referee._log.append = append  # type: ignore[method-assign]
         referee._log._timeout = 5.0
     assert reply.refusal.code == "unavailable", reply
-    assert len(await bus.records(table)) == 1  # stored all the same
+
+    async def stored() -> bool:  # once NATS has read what waited in its socket
+        return len(await bus.records(table)) == 1
+
+    await until(stored)
 
     async def expired() -> bool:
         return any(

@@ -23,7 +23,7 @@ from match_bus.jetstream import TableLog, ensure_stream, open_bucket
 from match_bus.records import StoredRecord
 from match_launch.natsserver import NatsServer
 from match_launch.stack import Stack
-from services.referee.marks import Marks
+from services.referee.marks import Marks, NotHolding
 from tests.conftest import running
 from tests.services.test_referee import create
 from tests.services.test_referee_games import SMALL, Settings, flip
@@ -253,20 +253,34 @@ async def test_a_lowering_is_stored_before_it_returns_and_a_put_timed_out_is_not
         await asyncio.gather(stepping, lowering)
         assert await mark() == 3
         # A mark that could not be read at a takeover may be past any table: the first wake of
-        # a game left idle lowers it.
+        # a game left idle lowers it, to the first record of the oldest unfinished table the
+        # replica holds (it read the whole partition) if that is lower: the bucket may have
+        # held anything, below the game too.
+        stale: set[int] = set()
         taker = Marks(
             bucket,
             log,
             every_s=60,
             answering=lambda: seen.answering,
-            live_starts=lambda p: [],
-            fresh=lambda p: True,
+            live_starts=lambda p: seen.starts.get(p, []),
+            fresh=lambda p: p not in stale,
         )
         flaky.fail_get = True
         assert await taker.read([1]) == {1: 0}  # read from the log's first record
         assert taker.passes(1, 1_000_000)
-        await taker.lower(1, 2)
+        seen.starts = {1: [2, 5]}
+        await taker.lower(1, 5)
         assert await mark() == 2 and not taker.passes(1, 2)
+        # A replica that no longer answers for the partition, or whose lease is not fresh,
+        # moves no mark: the partition's new holder keeps its own.
+        stale.add(1)
+        with pytest.raises(NotHolding):
+            await taker.lower(1, 1)
+        seen.answering = set()
+        stale.clear()
+        with pytest.raises(NotHolding):
+            await taker.lower(1, 1)
+        assert await mark() == 2
     finally:
         await nc.close()
 
