@@ -4,16 +4,21 @@ and without the partitions' marks (services/referee/marks.py), in one run.
 It plays ``--games`` (4) solo Concentration tables of 24 cards through a real referee and dealer
 to their end, and stores ``TABLES`` finished copies of them (new table ids, tools/
 lobby_history_cost.py; each record on its table's own subject, not in frames) in a fresh stack's
-log (a real nats-server, fsync on every write); with ``--unfinished N`` the first N stop
-half-way, games still under way, each holding its partition's mark at its start. Then:
+log (a real nats-server, fsync on every write). With ``--unfinished N``, N solo games are made
+first through a referee and the dealer of that stack and left after their first card, as a
+player who walks away leaves them: each holds its partition's mark at its start, for
+REFEREE_MARK_IDLE_S (``--idle S`` sets it for the referees; 600 s otherwise), after which such
+a game, with no deadline, stops holding it. Then:
 
 1. **without a mark**: a referee starts on that log, as the first replica of a deployment does
    (and as every replica did before marks): it reads every record of every partition;
-2. once it has written its marks, it stops (handing its partitions back), and
+2. once it has written its marks (and, with ``--idle``, the idle time and a few steps have
+   passed), it stops (handing its partitions back), and
 3. **from the marks**: another replica starts and takes every partition on from its mark.
 
 Prints, for each, the seconds the referee logged for taking the partitions on and the records
-it read. ``.venv/bin/python tools/referee_takeover_cost.py TABLES [--games N] [--unfinished N]``
+it read. ``.venv/bin/python tools/referee_takeover_cost.py TABLES [--games N] [--unfinished N]
+[--idle S]``
 from the checkout. A quick figure, not a test: ``tests/services/test_referee_marks.py`` has
 the tests."""
 
@@ -38,9 +43,30 @@ sys.path[:0] = [str(ROOT), str(ROOT / "libs")]
 BATCH = 512  # publishes in flight while the history is stored
 
 
-async def store(stack: Any, tables: int, games: int, unfinished: int) -> int:
-    """Store ``tables`` tables in the stack's log, all finished but the first ``unfinished``
-    (half played); the records stored."""
+async def leave_unfinished(stack: Any, games: int) -> None:
+    """``games`` solo Concentration games made through a referee of the stack (one that writes
+    no mark meanwhile) and left with their first card up; the referee stops after."""
+    from tests.services.test_referee_games import create, flip, table_cmd
+
+    maker = take_on(stack, "maker", None, mark_every_s=3600)
+    try:
+        nc = await stack.connect_nats()
+        try:
+            for i in range(games):
+                table = f"left{i:04d}solo"
+                made = await table_cmd(nc, table, "ann", **create(1))
+                assert made.HasField("accepted"), made
+                flipped = await flip(nc, table, "ann", 1)
+                assert flipped.HasField("accepted"), flipped
+        finally:
+            await nc.close()
+    finally:
+        maker.terminate()  # a clean stop hands its partitions back
+        maker.wait(30)
+
+
+async def store(stack: Any, tables: int, games: int) -> int:
+    """Store ``tables`` finished tables in the stack's log; the records stored."""
     spec = importlib.util.spec_from_file_location("history", ROOT / "tools/lobby_history_cost.py")
     assert spec is not None and spec.loader is not None
     lobby_history_cost = importlib.util.module_from_spec(spec)
@@ -60,11 +86,8 @@ async def store(stack: Any, tables: int, games: int, unfinished: int) -> int:
         pending: list[Any] = []
         stored = 0
         copies = lobby_history_cost.copies(played, tables, 250)
-        for n, (subject, records) in enumerate(itertools.groupby(copies, key=lambda c: c[0])):
-            table = list(records)
-            if n < unfinished:  # the first tables stop half-way: games still under way
-                table = table[: len(table) // 2]
-            for _, data, headers in table:
+        for _, records in itertools.groupby(copies, key=lambda c: c[0]):
+            for subject, data, headers in records:
                 # A copy is a new record: not the original's message id (JetStream would take
                 # it for a duplicate of the first copy's and drop it).
                 kept = {k: v for k, v in (headers or {}).items() if not k.startswith("Nats-")}
@@ -78,11 +101,15 @@ async def store(stack: Any, tables: int, games: int, unfinished: int) -> int:
         await nc.close()
 
 
-def take_on(stack: Any, replica: str, partitions: int) -> subprocess.Popen[bytes]:
+def take_on(
+    stack: Any, replica: str, idle: float | None, mark_every_s: float = 1
+) -> subprocess.Popen[bytes]:
     from match_launch.child import tied
 
     env = stack.service_env("referee")
-    env.update(MATCH_REPLICA_ID=replica, REFEREE_MARK_EVERY_S="1")
+    env.update(MATCH_REPLICA_ID=replica, REFEREE_MARK_EVERY_S=str(mark_every_s))
+    if idle is not None:
+        env["REFEREE_MARK_IDLE_S"] = str(idle)
     out = open(stack.workdir / "logs" / f"referee-{replica}.log", "ab")  # noqa: SIM115
     proc = subprocess.Popen(
         tied([sys.executable, "-m", "services.referee"]), env=env, stdout=out, stderr=out
@@ -151,7 +178,14 @@ def main() -> None:
         "--unfinished",
         type=int,
         default=0,
-        help="the first N tables stop half-way: each holds its partition's mark at its start",
+        help="N solo games left after their first card, stored first: each holds its "
+        "partition's mark at its start while it is not idle",
+    )
+    parser.add_argument(
+        "--idle",
+        type=float,
+        default=None,
+        help="REFEREE_MARK_IDLE_S for the referees (default: theirs, 600 s)",
     )
     args = parser.parse_args()
     from match_bus import subjects
@@ -163,21 +197,25 @@ def main() -> None:
         procs: list[subprocess.Popen[bytes]] = []
         try:
             started = time.monotonic()
-            records = asyncio.run(store(stack, args.tables, args.games, args.unfinished))
+            asyncio.run(leave_unfinished(stack, args.unfinished))
+            records = asyncio.run(store(stack, args.tables, args.games))
             print(
                 f"{args.tables:,} tables ({args.unfinished} under way), {records:,} records stored "
                 f"in {time.monotonic() - started:.0f} s"
             )
-            procs.append(take_on(stack, "first", subjects.PARTITIONS))
+            procs.append(take_on(stack, "first", args.idle))
             before = until_taken(stack, "first", subjects.PARTITIONS)
             try:
                 marks = asyncio.run(marks_written(stack, subjects.PARTITIONS))
             except SystemExit:
                 print((stack.workdir / "logs" / "referee-first.log").read_text()[-3000:])
                 raise
+            if args.idle is not None:  # the games under way left idle, and a few steps after
+                time.sleep(args.idle + 3)
+                marks = asyncio.run(marks_written(stack, subjects.PARTITIONS))
             procs[0].terminate()  # a clean stop hands every partition back at once
             procs[0].wait(30)
-            procs.append(take_on(stack, "second", subjects.PARTITIONS))
+            procs.append(take_on(stack, "second", args.idle))
             after = until_taken(stack, "second", subjects.PARTITIONS)
             print(
                 f"without a mark: {before['seconds']:.2f} s, {before['records']:,} records read "
