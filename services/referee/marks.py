@@ -217,22 +217,16 @@ class Marks:
         bucket has stored it. Raises NotHolding for a partition this replica no longer answers
         for or whose lease is not fresh (its new holder's mark is not this replica's to move),
         and what the bucket raised; nothing may be appended then. A replica that has never
-        opened the bucket (its NATS identity may not use it yet) lowers nothing: it has no
-        mark to lower."""
+        opened the bucket (its NATS identity may not use it yet) read no mark, so none passes
+        a table: it lowers nothing."""
         async with self._turn(partition):
             if not self.passes(partition, first):
                 return  # lowered meanwhile, or a step counted the table
             if partition not in set(self._answering()) or not self._fresh(partition):
                 raise NotHolding(partition)
-            if self._kv is None:
-                try:
-                    await self._open()
-                except (TimeoutError, NatsTimeout, NatsError) as error:
-                    log.warning("no partition marks to lower", error=repr(error))
-                    return
-            assert self._kv is not None
+            kv = await self._open()  # opened already: a mark was read from it (passes)
             mark = min([first, *self._live_starts(partition)])
-            await self._put(self._kv, partition, mark)
+            await self._put(kv, partition, mark)
             LOWERED.inc()
             MARK.labels(subjects.partition_name(partition)).set(mark)
 

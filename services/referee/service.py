@@ -375,7 +375,7 @@ class Referee:
         except (TimeoutError, NatsTimeout, NoRespondersError, NatsError) as error:
             log.warning("could not lower the partition's mark", error=repr(error))
             raise Unavailable("the table log's marks are not answering; try again") from None
-        log.info("partition mark lowered for a game left idle", partition=partition, game_from=first)
+        log.info("partition mark lowered for a game left idle", partition=partition, at=first)
 
     def _stray(self, stored: StoredRecord) -> None:
         """A record that names no table (its subject, or its frame's entry): no table's, so
@@ -784,7 +784,7 @@ class Referee:
             # Taken: maybe by this very request, an earlier try whose answer was lost.
             stored = await self._read_table(table_id)
             if stored is not None and self.holds(table_id):
-                self._install(stored)
+                self._hold(stored)  # its expiry armed: nothing else may load it (marks.py)
                 answered = stored.answer(request.player_id, request.request_id)
                 if answered is not None and not stored.game_over:
                     return answered
@@ -807,20 +807,24 @@ class Referee:
         answers, so a table stored all the same is held here, its expiry armed, though its
         creator never asks again. A takeover that reads the partition from its mark may not
         meet it: without this, only a command for it would load it and let it expire."""
-        for attempt in range(SETTLE_TRIES):
-            await asyncio.sleep(min(0.5 * 2**attempt, 16.0))
-            if table_id in self.tables or not self.holds(table_id):
-                return  # loaded meanwhile (its creator asked again), or not ours any more
-            async with self._lock(table_id):
-                try:
-                    await self._current(table_id)
-                except Unavailable:
-                    continue
-                except Quarantined:
-                    pass
-            break
-        if table_id not in self.tables:
-            asyncio.get_running_loop().call_soon(self._drop_lock, table_id)
+        try:
+            for attempt in range(SETTLE_TRIES):
+                await asyncio.sleep(min(0.5 * 2**attempt, 16.0))
+                if table_id in self.tables or not self.holds(table_id):
+                    return  # loaded meanwhile (its creator asked again), or not ours any more
+                async with self._lock(table_id):
+                    try:
+                        if await self._current(table_id) is not None:
+                            return
+                    except Quarantined:
+                        return
+                    except Exception as error:  # the log still not answering: look again
+                        log.info("new table not found yet", table_id=table_id, error=repr(error))
+                # Not found: with the log replicated, a record proposed but not yet committed
+                # is not read yet, and may still be stored; look again until the tries end.
+        finally:
+            if table_id not in self.tables:
+                asyncio.get_running_loop().call_soon(self._drop_lock, table_id)
 
     async def _join(self, table: Table, request: referee_pb2.TableCommand, now: int) -> bytes:
         join = request.join_table
@@ -1038,7 +1042,10 @@ class Referee:
             return None
         await self._check_quarantine(table_id)
         frames = self._frames.get(subjects.partition_of(table_id))
-        epoch = await frames.refresh() if frames is not None else 0  # the fence, then the table
+        try:
+            epoch = await frames.refresh() if frames is not None else 0  # the fence, then the table
+        except (TimeoutError, NatsTimeout, NoRespondersError, NatsError) as error:
+            raise Unavailable("the event store is not answering; try again") from error
         fresh = await self._read_table(table_id)
         if fresh is None:
             return None
@@ -1053,12 +1060,17 @@ class Referee:
             frames.epoch != epoch or self._frames.get(frames.partition) is not frames
         ):  # a frame failed while the table was read: what it read may predate the fence
             raise Unavailable("the table changed under us; try again")
-        self._install(fresh)
+        self._hold(fresh)
         log.info("table read again from the log", table_id=table_id)
-        self._arm(fresh)
-        if fresh.game_over and not fresh.seed_revealed:
-            self._spawn(self._reveal(table_id))
         return fresh
+
+    def _hold(self, table: Table) -> None:
+        """A table read from the log, held from now on: in memory, its timer armed, its seed
+        revealed if its game is over without it."""
+        self._install(table)
+        self._arm(table)
+        if table.game_over and not table.seed_revealed:
+            self._spawn(self._reveal(table.table_id))
 
     def _after(self, table: Table) -> None:
         """After every append: re-arm the timer; at the end of the game, reveal the seed."""

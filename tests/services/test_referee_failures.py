@@ -61,6 +61,18 @@ DEALER_SETUP_S = 10.0
 DEALER_SILENT_S = 0.5
 
 
+async def halt(pid: int) -> None:
+    """SIGSTOP ``pid`` and return once it is stopped: a signal is delivered a moment after
+    kill returns, and a process not stopped yet may still answer what was sent meanwhile."""
+    os.kill(pid, signal.SIGSTOP)
+    stat = Path(f"/proc/{pid}/stat")
+    for _ in range(200):
+        if stat.read_text().rsplit(")", 1)[1].split()[0] in ("T", "t"):
+            return
+        await asyncio.sleep(0.005)
+    raise AssertionError(f"process {pid} did not stop")
+
+
 @contextlib.contextmanager
 def silenced(referee: Referee, dealer: subprocess.Popen[bytes]) -> Iterator[None]:
     """The dealer stopped (SIGSTOP), with the referee's wait for it cut to DEALER_SILENT_S;
@@ -309,7 +321,7 @@ async def test_nats_paused_during_a_turn_is_unavailable_and_the_retry_applies_on
         held = referee.tables[table]
         turns_before = held.records
         assert bus.server.process is not None
-        os.kill(bus.server.process.pid, signal.SIGSTOP)
+        await halt(bus.server.process.pid)
     try:
         reply = await race_cmd(referee, table, "ann", "turn-1", turn_tile={"tile": 7})
     finally:
@@ -359,7 +371,7 @@ async def test_a_table_stored_after_its_create_timed_out_is_held_and_expires_una
     append = referee._log.append
 
     async def paused_append(*args: Any, **kwargs: Any) -> int:
-        os.kill(server, signal.SIGSTOP)  # after the dealer's commitment, before the record
+        await halt(server)  # after the dealer's commitment, before the record
         return await append(*args, **kwargs)
 
     referee._log.append = paused_append  # type: ignore[method-assign]
@@ -559,7 +571,7 @@ async def test_nats_paused_shorter_than_three_tries_is_ridden_out(bus: Bus) -> N
     await playing(bus, referee, table)
     referee._log._timeout = 0.3
     assert bus.server.process is not None
-    os.kill(bus.server.process.pid, signal.SIGSTOP)
+    await halt(bus.server.process.pid)
     turning = asyncio.ensure_future(
         race_cmd(referee, table, "ann", "turn-1", turn_tile={"tile": 7})
     )
