@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any, cast
 
@@ -93,9 +93,9 @@ class Partitions:
         )
 
 
-async def test_a_mark_is_the_first_live_table_or_the_floor_and_only_a_steady_holder_writes(
-    nats_server: NatsServer,
-) -> None:
+@pytest.fixture
+async def five(nats_server: NatsServer) -> AsyncIterator[tuple[TableLog, KeyValue]]:
+    """A table log of five records and the marks' bucket, on a real nats-server."""
     nc = await nats.connect(nats_server.url)
     try:
         js = nc.jetstream()
@@ -103,53 +103,60 @@ async def test_a_mark_is_the_first_live_table_or_the_floor_and_only_a_steady_hol
         log = TableLog(js)
         kv = await open_bucket(js, subjects.REFEREE_MARKS_BUCKET, "marks")
         for i in range(5):
-            await log.append(f"t{i}aaaaaaaa", b"x", f"t{i}:0:test", 0)  # the log holds 5 records
-        seen = Partitions()
-        seen.answering = {1, 2, 3}
-        marks = seen.marks(kv, log)
-
-        async def mark(partition: int) -> int | None:
-            try:
-                entry = await kv.get(subjects.partition_name(partition))
-            except KeyNotFoundError:
-                return None
-            return int((entry.value or b"").decode())
-
-        await marks.step()  # no floor yet: nothing written
-        assert [await mark(p) for p in (1, 2, 3)] == [None, None, None]
-        await log.append("t5aaaaaaaa", b"x", "t5:0:test", 0)  # 6: stored after the floor
-        seen.starts = {1: [4, 2], 2: [9]}
-        seen.stale = {3}
-        seen.answering = {1, 2, 4}  # 3 let go meanwhile, 4 gained meanwhile
-        await marks.step()
-        # 1: its first live table; 2: the floor (one past the 5 stored at the step before);
-        # 3: not answered for any more; 4: not answered for since the step before.
-        assert [await mark(p) for p in (1, 2, 3, 4)] == [2, 6, None, None]
-        seen.starts = {}
-        seen.answering = {1, 2, 3, 4}
-        await marks.step()
-        assert [await mark(p) for p in (1, 2, 4)] == [7, 7, 7]  # no live tables: the floor
-        assert await mark(3) is None  # its lease not fresh: a paused holder writes nothing
-        await kv.put(subjects.partition_name(1), b"99")  # a late put of a paused former holder
-        await marks.step()  # written again, unchanged: the late put lasts one step
-        assert [await mark(p) for p in (1, 2, 4)] == [7, 7, 7]
-        # A replica taking partitions on reads them: none is 0 (the log's first record), and
-        # so is a value that is not a number.
-        await kv.put(subjects.partition_name(5), b"not a number")
-        taker = Partitions().marks(kv, log)
-        assert await taker.read([1, 3, 5]) == {1: 7, 3: 0, 5: 0}
-
-        # A replica whose identity may not use the bucket yet (an authorization older than
-        # marks) reads every partition from the log's first record, and keeps running.
-        async def refused() -> KeyValue:
-            raise nats.errors.TimeoutError
-
-        blind = Marks(
-            refused, log, every_s=60, answering=lambda: {1}, live_starts=lambda p: [], fresh=bool
-        )
-        assert await blind.read([1, 2]) == {1: 0, 2: 0}
+            await log.append(f"t{i}aaaaaaaa", b"x", f"t{i}:0:test", 0)
+        yield log, kv
     finally:
         await nc.close()
+
+
+async def test_a_mark_is_the_first_live_table_or_the_floor_and_only_a_steady_holder_writes(
+    five: tuple[TableLog, KeyValue],
+) -> None:
+    log, kv = five
+    seen = Partitions()
+    seen.answering = {1, 2, 3}
+    marks = seen.marks(kv, log)
+
+    async def mark(partition: int) -> int | None:
+        try:
+            entry = await kv.get(subjects.partition_name(partition))
+        except KeyNotFoundError:
+            return None
+        return int((entry.value or b"").decode())
+
+    await marks.step()  # no floor yet: nothing written
+    assert [await mark(p) for p in (1, 2, 3)] == [None, None, None]
+    await log.append("t5aaaaaaaa", b"x", "t5:0:test", 0)  # 6: stored after the floor
+    seen.starts = {1: [4, 2], 2: [9]}
+    seen.stale = {3}
+    seen.answering = {1, 2, 4}  # 3 let go meanwhile, 4 gained meanwhile
+    await marks.step()
+    # 1: its first live table; 2: the floor (one past the 5 stored at the step before);
+    # 3: not answered for any more; 4: not answered for since the step before.
+    assert [await mark(p) for p in (1, 2, 3, 4)] == [2, 6, None, None]
+    seen.starts = {}
+    seen.answering = {1, 2, 3, 4}
+    await marks.step()
+    assert [await mark(p) for p in (1, 2, 4)] == [7, 7, 7]  # no live tables: the floor
+    assert await mark(3) is None  # its lease not fresh: a paused holder writes nothing
+    await kv.put(subjects.partition_name(1), b"99")  # a late put of a paused former holder
+    await marks.step()  # written again, unchanged: the late put lasts one step
+    assert [await mark(p) for p in (1, 2, 4)] == [7, 7, 7]
+    # A replica taking partitions on reads them: none is 0 (the log's first record), and
+    # so is a value that is not a number.
+    await kv.put(subjects.partition_name(5), b"not a number")
+    taker = Partitions().marks(kv, log)
+    assert await taker.read([1, 3, 5]) == {1: 7, 3: 0, 5: 0}
+
+    # A replica whose identity may not use the bucket yet (an authorization older than
+    # marks) reads every partition from the log's first record, and keeps running.
+    async def refused() -> KeyValue:
+        raise nats.errors.TimeoutError
+
+    blind = Marks(
+        refused, log, every_s=60, answering=lambda: {1}, live_starts=lambda p: [], fresh=bool
+    )
+    assert await blind.read([1, 2]) == {1: 0, 2: 0}
 
 
 class Flaky:
@@ -184,105 +191,78 @@ class Flaky:
 
 
 async def test_a_lowering_is_stored_before_it_returns_and_a_put_timed_out_is_not_trusted(
-    nats_server: NatsServer,
+    five: tuple[TableLog, KeyValue],
 ) -> None:
-    nc = await nats.connect(nats_server.url)
-    try:
-        js = nc.jetstream()
-        await ensure_stream(js)
-        log = TableLog(js)
-        kv = await open_bucket(js, subjects.REFEREE_MARKS_BUCKET, "marks")
-        for i in range(5):
-            await log.append(f"t{i}aaaaaaaa", b"x", f"t{i}:0:test", 0)
-        flaky = Flaky(kv)
+    log, kv = five
+    flaky = Flaky(kv)
 
-        async def bucket() -> KeyValue:
-            return cast(KeyValue, flaky)
+    seen = Partitions()
+    seen.answering = {1}
+    marks = seen.marks(cast(KeyValue, flaky), log)
 
-        seen = Partitions()
-        seen.answering = {1}
-        marks = Marks(
-            bucket,
-            log,
-            every_s=60,
-            answering=lambda: seen.answering,
-            live_starts=lambda p: seen.starts.get(p, []),
-            fresh=lambda p: True,
-        )
+    async def mark() -> int:
+        return int(((await kv.get(subjects.partition_name(1))).value or b"").decode())
 
-        async def mark() -> int:
-            return int(((await kv.get(subjects.partition_name(1))).value or b"").decode())
-
+    await marks.step()
+    await marks.step()  # the floor: one past the 5 records
+    assert await mark() == 6
+    assert marks.passes(1, 3) and not marks.passes(1, 6)
+    await marks.lower(1, 3)  # a game left idle, begun at 3, is about to change
+    assert await mark() == 3
+    revision = (await kv.get(subjects.partition_name(1))).revision
+    await marks.lower(1, 4)  # the mark is below it already: nothing written
+    assert (await kv.get(subjects.partition_name(1))).revision == revision
+    # The game holds the mark at the next step; without it (idle again), the floor.
+    seen.starts = {1: [3]}
+    await marks.step()
+    assert await mark() == 3
+    # A step's put that timed out may have stored the higher mark: the game is then
+    # lowered to again, though the mark this replica last saw stored was below it.
+    seen.starts = {}
+    flaky.fail = True
+    with pytest.raises(nats.errors.TimeoutError):
         await marks.step()
-        await marks.step()  # the floor: one past the 5 records
-        assert await mark() == 6
-        assert marks.passes(1, 3) and not marks.passes(1, 6)
-        await marks.lower(1, 3)  # a game left idle, begun at 3, is about to change
-        assert await mark() == 3
-        revision = (await kv.get(subjects.partition_name(1))).revision
-        await marks.lower(1, 4)  # the mark is below it already: nothing written
-        assert (await kv.get(subjects.partition_name(1))).revision == revision
-        # The game holds the mark at the next step; without it (idle again), the floor.
-        seen.starts = {1: [3]}
-        await marks.step()
-        assert await mark() == 3
-        # A step's put that timed out may have stored the higher mark: the game is then
-        # lowered to again, though the mark this replica last saw stored was below it.
-        seen.starts = {}
-        flaky.fail = True
-        with pytest.raises(nats.errors.TimeoutError):
-            await marks.step()
-        assert await mark() == 6
-        assert marks.passes(1, 3)
-        flaky.fail = False  # a lowering whose put times out unstored: raised, tried again
-        with pytest.raises(nats.errors.TimeoutError):
-            await marks.lower(1, 3)
-        assert await mark() == 6 and marks.passes(1, 3)
+    assert await mark() == 6
+    assert marks.passes(1, 3)
+    flaky.fail = False  # a lowering whose put times out unstored: raised, tried again
+    with pytest.raises(nats.errors.TimeoutError):
         await marks.lower(1, 3)
-        assert await mark() == 3 and not marks.passes(1, 3)
-        # A step and a lowering take turns: a step whose put is under way when a game left
-        # idle wakes (its mark worked out without the game) is followed by the lowering, not
-        # the other way round.
-        seen.starts = {}
-        flaky.held.clear()
-        stepping = asyncio.create_task(marks.step())
-        await flaky.waiting.wait()  # the step's put of the floor, 6, is under way
-        lowering = asyncio.create_task(marks.lower(1, 3))
-        await asyncio.sleep(0.05)
-        flaky.held.set()
-        await asyncio.gather(stepping, lowering)
-        assert await mark() == 3
-        # A mark that could not be read at a takeover may be past any table: the first wake of
-        # a game left idle lowers it, to the first record of the oldest unfinished table the
-        # replica holds (it read the whole partition) if that is lower: the bucket may have
-        # held anything, below the game too.
-        stale: set[int] = set()
-        taker = Marks(
-            bucket,
-            log,
-            every_s=60,
-            answering=lambda: seen.answering,
-            live_starts=lambda p: seen.starts.get(p, []),
-            fresh=lambda p: p not in stale,
-        )
-        flaky.fail_get = True
-        assert await taker.read([1]) == {1: 0}  # read from the log's first record
-        assert taker.passes(1, 1_000_000)
-        seen.starts = {1: [2, 5]}
-        await taker.lower(1, 5)
-        assert await mark() == 2 and not taker.passes(1, 2)
-        # A replica that no longer answers for the partition, or whose lease is not fresh,
-        # moves no mark: the partition's new holder keeps its own.
-        stale.add(1)
-        with pytest.raises(NotHolding):
-            await taker.lower(1, 1)
-        seen.answering = set()
-        stale.clear()
-        with pytest.raises(NotHolding):
-            await taker.lower(1, 1)
-        assert await mark() == 2
-    finally:
-        await nc.close()
+    assert await mark() == 6 and marks.passes(1, 3)
+    await marks.lower(1, 3)
+    assert await mark() == 3 and not marks.passes(1, 3)
+    # A step and a lowering take turns: a step whose put is under way when a game left
+    # idle wakes (its mark worked out without the game) is followed by the lowering, not
+    # the other way round.
+    seen.starts = {}
+    flaky.held.clear()
+    stepping = asyncio.create_task(marks.step())
+    await flaky.waiting.wait()  # the step's put of the floor, 6, is under way
+    lowering = asyncio.create_task(marks.lower(1, 3))
+    await asyncio.sleep(0.05)
+    flaky.held.set()
+    await asyncio.gather(stepping, lowering)
+    assert await mark() == 3
+    # A mark that could not be read at a takeover may be past any table: the first wake of
+    # a game left idle lowers it, to the first record of the oldest unfinished table the
+    # replica holds (it read the whole partition) if that is lower: the bucket may have
+    # held anything, below the game too.
+    taker = seen.marks(cast(KeyValue, flaky), log)
+    flaky.fail_get = True
+    assert await taker.read([1]) == {1: 0}  # read from the log's first record
+    assert taker.passes(1, 1_000_000)
+    seen.starts = {1: [2, 5]}
+    await taker.lower(1, 5)
+    assert await mark() == 2 and not taker.passes(1, 2)
+    # A replica that no longer answers for the partition, or whose lease is not fresh,
+    # moves no mark: the partition's new holder keeps its own.
+    seen.stale.add(1)
+    with pytest.raises(NotHolding):
+        await taker.lower(1, 1)
+    seen.answering = set()
+    seen.stale.clear()
+    with pytest.raises(NotHolding):
+        await taker.lower(1, 1)
+    assert await mark() == 2
 
 
 # --- two referee processes -------------------------------------------------------------------
