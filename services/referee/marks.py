@@ -24,8 +24,8 @@ holder (a time-out after it was stored) is read back from the log by the holder 
 
 A table whose game waits for its player and nothing else (no deadline: a solo game its player
 left) stops holding the mark once it has been idle for ``REFEREE_MARK_IDLE_S`` (ten minutes):
-a replica taking the partition on does not load it, and a command reads it back from the log,
-as it does a finished game. Otherwise one game left for good would hold its partition's mark
+its holder puts it out of memory, a replica taking the partition on does not load it, and a
+command reads it back from the log, as it does a finished game. Otherwise one game left for good would hold its partition's mark
 at its first record for ever. A command may give such a game a deadline at any moment (a
 second card's time limit, a miss to turn down), and a replica taking the partition on must
 then load it to keep that deadline. So before the holder appends a record for a table the

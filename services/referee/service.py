@@ -86,7 +86,13 @@ TIMER_LATE_MS = Histogram(
     "How late a timer fired (referee clock ms)",
     buckets=(1, 2, 5, 10, 25, 50, 100, 250, 1000, 5000),
 )
-LIVE_TABLES = Gauge("match_referee_live_tables", "Tables whose game is not over")
+LIVE_TABLES = Gauge(
+    "match_referee_live_tables", "Tables whose game is not over, in memory (not a game left idle)"
+)
+PUT_AWAY = Counter(
+    "match_referee_idle_games_put_away_total",
+    "Games left idle (no deadline, untouched for REFEREE_MARK_IDLE_S) taken out of memory",
+)
 RETRIES = Counter("match_referee_retries_total", "Requests answered again from memory", ["kind"])
 REBUILD_SECONDS = Histogram("match_referee_rebuild_seconds", "Taking on partitions from the log")
 REBUILD_RECORDS = Counter(
@@ -185,6 +191,7 @@ class Referee:
             raise RuntimeError("JetStream did not answer for 30 s")
         self._spawn(self.leases.run())
         self._spawn(self.marks.run())
+        self._spawn(self._put_away_idle())
 
     async def _marks_bucket(self) -> KeyValue:
         """The partitions' marks. Its calls are never urgent: one that times out reads a
@@ -325,6 +332,19 @@ class Referee:
             if subjects.partition_of(table_id) == partition
         )
         return starts
+
+    async def _put_away_idle(self) -> None:
+        """Until cancelled, every REFEREE_MARK_EVERY_S: games left idle leave memory, as a
+        finished game does (a command reads one back from the log). A takeover does not load
+        them either, so no replica keeps the games its players left for good."""
+        while True:
+            await asyncio.sleep(self._config.mark_every_s)
+            idle_since = time.monotonic() - self._config.mark_idle_s
+            idle = [t for t in self.tables.values() if self._left_idle(t, idle_since)]
+            for table in idle:
+                self._retire(table)
+                log.info("game left idle put away", table_id=table.table_id)
+            PUT_AWAY.inc(len(idle))
 
     def _left_idle(self, table: Table, idle_since: float) -> bool:
         """A game under way that waits for its players and nothing else, untouched since
@@ -653,7 +673,8 @@ class Referee:
         self._retire(table)
 
     def _retire(self, table: Table) -> None:
-        """Forget a closed table now: out of memory, no timer, its lock dropped once free."""
+        """Forget a closed table, or a game left idle, now: out of memory, no timer, its lock
+        dropped once free."""
         if self.tables.get(table.table_id) is not table:
             return
         del self.tables[table.table_id]

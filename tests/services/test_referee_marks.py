@@ -439,9 +439,20 @@ async def test_a_game_left_idle_lets_the_mark_pass_and_a_command_lowers_it_first
     while time.monotonic() < deadline and await mark_of(nc, solo) <= first:
         await asyncio.sleep(0.1)
     assert await mark_of(nc, solo) > first, "the idle game still holds its partition's mark"
+    # ra has put it away (out of memory), as a takeover would leave it: the flip reads it back.
+    ra_log = stack.workdir / "logs" / "referee-ra.log"
+
+    def said(what: str) -> bool:
+        return any(what in line and solo in line for line in ra_log.read_text().splitlines())
+
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not said('"game left idle put away"'):
+        await asyncio.sleep(0.1)
+    assert said('"game left idle put away"')
 
     flipped = await flip(nc, solo, "ida", 1)  # the second card is due 30 s on
     assert flipped.HasField("accepted"), flipped
+    assert said('"table read again from the log"')
     assert await mark_of(nc, solo) == first  # lowered before the flip was stored
     refs.kill("ra")
     deadline = time.monotonic() + 30
