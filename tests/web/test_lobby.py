@@ -186,7 +186,11 @@ def test_the_rematch_block_stops_asking_once_the_lobby_lets_the_table_go(
     second.click("#create-race")
     table_of(second, "race")
     status = page.locator("#rematch-status")
-    expect(status).to_contain_text("the lobby lists a finished table only for", timeout=15_000)
+    expect(status).to_have_text(
+        "This game finished a while ago and the lobby no longer keeps it, so a rematch cannot"
+        " be asked here any more: start a new table instead.",
+        timeout=15_000,
+    )
     expect(offer).to_be_hidden()
     shots.take(page, "archived", full_page=True)
     asked = len(asks)

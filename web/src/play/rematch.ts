@@ -14,7 +14,7 @@ import type { App } from "../app";
 import { fill, h, setText } from "../dom";
 import { Table_Status, type Rematch, type Table } from "../gen/match/v1/lobby_pb";
 import { t } from "../i18n";
-import { bearer, command, errorText } from "../rpc";
+import { bearer, command, errorText, refusalCode } from "../rpc";
 import type { KeptSeat } from "../store";
 import { keepSeat } from "./seat";
 
@@ -130,7 +130,7 @@ export class RematchOffer {
         // The lobby let the table go (or the seat is not good there): say so, and ask no more.
         this.stop();
         if (this.table !== null) {
-          setText(this.status, errorText(err));
+          setText(this.status, refusalCode(err) === "table_archived" ? t("lobby.rematch.closed") : errorText(err));
           this.button.hidden = true;
         } else {
           setText(this.error, t("lobby.rematch.checkFailed", { reason: errorText(err) }));

@@ -55,5 +55,6 @@ export const LOBBY = {
   "lobby.rematch.waiting": "Du hast die Revanche angenommen: {accepted} von {total} Spielern sind dabei. Sie beginnt, sobald alle angenommen haben.",
   "lobby.rematch.started": "Die Revanche hat begonnen.",
   "lobby.rematch.expired": "Die Revanche ist abgelaufen, bevor alle angenommen haben.",
+  "lobby.rematch.closed": "Dieses Spiel ist vor einer Weile zu Ende gegangen, und die Lobby führt es nicht mehr. Eine Revanche kann hier nicht mehr verlangt werden: Eröffne stattdessen einen neuen Tisch.",
   "lobby.rematch.checkFailed": "Es konnte nicht geprüft werden, ob es eine Revanche gibt. {reason}",
 } as const;

@@ -55,5 +55,6 @@ export const LOBBY = {
   "lobby.rematch.waiting": "You accepted the rematch: {accepted} of {total} players are in. It starts when everybody has accepted.",
   "lobby.rematch.started": "The rematch has started.",
   "lobby.rematch.expired": "The rematch expired before everybody accepted.",
+  "lobby.rematch.closed": "This game finished a while ago and the lobby no longer keeps it, so a rematch cannot be asked here any more: start a new table instead.",
   "lobby.rematch.checkFailed": "Could not check for a rematch. {reason}",
 } as const;
