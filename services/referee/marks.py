@@ -25,15 +25,15 @@ holder (a time-out after it was stored) is read back from the log by the holder 
 A table whose game waits for its player and nothing else (no deadline: a solo game its player
 left) stops holding the mark once it has been idle for ``REFEREE_MARK_IDLE_S`` (ten minutes):
 its holder puts it out of memory, a replica taking the partition on does not load it, and a
-command reads it back from the log, as it does a finished game. Otherwise one game left for good would hold its partition's mark
-at its first record for ever. A command may give such a game a deadline at any moment (a
-second card's time limit, a miss to turn down), and a replica taking the partition on must
-then load it to keep that deadline. So before the holder appends a record for a table the
-partition's mark has passed, it **lowers the mark** to the table's first record and waits for
-the bucket to store it (``lower``; a bucket that does not answer refuses the command,
-``unavailable``, and nothing is appended), and the table holds the mark again for at least the
-idle time. A step and a lowering of the same partition take turns (one lock per partition),
-so a step cannot write a mark worked out before the lowering over it.
+command reads it back from the log, as it does a finished game. Otherwise one game left for
+good would hold its partition's mark at its first record for ever. A command may give such a
+game a deadline at any moment (a second card's time limit, a miss to turn down), and a replica
+taking the partition on must then load it to keep that deadline. So before the holder appends
+a record for a table the partition's mark has passed, it **lowers the mark** to the table's
+first record and waits for the bucket to store it (``lower``; a bucket that does not answer
+refuses the command, ``unavailable``, and nothing is appended), and the table holds the mark
+again for at least the idle time. A step and a lowering of the same partition take turns (one
+lock per partition), so a step cannot write a mark worked out before the lowering over it.
 
 Only a holder whose lease was renewed within half a term writes (a replica paused past its
 lease does not, whatever its memory says), and only for a partition it has answered for since

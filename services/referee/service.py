@@ -1088,6 +1088,8 @@ class Referee:
     def _hold(self, table: Table) -> None:
         """A table read from the log, held from now on: in memory, its timer armed, its seed
         revealed if its game is over without it."""
+        if table.table_id not in self.tables and not table.game_over:
+            LIVE_TABLES.inc()  # a game left idle and put away, read back (its end decrements)
         self._install(table)
         self._arm(table)
         if table.game_over and not table.seed_revealed:
