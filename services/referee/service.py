@@ -274,6 +274,7 @@ class Referee:
                 bad.append((error.bad, first.sequence))
                 continue
             if table is not None:  # a finished game is read again from the log if anyone asks
+                table.active_at = self._last_active(table)  # one left idle goes on being so
                 fresh[table_id] = table
         assert self.leases is not None
         kept = {p for p in wanted if self.leases.holding(p)}  # lost meanwhile: not ours
@@ -339,12 +340,48 @@ class Referee:
         them either, so no replica keeps the games its players left for good."""
         while True:
             await asyncio.sleep(self._config.mark_every_s)
-            idle_since = time.monotonic() - self._config.mark_idle_s
-            idle = [t for t in self.tables.values() if self._left_idle(t, idle_since)]
-            for table in idle:
-                self._retire(table)
-                log.info("game left idle put away", table_id=table.table_id)
-            PUT_AWAY.inc(len(idle))
+            try:
+                await self._put_away()
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # never the end of the sweeps
+                log.warning("games left idle not put away", error=repr(error))
+
+    async def _put_away(self) -> None:
+        """One sweep: every game left idle out of memory, the loop let run every
+        YIELD_EVERY_TABLES (a takeover that read partitions whole may have loaded thousands
+        of games left for good at once), the live-tables gauge counted once at the end."""
+        idle_since = time.monotonic() - self._config.mark_idle_s
+        idle = [t for t in self.tables.values() if self._left_idle(t, idle_since)]
+        put: list[str] = []
+        loop = asyncio.get_running_loop()
+        for n, table in enumerate(idle):
+            if n % YIELD_EVERY_TABLES == YIELD_EVERY_TABLES - 1:
+                await asyncio.sleep(0)  # the leases' renewals keep their schedule meanwhile
+            if self.tables.get(table.table_id) is not table or not self._left_idle(
+                table, idle_since
+            ):
+                continue  # woken, reloaded or let go meanwhile
+            del self.tables[table.table_id]
+            handle = self._timers.pop(table.table_id, None)
+            if handle is not None:
+                handle.cancel()
+            loop.call_soon(self._drop_lock, table.table_id)
+            put.append(table.table_id)
+        if put:
+            LIVE_TABLES.set(sum(1 for t in self.tables.values() if not t.game_over))
+            PUT_AWAY.inc(len(put))
+            log.info("games left idle put away", count=len(put), tables=put[:20])
+
+    def _last_active(self, table: Table) -> float:
+        """When a game read from the log was last active, on this process's monotonic clock:
+        at its latest event. Read back for a command that changes nothing (a presence report
+        of a solo game), a game left idle stays idle; one that changes it is active from its
+        append on (_hold_mark)."""
+        if not table.started or table.game_over:
+            return time.monotonic()
+        quiet = self._clock.wall_seconds(self._clock.now_ms() - table.clock)
+        return time.monotonic() - quiet
 
     def _left_idle(self, table: Table, idle_since: float) -> bool:
         """A game under way that waits for its players and nothing else, untouched since
@@ -673,8 +710,7 @@ class Referee:
         self._retire(table)
 
     def _retire(self, table: Table) -> None:
-        """Forget a closed table, or a game left idle, now: out of memory, no timer, its lock
-        dropped once free."""
+        """Forget a closed table now: out of memory, no timer, its lock dropped once free."""
         if self.tables.get(table.table_id) is not table:
             return
         del self.tables[table.table_id]
@@ -1088,8 +1124,11 @@ class Referee:
     def _hold(self, table: Table) -> None:
         """A table read from the log, held from now on: in memory, its timer armed, its seed
         revealed if its game is over without it."""
-        if table.table_id not in self.tables and not table.game_over:
-            LIVE_TABLES.inc()  # a game left idle and put away, read back (its end decrements)
+        held = self.tables.get(table.table_id)
+        # The live-tables gauge: a game put away and read back counts again (its end
+        # decrements), a stale one read back over no longer does.
+        LIVE_TABLES.inc(int(not table.game_over) - int(held is not None and not held.game_over))
+        table.active_at = self._last_active(table)
         self._install(table)
         self._arm(table)
         if table.game_over and not table.seed_revealed:

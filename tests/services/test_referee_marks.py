@@ -439,20 +439,33 @@ async def test_a_game_left_idle_lets_the_mark_pass_and_a_command_lowers_it_first
     while time.monotonic() < deadline and await mark_of(nc, solo) <= first:
         await asyncio.sleep(0.1)
     assert await mark_of(nc, solo) > first, "the idle game still holds its partition's mark"
-    # ra has put it away (out of memory), as a takeover would leave it: the flip reads it back.
+    # ra has put it away (out of memory), as a takeover leaves it: the flip reads it back.
     ra_log = stack.workdir / "logs" / "referee-ra.log"
 
-    def said(what: str) -> bool:
-        return any(what in line and solo in line for line in ra_log.read_text().splitlines())
+    def said(what: str) -> int:
+        return sum(what in line and solo in line for line in ra_log.read_text().splitlines())
 
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and not said('"game left idle put away"'):
-        await asyncio.sleep(0.1)
-    assert said('"game left idle put away"')
+    async def put_away(times: int) -> int:
+        """Wait until ra has put the game away ``times`` times; the lowest mark seen meanwhile."""
+        lowest = await mark_of(nc, solo)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and said('"games left idle put away"') < times:
+            lowest = min(lowest, await mark_of(nc, solo))
+            await asyncio.sleep(0.05)
+        assert said('"games left idle put away"') >= times
+        return lowest
+
+    await put_away(1)
+    # Ida's app reconnects: a presence report reads the game back and changes nothing. It
+    # stays idle (active as of its latest event): put away again, the mark never back on it.
+    back = await table_command(nc, solo, "ida", "solo-back", presence={"present": True})
+    assert back.HasField("accepted"), back
+    assert said('"table read again from the log"') == 1
+    assert await put_away(2) > first
 
     flipped = await flip(nc, solo, "ida", 1)  # the second card is due 30 s on
     assert flipped.HasField("accepted"), flipped
-    assert said('"table read again from the log"')
+    assert said('"table read again from the log"') == 2
     assert await mark_of(nc, solo) == first  # lowered before the flip was stored
     refs.kill("ra")
     deadline = time.monotonic() + 30
