@@ -87,7 +87,8 @@ TIMER_LATE_MS = Histogram(
     buckets=(1, 2, 5, 10, 25, 50, 100, 250, 1000, 5000),
 )
 LIVE_TABLES = Gauge(
-    "match_referee_live_tables", "Tables whose game is not over, in memory (not a game left idle)"
+    "match_referee_live_tables",
+    "Tables whose game is not over, in memory (a game left idle is put away)",
 )
 PUT_AWAY = Counter(
     "match_referee_idle_games_put_away_total",
@@ -122,6 +123,10 @@ STRAY = Counter(
 # renewals came too late, and the replica let go of the partitions it was taking on.
 YIELD_EVERY_TABLES = 64
 
+
+# How long a game loaded at a takeover is active at least, however old its latest event: the
+# previous holder's last append may not have been read yet (REFEREE_MARK_IDLE_S if shorter).
+TAKEOVER_GRACE_S = 60.0
 
 # How many times a table whose first append's outcome is unknown is looked for on the log
 # (waits of 0.5, 1, 2, 4, 8, then 16 s): a minute and a half of the log not answering.
@@ -259,6 +264,8 @@ class Referee:
                 by_table.setdefault(table_id, []).append(stored)
         fresh: dict[str, Table] = {}
         bad: list[tuple[BadRecord, int]] = []  # each with its table's first record
+        idle_s = self._config.mark_idle_s
+        grace = time.monotonic() - idle_s + min(idle_s, TAKEOVER_GRACE_S)
         before_mark = 0
         for n, (table_id, table_records) in enumerate(by_table.items()):
             if n % YIELD_EVERY_TABLES == YIELD_EVERY_TABLES - 1:
@@ -274,7 +281,9 @@ class Referee:
                 bad.append((error.bad, first.sequence))
                 continue
             if table is not None:  # a finished game is read again from the log if anyone asks
-                table.active_at = self._last_active(table)  # one left idle goes on being so
+                # One left idle goes on being so, after a grace for an append of the holder
+                # before whose outcome this read may not have seen
+                table.active_at = max(self._last_active(table), grace)
                 fresh[table_id] = table
         assert self.leases is not None
         kept = {p for p in wanted if self.leases.holding(p)}  # lost meanwhile: not ours
@@ -300,7 +309,7 @@ class Referee:
             self._subs[partition] = await self._nc.subscribe(
                 subjects.referee_partition(partition), cb=self._on_message
             )
-        LIVE_TABLES.set(sum(1 for t in self.tables.values() if not t.game_over))
+        LIVE_TABLES.set(sum(map(_live, self.tables.values())))
         took = time.perf_counter() - started
         REBUILD_SECONDS.observe(took)
         log.info(
@@ -369,7 +378,7 @@ class Referee:
             loop.call_soon(self._drop_lock, table.table_id)
             put.append(table.table_id)
         if put:
-            LIVE_TABLES.set(sum(1 for t in self.tables.values() if not t.game_over))
+            LIVE_TABLES.set(sum(map(_live, self.tables.values())))
             PUT_AWAY.inc(len(put))
             log.info("games left idle put away", count=len(put), tables=put[:20])
 
@@ -461,7 +470,7 @@ class Referee:
         if handle is not None:
             handle.cancel()
         QUARANTINED.set(len(self.quarantined))
-        LIVE_TABLES.set(sum(1 for t in self.tables.values() if not t.game_over))
+        LIVE_TABLES.set(sum(map(_live, self.tables.values())))
         if (table_id, bad.sequence, bad.index) not in self._reported:
             self._reported.add((table_id, bad.sequence, bad.index))
             log.error(
@@ -523,7 +532,7 @@ class Referee:
         frames = self._frames.pop(partition, None)
         if frames is not None:
             await frames.close()
-        LIVE_TABLES.set(sum(1 for t in self.tables.values() if not t.game_over))
+        LIVE_TABLES.set(sum(map(_live, self.tables.values())))
         log.info("partition handed over", partition=partition, tables=len(gone))
 
     async def _resume(self, table_id: str) -> None:
@@ -717,7 +726,7 @@ class Referee:
         handle = self._timers.pop(table.table_id, None)
         if handle is not None:
             handle.cancel()
-        LIVE_TABLES.set(sum(1 for t in self.tables.values() if not t.game_over))
+        LIVE_TABLES.set(sum(map(_live, self.tables.values())))
         asyncio.get_running_loop().call_soon(self._drop_lock, table.table_id)
 
     def _drop_lock(self, table_id: str) -> None:
@@ -1127,8 +1136,12 @@ class Referee:
         held = self.tables.get(table.table_id)
         # The live-tables gauge: a game put away and read back counts again (its end
         # decrements), a stale one read back over no longer does.
-        LIVE_TABLES.inc(int(not table.game_over) - int(held is not None and not held.game_over))
+        LIVE_TABLES.inc(_live(table) - (held is not None and _live(held)))
+        # Active as of its latest event, or since the append that made a table stale began
+        # (that append may be stored yet, with a deadline the read did not see).
         table.active_at = self._last_active(table)
+        if held is not None:
+            table.active_at = max(table.active_at, held.active_at)
         self._install(table)
         self._arm(table)
         if table.game_over and not table.seed_revealed:
@@ -1335,6 +1348,11 @@ def _table_refused(code: str, category: Category, message: str) -> bytes:
 
 _EXPIRED = "this table expired: its game did not start in time; make a new table or join another"
 _MOVED = "this table's referee is changing (a restart or a rebalance); try again in a moment"
+
+
+def _live(table: Table) -> bool:
+    """Whether the table counts in the live-tables gauge: its game not over, nor expired."""
+    return not table.game_over and not table.expired
 
 
 def _seated(seat: Seat) -> common_pb2.TableEvent:
