@@ -309,7 +309,7 @@ class Referee:
             self._subs[partition] = await self._nc.subscribe(
                 subjects.referee_partition(partition), cb=self._on_message
             )
-        LIVE_TABLES.set(sum(map(_live, self.tables.values())))
+        self._count_live()
         took = time.perf_counter() - started
         REBUILD_SECONDS.observe(took)
         log.info(
@@ -363,7 +363,6 @@ class Referee:
         idle_since = time.monotonic() - self._config.mark_idle_s
         idle = [t for t in self.tables.values() if self._left_idle(t, idle_since)]
         put: list[str] = []
-        loop = asyncio.get_running_loop()
         for n, table in enumerate(idle):
             if n % YIELD_EVERY_TABLES == YIELD_EVERY_TABLES - 1:
                 await asyncio.sleep(0)  # the leases' renewals keep their schedule meanwhile
@@ -371,14 +370,10 @@ class Referee:
                 table, idle_since
             ):
                 continue  # woken, reloaded or let go meanwhile
-            del self.tables[table.table_id]
-            handle = self._timers.pop(table.table_id, None)
-            if handle is not None:
-                handle.cancel()
-            loop.call_soon(self._drop_lock, table.table_id)
+            self._unload(table)
             put.append(table.table_id)
         if put:
-            LIVE_TABLES.set(sum(map(_live, self.tables.values())))
+            self._count_live()
             PUT_AWAY.inc(len(put))
             log.info("games left idle put away", count=len(put), tables=put[:20])
 
@@ -389,8 +384,11 @@ class Referee:
         append on (_hold_mark)."""
         if not table.started or table.game_over:
             return time.monotonic()
-        quiet = self._clock.wall_seconds(self._clock.now_ms() - table.clock)
-        return time.monotonic() - quiet
+        return time.monotonic() - self._quiet_s(table)
+
+    def _quiet_s(self, table: Table) -> float:
+        """Wall seconds since the game's latest event."""
+        return self._clock.wall_seconds(self._clock.now_ms() - table.clock)
 
     def _left_idle(self, table: Table, idle_since: float) -> bool:
         """A game under way that waits for its players and nothing else, untouched since
@@ -431,8 +429,7 @@ class Referee:
             or not self.marks.passes(partition, first)
         ):
             return
-        quiet = self._clock.wall_seconds(self._clock.now_ms() - table.clock)
-        if quiet < self._config.mark_idle_s / 2:
+        if self._quiet_s(table) < self._config.mark_idle_s / 2:
             return
         try:
             await self.marks.lower(partition, first)
@@ -470,7 +467,7 @@ class Referee:
         if handle is not None:
             handle.cancel()
         QUARANTINED.set(len(self.quarantined))
-        LIVE_TABLES.set(sum(map(_live, self.tables.values())))
+        self._count_live()
         if (table_id, bad.sequence, bad.index) not in self._reported:
             self._reported.add((table_id, bad.sequence, bad.index))
             log.error(
@@ -532,7 +529,7 @@ class Referee:
         frames = self._frames.pop(partition, None)
         if frames is not None:
             await frames.close()
-        LIVE_TABLES.set(sum(map(_live, self.tables.values())))
+        self._count_live()
         log.info("partition handed over", partition=partition, tables=len(gone))
 
     async def _resume(self, table_id: str) -> None:
@@ -722,12 +719,19 @@ class Referee:
         """Forget a closed table now: out of memory, no timer, its lock dropped once free."""
         if self.tables.get(table.table_id) is not table:
             return
+        self._unload(table)
+        self._count_live()
+
+    def _unload(self, table: Table) -> None:
+        """Out of memory (the table held), no timer, its lock dropped once free."""
         del self.tables[table.table_id]
         handle = self._timers.pop(table.table_id, None)
         if handle is not None:
             handle.cancel()
-        LIVE_TABLES.set(sum(map(_live, self.tables.values())))
         asyncio.get_running_loop().call_soon(self._drop_lock, table.table_id)
+
+    def _count_live(self) -> None:
+        LIVE_TABLES.set(sum(map(_live, self.tables.values())))
 
     def _drop_lock(self, table_id: str) -> None:
         lock = self._locks.get(table_id)

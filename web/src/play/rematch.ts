@@ -126,18 +126,14 @@ export class RematchOffer {
       }
     } catch (err) {
       if (this.stopped) return;
-      if (endsPolling(err)) {
-        // The lobby let the table go (or the seat is not good there): say so, and ask no more.
-        this.stop();
-        if (this.table !== null) {
-          setText(this.status, refusalCode(err) === "table_archived" ? t("lobby.rematch.closed") : errorText(err));
-          this.button.hidden = true;
-        } else {
-          setText(this.error, t("lobby.rematch.checkFailed", { reason: errorText(err) }));
-        }
-        return;
+      // The lobby let the table go (or the seat is not good there): ask no more, and say so.
+      if (endsPolling(err)) this.stop();
+      if (this.table === null) {
+        setText(this.error, t("lobby.rematch.checkFailed", { reason: errorText(err) }));
+      } else if (this.stopped) {
+        setText(this.status, refusalCode(err) === "table_archived" ? t("lobby.rematch.closed") : errorText(err));
+        this.button.hidden = true;
       }
-      if (this.table === null) setText(this.error, t("lobby.rematch.checkFailed", { reason: errorText(err) }));
     }
   }
 
