@@ -27,13 +27,14 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, NoReturn
 
 import structlog
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 
-from match.v1 import common_pb2, lobby_pb2, referee_pb2
+from match.v1 import common_pb2, lobby_listing_pb2, lobby_pb2, referee_pb2
 from match_bus import subjects
 from match_bus.jetstream import follow_copy
 from match_bus.records import (
@@ -102,7 +103,8 @@ class TableDirectory:
         # Tables with a game event taken from the headers alone: their projection is not kept
         self._unfolded: set[str] = set()
         self.decoded = 0  # records decoded (the others were taken from their headers)
-        self._last_seq = 0  # the last stream sequence folded
+        self._last_seq = 0  # the last stream sequence folded (waiters told)
+        self._taken_seq = 0  # the same, set as soon as the message is taken
         self._advanced = asyncio.Condition()
 
     # --- reading ---------------------------------------------------------------------------
@@ -559,11 +561,110 @@ class TableDirectory:
         """Keyed players with a seat at a table whose game is not over (tests)."""
         return len(self._seats_of)
 
+    # --- a checkpoint of the listing (services/lobby/snapshot.py) -------------------------
+
+    @property
+    def folded(self) -> int:
+        """The last stream sequence folded into the tables (set as each message is taken)."""
+        return self._taken_seq
+
+    def can_snapshot(self) -> bool:
+        """Whether ``snapshot`` can hold the whole listing: not while a table is folded with its
+        game's own projection (records written before the referee's headers), whose state is
+        the game's and not the listing's."""
+        return not self._games
+
+    def snapshot(self) -> lobby_listing_pb2.ListingSnapshot:
+        """The whole listing as it stands after stream sequence ``folded``: restored into an
+        empty directory, it answers and folds on exactly as this one does."""
+        return build_snapshot(self.snapshot_parts())
+
+    def snapshot_parts(self) -> SnapshotParts:
+        """What ``snapshot`` is built from, taken at once (nothing may be folded meanwhile) and
+        cheaply: each table as its bytes, the rest as plain values. ``build_snapshot`` makes the
+        message of them, in any thread (~2 us a table here, and ~5 there)."""
+        if self._games:
+            raise ValueError("a table is folded with its game's projection: no snapshot")
+        held = (self._numbering, self._tables, self._waiting, self._botted, self._filling)
+        tables = []
+        for table_id in dict.fromkeys(t for ids in (*held, self._unfolded) for t in ids):
+            table = self._tables.get(table_id)
+            numbering = self._numbering.get(table_id)
+            tables.append(
+                (
+                    table_id,
+                    None if table is None else table.SerializeToString(),
+                    0 if numbering is None else numbering.records,
+                    0 if numbering is None else numbering.next_event,
+                    table_id in self._waiting,
+                    table_id in self._botted,
+                    table_id in self._filling,
+                    table_id in self._unfolded,
+                )
+            )
+        return SnapshotParts(
+            sequence=self._taken_seq,
+            log_ms=self._log_ms,
+            tables=tables,
+            expired=list(self._expired),
+            archived=list(self._archived),
+            finished=list(self._finished.items()),
+            quarantined=[
+                (b.table_id, b.sequence, b.index, b.problem) for b in self._quarantined.values()
+            ],
+            left=[(t, sorted(players)) for t, players in self._left.items()],
+            invites=list(self._invites.items()),
+        )
+
+    def restore(self, snap: lobby_listing_pb2.ListingSnapshot) -> None:
+        """Take the listing ``snap`` holds, in place of this directory's (which must not have
+        folded anything yet); the log is then followed from the message after its sequence."""
+        if self._taken_seq or self._numbering or self._tables:
+            raise ValueError("restore into a directory that has folded records")
+        for listed in snap.tables:
+            table_id = listed.table_id
+            if listed.HasField("table"):
+                table = lobby_pb2.Table()
+                table.CopyFrom(listed.table)
+                self._tables[table_id] = table
+            if listed.records:
+                self._numbering[table_id] = Numbering(
+                    table_id, records=listed.records, next_event=listed.next_event
+                )
+            for flag, held in (
+                (listed.waiting, self._waiting),
+                (listed.botted, self._botted),
+                (listed.filling, self._filling),
+                (listed.unfolded, self._unfolded),
+            ):
+                if flag:
+                    held.add(table_id)
+        for table_id in snap.expired:
+            self._expired[table_id] = None
+        for table_id in snap.archived:
+            self._archived[table_id] = None
+        for finished in snap.finished:
+            self._finished[finished.table_id] = finished.ended_ms
+        for q in snap.quarantined:
+            self._quarantined[q.table_id] = BadRecord(q.table_id, q.sequence, q.problem, q.index)
+        for given_up in snap.left:
+            self._left[given_up.table_id] = set(given_up.player_ids)
+        for invite in snap.invites:
+            self._invites[invite.code] = invite.table_id
+        for table_id, table in self._tables.items():
+            if table.status != lobby_pb2.Table.STATUS_FINISHED:
+                self._index_seats(table_id, set(), _keyed(table))
+            self._relist(table_id)
+        self._log_ms = snap.log_ms
+        self._taken_seq = self._last_seq = snap.sequence
+        metrics.QUARANTINED.set(len(self._quarantined))
+
     async def _ingest(self, msg: Msg) -> None:
         seq = msg.metadata.sequence.stream
         if seq <= self._last_seq:
             return  # seen before the consumer was re-created
         self.take(msg.subject, seq, msg.data, msg.headers)
+        self._taken_seq = seq  # before any wait: a snapshot taken meanwhile holds this message
         async with self._advanced:
             self._last_seq = seq
             self._advanced.notify_all()
@@ -603,6 +704,51 @@ class TableDirectory:
         info = await self._js.stream_info(subjects.EVENTS_STREAM)
         if info.state.last_seq > self._last_seq:
             raise ConsumerStalled(f"stream at {info.state.last_seq}, folded {self._last_seq}")
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotParts:
+    """A listing's state as plain values (``TableDirectory.snapshot_parts``)."""
+
+    sequence: int
+    log_ms: int
+    # (table id, the Table's bytes or None, records, next event, waiting, botted, filling,
+    # unfolded)
+    tables: list[tuple[str, bytes | None, int, int, bool, bool, bool, bool]]
+    expired: list[str]
+    archived: list[str]
+    finished: list[tuple[str, int]]
+    quarantined: list[tuple[str, int, int, str]]  # (table id, sequence, index, problem)
+    left: list[tuple[str, list[str]]]
+    invites: list[tuple[str, str]]
+
+
+def build_snapshot(parts: SnapshotParts) -> lobby_listing_pb2.ListingSnapshot:
+    """The ``ListingSnapshot`` of ``parts``: pure, so it may run off the event loop."""
+    snap = lobby_listing_pb2.ListingSnapshot(sequence=parts.sequence, log_ms=parts.log_ms)
+    for table_id, table, records, next_event, waiting, botted, filling, unfolded in parts.tables:
+        listed = snap.tables.add(
+            table_id=table_id,
+            records=records,
+            next_event=next_event,
+            waiting=waiting,
+            botted=botted,
+            filling=filling,
+            unfolded=unfolded,
+        )
+        if table is not None:
+            listed.table.MergeFromString(table)
+    snap.expired.extend(parts.expired)
+    snap.archived.extend(parts.archived)
+    for table_id, ended_ms in parts.finished:
+        snap.finished.add(table_id=table_id, ended_ms=ended_ms)
+    for table_id, sequence, index, problem in parts.quarantined:
+        snap.quarantined.add(table_id=table_id, sequence=sequence, index=index, problem=problem)
+    for table_id, players in parts.left:
+        snap.left.add(table_id=table_id, player_ids=players)
+    for code, table_id in parts.invites:
+        snap.invites.add(code=code, table_id=table_id)
+    return snap
 
 
 def _remember(ids: OrderedDict[str, None], table_id: str, most: int) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from match.v1 import common_pb2, lobby_pb2, referee_pb2
+from match.v1 import common_pb2, lobby_listing_pb2, lobby_pb2, referee_pb2
 from match_bus import records, subjects
 from services.lobby.directory import TableDirectory
 from services.lobby.listing import SortedKeys
@@ -222,3 +222,109 @@ def test_a_seat_given_up_stays_given_up_and_a_quarantine_stays_said_after_the_ke
     assert directory.archived(left) and directory.has_left(left, "q2")
     assert not directory.has_left(left, "p" + left)
     assert not directory.archived(bad) and directory.quarantined(bad) is not None
+
+
+def whole(directory: TableDirectory) -> dict[str, object]:
+    """Everything the directory holds and answers, order-free where its order means nothing: two
+    directories with equal ``whole`` answer every question alike and fold the next record alike."""
+    snap = directory.snapshot()
+    tables = sorted(t.SerializeToString(deterministic=True) for t in snap.tables)
+    every_kind = common_pb2.GAME_KIND_UNSPECIFIED
+    return {
+        "tables": tables,
+        "sequence": snap.sequence,
+        "log_ms": snap.log_ms,
+        "expired": list(snap.expired),
+        "archived": list(snap.archived),
+        "finished": [(f.table_id, f.ended_ms) for f in snap.finished],
+        "quarantined": sorted(q.SerializeToString() for q in snap.quarantined),
+        "left": sorted(s.SerializeToString() for s in snap.left),
+        "invites": sorted((i.code, i.table_id) for i in snap.invites),
+        "seats_of": {p: sorted(t) for p, t in directory._seats_of.items()},
+        "open": [t.SerializeToString() for t in directory.open_tables(every_kind)],
+        "due": [t.table_id for t in directory.fill_due(every_kind, 10_000, 2**62)[0]],
+        "counts": (directory.listed(), directory.waiting(), directory.bot_seats_in_use()),
+    }
+
+
+def test_a_snapshot_taken_at_any_record_folds_on_to_the_listing_it_was_taken_from() -> None:
+    keyed = "k" + "0" * 22 + "1"
+    log: list[tuple[str, bytes, dict[str, str] | None]] = []
+
+    def add(table_id: str, data: bytes, headers: dict[str, str] | None = None) -> None:
+        log.append((subjects.events(table_id), data, headers))
+
+    def record(table_id: str, number: int, first: int, *envs: common_pb2.EventEnvelope) -> bytes:
+        return referee_pb2.TableRecord(
+            table_id=table_id, record_number=number, first_event_number=first, events=list(envs)
+        ).SerializeToString()
+
+    def table_event(table_id: str, number: int, at: int = 0) -> common_pb2.EventEnvelope:
+        return common_pb2.EventEnvelope(
+            table_id=table_id, game_kind=RACE, event_number=number, server_time_ms=at
+        )
+
+    a, b, c, d, e, f = (f"00000000000000f{i}" for i in range(1, 7))
+    add(a, _created(a, 1_000, seats=3))  # open: a keyed player sits, leaves; it finishes
+    sit = table_event(a, 3)
+    sit.table.player_seated.CopyFrom(
+        common_pb2.TableEvent.PlayerSeated(seat=2, player_id=keyed, display_name="Kay")
+    )
+    add(a, record(a, 2, 3, sit))
+    private = referee_pb2.TableRecord.FromString(_created(b, 2_000, private=True))
+    private.events[0].table.table_created.invite_code = "abcdefghjkmn"
+    add(b, private.SerializeToString())  # private, with a code; the bot is asked to fill it
+    fill = table_event(b, 3)
+    fill.table.fill_requested.fill_at_ms = 2_500
+    add(b, record(b, 2, 3, fill))
+    add(c, _created(c, 3_000))  # it expires
+    gone = table_event(a, 4)
+    gone.table.player_left.player_id = keyed
+    add(a, record(a, 3, 4, gone))
+    add(a, *_ended(a, 4, 4_000))
+    expire = table_event(c, 3, 5_000)
+    expire.table.table_expired.SetInParent()
+    add(c, record(c, 2, 3, expire))
+    add(d, _created(d, 6_000, seats=2))
+    started = referee_pb2.TableRecord.FromString(_seated(d, 2, 2))
+    add(d, started.SerializeToString(), records.fact_headers(started, {records.GAME_STARTED}))
+    turn = table_event(d, 4)
+    turn.race.game_ended.at = 1  # any game event: its headers say it holds no fact
+    made = referee_pb2.TableRecord(table_id=d, record_number=3, first_event_number=4, events=[turn])
+    add(d, made.SerializeToString(), records.fact_headers(made, set()))
+    add(e, _created(e, 7_000))
+    add(e, b"\xff not a record")  # quarantined
+    bob = table_event(b, 4)
+    bob.table.player_seated.CopyFrom(
+        common_pb2.TableEvent.PlayerSeated(
+            seat=2, player_id="bot1", display_name="Bot", is_bot=True
+        )
+    )
+    add(b, record(b, 3, 4, bob))
+    add(f, _created(f, 200_000))  # the log's clock archives a; the bot is asked to fill f
+    fill = table_event(f, 3)
+    fill.table.fill_requested.fill_at_ms = 200_500
+    add(f, record(f, 2, 3, fill))
+
+    whole_log = TableDirectory(js=None, keep_finished_ms=60_000)  # type: ignore[arg-type]
+    for sequence, (subject, data, headers) in enumerate(log, start=1):
+        whole_log.take(subject, sequence, data, headers)
+    assert whole_log.archived(a) and whole_log.expired(c)  # the log holds every kind of fact
+    assert whole_log.quarantined(e) and whole_log.bot_seats(b) == 1
+    assert whole_log.bot_seats(f) == 1  # filling: the free seat is the bot's
+    assert whole_log.get(d).status == Status.STATUS_PLAYING  # type: ignore[union-attr]
+    assert whole_log.table_of_invite("abcdefghjkmn") == b and whole_log.has_left(a, keyed)
+    for cut in range(len(log) + 1):
+        before = TableDirectory(js=None, keep_finished_ms=60_000)  # type: ignore[arg-type]
+        for sequence, (subject, data, headers) in enumerate(log[:cut], start=1):
+            before.take(subject, sequence, data, headers)
+            before._taken_seq = sequence  # as _ingest sets it
+        stored = before.snapshot().SerializeToString()
+        after = TableDirectory(js=None, keep_finished_ms=60_000)  # type: ignore[arg-type]
+        after.restore(lobby_listing_pb2.ListingSnapshot.FromString(stored))
+        assert whole(after) == whole(before), cut
+        for sequence, (subject, data, headers) in enumerate(log[cut:], start=cut + 1):
+            after.take(subject, sequence, data, headers)
+            after._taken_seq = sequence
+        whole_log._taken_seq = len(log)
+        assert whole(after) == whole(whole_log), cut
