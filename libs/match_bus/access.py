@@ -85,6 +85,28 @@ def _bucket(bucket: str, why: str, *, watch: bool = False, sweep: bool = False) 
     return grants
 
 
+def _object_store(bucket: str, why: str) -> list[Grant]:
+    """Make, read and replace the objects of the object store ``bucket``: a read follows the
+    object's chunks with an ordered consumer; a write purges the chunks it replaced."""
+    stream = f"OBJ_{bucket}"
+    return [
+        *_js("STREAM.CREATE", stream, f"make the bucket {bucket} ({why})", more=False),
+        *_js("STREAM.INFO", stream, f"open the bucket {bucket}", more=False),
+        *_js("STREAM.MSG.GET", stream, f"read an object's description in {bucket}", more=False),
+        *_js("DIRECT.GET", stream, f"read an object's description in {bucket}"),
+        *_js(
+            "STREAM.PURGE",
+            stream,
+            f"remove the chunks of a replaced object of {bucket}",
+            more=False,
+        ),
+        *_js("CONSUMER.CREATE", stream, f"read an object's chunks from {bucket}"),
+        *_js("CONSUMER.DELETE", stream, f"end a read of {bucket}"),
+        _flow_control(stream),
+        Grant("pub", f"$O.{bucket}.>", f"write the objects of {bucket}"),
+    ]
+
+
 def _events_stream(why: str) -> list[Grant]:
     grants = [
         *_js("STREAM.CREATE", subjects.EVENTS_STREAM, f"make the table log ({why})", more=False),
@@ -168,6 +190,7 @@ PERMISSIONS: dict[str, list[Grant]] = {
         *_follow_copy("lobby", "Watch a table; follow the log for the table listing"),
         Grant("sub", subjects.LIVE_ALL, "a watched table's records, pushed by its copy of the log"),
         *_js("STREAM.INFO", subjects.LOBBY_EVENTS, "whether its copy pushes records", more=False),
+        *_object_store(subjects.LOBBY_LISTING_BUCKET, "a checkpoint of the table listing"),
         Grant("pub", subjects.PLAYERS_QUERY, "ask the players service for profiles and boards"),
         _probe(),
         _own_inbox("lobby"),

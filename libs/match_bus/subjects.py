@@ -27,6 +27,9 @@ COPY_MAX_CONSUMERS = {"lobby": 1000, "players": 64}
 LIVE_ALL = "match.live.>"
 SEEDS_BUCKET = "MATCH_SEEDS"
 
+# The lobbies' checkpoint of their table listing (an object store bucket): a lobby starting
+# reads the log from there on (services/lobby/snapshot.py).
+LOBBY_LISTING_BUCKET = "MATCH_LOBBY_LISTING"
 REFEREE_ALL = "match.referee.>"
 REFEREE_LEASES_BUCKET = "MATCH_REFEREE_LEASES"
 # Where each partition's live tables begin on the log (key ``pNN``): a replica taking the

@@ -49,6 +49,9 @@ DEFAULT_INVITE_FAILURES = Rate(per_s=10 / 60, burst=10.0)
 # minutes), then leaves the lobby's memory: the listing holds the last hour's games, not every
 # game the log holds (docs/api.md, "Finished tables").
 DEFAULT_KEEP_FINISHED_S = KEEP_FINISHED_MS // 1000
+# A lobby stores a snapshot of its listing every 5 minutes, so one that starts reads at most
+# some 5 minutes of the log, not all of it (services/lobby/snapshot.py); 0: never.
+DEFAULT_SNAPSHOT_EVERY_S = 300.0
 # Signing in with a key (services/lobby/identity.py): a challenge is signed within a minute; a
 # session lasts a day. GetChallenge and SignIn share one bucket per client address: a sign-in
 # is both, so 10 at once and then one every 2 s.
@@ -100,6 +103,7 @@ class LobbyConfig:
     invite_ttl_s: float = DEFAULT_INVITE_TTL_S  # a code opens its table this long after making
     invite_failures: Rate = DEFAULT_INVITE_FAILURES  # wrong codes per client address
     keep_finished_s: int = DEFAULT_KEEP_FINISHED_S  # LOBBY_KEEP_FINISHED_S: listed after the end
+    snapshot_every_s: float = DEFAULT_SNAPSHOT_EVERY_S  # LOBBY_SNAPSHOT_EVERY_S; 0: none
     clock: Clock = field(default_factory=Clock)  # REFEREE_CLOCK_RATE / _ANCHOR_MS: for expiry
     challenge_ttl_s: float = DEFAULT_CHALLENGE_TTL_S  # a sign-in challenge, to sign within
     session_ttl_s: int = DEFAULT_SESSION_TTL_S  # a session token from SignIn
@@ -207,6 +211,7 @@ class LobbyConfig:
             keep_finished_s=_at_least(
                 env, "LOBBY_KEEP_FINISHED_S", DEFAULT_KEEP_FINISHED_S, 1, "seconds"
             ),
+            snapshot_every_s=_number(env, "LOBBY_SNAPSHOT_EVERY_S", DEFAULT_SNAPSHOT_EVERY_S),
             clock=clock,
             challenge_ttl_s=challenge_ttl_s,
             session_ttl_s=session_ttl_s,

@@ -44,6 +44,25 @@ STRAY = Counter(
     "match_lobby_stray_records_total",
     "Records on a subject under match.events.> that names no table, skipped by the listing.",
 )
+LISTING_SNAPSHOT_WRITTEN = Counter(
+    "match_lobby_listing_snapshots_written_total",
+    "Snapshots of the table listing this lobby stored (LOBBY_SNAPSHOT_EVERY_S), for a lobby "
+    "that starts to read the log from.",
+)
+LISTING_SNAPSHOT_FAILED = Counter(
+    "match_lobby_listing_snapshot_failures_total",
+    "Snapshots of the table listing this lobby could not store (NATS down, the bucket refused): "
+    "a lobby that starts reads the log from an older one.",
+)
+LISTING_SNAPSHOT_UNUSED = Counter(
+    "match_lobby_listing_snapshot_unused_total",
+    "Starts that read the whole log because the listing's snapshot could not be read or trusted "
+    "(the log line says why); a start with no snapshot yet is not counted.",
+)
+LISTING_SNAPSHOT_BYTES = Gauge(
+    "match_lobby_listing_snapshot_bytes",
+    "The size of the last listing snapshot this lobby stored (compressed).",
+)
 PRESENCE_FAILURES = Counter(
     "match_lobby_presence_failures_total",
     "Presence commands (a seated player's last Watch stream ended, or they came back) the "

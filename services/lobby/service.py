@@ -18,7 +18,7 @@ from nats.aio.client import Client
 
 from match.v1 import lobby_pb2, lobby_pb2_grpc, players_pb2, players_pb2_grpc
 from match_bus.service import run
-from services.lobby import files
+from services.lobby import files, snapshot
 from services.lobby.config import ConfigError, GrpcLimits, LobbyConfig
 from services.lobby.directory import TableDirectory
 from services.lobby.edge import Auth, Limits
@@ -107,7 +107,15 @@ async def serve(
         log.warning(plaintext)
     js = nc.jetstream()  # the log is the referee's and the ledger's to make, not ours
     directory = TableDirectory(js, config.keep_finished_s * 1000)
+    if config.snapshot_every_s > 0:
+        # else (or if it cannot): the log from its start
+        await snapshot.restore(js, directory, config.base.stream_replicas)
     tasks = [asyncio.create_task(directory.run(), name="table-directory")]
+    if config.snapshot_every_s > 0:
+        snapshots = snapshot.Snapshots(
+            js, directory, config.snapshot_every_s, config.base.stream_replicas
+        )
+        tasks.append(asyncio.create_task(snapshots.run(), name="listing-snapshots"))
     referee = Referee(nc, config.referee_timeout_s, config.referee_wait_s)
     limits = Limits(
         Limiter(config.player_limit),

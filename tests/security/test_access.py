@@ -46,10 +46,15 @@ def test_only_the_referee_may_write_the_log_and_only_the_dealer_the_seeds() -> N
     assert readers == ["dealer"]
 
 
-# The one purge a service may do: the bot, of its own seat book, to remove the markers that
-# seats given back leave (services/bot/seats.py, SeatBook._sweep). It may delete every key
-# there anyway; no service may purge the log, the seeds or any other stream.
-OWN_PURGES = {"bot": [f"$JS.API.STREAM.PURGE.KV_{access.BOT_SEATS_BUCKET}"]}
+# The purges a service may do, each of its own bucket: the bot's, of its seat book, to remove
+# the markers that seats given back leave (services/bot/seats.py, SeatBook._sweep; it may
+# delete every key there anyway); the lobby's, of its listing's snapshot, to remove the chunks
+# of the snapshot it replaced (services/lobby/snapshot.py). No service may purge the log, the
+# seeds or any other stream.
+OWN_PURGES = {
+    "bot": [f"$JS.API.STREAM.PURGE.KV_{access.BOT_SEATS_BUCKET}"],
+    "lobby": [f"$JS.API.STREAM.PURGE.OBJ_{subjects.LOBBY_LISTING_BUCKET}"],
+}
 
 
 def test_no_service_may_delete_purge_or_list_streams() -> None:

@@ -1,0 +1,176 @@
+"""A lobby stores a snapshot of its table listing, and a lobby that starts reads the log from it
+(services/lobby/snapshot.py), through the real stack (nats-server with its permissions, dealer,
+referee, lobby; real gRPC): the restarted lobby lists the tables made before the snapshot and
+those made while it was down, having read only the records after the snapshot; a snapshot it
+cannot trust (another format, not a snapshot at all) is set aside and the whole log read."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import grpc  # type: ignore[import-untyped]
+import pytest
+from nats.aio.client import Client
+from nats.js.api import ObjectMeta
+
+from match.v1 import lobby_listing_pb2, lobby_pb2, lobby_pb2_grpc
+from match_bus import subjects
+from match_launch.stack import Stack
+from services.lobby import snapshot
+from tests.conftest import running
+from tests.services.ready import until_the_referee_answers
+from tests.services.test_lobby_rematch import md
+from tests.services.test_referee_games import create, table_cmd
+
+EVERY_S = 0.5
+RESTORED = "listing restored from its snapshot"
+WAIT_S = 20.0
+
+
+@pytest.fixture
+def stack(tmp_path: Path) -> Iterator[Stack]:
+    s = Stack(
+        tmp_path / "stack",
+        services=("dealer", "referee", "lobby"),
+        env={"LOBBY_SNAPSHOT_EVERY_S": str(EVERY_S)},
+    )
+    yield from running(s)
+    assert "Traceback" not in s.log("lobby", tail=0), s.log("lobby")
+
+
+async def listed(channel: grpc.aio.Channel) -> set[str]:
+    lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
+    reply = await lobby.ListTables(lobby_pb2.ListTablesRequest(page_size=100), metadata=md())
+    return {t.table_id for t in reply.tables}
+
+
+async def make(nc: Client, *table_ids: str) -> None:
+    for table_id in table_ids:  # open Concentration tables of two, one seat free: listed
+        made = await table_cmd(nc, table_id, "ann", **create(2))
+        assert made.WhichOneof("result") == "accepted", made
+
+
+async def until(check, timeout: float = WAIT_S):  # type: ignore[no-untyped-def]
+    end = time.monotonic() + timeout
+    while not (got := await check()):
+        assert time.monotonic() < end, "not seen in time"
+        await asyncio.sleep(0.1)
+    return got
+
+
+def lines(log: str) -> list[dict[str, Any]]:
+    """The lobby's log lines (one JSON object each)."""
+    return [json.loads(line) for line in log.splitlines() if line.startswith("{")]
+
+
+def restarted(stack: Stack) -> str:
+    """Restart the lobby; what its log says from then on."""
+    stack.stop_service("lobby")
+    before = len(stack.log("lobby", tail=0))
+    stack.start_service("lobby")
+    stack.wait_healthy()
+    return stack.log("lobby", tail=0)[before:]
+
+
+async def test_a_restarted_lobby_reads_the_log_from_its_snapshot(stack: Stack) -> None:
+    nc = await stack.connect_nats()
+    js = nc.jetstream()
+    try:
+        await until_the_referee_answers(nc)
+        before = [f"a{i:015x}" for i in range(3)]
+        await make(nc, *before)
+        async with grpc.aio.insecure_channel(stack.lobby_addr) as channel:
+            await until(lambda: _has(channel, before))
+        last = (await js.stream_info(subjects.EVENTS_STREAM)).state.last_seq
+
+        async def stored() -> int:  # the snapshot's sequence, once it holds the tables made
+            store = await js.object_store(subjects.LOBBY_LISTING_BUCKET)
+            info = await store.get_info(snapshot.NAME)
+            seq = int(info.headers[snapshot.SEQUENCE_HEADER])
+            return seq if seq >= last else 0
+
+        held = await until(lambda: _quiet(stored))
+        stack.stop_service("lobby")
+        during = [f"b{i:015x}" for i in range(2)]
+        await make(nc, *during)  # the lobby is down: only the log has them
+        after = (await js.stream_info(subjects.EVENTS_STREAM)).state.last_seq
+        stack.start_service("lobby")
+        stack.wait_healthy()
+        async with grpc.aio.insecure_channel(stack.lobby_addr) as channel:
+            assert await until(lambda: _has(channel, before + during))
+        said = stack.log("lobby", tail=0)
+        restored = [line for line in lines(said) if line["event"] == RESTORED]
+        assert len(restored) == 1, said
+        sequence, behind = restored[0]["sequence"], restored[0]["behind"]
+        assert held <= sequence <= after  # the snapshot, not the log's start
+        assert behind == after - sequence and behind < after  # it read only what came after
+
+        # A snapshot of another format is set aside: the whole log is read, and nothing lost.
+        other = lobby_listing_pb2.ListingSnapshot(version=snapshot.VERSION + 1, sequence=1)
+        await _put(nc, zlib.compress(other.SerializeToString()), sequence=10**9)
+        said = restarted(stack)
+        assert f"format version {snapshot.VERSION + 1}" in said, said
+        assert RESTORED not in said
+        async with grpc.aio.insecure_channel(stack.lobby_addr) as channel:
+            assert await until(lambda: _has(channel, before + during))
+
+        # Not a snapshot at all: the same.
+        await _put(nc, b"not a snapshot", sequence=10**9)
+        said = restarted(stack)
+        assert "cannot read the listing snapshot" in said, said
+        async with grpc.aio.insecure_channel(stack.lobby_addr) as channel:
+            assert await until(lambda: _has(channel, before + during))
+    finally:
+        await nc.close()
+
+
+async def _has(channel: grpc.aio.Channel, table_ids: list[str]) -> bool:
+    try:
+        return set(table_ids) <= await listed(channel)
+    except grpc.aio.AioRpcError:  # the lobby is starting
+        return False
+
+
+async def _quiet(check):  # type: ignore[no-untyped-def]
+    try:
+        return await check()
+    except Exception:  # not stored yet
+        return 0
+
+
+async def _put(nc: Client, data: bytes, sequence: int) -> None:
+    """Store ``data`` as the listing's snapshot, saying it holds the log up to ``sequence`` (so
+    the lobby, stopped first, does not write over it)."""
+    store = await nc.jetstream().object_store(subjects.LOBBY_LISTING_BUCKET)
+    meta = ObjectMeta(name=snapshot.NAME, headers={snapshot.SEQUENCE_HEADER: str(sequence)})
+    await store.put(snapshot.NAME, data, meta)
+
+
+def test_a_snapshot_is_trusted_only_for_the_copy_of_the_log_it_was_taken_from() -> None:
+    copy = snapshot.Copy(created="2026-12-07T10:00:00+00:00", first_seq=1, last_seq=500)
+    good = lobby_listing_pb2.ListingSnapshot(
+        version=snapshot.VERSION, sequence=400, stream_created=copy.created
+    )
+    assert snapshot.unusable(good, copy) is None
+    at_the_end = lobby_listing_pb2.ListingSnapshot()
+    at_the_end.CopyFrom(good)
+    at_the_end.sequence = 500
+    assert snapshot.unusable(at_the_end, copy) is None
+    for field, value, why in (
+        ("version", snapshot.VERSION + 1, "format version"),
+        ("stream_created", "2026-12-08T10:00:00+00:00", "made at"),
+        ("sequence", 501, "past its copy's last record"),
+    ):
+        bad = lobby_listing_pb2.ListingSnapshot()
+        bad.CopyFrom(good)
+        setattr(bad, field, value)
+        assert why in (snapshot.unusable(bad, copy) or ""), field
+    trimmed = snapshot.Copy(copy.created, first_seq=402, last_seq=500)  # 401 is gone
+    assert "begins at 402" in (snapshot.unusable(good, trimmed) or "")
+    assert snapshot.unusable(good, snapshot.Copy(copy.created, 401, 500)) is None
