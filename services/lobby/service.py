@@ -106,16 +106,20 @@ async def serve(
     if plaintext is not None:
         log.warning(plaintext)
     js = nc.jetstream()  # the log is the referee's and the ledger's to make, not ours
-    directory = TableDirectory(js, config.keep_finished_s * 1000)
-    if config.snapshot_every_s > 0:
-        # else (or if it cannot): the log from its start
-        await snapshot.restore(js, directory, config.base.stream_replicas)
-    tasks = [asyncio.create_task(directory.run(), name="table-directory")]
-    if config.snapshot_every_s > 0:
+
+    def listing() -> TableDirectory:
+        return TableDirectory(js, config.keep_finished_s * 1000)
+
+    directory = listing()  # it reads the log from its start ...
+    tasks = []
+    if config.snapshot_every_s > 0:  # ... or from the listing's snapshot
+        start = await snapshot.restore(js, listing, config.base.stream_replicas)
+        directory = start.directory
         snapshots = snapshot.Snapshots(
-            js, directory, config.snapshot_every_s, config.base.stream_replicas
+            js, start, config.snapshot_every_s, config.base.stream_replicas
         )
         tasks.append(asyncio.create_task(snapshots.run(), name="listing-snapshots"))
+    tasks.append(asyncio.create_task(directory.run(), name="table-directory"))
     referee = Referee(nc, config.referee_timeout_s, config.referee_wait_s)
     limits = Limits(
         Limiter(config.player_limit),

@@ -9,11 +9,12 @@ stored since it was written.
 **Writing.** Every ``LOBBY_SNAPSHOT_EVERY_S`` (300 s; 0 turns snapshots off) a lobby that has
 folded records since its last snapshot writes its whole listing (``TableDirectory.snapshot``, a
 ``match.v1.ListingSnapshot``, zlib-compressed) to the object ``listing`` of the object store
-bucket ``MATCH_LOBBY_LISTING``, unless the object there already holds a later point of the log
-(another lobby replica wrote it). Every replica folds the same log the same way, so any
-replica's snapshot is every replica's. The listing is taken on the loop, since it must not
-change meanwhile, as cheaply as it can be (each table's bytes: ~2 us a table, ~30 ms for 14,000
-tables); the message is built, encoded and compressed in a thread.
+bucket ``MATCH_LOBBY_LISTING``, unless the object there already holds a later point of the same
+copy of the log, in the same format (another lobby replica wrote it). Every replica folds the
+same log the same way, so any replica's snapshot is every replica's. The listing is taken with
+folding paused, since it must not change meanwhile, each table as its bytes (~3.5 us a table),
+the loop let run every ``SNAPSHOT_SLICE`` tables; the message is built, encoded and compressed
+in a thread.
 
 **Reading.** At start, before it follows the log, a lobby reads the object and takes the listing
 it holds, then follows its copy from the message after the snapshot's sequence. It reads the log
@@ -24,8 +25,10 @@ one log line:
   a digest that does not match, chunks removed by a write meanwhile);
 - it is of another format version;
 - it is of another copy of the log: the copy's stream was made again since (its creation time
-  differs), or the copy no longer holds the records after the snapshot (its first sequence is
-  past the snapshot's next), or the snapshot is past the copy's last record.
+  differs), or the snapshot is past the copy's last record;
+- records were removed from the copy since it was stored: its first sequence moved, or more
+  records were removed from inside it (an operator's repair of a quarantined table,
+  docs/operations.md "Quarantined tables"; the listing must fold the log as it is now).
 
 What a snapshot cannot carry: a table folded with its game's own projection (a record written
 before the referee's fact headers) keeps snapshots from being written until its game is over.
@@ -39,6 +42,7 @@ import asyncio
 import base64
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from hashlib import sha256
@@ -55,10 +59,17 @@ from services.lobby.directory import TableDirectory, build_snapshot
 
 log = structlog.get_logger()
 
-VERSION = 1  # ListingSnapshot's format; bump on any change to what a field means
+# ListingSnapshot's format, and the listing's way of folding: bump it on any change to what a
+# field means, and on any change to how TableDirectory folds a record into what a snapshot
+# holds, so that a lobby of the new code folds the whole log again rather than going on from
+# what the old code made of it.
+VERSION = 1
 BUCKET = subjects.LOBBY_LISTING_BUCKET
 NAME = "listing"
-SEQUENCE_HEADER = "Match-Listing-Sequence"  # on the object's meta: the log's point it holds
+# On the object's meta: the log's point it holds, of which copy of the log, in which format
+SEQUENCE_HEADER = "Match-Listing-Sequence"
+STREAM_HEADER = "Match-Listing-Stream-Created"
+VERSION_HEADER = "Match-Listing-Version"
 LOAD_TIMEOUT_S = 10.0  # reading a snapshot longer than this: read the log instead
 WRITE_TIMEOUT_S = 60.0
 EVERY_S = 300.0
@@ -71,6 +82,7 @@ class Copy:
     created: str  # the stream's creation time, as NATS reports it
     first_seq: int
     last_seq: int
+    removed: int = 0  # records removed from inside it (nats-server's num_deleted)
 
 
 async def open_store(js: JetStreamContext, replicas: int) -> ObjectStore:
@@ -95,7 +107,11 @@ async def open_store(js: JetStreamContext, replicas: int) -> ObjectStore:
 async def copy_of_log(js: JetStreamContext) -> Copy:
     info = await js.stream_info(subjects.LOBBY_EVENTS)
     created = info.created.isoformat() if isinstance(info.created, datetime) else str(info.created)
-    return Copy(created, info.state.first_seq, info.state.last_seq)
+    state = info.state
+    # An empty stream that never held a record says its first sequence is 0; its first
+    # record's will be 1, and nothing was removed: the same.
+    first = max(state.first_seq, 1)
+    return Copy(created, first, state.last_seq, state.num_deleted or 0)
 
 
 def unusable(snap: lobby_listing_pb2.ListingSnapshot, copy: Copy) -> str | None:
@@ -109,24 +125,45 @@ def unusable(snap: lobby_listing_pb2.ListingSnapshot, copy: Copy) -> str | None:
         )
     if snap.sequence > copy.last_seq:
         return f"holds the log up to {snap.sequence}, past its copy's last record {copy.last_seq}"
-    if copy.first_seq > snap.sequence + 1 and copy.last_seq > snap.sequence:
-        return f"the copy now begins at {copy.first_seq}, after the snapshot's {snap.sequence}"
+    if copy.first_seq != snap.first_sequence:
+        return (
+            f"the copy began at {snap.first_sequence} when it was stored and begins at "
+            f"{copy.first_seq} now"
+        )
+    if copy.removed != snap.removed:
+        return (
+            f"{copy.removed} records removed from inside the copy, {snap.removed} when it was "
+            "stored (a repair: what they quarantined must be read again)"
+        )
     return None
 
 
-async def restore(js: JetStreamContext, directory: TableDirectory, replicas: int = 1) -> bool:
-    """Start ``directory`` from the stored snapshot if one can be trusted (module docstring);
-    False, with one log line saying why, if the log must be read from its start."""
+@dataclass(frozen=True, slots=True)
+class Start:
+    """How a lobby's listing began: the directory, and the copy of the log as it was before the
+    listing read any of it (None: NATS did not say; the lobby then stores no snapshot)."""
+
+    directory: TableDirectory
+    copy: Copy | None
+
+
+async def restore(
+    js: JetStreamContext, new: Callable[[], TableDirectory], replicas: int = 1
+) -> Start:
+    """A directory (``new()``) started from the stored snapshot if one can be trusted (module
+    docstring); else, with one log line saying why, an empty one that reads the log from its
+    start."""
     started = time.monotonic()
+    copy = None
     try:
         async with asyncio.timeout(LOAD_TIMEOUT_S):
+            copy = await copy_of_log(js)  # first: any removal after it is noticed
             store = await open_store(js, replicas)
             try:
                 stored = await read(js, store)
             except ObjectNotFoundError:
                 log.info("no listing snapshot yet: reading the log from its start")
-                return False
-            copy = await copy_of_log(js)
+                return Start(new(), copy)
         data = await asyncio.to_thread(zlib.decompress, stored)
         snap = lobby_listing_pb2.ListingSnapshot.FromString(data)
     except Exception as error:  # any failure: the log itself is always there to read
@@ -134,13 +171,19 @@ async def restore(js: JetStreamContext, directory: TableDirectory, replicas: int
         log.warning(
             "cannot read the listing snapshot: reading the log from its start", error=repr(error)
         )
-        return False
+        return Start(new(), copy)
     why = unusable(snap, copy)
     if why is not None:
         metrics.LISTING_SNAPSHOT_UNUSED.inc()
         log.warning("listing snapshot not used: reading the log from its start", why=why)
-        return False
-    directory.restore(snap)
+        return Start(new(), copy)
+    directory = new()
+    try:
+        directory.restore(snap)
+    except Exception as error:  # a snapshot this code cannot take: none of it is kept
+        metrics.LISTING_SNAPSHOT_UNUSED.inc()
+        log.warning("listing snapshot not used: reading the log from its start", why=repr(error))
+        return Start(new(), copy)
     log.info(
         "listing restored from its snapshot",
         sequence=snap.sequence,
@@ -149,7 +192,7 @@ async def restore(js: JetStreamContext, directory: TableDirectory, replicas: int
         bytes=len(stored),
         seconds=round(time.monotonic() - started, 3),
     )
-    return True
+    return Start(directory, copy)
 
 
 async def read(js: JetStreamContext, store: ObjectStore) -> bytes:
@@ -182,13 +225,15 @@ class Snapshots:
     """Writes the listing's snapshot every ``every_s`` while the lobby runs."""
 
     def __init__(
-        self, js: JetStreamContext, directory: TableDirectory, every_s: float, replicas: int = 1
+        self, js: JetStreamContext, start: Start, every_s: float, replicas: int = 1
     ) -> None:
         self._js = js
         self._replicas = replicas
-        self._directory = directory
+        self._directory = start.directory
+        self._began = start.copy
         self._every_s = every_s
-        self._written = directory.folded  # a restored listing is stored already
+        self._written = start.directory.folded  # a restored listing is stored already
+        self._said = False  # why it stores none, said once
 
     async def run(self) -> None:
         while True:
@@ -202,6 +247,24 @@ class Snapshots:
                 metrics.LISTING_SNAPSHOT_FAILED.inc()
                 log.warning("cannot write the listing snapshot", error=repr(error))
 
+    def _changed(self, copy: Copy) -> str | None:
+        """Why a snapshot of this lobby's listing may not be what the copy holds now: records
+        were removed from it since the listing began (an operator's repair), or its state was
+        never read; None if it may be stored."""
+        began = self._began
+        if began is None:
+            return "the copy of the log's state could not be read when the lobby started"
+        if (copy.created, copy.first_seq, copy.removed) != (
+            began.created,
+            began.first_seq,
+            began.removed,
+        ):
+            return (
+                "records were removed from the copy of the log since this lobby started (a "
+                "repair?); a lobby started after it stores the listing"
+            )
+        return None
+
     async def write(self) -> bool:
         """Store the listing as it stands, if it moved since the last write and no later one is
         stored; whether it wrote."""
@@ -211,29 +274,48 @@ class Snapshots:
         if not directory.can_snapshot():
             log.info("listing snapshot skipped: a table is folded without the referee's headers")
             return False
+        copy = await copy_of_log(self._js)
+        why = self._changed(copy)
+        if why is not None:  # what it folded may not be what the copy holds now
+            if not self._said:
+                log.warning("this lobby stores no listing snapshot until it restarts", why=why)
+                self._said = True
+            return False
         store = await open_store(self._js, self._replicas)
         try:
-            stored = await store.get_info(NAME)
-            stored_seq = int((stored.headers or {}).get(SEQUENCE_HEADER, "0"))
+            said = (await store.get_info(NAME)).headers or {}
         except ObjectNotFoundError:
-            stored_seq = 0
-        if stored_seq >= directory.folded:
+            said = {}
+        # A later snapshot of this copy, in this format, is there: nothing to add. One of another
+        # copy or format is no use to a lobby like this one, whatever its sequence.
+        if (
+            said.get(STREAM_HEADER) == copy.created
+            and said.get(VERSION_HEADER) == str(VERSION)
+            and int(said.get(SEQUENCE_HEADER, "0")) >= directory.folded
+        ):
             self._written = directory.folded
             return False
-        copy = await copy_of_log(self._js)
-        parts = directory.snapshot_parts()  # on the loop, nothing folded meanwhile
+        parts = await directory.snapshot_parts_paused()  # nothing folded meanwhile
 
         def encode() -> tuple[lobby_listing_pb2.ListingSnapshot, bytes]:
             snap = build_snapshot(parts)
             snap.version = VERSION
             snap.stream_created = copy.created
+            snap.first_sequence, snap.removed = copy.first_seq, copy.removed
             return snap, zlib.compress(snap.SerializeToString(), 6)
 
         snap, data = await asyncio.to_thread(encode)
+        if (why := self._changed(await copy_of_log(self._js))) is not None:
+            log.warning("listing snapshot not stored", why=why)  # removed while it was taken
+            return False
         meta = api.ObjectMeta(
             name=NAME,
             description=f"the table listing up to sequence {snap.sequence} of the lobby's copy",
-            headers={SEQUENCE_HEADER: str(snap.sequence)},
+            headers={
+                SEQUENCE_HEADER: str(snap.sequence),
+                STREAM_HEADER: copy.created,
+                VERSION_HEADER: str(VERSION),
+            },
         )
         await store.put(NAME, data, meta)
         self._written = snap.sequence

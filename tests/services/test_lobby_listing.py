@@ -301,6 +301,19 @@ def test_a_snapshot_taken_at_any_record_folds_on_to_the_listing_it_was_taken_fro
         )
     )
     add(b, record(b, 3, 4, bob))
+    # A partition's frame: a refused command at d (recorded, no event), and an entry for g that
+    # is not its first record (quarantined, at entry 1 of the frame).
+    g = "000000000000000e"  # in d's partition
+    refused = referee_pb2.TableRecord(table_id=d, record_number=4, first_event_number=5)
+    refused.refusal.code = "not_seated"
+    not_first, _ = _ended(g, 2, 8_000)
+    frame = records.pack(
+        [
+            (d, refused.SerializeToString(), records.fact_headers(refused, set())),
+            (g, not_first, records.fact_headers(refused, set())),
+        ]
+    )
+    log.append((subjects.frames(subjects.partition_of(d)), frame, None))
     add(f, _created(f, 200_000))  # the log's clock archives a; the bot is asked to fill f
     fill = table_event(f, 3)
     fill.table.fill_requested.fill_at_ms = 200_500
@@ -312,6 +325,7 @@ def test_a_snapshot_taken_at_any_record_folds_on_to_the_listing_it_was_taken_fro
     assert whole_log.archived(a) and whole_log.expired(c)  # the log holds every kind of fact
     assert whole_log.quarantined(e) and whole_log.bot_seats(b) == 1
     assert whole_log.bot_seats(f) == 1  # filling: the free seat is the bot's
+    assert whole_log.quarantined(g).index == 1  # type: ignore[union-attr]
     assert whole_log.get(d).status == Status.STATUS_PLAYING  # type: ignore[union-attr]
     assert whole_log.table_of_invite("abcdefghjkmn") == b and whole_log.has_left(a, keyed)
     for cut in range(len(log) + 1):

@@ -69,9 +69,8 @@ def lines(log: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in log.splitlines() if line.startswith("{")]
 
 
-def restarted(stack: Stack) -> str:
-    """Restart the lobby; what its log says from then on."""
-    stack.stop_service("lobby")
+def started(stack: Stack) -> str:
+    """Start the (stopped) lobby; what its log says from then on."""
     before = len(stack.log("lobby", tail=0))
     stack.start_service("lobby")
     stack.wait_healthy()
@@ -112,20 +111,38 @@ async def test_a_restarted_lobby_reads_the_log_from_its_snapshot(stack: Stack) -
         assert behind == after - sequence and behind < after  # it read only what came after
 
         # A snapshot of another format is set aside: the whole log is read, and nothing lost.
+        stack.stop_service("lobby")  # so it does not store a snapshot over the test's
         other = lobby_listing_pb2.ListingSnapshot(version=snapshot.VERSION + 1, sequence=1)
-        await _put(nc, zlib.compress(other.SerializeToString()), sequence=10**9)
-        said = restarted(stack)
+        await _put(nc, zlib.compress(other.SerializeToString()))
+        said = started(stack)
         assert f"format version {snapshot.VERSION + 1}" in said, said
         assert RESTORED not in said
         async with grpc.aio.insecure_channel(stack.lobby_addr) as channel:
             assert await until(lambda: _has(channel, before + during))
 
         # Not a snapshot at all: the same.
-        await _put(nc, b"not a snapshot", sequence=10**9)
-        said = restarted(stack)
+        stack.stop_service("lobby")
+        await _put(nc, b"not a snapshot")
+        said = started(stack)
         assert "cannot read the listing snapshot" in said, said
         async with grpc.aio.insecure_channel(stack.lobby_addr) as channel:
             assert await until(lambda: _has(channel, before + during))
+
+        # A running lobby stores over a snapshot of another copy of the log, whatever its
+        # sequence; it leaves one of its own copy that holds more than it has read.
+        copy = await snapshot.copy_of_log(js)
+        ahead = str(copy.last_seq + 1_000)
+        theirs = {snapshot.SEQUENCE_HEADER: ahead, snapshot.VERSION_HEADER: str(snapshot.VERSION)}
+        await _put(nc, b"another copy's", {**theirs, snapshot.STREAM_HEADER: "another copy"})
+
+        async def ours() -> bool:
+            said = await _said(js)
+            return said.get(snapshot.STREAM_HEADER) == copy.created
+
+        assert await until(ours)
+        await _put(nc, b"later", {**theirs, snapshot.STREAM_HEADER: copy.created})
+        await asyncio.sleep(6 * EVERY_S)  # six chances to write over it
+        assert (await _said(js))[snapshot.SEQUENCE_HEADER] == ahead
     finally:
         await nc.close()
 
@@ -144,18 +161,22 @@ async def _quiet(check):  # type: ignore[no-untyped-def]
         return 0
 
 
-async def _put(nc: Client, data: bytes, sequence: int) -> None:
-    """Store ``data`` as the listing's snapshot, saying it holds the log up to ``sequence`` (so
-    the lobby, stopped first, does not write over it)."""
+async def _put(nc: Client, data: bytes, headers: dict[str, str] | None = None) -> None:
+    """Store ``data`` as the listing's snapshot, its meta saying ``headers``."""
     store = await nc.jetstream().object_store(subjects.LOBBY_LISTING_BUCKET)
-    meta = ObjectMeta(name=snapshot.NAME, headers={snapshot.SEQUENCE_HEADER: str(sequence)})
-    await store.put(snapshot.NAME, data, meta)
+    await store.put(snapshot.NAME, data, ObjectMeta(name=snapshot.NAME, headers=headers))
+
+
+async def _said(js: Any) -> dict[str, str]:
+    """What the stored snapshot's meta says of it."""
+    store = await js.object_store(subjects.LOBBY_LISTING_BUCKET)
+    return (await store.get_info(snapshot.NAME)).headers or {}
 
 
 def test_a_snapshot_is_trusted_only_for_the_copy_of_the_log_it_was_taken_from() -> None:
     copy = snapshot.Copy(created="2026-12-07T10:00:00+00:00", first_seq=1, last_seq=500)
     good = lobby_listing_pb2.ListingSnapshot(
-        version=snapshot.VERSION, sequence=400, stream_created=copy.created
+        version=snapshot.VERSION, sequence=400, stream_created=copy.created, first_sequence=1
     )
     assert snapshot.unusable(good, copy) is None
     at_the_end = lobby_listing_pb2.ListingSnapshot()
@@ -171,6 +192,55 @@ def test_a_snapshot_is_trusted_only_for_the_copy_of_the_log_it_was_taken_from() 
         bad.CopyFrom(good)
         setattr(bad, field, value)
         assert why in (snapshot.unusable(bad, copy) or ""), field
-    trimmed = snapshot.Copy(copy.created, first_seq=402, last_seq=500)  # 401 is gone
-    assert "begins at 402" in (snapshot.unusable(good, trimmed) or "")
-    assert snapshot.unusable(good, snapshot.Copy(copy.created, 401, 500)) is None
+    # Records removed since it was stored (an operator's repair): the log is read again.
+    trimmed = snapshot.Copy(copy.created, first_seq=3, last_seq=500)
+    assert "begins at 3 now" in (snapshot.unusable(good, trimmed) or "")
+    repaired = snapshot.Copy(copy.created, first_seq=1, last_seq=500, removed=1)
+    assert "removed from inside" in (snapshot.unusable(good, repaired) or "")
+
+
+async def test_a_repaired_log_is_read_again_and_not_stored_over(stack: Stack) -> None:
+    """An operator removes the record that quarantined a table (docs/operations.md, "Quarantined
+    tables"): the running lobby, which folded it, stores no snapshot from then on, and a lobby
+    restarted reads the whole log and lists the table again."""
+    nc = await stack.connect_nats()
+    js = nc.jetstream()
+    try:
+        await until_the_referee_answers(nc)
+        good, bad = "c000000000000001", "c000000000000002"
+        await make(nc, good, bad)
+        ack = await js.publish(subjects.events(bad), b"\xff not a record")  # the admin may
+        async with grpc.aio.insecure_channel(stack.lobby_addr) as channel:
+            await until(lambda: _has(channel, [good]))
+            assert bad not in await listed(channel)  # quarantined
+
+        async def holds_it() -> bool:  # a snapshot with the quarantine is stored
+            return int((await _said(js)).get(snapshot.SEQUENCE_HEADER, "0")) >= ack.seq
+
+        await until(lambda: _quiet(holds_it))
+        for stream in (subjects.EVENTS_STREAM, subjects.LOBBY_EVENTS):
+            await js.delete_msg(stream, ack.seq)  # the repair
+        await make(nc, "c000000000000003")  # something new to store
+        refusing = "this lobby stores no listing snapshot until it restarts"
+        await until(lambda: _logged(stack, refusing))
+        stored = (await _said(js))[snapshot.SEQUENCE_HEADER]
+
+        stack.stop_service("lobby")
+        said = started(stack)
+        assert "removed from inside the copy" in said, said
+        async with grpc.aio.insecure_channel(stack.lobby_addr) as channel:
+            assert await until(lambda: _has(channel, [good, bad, "c000000000000003"]))  # again
+        assert (await _said(js))[snapshot.SEQUENCE_HEADER] == stored  # nothing stored over it
+        # ... until the lobby that read the repaired log stores its own.
+        assert await until(lambda: _quiet(lambda: _newer(js, stored)))
+    finally:
+        await nc.close()
+
+
+async def _logged(stack: Stack, text: str) -> bool:
+    return text in stack.log("lobby", tail=0)
+
+
+async def _newer(js: Any, than: str) -> bool:
+    said = await _said(js)
+    return said[snapshot.SEQUENCE_HEADER] != than

@@ -8,7 +8,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class ListingSnapshot(_message.Message):
-    __slots__ = ("version", "sequence", "stream_created", "log_ms", "tables", "expired", "archived", "finished", "quarantined", "left", "invites")
+    __slots__ = ("version", "sequence", "stream_created", "log_ms", "tables", "expired", "archived", "finished", "quarantined", "left", "invites", "first_sequence", "removed")
     class Listed(_message.Message):
         __slots__ = ("table_id", "table", "records", "next_event", "waiting", "botted", "filling", "unfolded")
         TABLE_ID_FIELD_NUMBER: _ClassVar[int]
@@ -71,6 +71,8 @@ class ListingSnapshot(_message.Message):
     QUARANTINED_FIELD_NUMBER: _ClassVar[int]
     LEFT_FIELD_NUMBER: _ClassVar[int]
     INVITES_FIELD_NUMBER: _ClassVar[int]
+    FIRST_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    REMOVED_FIELD_NUMBER: _ClassVar[int]
     version: int
     sequence: int
     stream_created: str
@@ -82,4 +84,6 @@ class ListingSnapshot(_message.Message):
     quarantined: _containers.RepeatedCompositeFieldContainer[ListingSnapshot.Quarantined]
     left: _containers.RepeatedCompositeFieldContainer[ListingSnapshot.SeatsGivenUp]
     invites: _containers.RepeatedCompositeFieldContainer[ListingSnapshot.Invite]
-    def __init__(self, version: _Optional[int] = ..., sequence: _Optional[int] = ..., stream_created: _Optional[str] = ..., log_ms: _Optional[int] = ..., tables: _Optional[_Iterable[_Union[ListingSnapshot.Listed, _Mapping]]] = ..., expired: _Optional[_Iterable[str]] = ..., archived: _Optional[_Iterable[str]] = ..., finished: _Optional[_Iterable[_Union[ListingSnapshot.Finished, _Mapping]]] = ..., quarantined: _Optional[_Iterable[_Union[ListingSnapshot.Quarantined, _Mapping]]] = ..., left: _Optional[_Iterable[_Union[ListingSnapshot.SeatsGivenUp, _Mapping]]] = ..., invites: _Optional[_Iterable[_Union[ListingSnapshot.Invite, _Mapping]]] = ...) -> None: ...
+    first_sequence: int
+    removed: int
+    def __init__(self, version: _Optional[int] = ..., sequence: _Optional[int] = ..., stream_created: _Optional[str] = ..., log_ms: _Optional[int] = ..., tables: _Optional[_Iterable[_Union[ListingSnapshot.Listed, _Mapping]]] = ..., expired: _Optional[_Iterable[str]] = ..., archived: _Optional[_Iterable[str]] = ..., finished: _Optional[_Iterable[_Union[ListingSnapshot.Finished, _Mapping]]] = ..., quarantined: _Optional[_Iterable[_Union[ListingSnapshot.Quarantined, _Mapping]]] = ..., left: _Optional[_Iterable[_Union[ListingSnapshot.SeatsGivenUp, _Mapping]]] = ..., invites: _Optional[_Iterable[_Union[ListingSnapshot.Invite, _Mapping]]] = ..., first_sequence: _Optional[int] = ..., removed: _Optional[int] = ...) -> None: ...

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file match/v1/lobby_listing.proto.
  */
 export const file_match_v1_lobby_listing: GenFile = /*@__PURE__*/
-  fileDesc("ChxtYXRjaC92MS9sb2JieV9saXN0aW5nLnByb3RvEghtYXRjaC52MSKVBgoPTGlzdGluZ1NuYXBzaG90Eg8KB3ZlcnNpb24YASABKA0SEAoIc2VxdWVuY2UYAiABKAQSFgoOc3RyZWFtX2NyZWF0ZWQYAyABKAkSDgoGbG9nX21zGAQgASgDEjAKBnRhYmxlcxgFIAMoCzIgLm1hdGNoLnYxLkxpc3RpbmdTbmFwc2hvdC5MaXN0ZWQSDwoHZXhwaXJlZBgGIAMoCRIQCghhcmNoaXZlZBgHIAMoCRI0CghmaW5pc2hlZBgIIAMoCzIiLm1hdGNoLnYxLkxpc3RpbmdTbmFwc2hvdC5GaW5pc2hlZBI6CgtxdWFyYW50aW5lZBgJIAMoCzIlLm1hdGNoLnYxLkxpc3RpbmdTbmFwc2hvdC5RdWFyYW50aW5lZBI0CgRsZWZ0GAogAygLMiYubWF0Y2gudjEuTGlzdGluZ1NuYXBzaG90LlNlYXRzR2l2ZW5VcBIxCgdpbnZpdGVzGAsgAygLMiAubWF0Y2gudjEuTGlzdGluZ1NuYXBzaG90Lkludml0ZRqjAQoGTGlzdGVkEhAKCHRhYmxlX2lkGAEgASgJEh4KBXRhYmxlGAIgASgLMg8ubWF0Y2gudjEuVGFibGUSDwoHcmVjb3JkcxgDIAEoDRISCgpuZXh0X2V2ZW50GAQgASgNEg8KB3dhaXRpbmcYBSABKAgSDgoGYm90dGVkGAYgASgIEg8KB2ZpbGxpbmcYByABKAgSEAoIdW5mb2xkZWQYCCABKAgaLgoIRmluaXNoZWQSEAoIdGFibGVfaWQYASABKAkSEAoIZW5kZWRfbXMYAiABKAMaUQoLUXVhcmFudGluZWQSEAoIdGFibGVfaWQYASABKAkSEAoIc2VxdWVuY2UYAiABKAQSDQoFaW5kZXgYAyABKA0SDwoHcHJvYmxlbRgEIAEoCRo0CgxTZWF0c0dpdmVuVXASEAoIdGFibGVfaWQYASABKAkSEgoKcGxheWVyX2lkcxgCIAMoCRooCgZJbnZpdGUSDAoEY29kZRgBIAEoCRIQCgh0YWJsZV9pZBgCIAEoCWIGcHJvdG8z", [file_match_v1_lobby]);
+  fileDesc("ChxtYXRjaC92MS9sb2JieV9saXN0aW5nLnByb3RvEghtYXRjaC52MSK+BgoPTGlzdGluZ1NuYXBzaG90Eg8KB3ZlcnNpb24YASABKA0SEAoIc2VxdWVuY2UYAiABKAQSFgoOc3RyZWFtX2NyZWF0ZWQYAyABKAkSDgoGbG9nX21zGAQgASgDEjAKBnRhYmxlcxgFIAMoCzIgLm1hdGNoLnYxLkxpc3RpbmdTbmFwc2hvdC5MaXN0ZWQSDwoHZXhwaXJlZBgGIAMoCRIQCghhcmNoaXZlZBgHIAMoCRI0CghmaW5pc2hlZBgIIAMoCzIiLm1hdGNoLnYxLkxpc3RpbmdTbmFwc2hvdC5GaW5pc2hlZBI6CgtxdWFyYW50aW5lZBgJIAMoCzIlLm1hdGNoLnYxLkxpc3RpbmdTbmFwc2hvdC5RdWFyYW50aW5lZBI0CgRsZWZ0GAogAygLMiYubWF0Y2gudjEuTGlzdGluZ1NuYXBzaG90LlNlYXRzR2l2ZW5VcBIxCgdpbnZpdGVzGAsgAygLMiAubWF0Y2gudjEuTGlzdGluZ1NuYXBzaG90Lkludml0ZRIWCg5maXJzdF9zZXF1ZW5jZRgMIAEoBBIPCgdyZW1vdmVkGA0gASgEGqMBCgZMaXN0ZWQSEAoIdGFibGVfaWQYASABKAkSHgoFdGFibGUYAiABKAsyDy5tYXRjaC52MS5UYWJsZRIPCgdyZWNvcmRzGAMgASgNEhIKCm5leHRfZXZlbnQYBCABKA0SDwoHd2FpdGluZxgFIAEoCBIOCgZib3R0ZWQYBiABKAgSDwoHZmlsbGluZxgHIAEoCBIQCgh1bmZvbGRlZBgIIAEoCBouCghGaW5pc2hlZBIQCgh0YWJsZV9pZBgBIAEoCRIQCghlbmRlZF9tcxgCIAEoAxpRCgtRdWFyYW50aW5lZBIQCgh0YWJsZV9pZBgBIAEoCRIQCghzZXF1ZW5jZRgCIAEoBBINCgVpbmRleBgDIAEoDRIPCgdwcm9ibGVtGAQgASgJGjQKDFNlYXRzR2l2ZW5VcBIQCgh0YWJsZV9pZBgBIAEoCRISCgpwbGF5ZXJfaWRzGAIgAygJGigKBkludml0ZRIMCgRjb2RlGAEgASgJEhAKCHRhYmxlX2lkGAIgASgJYgZwcm90bzM", [file_match_v1_lobby]);
 
 /**
  * The lobby's own checkpoint of its table listing (services/lobby/snapshot.py): everything the
@@ -101,6 +101,23 @@ export type ListingSnapshot = Message<"match.v1.ListingSnapshot"> & {
    * @generated from field: repeated match.v1.ListingSnapshot.Invite invites = 11;
    */
   invites: ListingSnapshot_Invite[];
+
+  /**
+   * The copy's first sequence when the snapshot was stored: a copy that begins elsewhere now
+   * lost (or gained) records the snapshot was folded from.
+   *
+   * @generated from field: uint64 first_sequence = 12;
+   */
+  firstSequence: bigint;
+
+  /**
+   * How many records had been removed from inside the copy when the snapshot was stored: more
+   * now means an operator removed some (a repair, docs/operations.md "Quarantined tables"),
+   * which the snapshot would not see.
+   *
+   * @generated from field: uint64 removed = 13;
+   */
+  removed: bigint;
 };
 
 /**
