@@ -111,6 +111,11 @@ class TableDirectory:
         self.decoded = 0  # records decoded (the others were taken from their headers)
         self._last_seq = 0  # the last stream sequence folded (waiters told)
         self._taken_seq = 0  # the same, set as soon as the message is taken
+        # What the copy held as the listing read it: the first sequence folded (0: none yet),
+        # and the ranges of sequences it did not hold between two folded (removed before);
+        # a record removed since, not among them, is one the listing folded (a repair).
+        self._first_seq = 0
+        self._gaps: list[tuple[int, int]] = []
         self._folding = asyncio.Lock()  # held to fold a message, or to take a snapshot
         self._advanced = asyncio.Condition()
 
@@ -570,6 +575,15 @@ class TableDirectory:
 
     # --- a checkpoint of the listing (services/lobby/snapshot.py) -------------------------
 
+    def passed(self, seq: int) -> None:
+        """The message at stream sequence ``seq`` is folded (the next after ``folded``): note
+        where the listing began, and the sequences the copy did not hold before it."""
+        if not self._first_seq:
+            self._first_seq = seq
+        elif seq > self._taken_seq + 1:
+            self._gaps.append((self._taken_seq + 1, seq - 1))
+        self._taken_seq = seq
+
     @property
     def folded(self) -> int:
         """The last stream sequence folded into the tables (set as each message is taken)."""
@@ -641,6 +655,8 @@ class TableDirectory:
                 yield
         return SnapshotParts(
             sequence=self._taken_seq,
+            first_sequence=self._first_seq,
+            gaps=list(self._gaps),
             log_ms=self._log_ms,
             tables=tables,
             expired=list(self._expired),
@@ -694,6 +710,8 @@ class TableDirectory:
             self._relist(table_id)
         self._log_ms = snap.log_ms
         self._taken_seq = self._last_seq = snap.sequence
+        self._first_seq = snap.first_sequence
+        self._gaps = [(gap.first, gap.last) for gap in snap.gaps]
         metrics.QUARANTINED.set(len(self._quarantined))
 
     async def _ingest(self, msg: Msg) -> None:
@@ -701,8 +719,10 @@ class TableDirectory:
         if seq <= self._last_seq:
             return  # seen before the consumer was re-created
         async with self._folding:  # not while a snapshot is being taken
+            if seq <= self._taken_seq:
+                return  # folded while this one waited
             self.take(msg.subject, seq, msg.data, msg.headers)
-            self._taken_seq = seq  # at once: a snapshot taken after holds this message
+            self.passed(seq)  # at once: a snapshot taken after holds this message
         async with self._advanced:
             self._last_seq = seq
             self._advanced.notify_all()
@@ -749,6 +769,8 @@ class SnapshotParts:
     """A listing's state as plain values (``TableDirectory.snapshot_parts``)."""
 
     sequence: int
+    first_sequence: int  # the first sequence folded
+    gaps: list[tuple[int, int]]  # sequences the copy did not hold when read past, first to last
     log_ms: int
     # (table id, the Table's bytes or None, records, next event, waiting, botted, filling,
     # unfolded)
@@ -763,7 +785,11 @@ class SnapshotParts:
 
 def build_snapshot(parts: SnapshotParts) -> lobby_listing_pb2.ListingSnapshot:
     """The ``ListingSnapshot`` of ``parts``: pure, so it may run off the event loop."""
-    snap = lobby_listing_pb2.ListingSnapshot(sequence=parts.sequence, log_ms=parts.log_ms)
+    snap = lobby_listing_pb2.ListingSnapshot(
+        sequence=parts.sequence, first_sequence=parts.first_sequence, log_ms=parts.log_ms
+    )
+    for first, last in parts.gaps:
+        snap.gaps.add(first=first, last=last)
     for table_id, table, records, next_event, waiting, botted, filling, unfolded in parts.tables:
         listed = snap.tables.add(
             table_id=table_id,

@@ -59,6 +59,11 @@ LISTING_SNAPSHOT_UNUSED = Counter(
     "Starts that read the whole log because the listing's snapshot could not be read or trusted "
     "(the log line says why); a start with no snapshot yet is not counted.",
 )
+LISTING_SNAPSHOT_STOPPED = Gauge(
+    "match_lobby_listing_snapshot_stopped",
+    "1 while this lobby stores no listing snapshot: a record its listing folded was removed "
+    "from its copy of the log (a repair); restart it so that it reads the log again.",
+)
 LISTING_SNAPSHOT_BYTES = Gauge(
     "match_lobby_listing_snapshot_bytes",
     "The size of the last listing snapshot this lobby stored (compressed).",

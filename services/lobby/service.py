@@ -110,15 +110,15 @@ async def serve(
     def listing() -> TableDirectory:
         return TableDirectory(js, config.keep_finished_s * 1000)
 
-    directory = listing()  # it reads the log from its start ...
     tasks = []
-    if config.snapshot_every_s > 0:  # ... or from the listing's snapshot
-        start = await snapshot.restore(js, listing, config.base.stream_replicas)
-        directory = start.directory
+    if config.snapshot_every_s > 0:  # from the listing's snapshot, if one can be trusted
+        directory = await snapshot.restore(js, listing, config.base.stream_replicas)
         snapshots = snapshot.Snapshots(
-            js, start, config.snapshot_every_s, config.base.stream_replicas
+            js, directory, config.snapshot_every_s, config.base.stream_replicas
         )
         tasks.append(asyncio.create_task(snapshots.run(), name="listing-snapshots"))
+    else:
+        directory = listing()  # from the log's first record
     tasks.append(asyncio.create_task(directory.run(), name="table-directory"))
     referee = Referee(nc, config.referee_timeout_s, config.referee_wait_s)
     limits = Limits(

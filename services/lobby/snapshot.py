@@ -3,7 +3,7 @@ the last checkpoint on, not from the log's first record.
 
 Without it a lobby's start grows with history: it folds every record ever stored to rebuild a
 listing that holds only the tables not over and the last hour's finished ones
-(docs/operations.md, "A lobby's start"). With it, the start reads one object and the records
+(docs/operations.md, "Durability"). With it, the start reads one object and the records
 stored since it was written.
 
 **Writing.** Every ``LOBBY_SNAPSHOT_EVERY_S`` (300 s; 0 turns snapshots off) a lobby that has
@@ -26,9 +26,10 @@ one log line:
 - it is of another format version;
 - it is of another copy of the log: the copy's stream was made again since (its creation time
   differs), or the snapshot is past the copy's last record;
-- records were removed from the copy since it was stored: its first sequence moved, or more
-  records were removed from inside it (an operator's repair of a quarantined table,
-  docs/operations.md "Quarantined tables"; the listing must fold the log as it is now).
+- a record it folded was removed from the copy since (the copy begins after the first record
+  it folded, or one of the sequences it folded is among the copy's removed ones): an
+  operator's repair of a quarantined table (docs/operations.md "Quarantined tables"), which a
+  listing must read again. A lobby running when that happens stores no snapshot from then on.
 
 What a snapshot cannot carry: a table folded with its game's own projection (a record written
 before the referee's fact headers) keeps snapshots from being written until its game is over.
@@ -40,9 +41,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from hashlib import sha256
@@ -72,7 +74,6 @@ STREAM_HEADER = "Match-Listing-Stream-Created"
 VERSION_HEADER = "Match-Listing-Version"
 LOAD_TIMEOUT_S = 10.0  # reading a snapshot longer than this: read the log instead
 WRITE_TIMEOUT_S = 60.0
-EVERY_S = 300.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +83,7 @@ class Copy:
     created: str  # the stream's creation time, as NATS reports it
     first_seq: int
     last_seq: int
-    removed: int = 0  # records removed from inside it (nats-server's num_deleted)
+    deleted: tuple[int, ...] = ()  # sequences removed from inside it, ascending
 
 
 async def open_store(js: JetStreamContext, replicas: int) -> ObjectStore:
@@ -105,13 +106,48 @@ async def open_store(js: JetStreamContext, replicas: int) -> ObjectStore:
 
 
 async def copy_of_log(js: JetStreamContext) -> Copy:
-    info = await js.stream_info(subjects.LOBBY_EVENTS)
+    """The copy's state, with the sequences removed from inside it (STREAM.INFO's
+    ``deleted_details``: none but an operator's repairs, and the log's own, which a mirror
+    copies as it passes them)."""
+    request = json.dumps({"deleted_details": True}).encode()
+    reply = await js._api_request(  # nats-py's stream_info cannot ask for the details
+        f"{js._prefix}.STREAM.INFO.{subjects.LOBBY_EVENTS}", request, timeout=js._timeout
+    )
+    info = api.StreamInfo.from_response(reply)
     created = info.created.isoformat() if isinstance(info.created, datetime) else str(info.created)
     state = info.state
     # An empty stream that never held a record says its first sequence is 0; its first
     # record's will be 1, and nothing was removed: the same.
     first = max(state.first_seq, 1)
-    return Copy(created, first, state.last_seq, state.num_deleted or 0)
+    return Copy(created, first, state.last_seq, tuple(sorted(state.deleted or ())))
+
+
+def gone(first: int, gaps: Iterable[tuple[int, int]], folded: int, copy: Copy) -> str | None:
+    """Whether the copy lost a record the listing folded (its sequences ``first`` to
+    ``folded`` but the ``gaps`` it read past): the copy begins after ``first``, or one of them
+    was removed since (an operator's repair). None if the copy holds them all."""
+    if not first:
+        return None  # it folded nothing
+    if copy.first_seq > first:
+        return (
+            f"the copy begins at {copy.first_seq}, past {first}, the first record the listing "
+            "folded"
+        )
+    seen = sorted(gaps)
+    at = 0
+    for seq in copy.deleted:
+        if seq < first:
+            continue
+        if seq > folded:
+            break
+        while at < len(seen) and seen[at][1] < seq:
+            at += 1
+        if at == len(seen) or seen[at][0] > seq:
+            return (
+                f"record {seq}, which the listing folded, was removed from the copy since (a "
+                "repair: what it quarantined must be read again)"
+            )
+    return None
 
 
 def unusable(snap: lobby_listing_pb2.ListingSnapshot, copy: Copy) -> str | None:
@@ -125,45 +161,26 @@ def unusable(snap: lobby_listing_pb2.ListingSnapshot, copy: Copy) -> str | None:
         )
     if snap.sequence > copy.last_seq:
         return f"holds the log up to {snap.sequence}, past its copy's last record {copy.last_seq}"
-    if copy.first_seq != snap.first_sequence:
-        return (
-            f"the copy began at {snap.first_sequence} when it was stored and begins at "
-            f"{copy.first_seq} now"
-        )
-    if copy.removed != snap.removed:
-        return (
-            f"{copy.removed} records removed from inside the copy, {snap.removed} when it was "
-            "stored (a repair: what they quarantined must be read again)"
-        )
-    return None
-
-
-@dataclass(frozen=True, slots=True)
-class Start:
-    """How a lobby's listing began: the directory, and the copy of the log as it was before the
-    listing read any of it (None: NATS did not say; the lobby then stores no snapshot)."""
-
-    directory: TableDirectory
-    copy: Copy | None
+    gaps = [(gap.first, gap.last) for gap in snap.gaps]
+    return gone(snap.first_sequence, gaps, snap.sequence, copy)
 
 
 async def restore(
     js: JetStreamContext, new: Callable[[], TableDirectory], replicas: int = 1
-) -> Start:
+) -> TableDirectory:
     """A directory (``new()``) started from the stored snapshot if one can be trusted (module
     docstring); else, with one log line saying why, an empty one that reads the log from its
     start."""
     started = time.monotonic()
-    copy = None
     try:
         async with asyncio.timeout(LOAD_TIMEOUT_S):
-            copy = await copy_of_log(js)  # first: any removal after it is noticed
             store = await open_store(js, replicas)
             try:
                 stored = await read(js, store)
             except ObjectNotFoundError:
                 log.info("no listing snapshot yet: reading the log from its start")
-                return Start(new(), copy)
+                return new()
+            copy = await copy_of_log(js)  # after the object: it holds at least as much
         data = await asyncio.to_thread(zlib.decompress, stored)
         snap = lobby_listing_pb2.ListingSnapshot.FromString(data)
     except Exception as error:  # any failure: the log itself is always there to read
@@ -171,19 +188,19 @@ async def restore(
         log.warning(
             "cannot read the listing snapshot: reading the log from its start", error=repr(error)
         )
-        return Start(new(), copy)
+        return new()
     why = unusable(snap, copy)
     if why is not None:
         metrics.LISTING_SNAPSHOT_UNUSED.inc()
         log.warning("listing snapshot not used: reading the log from its start", why=why)
-        return Start(new(), copy)
+        return new()
     directory = new()
     try:
         directory.restore(snap)
     except Exception as error:  # a snapshot this code cannot take: none of it is kept
         metrics.LISTING_SNAPSHOT_UNUSED.inc()
         log.warning("listing snapshot not used: reading the log from its start", why=repr(error))
-        return Start(new(), copy)
+        return new()
     log.info(
         "listing restored from its snapshot",
         sequence=snap.sequence,
@@ -192,7 +209,7 @@ async def restore(
         bytes=len(stored),
         seconds=round(time.monotonic() - started, 3),
     )
-    return Start(directory, copy)
+    return directory
 
 
 async def read(js: JetStreamContext, store: ObjectStore) -> bytes:
@@ -225,15 +242,14 @@ class Snapshots:
     """Writes the listing's snapshot every ``every_s`` while the lobby runs."""
 
     def __init__(
-        self, js: JetStreamContext, start: Start, every_s: float, replicas: int = 1
+        self, js: JetStreamContext, directory: TableDirectory, every_s: float, replicas: int = 1
     ) -> None:
         self._js = js
         self._replicas = replicas
-        self._directory = start.directory
-        self._began = start.copy
+        self._directory = directory
         self._every_s = every_s
-        self._written = start.directory.folded  # a restored listing is stored already
-        self._said = False  # why it stores none, said once
+        self._written = directory.folded  # a restored listing is stored already
+        self._stopped = False  # a record it folded was removed: it stores none any more
 
     async def run(self) -> None:
         while True:
@@ -247,24 +263,6 @@ class Snapshots:
                 metrics.LISTING_SNAPSHOT_FAILED.inc()
                 log.warning("cannot write the listing snapshot", error=repr(error))
 
-    def _changed(self, copy: Copy) -> str | None:
-        """Why a snapshot of this lobby's listing may not be what the copy holds now: records
-        were removed from it since the listing began (an operator's repair), or its state was
-        never read; None if it may be stored."""
-        began = self._began
-        if began is None:
-            return "the copy of the log's state could not be read when the lobby started"
-        if (copy.created, copy.first_seq, copy.removed) != (
-            began.created,
-            began.first_seq,
-            began.removed,
-        ):
-            return (
-                "records were removed from the copy of the log since this lobby started (a "
-                "repair?); a lobby started after it stores the listing"
-            )
-        return None
-
     async def write(self) -> bool:
         """Store the listing as it stands, if it moved since the last write and no later one is
         stored; whether it wrote."""
@@ -274,14 +272,10 @@ class Snapshots:
         if not directory.can_snapshot():
             log.info("listing snapshot skipped: a table is folded without the referee's headers")
             return False
-        copy = await copy_of_log(self._js)
-        why = self._changed(copy)
-        if why is not None:  # what it folded may not be what the copy holds now
-            if not self._said:
-                log.warning("this lobby stores no listing snapshot until it restarts", why=why)
-                self._said = True
+        if self._stopped:
             return False
         store = await open_store(self._js, self._replicas)
+        copy = await copy_of_log(self._js)
         try:
             said = (await store.get_info(NAME)).headers or {}
         except ObjectNotFoundError:
@@ -296,18 +290,23 @@ class Snapshots:
             self._written = directory.folded
             return False
         parts = await directory.snapshot_parts_paused()  # nothing folded meanwhile
+        # Read after the listing was taken: a record removed before, that it folded, is seen
+        # here; one removed after is seen by the lobby that reads the snapshot.
+        copy = await copy_of_log(self._js)
+        why = gone(parts.first_sequence, parts.gaps, parts.sequence, copy)
+        if why is not None:  # it holds what the copy no longer does: a restart reads it again
+            log.warning("this lobby stores no listing snapshot until it restarts", why=why)
+            self._stopped = True
+            metrics.LISTING_SNAPSHOT_STOPPED.set(1)
+            return False
 
         def encode() -> tuple[lobby_listing_pb2.ListingSnapshot, bytes]:
             snap = build_snapshot(parts)
             snap.version = VERSION
             snap.stream_created = copy.created
-            snap.first_sequence, snap.removed = copy.first_seq, copy.removed
             return snap, zlib.compress(snap.SerializeToString(), 6)
 
         snap, data = await asyncio.to_thread(encode)
-        if (why := self._changed(await copy_of_log(self._js))) is not None:
-            log.warning("listing snapshot not stored", why=why)  # removed while it was taken
-            return False
         meta = api.ObjectMeta(
             name=NAME,
             description=f"the table listing up to sequence {snap.sequence} of the lobby's copy",

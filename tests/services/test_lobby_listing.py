@@ -233,6 +233,7 @@ def whole(directory: TableDirectory) -> dict[str, object]:
     return {
         "tables": tables,
         "sequence": snap.sequence,
+        "read": (snap.first_sequence, [(g.first, g.last) for g in snap.gaps]),
         "log_ms": snap.log_ms,
         "expired": list(snap.expired),
         "archived": list(snap.archived),
@@ -319,26 +320,31 @@ def test_a_snapshot_taken_at_any_record_folds_on_to_the_listing_it_was_taken_fro
     fill.table.fill_requested.fill_at_ms = 200_500
     add(f, record(f, 2, 3, fill))
 
+    # Stream sequences from 3 (the copy's first two removed before), with 9 and 10 removed too.
+    sequences = [n + 3 + 2 * (n >= 6) for n in range(len(log))]
+
+    def fold(directory: TableDirectory, entries: range) -> None:
+        for n in entries:
+            subject, data, headers = log[n]
+            directory.take(subject, sequences[n], data, headers)
+            directory.passed(sequences[n])  # as _ingest does
+
     whole_log = TableDirectory(js=None, keep_finished_ms=60_000)  # type: ignore[arg-type]
-    for sequence, (subject, data, headers) in enumerate(log, start=1):
-        whole_log.take(subject, sequence, data, headers)
+    fold(whole_log, range(len(log)))
     assert whole_log.archived(a) and whole_log.expired(c)  # the log holds every kind of fact
     assert whole_log.quarantined(e) and whole_log.bot_seats(b) == 1
     assert whole_log.bot_seats(f) == 1  # filling: the free seat is the bot's
     assert whole_log.quarantined(g).index == 1  # type: ignore[union-attr]
     assert whole_log.get(d).status == Status.STATUS_PLAYING  # type: ignore[union-attr]
     assert whole_log.table_of_invite("abcdefghjkmn") == b and whole_log.has_left(a, keyed)
+    read = whole_log.snapshot()
+    assert (read.first_sequence, [(g.first, g.last) for g in read.gaps]) == (3, [(9, 10)])
     for cut in range(len(log) + 1):
         before = TableDirectory(js=None, keep_finished_ms=60_000)  # type: ignore[arg-type]
-        for sequence, (subject, data, headers) in enumerate(log[:cut], start=1):
-            before.take(subject, sequence, data, headers)
-            before._taken_seq = sequence  # as _ingest sets it
+        fold(before, range(cut))
         stored = before.snapshot().SerializeToString()
         after = TableDirectory(js=None, keep_finished_ms=60_000)  # type: ignore[arg-type]
         after.restore(lobby_listing_pb2.ListingSnapshot.FromString(stored))
         assert whole(after) == whole(before), cut
-        for sequence, (subject, data, headers) in enumerate(log[cut:], start=cut + 1):
-            after.take(subject, sequence, data, headers)
-            after._taken_seq = sequence
-        whole_log._taken_seq = len(log)
+        fold(after, range(cut, len(log)))
         assert whole(after) == whole(whole_log), cut

@@ -134,6 +134,7 @@ async def test_a_restarted_lobby_reads_the_log_from_its_snapshot(stack: Stack) -
         ahead = str(copy.last_seq + 1_000)
         theirs = {snapshot.SEQUENCE_HEADER: ahead, snapshot.VERSION_HEADER: str(snapshot.VERSION)}
         await _put(nc, b"another copy's", {**theirs, snapshot.STREAM_HEADER: "another copy"})
+        await make(nc, "d000000000000001")  # something new, so that it has more to store
 
         async def ours() -> bool:
             said = await _said(js)
@@ -141,6 +142,7 @@ async def test_a_restarted_lobby_reads_the_log_from_its_snapshot(stack: Stack) -
 
         assert await until(ours)
         await _put(nc, b"later", {**theirs, snapshot.STREAM_HEADER: copy.created})
+        await make(nc, "d000000000000002")
         await asyncio.sleep(6 * EVERY_S)  # six chances to write over it
         assert (await _said(js))[snapshot.SEQUENCE_HEADER] == ahead
     finally:
@@ -194,9 +196,27 @@ def test_a_snapshot_is_trusted_only_for_the_copy_of_the_log_it_was_taken_from() 
         assert why in (snapshot.unusable(bad, copy) or ""), field
     # Records removed since it was stored (an operator's repair): the log is read again.
     trimmed = snapshot.Copy(copy.created, first_seq=3, last_seq=500)
-    assert "begins at 3 now" in (snapshot.unusable(good, trimmed) or "")
-    repaired = snapshot.Copy(copy.created, first_seq=1, last_seq=500, removed=1)
-    assert "removed from inside" in (snapshot.unusable(good, repaired) or "")
+    assert "begins at 3, past 1" in (snapshot.unusable(good, trimmed) or "")
+    repaired = snapshot.Copy(copy.created, first_seq=1, last_seq=500, deleted=(7,))
+    assert "record 7, which the listing folded" in (snapshot.unusable(good, repaired) or "")
+
+
+def test_only_a_record_the_listing_folded_and_the_copy_lost_since_sets_a_snapshot_aside() -> None:
+    created = "2026-12-07T10:00:00+00:00"
+
+    def copy(first: int, *deleted: int) -> snapshot.Copy:
+        return snapshot.Copy(created, first_seq=first, last_seq=900, deleted=deleted)
+
+    # The listing folded 3..500, reading past 9-10 and 40 (removed before it read them).
+    gaps = [(9, 10), (40, 40)]
+    assert snapshot.gone(3, gaps, 500, copy(3, 9, 10, 40)) is None
+    assert snapshot.gone(3, gaps, 500, copy(1, 2, 9, 10, 40)) is None  # a mirror filling
+    assert snapshot.gone(3, gaps, 500, copy(3, 9, 10, 40, 501, 700)) is None  # not folded yet
+    assert snapshot.gone(0, [], 0, copy(50, 60)) is None  # nothing folded
+    assert "record 41" in (snapshot.gone(3, gaps, 500, copy(3, 9, 10, 40, 41)) or "")
+    assert "record 500" in (snapshot.gone(3, gaps, 500, copy(3, 500)) or "")
+    assert "record 3" in (snapshot.gone(3, gaps, 500, copy(1, 3)) or "")
+    assert "begins at 4" in (snapshot.gone(3, gaps, 500, copy(4)) or "")
 
 
 async def test_a_repaired_log_is_read_again_and_not_stored_over(stack: Stack) -> None:
@@ -224,15 +244,23 @@ async def test_a_repaired_log_is_read_again_and_not_stored_over(stack: Stack) ->
         refusing = "this lobby stores no listing snapshot until it restarts"
         await until(lambda: _logged(stack, refusing))
         stored = (await _said(js))[snapshot.SEQUENCE_HEADER]
+        await make(nc, "c000000000000004")
+        await asyncio.sleep(4 * EVERY_S)  # four more chances: it stores nothing over it
+        assert (await _said(js))[snapshot.SEQUENCE_HEADER] == stored
 
         stack.stop_service("lobby")
         said = started(stack)
-        assert "removed from inside the copy" in said, said
+        assert f"record {ack.seq}, which the listing folded, was removed" in said, said
+        made = [good, bad, "c000000000000003", "c000000000000004"]
         async with grpc.aio.insecure_channel(stack.lobby_addr) as channel:
-            assert await until(lambda: _has(channel, [good, bad, "c000000000000003"]))  # again
-        assert (await _said(js))[snapshot.SEQUENCE_HEADER] == stored  # nothing stored over it
-        # ... until the lobby that read the repaired log stores its own.
+            assert await until(lambda: _has(channel, made))  # the repaired table listed again
+        # The lobby that read the repaired log stores its own, which a start takes.
         assert await until(lambda: _quiet(lambda: _newer(js, stored)))
+        stack.stop_service("lobby")
+        said = started(stack)
+        assert RESTORED in said, said
+        async with grpc.aio.insecure_channel(stack.lobby_addr) as channel:
+            assert await until(lambda: _has(channel, made))
     finally:
         await nc.close()
 

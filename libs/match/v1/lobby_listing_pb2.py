@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from match.v1 import lobby_pb2 as match_dot_v1_dot_lobby__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cmatch/v1/lobby_listing.proto\x12\x08match.v1\x1a\x14match/v1/lobby.proto\"\xbe\x06\n\x0fListingSnapshot\x12\x0f\n\x07version\x18\x01 \x01(\r\x12\x10\n\x08sequence\x18\x02 \x01(\x04\x12\x16\n\x0estream_created\x18\x03 \x01(\t\x12\x0e\n\x06log_ms\x18\x04 \x01(\x03\x12\x30\n\x06tables\x18\x05 \x03(\x0b\x32 .match.v1.ListingSnapshot.Listed\x12\x0f\n\x07\x65xpired\x18\x06 \x03(\t\x12\x10\n\x08\x61rchived\x18\x07 \x03(\t\x12\x34\n\x08\x66inished\x18\x08 \x03(\x0b\x32\".match.v1.ListingSnapshot.Finished\x12:\n\x0bquarantined\x18\t \x03(\x0b\x32%.match.v1.ListingSnapshot.Quarantined\x12\x34\n\x04left\x18\n \x03(\x0b\x32&.match.v1.ListingSnapshot.SeatsGivenUp\x12\x31\n\x07invites\x18\x0b \x03(\x0b\x32 .match.v1.ListingSnapshot.Invite\x12\x16\n\x0e\x66irst_sequence\x18\x0c \x01(\x04\x12\x0f\n\x07removed\x18\r \x01(\x04\x1a\xa3\x01\n\x06Listed\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x1e\n\x05table\x18\x02 \x01(\x0b\x32\x0f.match.v1.Table\x12\x0f\n\x07records\x18\x03 \x01(\r\x12\x12\n\nnext_event\x18\x04 \x01(\r\x12\x0f\n\x07waiting\x18\x05 \x01(\x08\x12\x0e\n\x06\x62otted\x18\x06 \x01(\x08\x12\x0f\n\x07\x66illing\x18\x07 \x01(\x08\x12\x10\n\x08unfolded\x18\x08 \x01(\x08\x1a.\n\x08\x46inished\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x10\n\x08\x65nded_ms\x18\x02 \x01(\x03\x1aQ\n\x0bQuarantined\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x10\n\x08sequence\x18\x02 \x01(\x04\x12\r\n\x05index\x18\x03 \x01(\r\x12\x0f\n\x07problem\x18\x04 \x01(\t\x1a\x34\n\x0cSeatsGivenUp\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x12\n\nplayer_ids\x18\x02 \x03(\t\x1a(\n\x06Invite\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x10\n\x08table_id\x18\x02 \x01(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cmatch/v1/lobby_listing.proto\x12\x08match.v1\x1a\x14match/v1/lobby.proto\"\xfe\x06\n\x0fListingSnapshot\x12\x0f\n\x07version\x18\x01 \x01(\r\x12\x10\n\x08sequence\x18\x02 \x01(\x04\x12\x16\n\x0estream_created\x18\x03 \x01(\t\x12\x0e\n\x06log_ms\x18\x04 \x01(\x03\x12\x30\n\x06tables\x18\x05 \x03(\x0b\x32 .match.v1.ListingSnapshot.Listed\x12\x0f\n\x07\x65xpired\x18\x06 \x03(\t\x12\x10\n\x08\x61rchived\x18\x07 \x03(\t\x12\x34\n\x08\x66inished\x18\x08 \x03(\x0b\x32\".match.v1.ListingSnapshot.Finished\x12:\n\x0bquarantined\x18\t \x03(\x0b\x32%.match.v1.ListingSnapshot.Quarantined\x12\x34\n\x04left\x18\n \x03(\x0b\x32&.match.v1.ListingSnapshot.SeatsGivenUp\x12\x31\n\x07invites\x18\x0b \x03(\x0b\x32 .match.v1.ListingSnapshot.Invite\x12\x16\n\x0e\x66irst_sequence\x18\x0c \x01(\x04\x12+\n\x04gaps\x18\r \x03(\x0b\x32\x1d.match.v1.ListingSnapshot.Gap\x1a\xa3\x01\n\x06Listed\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x1e\n\x05table\x18\x02 \x01(\x0b\x32\x0f.match.v1.Table\x12\x0f\n\x07records\x18\x03 \x01(\r\x12\x12\n\nnext_event\x18\x04 \x01(\r\x12\x0f\n\x07waiting\x18\x05 \x01(\x08\x12\x0e\n\x06\x62otted\x18\x06 \x01(\x08\x12\x0f\n\x07\x66illing\x18\x07 \x01(\x08\x12\x10\n\x08unfolded\x18\x08 \x01(\x08\x1a.\n\x08\x46inished\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x10\n\x08\x65nded_ms\x18\x02 \x01(\x03\x1aQ\n\x0bQuarantined\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x10\n\x08sequence\x18\x02 \x01(\x04\x12\r\n\x05index\x18\x03 \x01(\r\x12\x0f\n\x07problem\x18\x04 \x01(\t\x1a\x34\n\x0cSeatsGivenUp\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x12\n\nplayer_ids\x18\x02 \x03(\t\x1a\"\n\x03Gap\x12\r\n\x05\x66irst\x18\x01 \x01(\x04\x12\x0c\n\x04last\x18\x02 \x01(\x04\x1a(\n\x06Invite\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x10\n\x08table_id\x18\x02 \x01(\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,15 +33,17 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'match.v1.lobby_listing_pb2'
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_LISTINGSNAPSHOT']._serialized_start=65
-  _globals['_LISTINGSNAPSHOT']._serialized_end=895
-  _globals['_LISTINGSNAPSHOT_LISTED']._serialized_start=505
-  _globals['_LISTINGSNAPSHOT_LISTED']._serialized_end=668
-  _globals['_LISTINGSNAPSHOT_FINISHED']._serialized_start=670
-  _globals['_LISTINGSNAPSHOT_FINISHED']._serialized_end=716
-  _globals['_LISTINGSNAPSHOT_QUARANTINED']._serialized_start=718
-  _globals['_LISTINGSNAPSHOT_QUARANTINED']._serialized_end=799
-  _globals['_LISTINGSNAPSHOT_SEATSGIVENUP']._serialized_start=801
-  _globals['_LISTINGSNAPSHOT_SEATSGIVENUP']._serialized_end=853
-  _globals['_LISTINGSNAPSHOT_INVITE']._serialized_start=855
-  _globals['_LISTINGSNAPSHOT_INVITE']._serialized_end=895
+  _globals['_LISTINGSNAPSHOT']._serialized_end=959
+  _globals['_LISTINGSNAPSHOT_LISTED']._serialized_start=533
+  _globals['_LISTINGSNAPSHOT_LISTED']._serialized_end=696
+  _globals['_LISTINGSNAPSHOT_FINISHED']._serialized_start=698
+  _globals['_LISTINGSNAPSHOT_FINISHED']._serialized_end=744
+  _globals['_LISTINGSNAPSHOT_QUARANTINED']._serialized_start=746
+  _globals['_LISTINGSNAPSHOT_QUARANTINED']._serialized_end=827
+  _globals['_LISTINGSNAPSHOT_SEATSGIVENUP']._serialized_start=829
+  _globals['_LISTINGSNAPSHOT_SEATSGIVENUP']._serialized_end=881
+  _globals['_LISTINGSNAPSHOT_GAP']._serialized_start=883
+  _globals['_LISTINGSNAPSHOT_GAP']._serialized_end=917
+  _globals['_LISTINGSNAPSHOT_INVITE']._serialized_start=919
+  _globals['_LISTINGSNAPSHOT_INVITE']._serialized_end=959
 # @@protoc_insertion_point(module_scope)

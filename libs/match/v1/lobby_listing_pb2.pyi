@@ -8,7 +8,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class ListingSnapshot(_message.Message):
-    __slots__ = ("version", "sequence", "stream_created", "log_ms", "tables", "expired", "archived", "finished", "quarantined", "left", "invites", "first_sequence", "removed")
+    __slots__ = ("version", "sequence", "stream_created", "log_ms", "tables", "expired", "archived", "finished", "quarantined", "left", "invites", "first_sequence", "gaps")
     class Listed(_message.Message):
         __slots__ = ("table_id", "table", "records", "next_event", "waiting", "botted", "filling", "unfolded")
         TABLE_ID_FIELD_NUMBER: _ClassVar[int]
@@ -53,6 +53,13 @@ class ListingSnapshot(_message.Message):
         table_id: str
         player_ids: _containers.RepeatedScalarFieldContainer[str]
         def __init__(self, table_id: _Optional[str] = ..., player_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+    class Gap(_message.Message):
+        __slots__ = ("first", "last")
+        FIRST_FIELD_NUMBER: _ClassVar[int]
+        LAST_FIELD_NUMBER: _ClassVar[int]
+        first: int
+        last: int
+        def __init__(self, first: _Optional[int] = ..., last: _Optional[int] = ...) -> None: ...
     class Invite(_message.Message):
         __slots__ = ("code", "table_id")
         CODE_FIELD_NUMBER: _ClassVar[int]
@@ -72,7 +79,7 @@ class ListingSnapshot(_message.Message):
     LEFT_FIELD_NUMBER: _ClassVar[int]
     INVITES_FIELD_NUMBER: _ClassVar[int]
     FIRST_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
-    REMOVED_FIELD_NUMBER: _ClassVar[int]
+    GAPS_FIELD_NUMBER: _ClassVar[int]
     version: int
     sequence: int
     stream_created: str
@@ -85,5 +92,5 @@ class ListingSnapshot(_message.Message):
     left: _containers.RepeatedCompositeFieldContainer[ListingSnapshot.SeatsGivenUp]
     invites: _containers.RepeatedCompositeFieldContainer[ListingSnapshot.Invite]
     first_sequence: int
-    removed: int
-    def __init__(self, version: _Optional[int] = ..., sequence: _Optional[int] = ..., stream_created: _Optional[str] = ..., log_ms: _Optional[int] = ..., tables: _Optional[_Iterable[_Union[ListingSnapshot.Listed, _Mapping]]] = ..., expired: _Optional[_Iterable[str]] = ..., archived: _Optional[_Iterable[str]] = ..., finished: _Optional[_Iterable[_Union[ListingSnapshot.Finished, _Mapping]]] = ..., quarantined: _Optional[_Iterable[_Union[ListingSnapshot.Quarantined, _Mapping]]] = ..., left: _Optional[_Iterable[_Union[ListingSnapshot.SeatsGivenUp, _Mapping]]] = ..., invites: _Optional[_Iterable[_Union[ListingSnapshot.Invite, _Mapping]]] = ..., first_sequence: _Optional[int] = ..., removed: _Optional[int] = ...) -> None: ...
+    gaps: _containers.RepeatedCompositeFieldContainer[ListingSnapshot.Gap]
+    def __init__(self, version: _Optional[int] = ..., sequence: _Optional[int] = ..., stream_created: _Optional[str] = ..., log_ms: _Optional[int] = ..., tables: _Optional[_Iterable[_Union[ListingSnapshot.Listed, _Mapping]]] = ..., expired: _Optional[_Iterable[str]] = ..., archived: _Optional[_Iterable[str]] = ..., finished: _Optional[_Iterable[_Union[ListingSnapshot.Finished, _Mapping]]] = ..., quarantined: _Optional[_Iterable[_Union[ListingSnapshot.Quarantined, _Mapping]]] = ..., left: _Optional[_Iterable[_Union[ListingSnapshot.SeatsGivenUp, _Mapping]]] = ..., invites: _Optional[_Iterable[_Union[ListingSnapshot.Invite, _Mapping]]] = ..., first_sequence: _Optional[int] = ..., gaps: _Optional[_Iterable[_Union[ListingSnapshot.Gap, _Mapping]]] = ...) -> None: ...

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file match/v1/lobby_listing.proto.
  */
 export const file_match_v1_lobby_listing: GenFile = /*@__PURE__*/
-  fileDesc("ChxtYXRjaC92MS9sb2JieV9saXN0aW5nLnByb3RvEghtYXRjaC52MSK+BgoPTGlzdGluZ1NuYXBzaG90Eg8KB3ZlcnNpb24YASABKA0SEAoIc2VxdWVuY2UYAiABKAQSFgoOc3RyZWFtX2NyZWF0ZWQYAyABKAkSDgoGbG9nX21zGAQgASgDEjAKBnRhYmxlcxgFIAMoCzIgLm1hdGNoLnYxLkxpc3RpbmdTbmFwc2hvdC5MaXN0ZWQSDwoHZXhwaXJlZBgGIAMoCRIQCghhcmNoaXZlZBgHIAMoCRI0CghmaW5pc2hlZBgIIAMoCzIiLm1hdGNoLnYxLkxpc3RpbmdTbmFwc2hvdC5GaW5pc2hlZBI6CgtxdWFyYW50aW5lZBgJIAMoCzIlLm1hdGNoLnYxLkxpc3RpbmdTbmFwc2hvdC5RdWFyYW50aW5lZBI0CgRsZWZ0GAogAygLMiYubWF0Y2gudjEuTGlzdGluZ1NuYXBzaG90LlNlYXRzR2l2ZW5VcBIxCgdpbnZpdGVzGAsgAygLMiAubWF0Y2gudjEuTGlzdGluZ1NuYXBzaG90Lkludml0ZRIWCg5maXJzdF9zZXF1ZW5jZRgMIAEoBBIPCgdyZW1vdmVkGA0gASgEGqMBCgZMaXN0ZWQSEAoIdGFibGVfaWQYASABKAkSHgoFdGFibGUYAiABKAsyDy5tYXRjaC52MS5UYWJsZRIPCgdyZWNvcmRzGAMgASgNEhIKCm5leHRfZXZlbnQYBCABKA0SDwoHd2FpdGluZxgFIAEoCBIOCgZib3R0ZWQYBiABKAgSDwoHZmlsbGluZxgHIAEoCBIQCgh1bmZvbGRlZBgIIAEoCBouCghGaW5pc2hlZBIQCgh0YWJsZV9pZBgBIAEoCRIQCghlbmRlZF9tcxgCIAEoAxpRCgtRdWFyYW50aW5lZBIQCgh0YWJsZV9pZBgBIAEoCRIQCghzZXF1ZW5jZRgCIAEoBBINCgVpbmRleBgDIAEoDRIPCgdwcm9ibGVtGAQgASgJGjQKDFNlYXRzR2l2ZW5VcBIQCgh0YWJsZV9pZBgBIAEoCRISCgpwbGF5ZXJfaWRzGAIgAygJGigKBkludml0ZRIMCgRjb2RlGAEgASgJEhAKCHRhYmxlX2lkGAIgASgJYgZwcm90bzM", [file_match_v1_lobby]);
+  fileDesc("ChxtYXRjaC92MS9sb2JieV9saXN0aW5nLnByb3RvEghtYXRjaC52MSL+BgoPTGlzdGluZ1NuYXBzaG90Eg8KB3ZlcnNpb24YASABKA0SEAoIc2VxdWVuY2UYAiABKAQSFgoOc3RyZWFtX2NyZWF0ZWQYAyABKAkSDgoGbG9nX21zGAQgASgDEjAKBnRhYmxlcxgFIAMoCzIgLm1hdGNoLnYxLkxpc3RpbmdTbmFwc2hvdC5MaXN0ZWQSDwoHZXhwaXJlZBgGIAMoCRIQCghhcmNoaXZlZBgHIAMoCRI0CghmaW5pc2hlZBgIIAMoCzIiLm1hdGNoLnYxLkxpc3RpbmdTbmFwc2hvdC5GaW5pc2hlZBI6CgtxdWFyYW50aW5lZBgJIAMoCzIlLm1hdGNoLnYxLkxpc3RpbmdTbmFwc2hvdC5RdWFyYW50aW5lZBI0CgRsZWZ0GAogAygLMiYubWF0Y2gudjEuTGlzdGluZ1NuYXBzaG90LlNlYXRzR2l2ZW5VcBIxCgdpbnZpdGVzGAsgAygLMiAubWF0Y2gudjEuTGlzdGluZ1NuYXBzaG90Lkludml0ZRIWCg5maXJzdF9zZXF1ZW5jZRgMIAEoBBIrCgRnYXBzGA0gAygLMh0ubWF0Y2gudjEuTGlzdGluZ1NuYXBzaG90LkdhcBqjAQoGTGlzdGVkEhAKCHRhYmxlX2lkGAEgASgJEh4KBXRhYmxlGAIgASgLMg8ubWF0Y2gudjEuVGFibGUSDwoHcmVjb3JkcxgDIAEoDRISCgpuZXh0X2V2ZW50GAQgASgNEg8KB3dhaXRpbmcYBSABKAgSDgoGYm90dGVkGAYgASgIEg8KB2ZpbGxpbmcYByABKAgSEAoIdW5mb2xkZWQYCCABKAgaLgoIRmluaXNoZWQSEAoIdGFibGVfaWQYASABKAkSEAoIZW5kZWRfbXMYAiABKAMaUQoLUXVhcmFudGluZWQSEAoIdGFibGVfaWQYASABKAkSEAoIc2VxdWVuY2UYAiABKAQSDQoFaW5kZXgYAyABKA0SDwoHcHJvYmxlbRgEIAEoCRo0CgxTZWF0c0dpdmVuVXASEAoIdGFibGVfaWQYASABKAkSEgoKcGxheWVyX2lkcxgCIAMoCRoiCgNHYXASDQoFZmlyc3QYASABKAQSDAoEbGFzdBgCIAEoBBooCgZJbnZpdGUSDAoEY29kZRgBIAEoCRIQCgh0YWJsZV9pZBgCIAEoCWIGcHJvdG8z", [file_match_v1_lobby]);
 
 /**
  * The lobby's own checkpoint of its table listing (services/lobby/snapshot.py): everything the
@@ -103,21 +103,21 @@ export type ListingSnapshot = Message<"match.v1.ListingSnapshot"> & {
   invites: ListingSnapshot_Invite[];
 
   /**
-   * The copy's first sequence when the snapshot was stored: a copy that begins elsewhere now
-   * lost (or gained) records the snapshot was folded from.
+   * The first stream sequence the listing folded (0: none yet): a copy that begins after it
+   * now lost records the listing holds.
    *
    * @generated from field: uint64 first_sequence = 12;
    */
   firstSequence: bigint;
 
   /**
-   * How many records had been removed from inside the copy when the snapshot was stored: more
-   * now means an operator removed some (a repair, docs/operations.md "Quarantined tables"),
-   * which the snapshot would not see.
+   * The sequences between `first_sequence` and `sequence` the copy did not hold when the listing
+   * read past them (removed before): any other removed since is a record the listing folded
+   * and a full read would not (an operator's repair, docs/operations.md "Quarantined tables").
    *
-   * @generated from field: uint64 removed = 13;
+   * @generated from field: repeated match.v1.ListingSnapshot.Gap gaps = 13;
    */
-  removed: bigint;
+  gaps: ListingSnapshot_Gap[];
 };
 
 /**
@@ -297,6 +297,34 @@ export const ListingSnapshot_SeatsGivenUpSchema: GenMessage<ListingSnapshot_Seat
   messageDesc(file_match_v1_lobby_listing, 0, 3);
 
 /**
+ * Stream sequences `first` to `last`, both included.
+ *
+ * @generated from message match.v1.ListingSnapshot.Gap
+ */
+export type ListingSnapshot_Gap = Message<"match.v1.ListingSnapshot.Gap"> & {
+  /**
+   * The first sequence of the gap.
+   *
+   * @generated from field: uint64 first = 1;
+   */
+  first: bigint;
+
+  /**
+   * The last sequence of the gap.
+   *
+   * @generated from field: uint64 last = 2;
+   */
+  last: bigint;
+};
+
+/**
+ * Describes the message match.v1.ListingSnapshot.Gap.
+ * Use `create(ListingSnapshot_GapSchema)` to create a new message.
+ */
+export const ListingSnapshot_GapSchema: GenMessage<ListingSnapshot_Gap> = /*@__PURE__*/
+  messageDesc(file_match_v1_lobby_listing, 0, 4);
+
+/**
  * An invite code and its table.
  *
  * @generated from message match.v1.ListingSnapshot.Invite
@@ -322,5 +350,5 @@ export type ListingSnapshot_Invite = Message<"match.v1.ListingSnapshot.Invite"> 
  * Use `create(ListingSnapshot_InviteSchema)` to create a new message.
  */
 export const ListingSnapshot_InviteSchema: GenMessage<ListingSnapshot_Invite> = /*@__PURE__*/
-  messageDesc(file_match_v1_lobby_listing, 0, 4);
+  messageDesc(file_match_v1_lobby_listing, 0, 5);
 
