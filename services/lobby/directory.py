@@ -585,6 +585,16 @@ class TableDirectory:
         self._taken_seq = seq
 
     @property
+    def first_folded(self) -> int:
+        """The first stream sequence folded into this listing (0: none yet)."""
+        return self._first_seq
+
+    @property
+    def gaps(self) -> list[tuple[int, int]]:
+        """The sequences the copy did not hold when the listing read past them (a copy)."""
+        return list(self._gaps)
+
+    @property
     def folded(self) -> int:
         """The last stream sequence folded into the tables (set as each message is taken)."""
         return self._taken_seq

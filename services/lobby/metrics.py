@@ -61,8 +61,9 @@ LISTING_SNAPSHOT_UNUSED = Counter(
 )
 LISTING_SNAPSHOT_STOPPED = Gauge(
     "match_lobby_listing_snapshot_stopped",
-    "1 while this lobby stores no listing snapshot: a record its listing folded was removed "
-    "from its copy of the log (a repair); restart it so that it reads the log again.",
+    "1 while this lobby stores no listing snapshot: its listing no longer holds what its copy "
+    "of the log holds (a record it folded was removed, a repair; or one it read past is "
+    "there); restart it so that it reads the log again.",
 )
 LISTING_SNAPSHOT_BYTES = Gauge(
     "match_lobby_listing_snapshot_bytes",

@@ -44,6 +44,7 @@ import base64
 import json
 import time
 import zlib
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -150,6 +151,31 @@ def gone(first: int, gaps: Iterable[tuple[int, int]], folded: int, copy: Copy) -
     return None
 
 
+def missed(gaps: Iterable[tuple[int, int]], copy: Copy) -> str | None:
+    """Whether the listing read past a record the copy holds: a sequence of one of its
+    ``gaps`` that is neither removed from the copy nor before its first. A gap is meant to be
+    a record removed before the listing read past it; one the copy holds is a record it
+    missed (a message lost on its way), and a listing that goes on from it would never fold
+    it. None if every gap is a removal."""
+    for first, last in gaps:
+        start = max(first, copy.first_seq)
+        if start > last:
+            continue  # before the copy's first record
+        held = bisect_right(copy.deleted, last) - bisect_left(copy.deleted, start)
+        if held < last - start + 1:
+            return (
+                f"the listing read past sequences {first}-{last} as removed, and the copy holds "
+                "some of them (a record it missed)"
+            )
+    return None
+
+
+def mismatch(first: int, gaps: list[tuple[int, int]], folded: int, copy: Copy) -> str | None:
+    """Why a listing that folded ``first`` to ``folded`` but its ``gaps`` does not hold what
+    ``copy`` holds (:func:`gone`, :func:`missed`); None if it does."""
+    return gone(first, gaps, folded, copy) or missed(gaps, copy)
+
+
 def unusable(snap: lobby_listing_pb2.ListingSnapshot, copy: Copy) -> str | None:
     """Why the snapshot cannot start a listing that follows ``copy``; None if it can."""
     if snap.version != VERSION:
@@ -161,8 +187,10 @@ def unusable(snap: lobby_listing_pb2.ListingSnapshot, copy: Copy) -> str | None:
         )
     if snap.sequence > copy.last_seq:
         return f"holds the log up to {snap.sequence}, past its copy's last record {copy.last_seq}"
+    if snap.sequence and not snap.first_sequence:
+        return "it does not say where its listing began"
     gaps = [(gap.first, gap.last) for gap in snap.gaps]
-    return gone(snap.first_sequence, gaps, snap.sequence, copy)
+    return mismatch(snap.first_sequence, gaps, snap.sequence, copy)
 
 
 async def restore(
@@ -263,19 +291,33 @@ class Snapshots:
                 metrics.LISTING_SNAPSHOT_FAILED.inc()
                 log.warning("cannot write the listing snapshot", error=repr(error))
 
+    def _mismatch(self, first: int, gaps: list[tuple[int, int]], folded: int, copy: Copy) -> bool:
+        """Whether the listing no longer holds what the copy does (:func:`mismatch`): then it
+        stores no snapshot until the lobby restarts, which reads the copy again."""
+        why = mismatch(first, gaps, folded, copy)
+        if why is None:
+            return False
+        log.error("this lobby stores no listing snapshot until it restarts", why=why)
+        self._stopped = True
+        metrics.LISTING_SNAPSHOT_STOPPED.set(1)
+        return True
+
     async def write(self) -> bool:
         """Store the listing as it stands, if it moved since the last write and no later one is
         stored; whether it wrote."""
         directory = self._directory
+        if self._stopped:
+            return False
+        copy = await copy_of_log(self._js)
+        # Every time, even with nothing to store: the gauge tells an operator to restart it.
+        if self._mismatch(directory.first_folded, directory.gaps, directory.folded, copy):
+            return False
         if directory.folded <= self._written:
             return False
         if not directory.can_snapshot():
             log.info("listing snapshot skipped: a table is folded without the referee's headers")
             return False
-        if self._stopped:
-            return False
         store = await open_store(self._js, self._replicas)
-        copy = await copy_of_log(self._js)
         try:
             said = (await store.get_info(NAME)).headers or {}
         except ObjectNotFoundError:
@@ -293,11 +335,7 @@ class Snapshots:
         # Read after the listing was taken: a record removed before, that it folded, is seen
         # here; one removed after is seen by the lobby that reads the snapshot.
         copy = await copy_of_log(self._js)
-        why = gone(parts.first_sequence, parts.gaps, parts.sequence, copy)
-        if why is not None:  # it holds what the copy no longer does: a restart reads it again
-            log.warning("this lobby stores no listing snapshot until it restarts", why=why)
-            self._stopped = True
-            metrics.LISTING_SNAPSHOT_STOPPED.set(1)
+        if self._mismatch(parts.first_sequence, parts.gaps, parts.sequence, copy):
             return False
 
         def encode() -> tuple[lobby_listing_pb2.ListingSnapshot, bytes]:

@@ -217,6 +217,20 @@ def test_only_a_record_the_listing_folded_and_the_copy_lost_since_sets_a_snapsho
     assert "record 500" in (snapshot.gone(3, gaps, 500, copy(3, 500)) or "")
     assert "record 3" in (snapshot.gone(3, gaps, 500, copy(1, 3)) or "")
     assert "begins at 4" in (snapshot.gone(3, gaps, 500, copy(4)) or "")
+    # A gap the copy holds is a record the listing missed: no snapshot goes on from it.
+    assert snapshot.missed(gaps, copy(3, 9, 10, 40)) is None
+    assert snapshot.missed([(1, 2), *gaps], copy(3, 9, 10, 40)) is None  # before the first
+    assert "9-10" in (snapshot.missed(gaps, copy(3, 9, 40)) or "")
+    assert "40-40" in (snapshot.missed(gaps, copy(3, 9, 10)) or "")
+    assert snapshot.mismatch(3, gaps, 500, copy(3, 9, 40)) is not None
+
+
+def test_a_snapshot_that_does_not_say_where_its_listing_began_is_set_aside() -> None:
+    copy = snapshot.Copy(created="2026-12-07T10:00:00+00:00", first_seq=1, last_seq=500)
+    snap = lobby_listing_pb2.ListingSnapshot(
+        version=snapshot.VERSION, sequence=400, stream_created=copy.created
+    )
+    assert "where its listing began" in (snapshot.unusable(snap, copy) or "")
 
 
 async def test_a_repaired_log_is_read_again_and_not_stored_over(stack: Stack) -> None:
