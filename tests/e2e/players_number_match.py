@@ -144,6 +144,17 @@ class NMPlayer:
 
         return await asyncio.wait_for(until(), timeout)
 
+    async def wait_for_view(self, timeout: float = 30) -> View:
+        """The view the stream has sent last, once it has sent one: an event (game_started,
+        say) may arrive before the view that follows it."""
+
+        async def until() -> View:
+            while self.view is None:
+                await asyncio.sleep(0.02)
+            return self.view
+
+        return await asyncio.wait_for(until(), timeout)
+
     async def wait_for_seed(self, timeout: float = 30) -> bytes:
         async def until() -> bytes:
             while True:
@@ -187,6 +198,7 @@ class NMPlayer:
                 await self.pair(hint.first, hint.second)
             elif hint.kind == Event.HINT_KIND_ADD:
                 await self.add()
+        await self.wait_for_view()
         found = solver.solve(self.board, self.additions_left(), budget)
         assert found.status is solver.Status.SOLVABLE, found
         for move in found.moves:
@@ -195,6 +207,7 @@ class NMPlayer:
     async def first_pairs(self) -> None:
         """Take the first pair it sees, add when none, until the game ends: a dead end, as a
         player who does not look ahead meets it."""
+        await self.wait_for_view()
         while not self.over:
             moves = boards.pair_moves(self.board)
             if moves:
